@@ -1,0 +1,30 @@
+# respload: `make demo` runs the quickstart against a throwaway local redis-server;
+# `make test` runs every test suite. Both install what is missing first.
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: deps build demo test test-rust lint bench clean
+
+deps:
+	@scripts/ensure-deps.sh
+
+build: deps
+	cargo build --release -p respload
+
+demo: build
+	scripts/demo.sh
+
+test: deps test-rust
+
+test-rust:
+	cargo test --workspace --release
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --release -- -D warnings
+
+bench: build
+	scripts/bench.sh
+
+clean:
+	cargo clean

@@ -1,0 +1,190 @@
+//! The `respload` command line: a thin layer over the library.
+
+use clap::{Args, Parser, Subcommand};
+use respload::output::{progress_line, table, write_hdr_log, write_json};
+use respload::{Runner, Workload};
+use serde_json::{json, Map, Value};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Load generator and benchmark for Redis and RESP servers.
+#[derive(Parser)]
+#[command(name = "respload", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a workload or scenario file (TOML or JSON) and print its report.
+    Run(Box<RunArgs>),
+    /// Check a spec file and print it normalized (as JSON, secrets redacted), sending nothing.
+    Check {
+        /// The spec file.
+        spec: String,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The spec file (TOML or JSON). Without one, the defaults: SET:GET 1:10 against 127.0.0.1:6379.
+    spec: Option<String>,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    json: Option<String>,
+    /// Write the timeline as an HdrHistogram interval log to this file.
+    #[arg(long, value_name = "FILE")]
+    hdr_log: Option<String>,
+    /// Print nothing while running (no live line on stderr).
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    overrides: Overrides,
+}
+
+/// Overrides of the spec. Target settings apply to every phase; load settings to the
+/// measured phases only (a populate phase keeps its own).
+#[derive(Args)]
+struct Overrides {
+    /// Server URL: redis://[user[:password]@]host[:port][/db] or unix:///path.sock.
+    #[arg(long)]
+    url: Option<String>,
+    /// Server host name or address (instead of --url).
+    #[arg(long, short = 'H')]
+    host: Option<String>,
+    /// Server port.
+    #[arg(long, short = 'p')]
+    port: Option<u16>,
+    /// Password (AUTH).
+    #[arg(long, short = 'a')]
+    password: Option<String>,
+    /// ACL user name.
+    #[arg(long)]
+    user: Option<String>,
+    /// Total connections.
+    #[arg(long, short = 'c')]
+    connections: Option<u32>,
+    /// Worker threads.
+    #[arg(long, short = 't')]
+    threads: Option<u32>,
+    /// Requests in flight per connection.
+    #[arg(long, short = 'P')]
+    pipeline: Option<u32>,
+    /// Measured requests in total.
+    #[arg(long, short = 'n')]
+    requests: Option<u64>,
+    /// Measured duration, e.g. 30s, 2m.
+    #[arg(long, short = 'd')]
+    duration: Option<String>,
+    /// Warm-up before measuring, e.g. 5s.
+    #[arg(long)]
+    warmup: Option<String>,
+    /// Seed of the request stream.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+impl Overrides {
+    /// (target overrides, other overrides) as partial specs.
+    fn to_json(&self) -> (Option<Value>, Option<Value>) {
+        let mut target = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                target.insert(k.into(), v);
+            }
+        };
+        put("url", self.url.clone().map(Value::from));
+        put("host", self.host.clone().map(Value::from));
+        put("port", self.port.map(Value::from));
+        put("password", self.password.clone().map(Value::from));
+        put("user", self.user.clone().map(Value::from));
+        let mut load = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                load.insert(k.into(), v);
+            }
+        };
+        put("connections", self.connections.map(Value::from));
+        put("threads", self.threads.map(Value::from));
+        put("pipeline", self.pipeline.map(Value::from));
+        put("requests", self.requests.map(Value::from));
+        put("duration", self.duration.clone().map(Value::from));
+        put("warmup", self.warmup.clone().map(Value::from));
+        let mut rest = Map::new();
+        if !load.is_empty() {
+            rest.insert("load".into(), Value::Object(load));
+        }
+        if let Some(seed) = self.seed {
+            rest.insert("seed".into(), json!(seed));
+        }
+        let t = (!target.is_empty()).then(|| json!({ "target": target }));
+        let r = (!rest.is_empty()).then_some(Value::Object(rest));
+        (t, r)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(*args),
+        Command::Check { spec } => Workload::from_path(&spec).map(|w| {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&w.redacted()).unwrap_or_default()
+            );
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("respload: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: RunArgs) -> respload::Result<()> {
+    let base = match &args.spec {
+        Some(path) => Workload::from_path(path)?,
+        None => Workload::from_json_value(json!({}))?,
+    };
+    let (target, rest) = args.overrides.to_json();
+    // Seeds and targets given on the command line apply everywhere.
+    let workload = if target.is_some() || rest.is_some() {
+        base.with_overrides(target, rest)?
+    } else {
+        base
+    };
+    let runner = Runner::start(workload)?;
+    let stop = runner.stop_handle();
+    let mut interrupts = 0u32;
+    // The CLI owns its process, so it may handle Ctrl-C: first press stops the run and keeps
+    // the partial report; a second press exits at once.
+    let _ = ctrlc::set_handler(move || {
+        interrupts += 1;
+        if interrupts > 1 {
+            std::process::exit(130);
+        }
+        stop.stop();
+    });
+    while !runner.is_finished() {
+        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+            if !args.quiet {
+                eprintln!("{}", progress_line(&s));
+            }
+        }
+    }
+    let report = runner.wait()?;
+    print!("{}", table(&report));
+    if let Some(path) = &args.json {
+        write_json(&report, path)?;
+    }
+    if let Some(path) = &args.hdr_log {
+        write_hdr_log(&report, path)?;
+    }
+    if report.interrupted {
+        eprintln!("respload: interrupted, the report above is partial");
+    }
+    Ok(())
+}

@@ -1,0 +1,310 @@
+//! One connection's task: keep up to `pipeline` requests in flight, write them, frame the
+//! replies, record each with its own start and end time; on failure, count what was in
+//! flight and reconnect.
+//!
+//! Timing: a request starts at the clock reading taken just before the write that carries
+//! it, and ends at the reading taken when the read that delivered the last byte of its reply
+//! returned. One reading per write and one per read: replies that arrived in one read
+//! arrived together.
+
+use super::control::{ConnCtl, Interrupt, Shared};
+use super::generator::Generator;
+use crate::net::{Client, Stream};
+use crate::resp::{Framer, Reply};
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::future::Future;
+use std::rc::Rc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+use tokio::io::ReadBuf;
+
+/// A request written (or about to be) and not yet answered.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    cmd: u16,
+    measured: bool,
+    sent: u32,
+    start: Instant,
+}
+
+/// Why a connection stopped carrying traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    /// The server closed the connection, or the socket failed.
+    Connection,
+    /// The reply stream was not valid RESP.
+    Protocol,
+    /// Interrupted by the housekeeping tick.
+    Interrupted(Interrupt),
+}
+
+const READ_BUFFER: usize = 64 * 1024;
+const BACKOFF_MIN: Duration = Duration::from_millis(10);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// The state of one connection.
+pub struct Connection {
+    generator: Generator,
+    shared: Rc<Shared>,
+    ctl: Rc<ConnCtl>,
+    framer: Framer,
+    inflight: VecDeque<Pending>,
+    wbuf: Vec<u8>,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    rend: usize,
+    now: Instant,
+}
+
+impl Connection {
+    /// A connection that will generate with `generator`.
+    pub fn new(generator: Generator, shared: Rc<Shared>, ctl: Rc<ConnCtl>) -> Self {
+        let pipeline = shared.pipeline;
+        Connection {
+            generator,
+            shared,
+            ctl,
+            framer: Framer::new(),
+            inflight: VecDeque::with_capacity(pipeline),
+            wbuf: Vec::with_capacity(4096),
+            rbuf: vec![0; READ_BUFFER],
+            rstart: 0,
+            rend: 0,
+            now: Instant::now(),
+        }
+    }
+
+    /// Run until there is nothing more to send and nothing in flight, or until aborted.
+    pub async fn run(mut self, first: Stream) {
+        let mut stream = Some(first);
+        self.shared.connected.set(self.shared.connected.get() + 1);
+        loop {
+            let Some(s) = stream.as_mut() else {
+                match self.reconnect().await {
+                    Some(s) => {
+                        stream = Some(s);
+                        continue;
+                    }
+                    None => break,
+                }
+            };
+            match self.drive(s).await {
+                Ok(()) => break,
+                Err(failure) => {
+                    stream = None;
+                    self.shared.connected.set(self.shared.connected.get() - 1);
+                    let kind: &[u8] = match failure {
+                        Failure::Connection => b"CONNECTION",
+                        Failure::Protocol => b"PROTOCOL",
+                        Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
+                        Failure::Interrupted(_) => b"ABORTED",
+                    };
+                    self.fail_inflight(kind);
+                    if failure == Failure::Interrupted(Interrupt::Abort) {
+                        break;
+                    }
+                }
+            }
+        }
+        if stream.is_some() {
+            self.shared.connected.set(self.shared.connected.get() - 1);
+        }
+        self.ctl.waiting.set(false);
+        self.shared.live.set(self.shared.live.get() - 1);
+        let now = Instant::now();
+        if self.shared.ended.get().is_none_or(|e| e < now) {
+            self.shared.ended.set(Some(now));
+        }
+    }
+
+    /// Count every request in flight as failed with `kind`, and reset the reply framing.
+    fn fail_inflight(&mut self, kind: &[u8]) {
+        let mut rec = self.shared.recorder.borrow_mut();
+        for p in self.inflight.drain(..) {
+            if p.measured {
+                let c = &mut rec.commands[p.cmd as usize];
+                c.ops += 1;
+                c.errors += 1;
+                c.bytes_sent += p.sent as u64;
+                c.error_kinds.add(kind, 1);
+            }
+        }
+        self.framer.reset();
+        self.rstart = 0;
+        self.rend = 0;
+    }
+
+    /// Reconnect with exponential backoff; `None` when the run no longer needs this connection.
+    async fn reconnect(&mut self) -> Option<Stream> {
+        let mut backoff = BACKOFF_MIN;
+        loop {
+            if self.shared.stopping.get() || self.shared.budget.get() == 0 {
+                return None;
+            }
+            let mut sleep = std::pin::pin!(tokio::time::sleep(backoff));
+            let ctl = Rc::clone(&self.ctl);
+            let woke = poll_fn(|cx| match ctl.check(cx.waker()) {
+                Interrupt::Abort => Poll::Ready(false),
+                _ => sleep.as_mut().poll(cx).map(|_| true),
+            })
+            .await;
+            if !woke {
+                return None;
+            }
+            if let Ok(client) = Client::connect(&self.shared.connect).await {
+                self.shared.reconnects.set(self.shared.reconnects.get() + 1);
+                self.shared.connected.set(self.shared.connected.get() + 1);
+                self.now = Instant::now();
+                return Some(client.into_stream());
+            }
+            backoff = (backoff * 2).min(BACKOFF_MAX);
+        }
+    }
+
+    /// Generate requests until the pipeline is full or nothing more may start; returns how
+    /// many were added.
+    #[inline]
+    fn fill(&mut self) -> usize {
+        let shared = &*self.shared;
+        let mut added = 0;
+        let measured = self.now >= shared.measure_start;
+        while self.inflight.len() < shared.pipeline && !shared.stopping.get() {
+            if measured && !shared.claim() {
+                break;
+            }
+            let before = self.wbuf.len();
+            let cmd = self.generator.next(&mut self.wbuf, shared.budget.get());
+            self.inflight.push_back(Pending {
+                cmd: cmd as u16,
+                measured,
+                sent: (self.wbuf.len() - before) as u32,
+                start: self.now,
+            });
+            added += 1;
+        }
+        added
+    }
+
+    /// Carry traffic on `stream` until done (`Ok`) or it fails.
+    async fn drive(&mut self, stream: &mut Stream) -> Result<(), Failure> {
+        loop {
+            let added = self.fill();
+            if added > 0 {
+                let t = Instant::now();
+                let n = self.inflight.len();
+                for p in self.inflight.range_mut(n - added..) {
+                    p.start = t;
+                }
+                self.ctl.last_progress.set(t);
+                self.write_all(stream).await?;
+                self.wbuf.clear();
+            }
+            if self.inflight.is_empty() {
+                return Ok(());
+            }
+            self.ctl.waiting.set(true);
+            let n = self.read_some(stream).await?;
+            self.ctl.waiting.set(false);
+            if n == 0 {
+                return Err(Failure::Connection);
+            }
+            self.now = Instant::now();
+            self.ctl.last_progress.set(self.now);
+            self.rend += n;
+            self.process_replies()?;
+        }
+    }
+
+    /// Frame and record every complete reply in the read buffer.
+    fn process_replies(&mut self) -> Result<(), Failure> {
+        let shared = &*self.shared;
+        let mut rec = shared.recorder.borrow_mut();
+        loop {
+            let buf = &self.rbuf[self.rstart..self.rend];
+            let (len, reply) = match self.framer.next(buf) {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(_) => return Err(Failure::Protocol),
+            };
+            if reply == Reply::Push {
+                self.rstart += len;
+                continue;
+            }
+            let Some(p) = self.inflight.pop_front() else {
+                return Err(Failure::Protocol);
+            };
+            if p.measured {
+                let c = &mut rec.commands[p.cmd as usize];
+                c.ops += 1;
+                c.bytes_sent += p.sent as u64;
+                c.bytes_received += len as u64;
+                c.record_latency(self.now.duration_since(p.start).as_nanos() as u64);
+                match reply {
+                    Reply::Error { kind } => {
+                        c.errors += 1;
+                        c.error_kinds.add(&buf[kind], 1);
+                    }
+                    Reply::Value if shared.reads[p.cmd as usize] => c.hits += 1,
+                    Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => c.misses += 1,
+                    _ => {}
+                }
+            }
+            self.rstart += len;
+        }
+        if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+        } else if self.rend == self.rbuf.len() {
+            // A reply larger than the free space: move it to the front, or grow.
+            if self.rstart > 0 {
+                self.rbuf.copy_within(self.rstart..self.rend, 0);
+                self.rend -= self.rstart;
+                self.rstart = 0;
+            } else {
+                self.rbuf.resize(self.rbuf.len() * 2, 0);
+            }
+        }
+        Ok(())
+    }
+
+    async fn read_some(&mut self, stream: &mut Stream) -> Result<usize, Failure> {
+        let ctl = &*self.ctl;
+        let buf = &mut self.rbuf[self.rend..];
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None => {
+                let mut rb = ReadBuf::new(buf);
+                match stream.poll_read_buf(cx, &mut rb) {
+                    Poll::Ready(Ok(())) => Poll::Ready(Ok(rb.filled().len())),
+                    Poll::Ready(Err(_)) => Poll::Ready(Err(Failure::Connection)),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+            why => Poll::Ready(Err(Failure::Interrupted(why))),
+        })
+        .await
+    }
+
+    async fn write_all(&mut self, stream: &mut Stream) -> Result<(), Failure> {
+        let ctl = &*self.ctl;
+        let mut written = 0;
+        let buf = &self.wbuf;
+        poll_fn(|cx| loop {
+            if written == buf.len() {
+                return Poll::Ready(Ok(()));
+            }
+            match ctl.check(cx.waker()) {
+                Interrupt::None => {}
+                why => return Poll::Ready(Err(Failure::Interrupted(why))),
+            }
+            match stream.poll_write_buf(cx, &buf[written..]) {
+                Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => {
+                    return Poll::Ready(Err(Failure::Connection))
+                }
+                Poll::Ready(Ok(n)) => written += n,
+                Poll::Pending => return Poll::Pending,
+            }
+        })
+        .await
+    }
+}

@@ -1,0 +1,110 @@
+//! State shared by the connection tasks of one worker thread (single-threaded: `Cell`s, no
+//! locks), and the per-connection control block the housekeeping tick uses to interrupt a
+//! connection blocked in a read or write.
+
+use crate::spec::Connect;
+use crate::stats::Recorder;
+use std::cell::{Cell, RefCell};
+use std::task::Waker;
+use std::time::{Duration, Instant};
+
+/// Why a connection's pending I/O was cut short.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interrupt {
+    /// Nothing to report.
+    None,
+    /// No reply within the timeout: fail the requests in flight, reconnect.
+    Timeout,
+    /// The run is being stopped: fail the requests in flight, end.
+    Abort,
+}
+
+/// A connection's control block.
+#[derive(Debug)]
+pub struct ConnCtl {
+    interrupt: Cell<Interrupt>,
+    waker: RefCell<Option<Waker>>,
+    /// When the connection last wrote or read.
+    pub last_progress: Cell<Instant>,
+    /// Whether it is waiting for replies.
+    pub waiting: Cell<bool>,
+}
+
+impl ConnCtl {
+    /// A fresh control block.
+    pub fn new(now: Instant) -> Self {
+        ConnCtl {
+            interrupt: Cell::new(Interrupt::None),
+            waker: RefCell::new(None),
+            last_progress: Cell::new(now),
+            waiting: Cell::new(false),
+        }
+    }
+
+    /// Take a pending interrupt, if any, before polling I/O; else remember who to wake.
+    #[inline]
+    pub fn check(&self, waker: &Waker) -> Interrupt {
+        let i = self.interrupt.replace(Interrupt::None);
+        if i == Interrupt::None {
+            let mut slot = self.waker.borrow_mut();
+            if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+                *slot = Some(waker.clone());
+            }
+        }
+        i
+    }
+
+    /// Interrupt the connection's pending I/O (an abort is never downgraded to a timeout).
+    pub fn interrupt(&self, why: Interrupt) {
+        if self.interrupt.get() != Interrupt::Abort {
+            self.interrupt.set(why);
+        }
+        if let Some(w) = self.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
+}
+
+/// State shared by one worker thread's connections.
+#[derive(Debug)]
+pub struct Shared {
+    /// This interval's measurements.
+    pub recorder: RefCell<Recorder>,
+    /// Measured requests this thread may still send (`u64::MAX`: no limit).
+    pub budget: Cell<u64>,
+    /// Set when no new requests may start (deadline, stop); in-flight ones still finish.
+    pub stopping: Cell<bool>,
+    /// Requests started at or after this instant are measured (the end of warm-up).
+    pub measure_start: Instant,
+    /// Reply timeout.
+    pub timeout: Duration,
+    /// Requests in flight per connection.
+    pub pipeline: usize,
+    /// Whether each command (by index) reads, for hit/miss counting.
+    pub reads: Box<[bool]>,
+    /// How to (re)connect.
+    pub connect: Connect,
+    /// Reconnections made.
+    pub reconnects: Cell<u64>,
+    /// Connections open now.
+    pub connected: Cell<u32>,
+    /// Connection tasks still running.
+    pub live: Cell<u32>,
+    /// When the last connection task ended.
+    pub ended: Cell<Option<Instant>>,
+}
+
+impl Shared {
+    /// Take one request from the budget; false when it is spent.
+    #[inline]
+    pub fn claim(&self) -> bool {
+        match self.budget.get() {
+            0 => false,
+            u64::MAX => true,
+            n => {
+                self.budget.set(n - 1);
+                true
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+//! Running one phase: start the workers, wait until every connection is up, give the
+//! go-ahead, merge their interval recorders into the timeline and the totals.
+
+use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
+use super::Snapshot;
+use crate::spec::Phase;
+use crate::stats::{summarize, timeline_row, ClientStats, PhaseReport, Recorder, TimelineRow};
+use crate::{Error, Result};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::mpsc::{channel, Sender};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A finished phase: its report and its merged recorder (for run totals).
+pub struct PhaseOutcome {
+    /// The phase's report.
+    pub report: PhaseReport,
+    /// Everything measured, merged.
+    pub recorder: Recorder,
+}
+
+/// Split `total` into `parts` shares proportional to `weights`, summing exactly to `total`.
+fn split(total: u64, weights: &[usize]) -> Vec<u64> {
+    let sum: u128 = weights.iter().map(|&w| w as u128).sum();
+    let mut shares: Vec<u64> = weights
+        .iter()
+        .map(|&w| (total as u128 * w as u128 / sum.max(1)) as u64)
+        .collect();
+    let mut rest = total - shares.iter().sum::<u64>();
+    for s in shares.iter_mut() {
+        if rest == 0 {
+            break;
+        }
+        *s += 1;
+        rest -= 1;
+    }
+    shares
+}
+
+/// Row accumulators, emitted in order once every worker has reported the interval.
+struct Timeline {
+    rows: Vec<(Recorder, u32)>,
+    sent_upto: Vec<Option<u64>>,
+    done: Vec<bool>,
+    emitted: usize,
+}
+
+impl Timeline {
+    fn complete(&self, i: usize) -> bool {
+        self.sent_upto
+            .iter()
+            .zip(&self.done)
+            .all(|(s, d)| *d || s.is_some_and(|s| s as usize >= i))
+    }
+}
+
+/// Run one phase to its end (or until `stop`), sending a snapshot per interval.
+pub fn run_phase(
+    phase: &Phase,
+    phase_index: usize,
+    seed: u64,
+    stop: &Arc<AtomicBool>,
+    snapshots: &Sender<Snapshot>,
+) -> Result<PhaseOutcome> {
+    let load = &phase.spec.load;
+    let threads = load.effective_threads() as usize;
+    let conns = split(load.connections as u64, &vec![1; threads]);
+    let conns: Vec<usize> = conns.into_iter().map(|c| c as usize).collect();
+    let budgets = match load.request_budget() {
+        Some(n) => split(n, &conns),
+        None => vec![u64::MAX; threads],
+    };
+    let (tx, rx) = channel();
+    let sequence = Arc::new(AtomicU64::new(0));
+    let mut gos = Vec::with_capacity(threads);
+    let mut joins = Vec::with_capacity(threads);
+    let mut first = 0;
+    for t in 0..threads {
+        let (go_tx, go_rx) = channel();
+        gos.push(go_tx);
+        let setup = WorkerSetup {
+            thread: t,
+            phase: phase.clone(),
+            phase_index,
+            first_connection: first,
+            connections: conns[t],
+            budget: budgets[t],
+            seed,
+            sequence: Arc::clone(&sequence),
+            stop: Arc::clone(stop),
+            tx: tx.clone(),
+            go: go_rx,
+        };
+        first += conns[t];
+        let join = std::thread::Builder::new()
+            .name(format!("respload-worker-{t}"))
+            .spawn(move || run_worker(setup))
+            .map_err(|e| Error::Internal(format!("cannot start a worker thread: {e}")))?;
+        joins.push(join);
+    }
+    drop(tx);
+    let join_all = |joins: Vec<std::thread::JoinHandle<()>>| {
+        for j in joins {
+            let _ = j.join();
+        }
+    };
+
+    let mut failure = None;
+    for _ in 0..threads {
+        match rx.recv() {
+            Ok(WorkerMsg::Ready(Err(e))) => failure = failure.or(Some(e)),
+            Ok(WorkerMsg::Ready(Ok(()))) => {}
+            Ok(_) => {}
+            Err(_) => failure = failure.or(Some(Error::Internal("a worker thread died".into()))),
+        }
+    }
+    if let Some(e) = failure {
+        gos.iter().for_each(|g| {
+            let _ = g.send(Go::Cancel);
+        });
+        join_all(joins);
+        return Err(e);
+    }
+    let started = Instant::now();
+    let measure_start = started + load.warmup.map_or(std::time::Duration::ZERO, |w| w.0);
+    let deadline = load.duration.map(|d| measure_start + d.0);
+    gos.iter().for_each(|g| {
+        let _ = g.send(Go::Start {
+            measure_start,
+            deadline,
+        });
+    });
+
+    let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
+    let mut total = Recorder::new(labels.len());
+    let mut timeline = Timeline {
+        rows: Vec::new(),
+        sent_upto: vec![None; threads],
+        done: vec![false; threads],
+        emitted: 0,
+    };
+    let mut rows: Vec<TimelineRow> = Vec::new();
+    let mut client = ClientStats {
+        threads: threads as u32,
+        connections: load.connections,
+        ..ClientStats::default()
+    };
+    let mut ended = measure_start;
+    let mut lost_worker = false;
+    let emit = |timeline: &mut Timeline, rows: &mut Vec<TimelineRow>, end: Option<Instant>| {
+        while timeline.emitted < timeline.rows.len() && timeline.complete(timeline.emitted) {
+            let i = timeline.emitted;
+            let (rec, connected) = &timeline.rows[i];
+            let start_s = i as f64 * INTERVAL.as_secs_f64();
+            let is_last = end.is_some() && i + 1 == timeline.rows.len();
+            let t = match (is_last, end) {
+                (true, Some(e)) => e
+                    .saturating_duration_since(measure_start)
+                    .as_secs_f64()
+                    .max(start_s),
+                _ => start_s + INTERVAL.as_secs_f64(),
+            };
+            let row = timeline_row(rec, t, t - start_s, *connected);
+            let _ = snapshots.send(Snapshot {
+                phase: phase.spec.name.clone(),
+                measured: phase.spec.measured,
+                row: row.clone(),
+            });
+            rows.push(row);
+            timeline.emitted += 1;
+        }
+    };
+    while timeline.done.iter().any(|d| !d) {
+        let msg = match rx.recv() {
+            Ok(m) => m,
+            Err(_) => {
+                lost_worker = true;
+                break;
+            }
+        };
+        let (thread, index, recorder, connected) = match msg {
+            WorkerMsg::Interval {
+                thread,
+                index,
+                recorder,
+                connected,
+            } => (thread, index, recorder, connected),
+            WorkerMsg::Done {
+                thread,
+                index,
+                recorder,
+                connected,
+                ended: e,
+                cpu,
+                lag,
+                reconnects,
+            } => {
+                timeline.done[thread] = true;
+                ended = ended.max(e);
+                client.cpu_user_s += cpu.0;
+                client.cpu_sys_s += cpu.1;
+                client.loop_lag_ms_max = client.loop_lag_ms_max.max(lag.as_secs_f64() * 1e3);
+                client.reconnects += reconnects;
+                (thread, index, recorder, connected)
+            }
+            WorkerMsg::Ready(..) => continue,
+        };
+        let i = index as usize;
+        while timeline.rows.len() <= i {
+            timeline.rows.push((Recorder::new(labels.len()), 0));
+        }
+        timeline.rows[i].0.merge(&recorder);
+        timeline.rows[i].1 += connected;
+        total.merge(&recorder);
+        timeline.sent_upto[thread] = Some(index);
+        let all_done = timeline.done.iter().all(|d| *d);
+        emit(&mut timeline, &mut rows, all_done.then_some(ended));
+    }
+    join_all(joins);
+    if lost_worker {
+        return Err(Error::Internal(
+            "a worker thread ended without reporting".into(),
+        ));
+    }
+    let duration_s = ended.saturating_duration_since(measure_start).as_secs_f64();
+    let (totals, commands) = summarize(&total, &labels, duration_s);
+    let ops = totals.ops.max(1) as f64;
+    client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    Ok(PhaseOutcome {
+        report: PhaseReport {
+            name: phase.spec.name.clone(),
+            measured: phase.spec.measured,
+            duration_s,
+            interrupted,
+            totals,
+            commands,
+            timeline: rows,
+            client,
+            workload: phase.redacted(),
+        },
+        recorder: total,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_is_exact_and_proportional() {
+        assert_eq!(split(10, &[1, 1, 1]), vec![4, 3, 3]);
+        assert_eq!(split(100, &[3, 1]), vec![75, 25]);
+        assert_eq!(split(7, &[2, 2]).iter().sum::<u64>(), 7);
+    }
+}

@@ -1,0 +1,213 @@
+//! The Runner: runs a workload's phases on a background thread, streams interval snapshots,
+//! and can be stopped early (the partial report is kept and marked interrupted).
+
+use super::phase::run_phase;
+use super::rng::mix;
+use super::Snapshot;
+use crate::net::Client;
+use crate::observe::read_facts;
+use crate::spec::Workload;
+use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA_VERSION};
+use crate::{Error, Result};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Stops a run from anywhere (another thread, a signal handler the host installed).
+#[derive(Debug, Clone, Default)]
+pub struct StopHandle(Arc<AtomicBool>);
+
+impl StopHandle {
+    /// Ask the run to stop: no new requests; in-flight ones get 300 ms to finish.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A run in progress.
+pub struct Runner {
+    stop: StopHandle,
+    snapshots: Receiver<Snapshot>,
+    thread: Option<JoinHandle<Result<Report>>>,
+}
+
+impl Runner {
+    /// Start running `workload` on a background thread. Spec errors were caught when the
+    /// workload was built; connection failures are returned by [`Runner::wait`].
+    pub fn start(workload: Workload) -> Result<Runner> {
+        let stop = StopHandle::default();
+        let (tx, rx) = channel();
+        let flag = Arc::clone(&stop.0);
+        let thread = std::thread::Builder::new()
+            .name("respload-runner".into())
+            .spawn(move || execute(&workload, &flag, &tx))
+            .map_err(|e| Error::Internal(format!("cannot start the runner thread: {e}")))?;
+        Ok(Runner {
+            stop,
+            snapshots: rx,
+            thread: Some(thread),
+        })
+    }
+
+    /// A handle that stops this run.
+    pub fn stop_handle(&self) -> StopHandle {
+        self.stop.clone()
+    }
+
+    /// The next interval snapshot, waiting up to `timeout`. `None` on timeout, or when the run
+    /// is over and every snapshot has been taken (see [`Runner::is_finished`]).
+    pub fn next_snapshot(&self, timeout: Duration) -> Option<Snapshot> {
+        match self.snapshots.recv_timeout(timeout) {
+            Ok(s) => Some(s),
+            Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Whether the run is over and no snapshot is left to take.
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+            && matches!(
+                self.snapshots.try_recv(),
+                Err(std::sync::mpsc::TryRecvError::Disconnected)
+            )
+    }
+
+    /// Stop now and return the partial report (marked interrupted).
+    pub fn stop(mut self) -> Result<Report> {
+        self.stop.stop();
+        self.join()
+    }
+
+    /// Wait for the run to end and return its report.
+    pub fn wait(mut self) -> Result<Report> {
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<Report> {
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(Error::Internal("the runner thread panicked".into()))),
+            None => Err(Error::Internal("the report was already taken".into())),
+        }
+    }
+}
+
+impl Drop for Runner {
+    /// Dropping a runner stops its traffic: nothing keeps sending after its owner is gone.
+    fn drop(&mut self) {
+        if let Some(t) = self.thread.take() {
+            self.stop.stop();
+            let _ = t.join();
+        }
+    }
+}
+
+/// Run `workload` to its end on the calling thread and return the report.
+pub fn run(workload: &Workload) -> Result<Report> {
+    Runner::start(workload.clone())?.wait()
+}
+
+fn execute(
+    workload: &Workload,
+    stop: &Arc<AtomicBool>,
+    tx: &std::sync::mpsc::Sender<Snapshot>,
+) -> Result<Report> {
+    let started_at = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    let first = workload
+        .phases
+        .first()
+        .ok_or_else(|| Error::spec("phases", "a workload needs at least one phase"))?;
+    let seed = first
+        .spec
+        .seed
+        .unwrap_or_else(|| mix(started_at.to_bits() ^ std::process::id() as u64));
+    // Reach the server once before anything else: fail fast with the address and OS error.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
+    let server = rt.block_on(async {
+        let mut client = Client::connect(&first.connect).await?;
+        read_facts(
+            &mut client,
+            first.connect.endpoint.to_string(),
+            first.connect.connect_timeout,
+        )
+        .await
+    })?;
+    drop(rt);
+
+    let mut report = Report {
+        schema_version: SCHEMA_VERSION,
+        respload_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        seed,
+        server,
+        workload: workload.redacted(),
+        ..Report::default()
+    };
+    let mut measured: Option<(Recorder, Vec<String>)> = None;
+    let mut client = ClientStats::default();
+    for (i, phase) in workload.phases.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let phase_seed = phase.spec.seed.unwrap_or(seed);
+        let outcome = run_phase(phase, i, phase_seed, stop, tx)?;
+        let r = &outcome.report;
+        client.threads = client.threads.max(r.client.threads);
+        client.connections = client.connections.max(r.client.connections);
+        client.cpu_user_s += r.client.cpu_user_s;
+        client.cpu_sys_s += r.client.cpu_sys_s;
+        client.loop_lag_ms_max = client.loop_lag_ms_max.max(r.client.loop_lag_ms_max);
+        client.reconnects += r.client.reconnects;
+        if r.measured {
+            let offset = report.duration_s;
+            report
+                .timeline
+                .extend(r.timeline.iter().map(|row| TimelineRow {
+                    t: row.t + offset,
+                    ..row.clone()
+                }));
+            report.duration_s += r.duration_s;
+            let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
+            merge_by_label(&mut measured, &outcome.recorder, labels);
+        }
+        report.phases.push(outcome.report);
+    }
+    report.interrupted = stop.load(Ordering::Relaxed);
+    if let Some((rec, labels)) = &measured {
+        let (totals, commands) = summarize(rec, labels, report.duration_s);
+        report.totals = totals;
+        report.commands = commands;
+    }
+    let total_ops: u64 = report.phases.iter().map(|p| p.totals.ops).sum();
+    client.cpu_s_per_million =
+        (client.cpu_user_s + client.cpu_sys_s) / total_ops.max(1) as f64 * 1e6;
+    report.client = client;
+    Ok(report)
+}
+
+/// Merge a phase's recorder into the run's, matching commands by label.
+fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, labels: Vec<String>) {
+    let (acc_rec, acc_labels) = acc.get_or_insert_with(|| (Recorder::new(0), Vec::new()));
+    for (label, c) in labels.iter().zip(&rec.commands) {
+        match acc_labels.iter().position(|l| l == label) {
+            Some(i) => acc_rec.commands[i].merge(c),
+            None => {
+                acc_labels.push(label.clone());
+                acc_rec.commands.push(c.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! A worker thread: a single-threaded async runtime owning its share of the connections,
+//! plus a 20 ms housekeeping tick that flushes interval stats, enforces the deadline and the
+//! reply timeout, and measures its own lateness (loop lag).
+
+use super::connection::Connection;
+use super::control::{ConnCtl, Interrupt, Shared};
+use super::generator::{value_pool, Generator, Sequence};
+use super::rng::Rng;
+use crate::net::{Client, Stream};
+use crate::spec::{Compiled, Phase};
+use crate::stats::Recorder;
+use crate::{Error, Result};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often the housekeeping tick runs.
+const TICK: Duration = Duration::from_millis(20);
+/// How long in-flight requests may still finish after `stop()` before they are cut off.
+const ABORT_GRACE: Duration = Duration::from_millis(300);
+/// Interval of the timeline.
+pub const INTERVAL: Duration = Duration::from_secs(1);
+
+/// What a worker tells the phase's aggregator.
+pub enum WorkerMsg {
+    /// Connections are up (or the error that kept them down).
+    Ready(Result<()>),
+    /// One interval's measurements.
+    Interval {
+        /// Worker index.
+        thread: usize,
+        /// Interval index from the start of measurement.
+        index: u64,
+        /// What was measured.
+        recorder: Recorder,
+        /// Most connections open at once during the interval.
+        connected: u32,
+    },
+    /// The worker is done; this carries its last, partial interval.
+    Done {
+        /// Worker index.
+        thread: usize,
+        /// Index of the last interval.
+        index: u64,
+        /// What was measured in it.
+        recorder: Recorder,
+        /// Most connections open in it.
+        connected: u32,
+        /// When its last connection ended.
+        ended: Instant,
+        /// User and system CPU seconds it used while running.
+        cpu: (f64, f64),
+        /// Worst tick lateness.
+        lag: Duration,
+        /// Reconnections.
+        reconnects: u64,
+    },
+}
+
+/// The coordinator's go-ahead.
+pub enum Go {
+    /// Start: measurement begins at `measure_start`, new requests stop at `deadline`.
+    Start {
+        /// End of warm-up.
+        measure_start: Instant,
+        /// End of the measured duration.
+        deadline: Option<Instant>,
+    },
+    /// Give up (another worker could not connect).
+    Cancel,
+}
+
+/// Everything a worker needs, moved into its thread.
+pub struct WorkerSetup {
+    /// Worker index.
+    pub thread: usize,
+    /// The phase.
+    pub phase: Phase,
+    /// Phase index (for seeds).
+    pub phase_index: usize,
+    /// Global index of this worker's first connection (for seeds).
+    pub first_connection: usize,
+    /// Connections to open.
+    pub connections: usize,
+    /// Measured requests for this thread (`u64::MAX`: no limit).
+    pub budget: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// The run-wide sequential key counter.
+    pub sequence: Arc<AtomicU64>,
+    /// Set by `stop()`.
+    pub stop: Arc<AtomicBool>,
+    /// To the aggregator.
+    pub tx: Sender<WorkerMsg>,
+    /// From the coordinator.
+    pub go: Receiver<Go>,
+}
+
+/// The body of a worker thread.
+pub fn run_worker(setup: WorkerSetup) {
+    let tx = setup.tx.clone();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = tx.send(WorkerMsg::Ready(Err(Error::Internal(format!(
+                "runtime: {e}"
+            )))));
+            return;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, worker(setup));
+}
+
+async fn worker(s: WorkerSetup) {
+    // Open every connection before the phase starts, so set-up is not measured.
+    let handles: Vec<_> = (0..s.connections)
+        .map(|_| {
+            let connect = s.phase.connect.clone();
+            tokio::task::spawn_local(async move { Client::connect(&connect).await })
+        })
+        .collect();
+    let mut streams: Vec<Stream> = Vec::with_capacity(s.connections);
+    let mut failure = None;
+    for h in handles {
+        match h.await {
+            Ok(Ok(c)) => streams.push(c.into_stream()),
+            Ok(Err(e)) => failure = failure.or(Some(e)),
+            Err(e) => failure = failure.or(Some(Error::Internal(e.to_string()))),
+        }
+    }
+    let ready = match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
+    let failed = ready.is_err();
+    if s.tx.send(WorkerMsg::Ready(ready)).is_err() || failed {
+        return;
+    }
+    let (measure_start, deadline) = match s.go.recv() {
+        Ok(Go::Start {
+            measure_start,
+            deadline,
+        }) => (measure_start, deadline),
+        _ => return,
+    };
+    let cpu_start = thread_cpu();
+    let commands: Rc<[Compiled]> = s.phase.commands.clone().into();
+    let shared = Rc::new(Shared {
+        recorder: RefCell::new(Recorder::new(commands.len())),
+        budget: Cell::new(s.budget),
+        stopping: Cell::new(false),
+        measure_start,
+        timeout: s.phase.spec.load.timeout.0,
+        pipeline: s.phase.spec.load.pipeline as usize,
+        reads: commands.iter().map(|c| c.reads).collect(),
+        connect: s.phase.connect.clone(),
+        reconnects: Cell::new(0),
+        connected: Cell::new(0),
+        live: Cell::new(streams.len() as u32),
+        ended: Cell::new(None),
+    });
+    let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
+    let pool = value_pool(s.phase.spec.values.size.bounds().1 as usize, &mut pool_rng);
+    let sequence = Rc::new(Sequence::new(s.sequence.clone()));
+    let now = Instant::now();
+    let mut ctls = Vec::with_capacity(streams.len());
+    for (i, stream) in streams.into_iter().enumerate() {
+        let ctl = Rc::new(ConnCtl::new(now));
+        ctls.push(Rc::clone(&ctl));
+        let rng = Rng::for_stream(
+            s.seed,
+            s.phase_index as u64,
+            (s.first_connection + i) as u64,
+        );
+        let generator = Generator::new(
+            &s.phase,
+            Rc::clone(&commands),
+            Rc::clone(&pool),
+            Rc::clone(&sequence),
+            rng,
+        );
+        let conn = Connection::new(generator, Rc::clone(&shared), ctl);
+        tokio::task::spawn_local(conn.run(stream));
+    }
+
+    let mut next_flush = measure_start + INTERVAL;
+    let mut index = 0u64;
+    let mut stop_at: Option<Instant> = None;
+    let mut lag = Duration::ZERO;
+    let mut ticker = tokio::time::interval(TICK);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut peak_connected = shared.connected.get();
+    let take = || shared.recorder.replace(Recorder::new(commands.len()));
+    while shared.live.get() > 0 {
+        let planned = ticker.tick().await;
+        let now = Instant::now();
+        lag = lag.max(now.saturating_duration_since(planned.into_std()));
+        let stop_requested = s.stop.load(Ordering::Relaxed);
+        let past_deadline = deadline.is_some_and(|d| now >= d);
+        if (stop_requested || past_deadline) && !shared.stopping.get() {
+            shared.stopping.set(true);
+            stop_at = Some(now);
+        }
+        if let Some(at) = stop_at {
+            let grace = if stop_requested {
+                ABORT_GRACE
+            } else {
+                shared.timeout
+            };
+            if now.duration_since(at) >= grace {
+                ctls.iter().for_each(|c| c.interrupt(Interrupt::Abort));
+            }
+        }
+        for c in &ctls {
+            if c.waiting.get() && now.duration_since(c.last_progress.get()) >= shared.timeout {
+                c.interrupt(Interrupt::Timeout);
+            }
+        }
+        peak_connected = peak_connected.max(shared.connected.get());
+        while now >= next_flush && shared.live.get() > 0 {
+            let _ = s.tx.send(WorkerMsg::Interval {
+                thread: s.thread,
+                index,
+                recorder: take(),
+                connected: peak_connected,
+            });
+            peak_connected = shared.connected.get();
+            index += 1;
+            next_flush += INTERVAL;
+        }
+    }
+    let ended = shared.ended.get().unwrap_or_else(Instant::now);
+    // The last, partial interval (or the only one, when the run ended within warm-up).
+    let last = ended.saturating_duration_since(measure_start).as_nanos() / INTERVAL.as_nanos();
+    let cpu_end = thread_cpu();
+    let _ = s.tx.send(WorkerMsg::Done {
+        thread: s.thread,
+        index: index.max(last as u64),
+        recorder: take(),
+        connected: peak_connected,
+        ended,
+        cpu: (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1),
+        lag,
+        reconnects: shared.reconnects.get(),
+    });
+}
+
+/// User and system CPU seconds of the calling thread.
+fn thread_cpu() -> (f64, f64) {
+    // SAFETY: getrusage only writes into the zeroed struct we pass.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    if rc != 0 {
+        return (0.0, 0.0);
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (secs(usage.ru_utime), secs(usage.ru_stime))
+}

@@ -1,0 +1,81 @@
+//! The library's error type: every failure a caller can act on, with enough context to act.
+
+use std::fmt;
+
+/// A failure of respload, before or during a run.
+///
+/// Error replies from the server during a run are not errors of this type: they are counted in
+/// the report. These are the failures that stop a run from starting (or from continuing at all).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The workload spec is invalid: `path` names the field (e.g. `load.connections`).
+    #[error("invalid spec at `{path}`: {message}")]
+    Spec {
+        /// Dotted field path, e.g. `phases[1].keys.range`.
+        path: String,
+        /// What is wrong and what is allowed, including the bad value.
+        message: String,
+    },
+    /// The server could not be reached.
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        /// The address that was tried.
+        addr: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server refused the credentials (AUTH, HELLO) or the connection setup (SELECT, ...).
+    #[error("authentication failed at {addr}: {message}")]
+    Auth {
+        /// The address of the server.
+        addr: String,
+        /// The server's error reply.
+        message: String,
+    },
+    /// The server answered the connection setup with something other than what RESP allows.
+    #[error("protocol error from {addr}: {message}")]
+    Protocol {
+        /// The address of the server.
+        addr: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// Reading a spec file, or writing an output file, failed.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A failure inside the runner itself (a worker thread that could not start, ...).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// A spec error at `path`.
+    pub fn spec(path: impl Into<String>, message: impl fmt::Display) -> Self {
+        Error::Spec {
+            path: path.into(),
+            message: message.to_string(),
+        }
+    }
+
+    /// A stable machine-readable code, used by the bindings (`ERR_RESPLOAD_SPEC`, ...).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Spec { .. } => "ERR_RESPLOAD_SPEC",
+            Error::Connect { .. } => "ERR_RESPLOAD_CONNECT",
+            Error::Auth { .. } => "ERR_RESPLOAD_AUTH",
+            Error::Protocol { .. } => "ERR_RESPLOAD_PROTOCOL",
+            Error::File { .. } => "ERR_RESPLOAD_FILE",
+            Error::Internal(_) => "ERR_RESPLOAD_INTERNAL",
+        }
+    }
+}
+
+/// `Result` with respload's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

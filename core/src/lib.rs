@@ -1,0 +1,33 @@
+//! respload: an embeddable load generator and benchmark library for Redis and RESP servers.
+//!
+//! ```no_run
+//! let workload = respload::Workload::from_toml_str(r#"
+//!     [target]
+//!     url = "redis://127.0.0.1:6379"
+//!     [load]
+//!     connections = 8
+//!     requests = 10000
+//! "#)?;
+//! let report = respload::run(&workload)?;
+//! println!("{} ops/s, p99 {} ms", report.totals.ops_per_sec, report.totals.latency_ms.p99);
+//! # Ok::<(), respload::Error>(())
+//! ```
+//!
+//! The library never prints, never exits the process and installs no signal handlers: stop a
+//! run with [`Runner::stop`] or a [`StopHandle`].
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod error;
+pub mod net;
+pub mod observe;
+pub mod output;
+pub mod resp;
+pub mod spec;
+pub mod stats;
+
+pub use engine::{run, Runner, Snapshot, StopHandle};
+pub use error::{Error, Result};
+pub use spec::Workload;
+pub use stats::Report;

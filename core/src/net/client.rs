@@ -1,0 +1,230 @@
+//! A small request/reply client for the control path: handshake, INFO, CONFIG GET.
+//! Not used for load: it allocates a value per reply.
+
+use super::Stream;
+use crate::resp::{encode::encode_command, Framer, Reply};
+use crate::spec::Connect;
+use crate::{Error, Result};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A decoded reply (control path only).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// Simple string, number, double, boolean or big number, as text.
+    Text(String),
+    /// Bulk or verbatim string.
+    Bulk(Vec<u8>),
+    /// Error reply, the whole message.
+    Error(String),
+    /// Null.
+    Nil,
+    /// Array, set, push; a map flattened into key, value, key, value.
+    List(Vec<Value>),
+}
+
+impl Value {
+    /// The value as text, if it is a string of some kind.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            Value::Text(t) => Some(t.clone()),
+            Value::Bulk(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        }
+    }
+}
+
+/// Decode one complete reply at the start of `buf` (already framed); returns it and its length.
+fn decode(buf: &[u8]) -> Option<(Value, usize)> {
+    let line_end = buf.windows(2).position(|w| w == b"\r\n")?;
+    let line = std::str::from_utf8(&buf[1..line_end]).ok()?;
+    let after = line_end + 2;
+    match buf[0] {
+        b'+' | b':' | b',' | b'#' | b'(' => Some((Value::Text(line.into()), after)),
+        b'-' => Some((Value::Error(line.into()), after)),
+        b'_' => Some((Value::Nil, after)),
+        b'$' | b'=' | b'!' => {
+            let n: i64 = line.parse().ok()?;
+            if n < 0 {
+                return Some((Value::Nil, after));
+            }
+            let data = buf.get(after..after + n as usize)?.to_vec();
+            let end = after + n as usize + 2;
+            let v = if buf[0] == b'!' {
+                Value::Error(String::from_utf8_lossy(&data).into_owned())
+            } else if buf[0] == b'=' {
+                Value::Bulk(data.get(4..).unwrap_or_default().to_vec())
+            } else {
+                Value::Bulk(data)
+            };
+            Some((v, end))
+        }
+        b'*' | b'~' | b'>' | b'%' | b'|' => {
+            let n: i64 = line.parse().ok()?;
+            if n < 0 {
+                return Some((Value::Nil, after));
+            }
+            let count = if matches!(buf[0], b'%' | b'|') {
+                2 * n
+            } else {
+                n
+            };
+            let mut items = Vec::with_capacity(count.min(1024) as usize);
+            let mut pos = after;
+            for _ in 0..count {
+                let (v, used) = decode(&buf[pos..])?;
+                items.push(v);
+                pos += used;
+            }
+            if buf[0] == b'|' {
+                // An attribute precedes the real reply.
+                let (v, used) = decode(&buf[pos..])?;
+                return Some((v, pos + used));
+            }
+            Some((Value::List(items), pos))
+        }
+        _ => None,
+    }
+}
+
+/// A connection for control commands.
+pub struct Client {
+    stream: Stream,
+    framer: Framer,
+    buf: Vec<u8>,
+    addr: String,
+}
+
+impl Client {
+    /// Connect and run the handshake (AUTH / HELLO, SELECT, CLIENT SETNAME).
+    pub async fn connect(c: &Connect) -> Result<Client> {
+        let stream = Stream::connect(&c.endpoint, c.connect_timeout)
+            .await
+            .map_err(|source| Error::Connect {
+                addr: c.endpoint.to_string(),
+                source,
+            })?;
+        let mut client = Client {
+            stream,
+            framer: Framer::new(),
+            buf: Vec::with_capacity(16 * 1024),
+            addr: c.endpoint.to_string(),
+        };
+        let handshake = super::handshake_commands(c);
+        let refs: Vec<Vec<&[u8]>> = handshake
+            .iter()
+            .map(|cmd| cmd.iter().map(|a| a.as_slice()).collect())
+            .collect();
+        let replies = client.pipeline(&refs, c.connect_timeout).await?;
+        for (cmd, reply) in handshake.iter().zip(replies) {
+            if let Value::Error(msg) = reply {
+                let what = String::from_utf8_lossy(&cmd[0]).to_string();
+                return Err(Error::Auth {
+                    addr: client.addr.clone(),
+                    message: format!("{what} failed: {msg}"),
+                });
+            }
+        }
+        Ok(client)
+    }
+
+    /// The wrapped stream, for a load connection after its handshake.
+    pub fn into_stream(self) -> Stream {
+        self.stream
+    }
+
+    /// Send one command, read its reply.
+    pub async fn call(&mut self, args: &[&[u8]], timeout: std::time::Duration) -> Result<Value> {
+        let mut replies = self.pipeline(&[args.to_vec()], timeout).await?;
+        Ok(replies.pop().unwrap_or(Value::Nil))
+    }
+
+    /// Send commands in one write, read their replies in order (push messages skipped).
+    pub async fn pipeline(
+        &mut self,
+        cmds: &[Vec<&[u8]>],
+        timeout: std::time::Duration,
+    ) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for cmd in cmds {
+            encode_command(&mut out, cmd);
+        }
+        let addr = self.addr.clone();
+        let io_err = |e: std::io::Error| Error::Connect {
+            addr: addr.clone(),
+            source: e,
+        };
+        let work = async {
+            self.stream.write_all(&out).await.map_err(io_err)?;
+            let mut replies = Vec::with_capacity(cmds.len());
+            while replies.len() < cmds.len() {
+                loop {
+                    let framed = self.framer.next(&self.buf).map_err(|e| Error::Protocol {
+                        addr: self.addr.clone(),
+                        message: e.to_string(),
+                    })?;
+                    let Some((len, kind)) = framed else { break };
+                    let value = decode(&self.buf[..len]).ok_or_else(|| Error::Protocol {
+                        addr: self.addr.clone(),
+                        message: "undecodable reply".into(),
+                    })?;
+                    self.buf.drain(..len);
+                    if kind != Reply::Push {
+                        replies.push(value.0);
+                    }
+                    if replies.len() == cmds.len() {
+                        break;
+                    }
+                }
+                if replies.len() == cmds.len() {
+                    break;
+                }
+                let mut chunk = [0u8; 16 * 1024];
+                let n = self.stream.read(&mut chunk).await.map_err(io_err)?;
+                if n == 0 {
+                    return Err(io_err(std::io::Error::new(
+                        std::io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    )));
+                }
+                self.buf.extend_from_slice(&chunk[..n]);
+            }
+            Ok(replies)
+        };
+        match tokio::time::timeout(timeout, work).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Connect {
+                addr: self.addr.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no reply within {timeout:?}"),
+                ),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_nested_and_resp3() {
+        let (v, n) = decode(b"*2\r\n$3\r\nfoo\r\n%1\r\n+a\r\n:1\r\nrest").unwrap();
+        assert_eq!(n, 25);
+        assert_eq!(
+            v,
+            Value::List(vec![
+                Value::Bulk(b"foo".to_vec()),
+                Value::List(vec![Value::Text("a".into()), Value::Text("1".into())])
+            ])
+        );
+        assert_eq!(
+            decode(b"-ERR bad\r\n").unwrap().0,
+            Value::Error("ERR bad".into())
+        );
+        assert_eq!(
+            decode(b"=7\r\ntxt:abc\r\n").unwrap().0,
+            Value::Bulk(b"abc".to_vec())
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! Ways to show a report: text table, live line, JSON file, HdrHistogram log.
+
+mod hdr_log;
+mod table;
+
+pub use hdr_log::write_hdr_log;
+pub use table::{progress_line, table};
+
+/// Write the report as JSON to `path`.
+pub fn write_json(report: &crate::Report, path: &str) -> crate::Result<()> {
+    std::fs::write(path, report.to_json()).map_err(|source| crate::Error::File {
+        path: path.into(),
+        source,
+    })
+}

@@ -1,0 +1,136 @@
+//! Human-readable output: the final table (laid out like memtier_benchmark's) and the live line.
+
+use crate::stats::{Report, Stats};
+use crate::Snapshot;
+use std::fmt::Write as _;
+
+const RULE: &str = "--------------------------------------------------------------------------------------------------------------------";
+
+fn row(out: &mut String, name: &str, s: &Stats, secs: f64, reads: bool) {
+    let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let (hits, misses) = if reads {
+        (
+            format!("{:.2}", per_sec(s.hits)),
+            format!("{:.2}", per_sec(s.misses)),
+        )
+    } else {
+        ("---".into(), "---".into())
+    };
+    let kb = per_sec(s.bytes_sent + s.bytes_received) / 1024.0;
+    let l = &s.latency_ms;
+    let _ = writeln!(
+        out,
+        "{name:<12}{:>12.2}{:>12}{:>12}{:>14.5}{:>14.5}{:>14.5}{:>14.5}{:>12.2}",
+        s.ops_per_sec, hits, misses, l.mean, l.p50, l.p99, l.p99_9, kb
+    );
+}
+
+fn stats_block(
+    out: &mut String,
+    title: &str,
+    totals: &Stats,
+    commands: &std::collections::BTreeMap<String, Stats>,
+    secs: f64,
+) {
+    let _ = writeln!(out, "{title}");
+    let _ = writeln!(
+        out,
+        "{:<12}{:>12}{:>12}{:>12}{:>14}{:>14}{:>14}{:>14}{:>12}",
+        "Type",
+        "Ops/sec",
+        "Hits/sec",
+        "Misses/sec",
+        "Avg. Latency",
+        "p50 Latency",
+        "p99 Latency",
+        "p99.9 Latency",
+        "KB/sec"
+    );
+    let _ = writeln!(out, "{RULE}");
+    for (name, s) in commands {
+        row(out, name, s, secs, s.hits + s.misses > 0);
+    }
+    row(out, "Totals", totals, secs, totals.hits + totals.misses > 0);
+    if totals.errors > 0 {
+        let kinds: Vec<String> = totals
+            .errors_by_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Errors: {} of {} requests ({:.4}%): {}",
+            totals.errors,
+            totals.ops,
+            totals.error_rate * 100.0,
+            kinds.join(", ")
+        );
+    }
+}
+
+/// The final report as text: one block per phase, then the measured totals (latencies in ms).
+pub fn table(report: &Report) -> String {
+    let mut out = String::new();
+    let s = &report.server;
+    let _ = writeln!(
+        out,
+        "Server {} (version {}, mode {}, save \"{}\", appendonly {})",
+        s.address,
+        s.version,
+        s.mode,
+        s.config.get("save").map(String::as_str).unwrap_or("?"),
+        s.config
+            .get("appendonly")
+            .map(String::as_str)
+            .unwrap_or("?"),
+    );
+    for p in &report.phases {
+        let _ = writeln!(
+            out,
+            "\nPhase {} ({}): {} requests in {:.2} s, {} connections on {} threads{}",
+            p.name,
+            if p.measured {
+                "measured"
+            } else {
+                "not measured"
+            },
+            p.totals.ops,
+            p.duration_s,
+            p.client.connections,
+            p.client.threads,
+            if p.interrupted { ", INTERRUPTED" } else { "" }
+        );
+        if report.phases.len() > 1 {
+            stats_block(&mut out, "", &p.totals, &p.commands, p.duration_s);
+        }
+    }
+    let _ = writeln!(out);
+    let title = if report.interrupted {
+        "ALL STATS (interrupted: partial results)"
+    } else {
+        "ALL STATS"
+    };
+    stats_block(
+        &mut out,
+        title,
+        &report.totals,
+        &report.commands,
+        report.duration_s,
+    );
+    let c = &report.client;
+    let _ = writeln!(
+        out,
+        "Client: {:.2} s user + {:.2} s sys CPU ({:.2} CPU s per million requests), worst loop lag {:.1} ms, {} reconnects",
+        c.cpu_user_s, c.cpu_sys_s, c.cpu_s_per_million, c.loop_lag_ms_max, c.reconnects
+    );
+    out
+}
+
+/// The live line printed each interval.
+pub fn progress_line(s: &Snapshot) -> String {
+    let r = &s.row;
+    format!(
+        "[{}] {:>6.1}s {:>12.0} ops/s  p50 {:.3} ms  p99 {:.3} ms  max {:.3} ms  errors {}  conns {}",
+        s.phase, r.t, r.ops_per_sec, r.latency_ms.p50, r.latency_ms.p99, r.latency_ms.max, r.errors, r.connections
+    )
+}

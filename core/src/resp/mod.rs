@@ -1,0 +1,10 @@
+//! RESP wire protocol: command encoding and reply framing.
+//!
+//! Both halves are built for the load-generator hot path: the encoder appends
+//! into a caller-owned buffer and the framer only classifies replies, so
+//! neither allocates per command or per reply.
+
+pub mod encode;
+pub mod framer;
+
+pub use framer::{Framer, ProtocolError, Reply};

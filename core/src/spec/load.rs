@@ -1,0 +1,121 @@
+//! How much traffic: `[load]`.
+
+use super::SpecDuration;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Connections, threads, pipelining and when to stop (`[load]` in a spec).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Load {
+    /// Total connections, spread over the worker threads (default 50, like redis-benchmark).
+    #[serde(default = "default_connections")]
+    pub connections: u32,
+    /// Worker threads; absent means one per CPU core, at most one per connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// Requests kept in flight on each connection (default 1: no pipelining).
+    #[serde(default = "default_pipeline")]
+    pub pipeline: u32,
+    /// Measured requests to send across all connections. With neither `requests` nor
+    /// `duration`, 100,000 requests (redis-benchmark's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// How long to measure. With `requests` too, the run stops at whichever comes first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<SpecDuration>,
+    /// Traffic sent before measuring starts; not counted in the report nor in `requests`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<SpecDuration>,
+    /// A connection whose requests get no reply for this long counts them as `TIMEOUT`
+    /// errors and reconnects (default 10s).
+    #[serde(default = "default_timeout")]
+    pub timeout: SpecDuration,
+}
+
+fn default_connections() -> u32 {
+    50
+}
+fn default_pipeline() -> u32 {
+    1
+}
+fn default_timeout() -> SpecDuration {
+    SpecDuration(Duration::from_secs(10))
+}
+
+/// The request count used when neither `requests` nor `duration` is given.
+pub const DEFAULT_REQUESTS: u64 = 100_000;
+
+impl Default for Load {
+    fn default() -> Self {
+        Load {
+            connections: default_connections(),
+            threads: None,
+            pipeline: default_pipeline(),
+            requests: None,
+            duration: None,
+            warmup: None,
+            timeout: default_timeout(),
+        }
+    }
+}
+
+impl Load {
+    /// Check ranges; `p` prefixes error paths.
+    pub(crate) fn validate(&self, p: &str) -> crate::Result<()> {
+        range(p, "load.connections", self.connections as u64, 1, 1_000_000)?;
+        if let Some(t) = self.threads {
+            range(p, "load.threads", t as u64, 1, 1024)?;
+        }
+        range(p, "load.pipeline", self.pipeline as u64, 1, 100_000)?;
+        if let Some(n) = self.requests {
+            range(p, "load.requests", n, 1, u64::MAX)?;
+        }
+        if let Some(d) = self.duration {
+            if d.0.is_zero() {
+                return Err(crate::Error::spec(
+                    format!("{p}load.duration"),
+                    "0s: a duration must be positive (or left out)",
+                ));
+            }
+        }
+        if self.timeout.0 < Duration::from_millis(10) {
+            return Err(crate::Error::spec(
+                format!("{p}load.timeout"),
+                format!("{:?} is too short: allowed is 10ms or more", self.timeout.0),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Worker threads actually used: the setting, or one per core, never more than connections.
+    pub fn effective_threads(&self) -> u32 {
+        let auto = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        self.threads.unwrap_or(auto).min(self.connections).max(1)
+    }
+
+    /// The request budget: `requests`, or the default when no `duration` is given either.
+    pub fn request_budget(&self) -> Option<u64> {
+        match (self.requests, self.duration) {
+            (Some(n), _) => Some(n),
+            (None, None) => Some(DEFAULT_REQUESTS),
+            (None, Some(_)) => None,
+        }
+    }
+}
+
+/// `value` must lie in `lo..=hi`.
+pub(crate) fn range(p: &str, field: &str, value: u64, lo: u64, hi: u64) -> crate::Result<()> {
+    if value < lo || value > hi {
+        let allowed = if hi == u64::MAX {
+            format!("{lo} or more")
+        } else {
+            format!("{lo} to {hi}")
+        };
+        return Err(crate::Error::spec(
+            format!("{p}{field}"),
+            format!("{value} is out of range: allowed is {allowed}"),
+        ));
+    }
+    Ok(())
+}

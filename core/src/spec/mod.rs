@@ -1,0 +1,389 @@
+//! The workload spec: one schema for TOML files, JSON, Python dicts and JS objects.
+//!
+//! A spec is either one workload, or a base workload plus `[[phases]]`: each phase is a
+//! partial workload laid over the base (tables merge, arrays and values replace), with a
+//! `name` and whether it is `measured`. Parsing validates everything before any traffic.
+
+mod command;
+mod data;
+mod duration;
+mod load;
+mod target;
+
+pub use command::{parse_template, Arg, CommandSpec, Compiled, BUILTINS};
+pub use data::{Distribution, Keys, ValueData, ValueSize, Values, MAX_VALUE_SIZE};
+pub use duration::SpecDuration;
+pub use load::{Load, DEFAULT_REQUESTS};
+pub use target::{Connect, Endpoint, Target};
+
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+
+/// The settings of one phase, as written (defaults filled in).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Phase name in the report (default `main`).
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Whether this phase's results count in the report's totals (default true).
+    #[serde(default = "default_true")]
+    pub measured: bool,
+    /// The server.
+    #[serde(default)]
+    pub target: Target,
+    /// Connections, pipelining, when to stop.
+    #[serde(default)]
+    pub load: Load,
+    /// Key space.
+    #[serde(default)]
+    pub keys: Keys,
+    /// Values.
+    #[serde(default)]
+    pub values: Values,
+    /// Weighted command mix (default: SET and GET 1:10, as memtier_benchmark).
+    #[serde(default = "default_commands")]
+    pub commands: Vec<CommandSpec>,
+    /// Seed of the request stream; absent means one drawn at start (and recorded in the report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+fn default_name() -> String {
+    "main".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_commands() -> Vec<CommandSpec> {
+    vec![
+        CommandSpec::builtin("set"),
+        CommandSpec {
+            weight: 10,
+            ..CommandSpec::builtin("get")
+        },
+    ]
+}
+
+/// One validated phase, ready to run.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// The settings (normalized, secrets included: use [`Phase::redacted`] for reports).
+    pub spec: Spec,
+    /// Resolved connection settings.
+    pub connect: Connect,
+    /// Compiled command mix, in spec order.
+    pub commands: Vec<Compiled>,
+}
+
+impl Phase {
+    /// The normalized settings as JSON, with the password replaced by `"***"`.
+    pub fn redacted(&self) -> Json {
+        let mut spec = self.spec.clone();
+        if spec.target.password.is_some() {
+            spec.target.password = Some("***".into());
+        }
+        if let Some(url) = &spec.target.url {
+            spec.target.url = Some(redact_url(url));
+        }
+        serde_json::to_value(&spec).unwrap_or(Json::Null)
+    }
+}
+
+fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = &url[s + 3..at];
+            let user = userinfo.split_once(':').map_or("", |(u, _)| u);
+            format!("{}{}:***{}", &url[..s + 3], user, &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// A validated workload: one or more phases run in order.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// The phases, in order (one, named `main`, when the spec has no `phases`).
+    pub phases: Vec<Phase>,
+}
+
+impl Workload {
+    /// Parse and validate a spec given as a JSON value (the form the bindings pass).
+    pub fn from_json_value(value: Json) -> Result<Self> {
+        let Json::Object(mut base) = value else {
+            return Err(Error::spec(
+                "",
+                "a workload must be a table/object of fields",
+            ));
+        };
+        let phases = match base.remove("phases") {
+            None => vec![Json::Object(base.clone())],
+            Some(Json::Array(list)) if !list.is_empty() => list
+                .into_iter()
+                .map(|p| {
+                    let mut merged = Json::Object(base.clone());
+                    merge(&mut merged, p);
+                    merged
+                })
+                .collect(),
+            Some(other) => {
+                return Err(Error::spec(
+                    "phases",
+                    format!("{other}: expected a non-empty list of phase tables"),
+                ))
+            }
+        };
+        let labelled = phases.len() > 1
+            || matches!(phases.first(), Some(Json::Object(m)) if m.contains_key("name"));
+        let mut out = Vec::with_capacity(phases.len());
+        for (i, raw) in phases.into_iter().enumerate() {
+            let prefix = if labelled || i > 0 {
+                format!("phases[{i}].")
+            } else {
+                String::new()
+            };
+            out.push(Phase::from_json(raw, &prefix)?);
+        }
+        Ok(Workload { phases: out })
+    }
+
+    /// Parse and validate a TOML document.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| {
+            let at = e.span().map(|s| line_of(text, s.start)).unwrap_or_default();
+            Error::spec("", format!("not valid TOML{at}: {}", e.message()))
+        })?;
+        let json = serde_json::to_value(value).map_err(|e| Error::spec("", e))?;
+        Self::from_json_value(json)
+    }
+
+    /// Parse and validate a JSON document.
+    pub fn from_json_str(text: &str) -> Result<Self> {
+        let json: Json = serde_json::from_str(text)
+            .map_err(|e| Error::spec("", format!("not valid JSON: {e}")))?;
+        Self::from_json_value(json)
+    }
+
+    /// Read a `.toml` or `.json` file.
+    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::File {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            || text.trim_start().starts_with('{');
+        let parsed = if is_json {
+            Self::from_json_str(&text)
+        } else {
+            Self::from_toml_str(&text)
+        };
+        parsed.map_err(|e| match e {
+            Error::Spec { path: p, message } => Error::Spec {
+                path: p,
+                message: format!("{message} (in {})", path.display()),
+            },
+            other => other,
+        })
+    }
+
+    /// Apply overrides (a partial spec, e.g. from command-line flags). Target settings apply
+    /// to every phase; everything else to the measured phases only, so `--requests 1000`
+    /// changes the measurement but not the populate phase.
+    pub fn with_overrides(&self, target: Option<Json>, rest: Option<Json>) -> Result<Self> {
+        let mut phases = Vec::with_capacity(self.phases.len());
+        for (i, phase) in self.phases.iter().enumerate() {
+            let mut raw = serde_json::to_value(&phase.spec).map_err(|e| Error::spec("", e))?;
+            if let Some(t) = &target {
+                merge(&mut raw, t.clone());
+            }
+            if let (true, Some(r)) = (phase.spec.measured, &rest) {
+                merge(&mut raw, r.clone());
+            }
+            let prefix = if self.phases.len() > 1 {
+                format!("phases[{i}].")
+            } else {
+                String::new()
+            };
+            phases.push(Phase::from_json(raw, &prefix)?);
+        }
+        Ok(Workload { phases })
+    }
+
+    /// The normalized spec (all phases) with secrets redacted.
+    pub fn redacted(&self) -> Json {
+        match self.phases.as_slice() {
+            [one] => one.redacted(),
+            many => {
+                serde_json::json!({ "phases": many.iter().map(Phase::redacted).collect::<Vec<_>>() })
+            }
+        }
+    }
+}
+
+impl Phase {
+    fn from_json(raw: Json, prefix: &str) -> Result<Self> {
+        let spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            Error::spec(format!("{prefix}{path}"), e.into_inner())
+        })?;
+        spec.load.validate(prefix)?;
+        spec.keys.validate(prefix)?;
+        spec.values.validate(prefix)?;
+        let connect = spec.target.resolve(prefix)?;
+        if spec.commands.is_empty() {
+            return Err(Error::spec(
+                format!("{prefix}commands"),
+                "is empty: give at least one command, e.g. { name = \"get\" }",
+            ));
+        }
+        let mut commands: Vec<Compiled> = Vec::with_capacity(spec.commands.len());
+        for (i, c) in spec.commands.iter().enumerate() {
+            let compiled = c.compile(&format!("{prefix}commands[{i}]"))?;
+            if commands.iter().any(|o| o.label == compiled.label) {
+                return Err(Error::spec(
+                    format!("{prefix}commands[{i}]"),
+                    format!(
+                        "a second command labelled `{}`: give it a distinct `label`",
+                        compiled.label
+                    ),
+                ));
+            }
+            commands.push(compiled);
+        }
+        Ok(Phase {
+            spec,
+            connect,
+            commands,
+        })
+    }
+}
+
+/// Lay `over` onto `base`: objects merge key by key, anything else replaces.
+pub fn merge(base: &mut Json, over: Json) {
+    match (base, over) {
+        (Json::Object(b), Json::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> String {
+    let line = text[..offset.min(text.len())].matches('\n').count() + 1;
+    format!(" (line {line})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(toml: &str) -> String {
+        Workload::from_toml_str(toml).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn phases_inherit_from_the_base() {
+        let w = Workload::from_toml_str(
+            r#"
+            [target]
+            port = 7000
+            [load]
+            connections = 4
+            [[phases]]
+            name = "populate"
+            measured = false
+            commands = [{ name = "set" }]
+            keys = { distribution = "sequential" }
+            [[phases]]
+            name = "measure"
+            load = { pipeline = 8 }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(w.phases.len(), 2);
+        let (a, b) = (&w.phases[0].spec, &w.phases[1].spec);
+        assert_eq!(
+            (a.name.as_str(), a.measured, a.load.connections),
+            ("populate", false, 4)
+        );
+        assert_eq!(a.keys.distribution, Distribution::Sequential);
+        assert_eq!(
+            (b.load.connections, b.load.pipeline, b.target.port),
+            (4, 8, Some(7000))
+        );
+        assert_eq!(w.phases[1].commands.len(), 2);
+    }
+
+    #[test]
+    fn errors_name_the_field_and_value() {
+        let e = err("[load]\nconnections = 0");
+        assert!(
+            e.contains("load.connections") && e.contains("0 is out of range"),
+            "{e}"
+        );
+        let e = err("[load]\nconnections = \"many\"");
+        assert!(e.contains("load.connections") && e.contains("many"), "{e}");
+        let e = err("[load]\nconections = 5");
+        assert!(e.contains("conections") && e.contains("connections"), "{e}");
+        let e = err("[keys]\ndistribution = \"spiral\"");
+        assert!(
+            e.contains("keys.distribution") && e.contains("spiral"),
+            "{e}"
+        );
+        let e = err("[[phases]]\nname='a'\n[[phases]]\nname='b'\nload={pipeline=0}");
+        assert!(e.contains("phases[1].load.pipeline"), "{e}");
+        let e = err("[[commands]]\ntemplate = \"GET {kee}\"");
+        assert!(
+            e.contains("commands[0].template") && e.contains("{kee}"),
+            "{e}"
+        );
+        let e = err("[values]\nsize = [100, 10]");
+        assert!(e.contains("values.size"), "{e}");
+        let e = err("[load]\nduration = \"soon\"");
+        assert!(e.contains("load.duration") && e.contains("soon"), "{e}");
+        let e = err("[target]\nurl = \"redis://h\"\nport = 1");
+        assert!(e.contains("target.url"), "{e}");
+    }
+
+    #[test]
+    fn redaction_hides_passwords() {
+        let w = Workload::from_toml_str("[target]\nurl = \"redis://bob:hunter2@h:1/0\"").unwrap();
+        let text = w.redacted().to_string();
+        assert!(
+            !text.contains("hunter2") && text.contains("bob:***@h"),
+            "{text}"
+        );
+        let w = Workload::from_toml_str("[target]\npassword = \"hunter2\"").unwrap();
+        assert!(!w.redacted().to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn overrides_touch_measured_phases_only() {
+        let w = Workload::from_toml_str(
+            "[[phases]]\nname='fill'\nmeasured=false\nload={requests=10}\n[[phases]]\nname='m'",
+        )
+        .unwrap();
+        let o = w
+            .with_overrides(
+                Some(serde_json::json!({"target": {"port": 7001}})),
+                Some(serde_json::json!({"load": {"requests": 5}})),
+            )
+            .unwrap();
+        assert_eq!(o.phases[0].spec.load.requests, Some(10));
+        assert_eq!(o.phases[1].spec.load.requests, Some(5));
+        assert!(o.phases.iter().all(|p| p.spec.target.port == Some(7001)));
+    }
+}

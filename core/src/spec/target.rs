@@ -1,0 +1,319 @@
+//! Where the traffic goes: `[target]`, its URL form and the resolved endpoint.
+
+use super::SpecDuration;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// The server to load (`[target]` in a spec).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    /// `redis://[user[:password]@]host[:port][/db]` or `unix:///path/to.sock[?db=N]`.
+    /// Mutually exclusive with `host`, `port` and `unix`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Host name, IPv4 or IPv6 address (default `127.0.0.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// TCP port (default 6379).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// Path of a Unix socket, instead of host and port.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix: Option<String>,
+    /// ACL user name (AUTH user password); absent means password-only AUTH.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Password for AUTH; redacted in reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    /// Database number to SELECT (default 0: no SELECT sent).
+    #[serde(default)]
+    pub db: u32,
+    /// Name given to every connection with CLIENT SETNAME (empty: none).
+    #[serde(default = "default_client_name")]
+    pub client_name: String,
+    /// RESP protocol version: 2, or 3 (HELLO 3 at connect).
+    #[serde(default = "default_protocol")]
+    pub protocol: u8,
+    /// How long to wait for a connection (and its handshake) before failing.
+    #[serde(default = "default_connect_timeout")]
+    pub connect_timeout: SpecDuration,
+}
+
+fn default_client_name() -> String {
+    "respload".into()
+}
+fn default_protocol() -> u8 {
+    2
+}
+fn default_connect_timeout() -> SpecDuration {
+    SpecDuration(Duration::from_secs(5))
+}
+
+impl Default for Target {
+    fn default() -> Self {
+        Target {
+            url: None,
+            host: None,
+            port: None,
+            unix: None,
+            user: None,
+            password: None,
+            db: 0,
+            client_name: default_client_name(),
+            protocol: default_protocol(),
+            connect_timeout: default_connect_timeout(),
+        }
+    }
+}
+
+/// A resolved address to connect to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// TCP host (name or address) and port.
+    Tcp {
+        /// Host name or IP address (IPv6 without brackets).
+        host: String,
+        /// Port.
+        port: u16,
+    },
+    /// Unix domain socket path.
+    Unix(String),
+}
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Tcp { host, port } if host.contains(':') => write!(f, "[{host}]:{port}"),
+            Endpoint::Tcp { host, port } => write!(f, "{host}:{port}"),
+            Endpoint::Unix(path) => write!(f, "unix:{path}"),
+        }
+    }
+}
+
+/// Everything a connection needs, resolved from a [`Target`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Connect {
+    /// Where to connect.
+    pub endpoint: Endpoint,
+    /// ACL user.
+    pub user: Option<String>,
+    /// Password.
+    pub password: Option<String>,
+    /// Database to SELECT.
+    pub db: u32,
+    /// CLIENT SETNAME value (empty: none).
+    pub client_name: String,
+    /// 2 or 3.
+    pub protocol: u8,
+    /// Connect and handshake timeout.
+    pub connect_timeout: Duration,
+}
+
+impl Target {
+    /// Resolve URL or host/port/unix into a [`Connect`]; `path` prefixes error paths.
+    pub fn resolve(&self, path: &str) -> Result<Connect, crate::Error> {
+        let mut c = Connect {
+            endpoint: Endpoint::Tcp {
+                host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
+                port: self.port.unwrap_or(6379),
+            },
+            user: self.user.clone(),
+            password: self.password.clone(),
+            db: self.db,
+            client_name: self.client_name.clone(),
+            protocol: self.protocol,
+            connect_timeout: self.connect_timeout.0,
+        };
+        if let Some(unix) = &self.unix {
+            if self.host.is_some() || self.port.is_some() {
+                return Err(crate::Error::spec(
+                    format!("{path}target.unix"),
+                    "give either `unix` or `host`/`port`, not both",
+                ));
+            }
+            c.endpoint = Endpoint::Unix(unix.clone());
+        }
+        if let Some(url) = &self.url {
+            if self.host.is_some() || self.port.is_some() || self.unix.is_some() {
+                return Err(crate::Error::spec(
+                    format!("{path}target.url"),
+                    "give either `url` or `host`/`port`/`unix`, not both",
+                ));
+            }
+            parse_url(url, &mut c).map_err(|m| {
+                crate::Error::spec(format!("{path}target.url"), format!("`{url}`: {m}"))
+            })?;
+        }
+        if !(c.protocol == 2 || c.protocol == 3) {
+            return Err(crate::Error::spec(
+                format!("{path}target.protocol"),
+                format!("{} is not a RESP version: allowed are 2 and 3", c.protocol),
+            ));
+        }
+        if let Endpoint::Tcp { host, port } = &c.endpoint {
+            if host.is_empty() {
+                return Err(crate::Error::spec(
+                    format!("{path}target.host"),
+                    "must not be empty",
+                ));
+            }
+            if *port == 0 {
+                return Err(crate::Error::spec(
+                    format!("{path}target.port"),
+                    "0 is not a port: allowed are 1 to 65535",
+                ));
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// Fill `c` from a `redis://` or `unix://` URL.
+fn parse_url(url: &str, c: &mut Connect) -> Result<(), String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or("not a URL: expected redis://host:port/db or unix:///path.sock")?;
+    match scheme {
+        "redis" => {}
+        "unix" | "redis+unix" => {
+            let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
+            if path.is_empty() {
+                return Err("a unix URL needs a socket path".into());
+            }
+            c.endpoint = Endpoint::Unix(path.to_string());
+            for pair in query.split('&').filter(|p| !p.is_empty()) {
+                match pair.split_once('=') {
+                    Some(("db", v)) => {
+                        c.db = v.parse().map_err(|_| format!("db `{v}` is not a number"))?
+                    }
+                    Some(("password", v)) => c.password = Some(v.to_string()),
+                    Some(("user", v)) => c.user = Some(v.to_string()),
+                    _ => {
+                        return Err(format!(
+                            "unknown query parameter `{pair}`: allowed are db, user, password"
+                        ))
+                    }
+                }
+            }
+            return Ok(());
+        }
+        "rediss" => {
+            return Err("rediss:// (TLS) is not supported by this build yet: use redis://".into())
+        }
+        other => {
+            return Err(format!(
+                "unknown scheme `{other}`: allowed are redis://, unix://"
+            ))
+        }
+    }
+    let (authority, db) = rest.split_once('/').unwrap_or((rest, ""));
+    let (userinfo, hostport) = match authority.rsplit_once('@') {
+        Some((u, h)) => (Some(u), h),
+        None => (None, authority),
+    };
+    if let Some(info) = userinfo {
+        match info.split_once(':') {
+            Some((user, pass)) => {
+                if !user.is_empty() {
+                    c.user = Some(percent_decode(user)?);
+                }
+                c.password = Some(percent_decode(pass)?);
+            }
+            None if !info.is_empty() => c.password = Some(percent_decode(info)?),
+            None => {}
+        }
+    }
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        let (h, after) = v6.split_once(']').ok_or("unclosed `[` in IPv6 address")?;
+        (h, after.strip_prefix(':'))
+    } else {
+        match hostport.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        }
+    };
+    let port = match port {
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p > 0)
+            .ok_or_else(|| format!("port `{p}` is not a number from 1 to 65535"))?,
+        None => 6379,
+    };
+    let host = if host.is_empty() { "127.0.0.1" } else { host };
+    c.endpoint = Endpoint::Tcp {
+        host: host.to_string(),
+        port,
+    };
+    let db = db.split('?').next().unwrap_or("");
+    if !db.is_empty() {
+        c.db = db
+            .parse()
+            .map_err(|_| format!("database `{db}` is not a number"))?;
+    }
+    Ok(())
+}
+
+fn percent_decode(s: &str) -> Result<String, String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3).ok_or("truncated %-escape")?;
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad %-escape `%{hex}`"))?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "credentials are not UTF-8".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(url: &str) -> Result<Connect, crate::Error> {
+        Target {
+            url: Some(url.into()),
+            ..Target::default()
+        }
+        .resolve("")
+    }
+
+    #[test]
+    fn urls_resolve() {
+        let c = resolve("redis://alice:s%40cret@example.org:6380/3").unwrap();
+        assert_eq!(
+            c.endpoint,
+            Endpoint::Tcp {
+                host: "example.org".into(),
+                port: 6380
+            }
+        );
+        assert_eq!(c.user.as_deref(), Some("alice"));
+        assert_eq!(c.password.as_deref(), Some("s@cret"));
+        assert_eq!(c.db, 3);
+        let c = resolve("redis://:pw@[::1]:7000").unwrap();
+        assert_eq!(c.endpoint.to_string(), "[::1]:7000");
+        assert_eq!(c.user, None);
+        assert_eq!(c.password.as_deref(), Some("pw"));
+        let c = resolve("unix:///tmp/r.sock?db=2").unwrap();
+        assert_eq!(c.endpoint, Endpoint::Unix("/tmp/r.sock".into()));
+        assert_eq!(c.db, 2);
+        for bad in [
+            "http://x",
+            "redis://h:0",
+            "redis://h:99999",
+            "redis://h/x",
+            "localhost",
+        ] {
+            let err = resolve(bad).unwrap_err().to_string();
+            assert!(err.contains("target.url"), "{bad}: {err}");
+        }
+    }
+}

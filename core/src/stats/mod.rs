@@ -1,0 +1,12 @@
+//! Measurement: per-thread recorders, merging, and the Report.
+
+mod recorder;
+mod report;
+
+pub use recorder::{
+    new_histogram, CommandRecorder, ErrorKinds, Recorder, MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
+};
+pub use report::{
+    decode_histogram, encode_histogram, stats_of, summarize, timeline_row, ClientStats,
+    IntervalLatency, Latency, PhaseReport, Report, ServerFacts, Stats, TimelineRow, SCHEMA_VERSION,
+};

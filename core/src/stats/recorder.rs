@@ -1,0 +1,201 @@
+//! Per-thread recorders: one [`CommandRecorder`] per command, touched only by its worker
+//! thread (no locks), merged by the aggregator once per interval.
+
+use hdrhistogram::Histogram;
+
+/// Highest latency the histograms hold, in nanoseconds (one hour); longer ones saturate.
+pub const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
+/// Significant digits of every latency histogram.
+pub const SIGNIFICANT_DIGITS: u8 = 3;
+/// At most this many distinct error kinds are told apart; further kinds count as `OTHER`.
+const MAX_ERROR_KINDS: usize = 32;
+
+/// A new empty latency histogram (nanoseconds, 1 ns to 1 h, 3 significant digits).
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIGNIFICANT_DIGITS)
+        .expect("constant histogram bounds are valid")
+}
+
+/// Counts of errors by kind (`WRONGTYPE`, `CONNECTION`, ...), in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorKinds(Vec<(Box<str>, u64)>);
+
+impl ErrorKinds {
+    /// Count `n` errors of `kind`; allocates only the first time a kind is seen.
+    pub fn add(&mut self, kind: &[u8], n: u64) {
+        if let Some(slot) = self.0.iter_mut().find(|(k, _)| k.as_bytes() == kind) {
+            slot.1 += n;
+            return;
+        }
+        let name: Box<str> = if self.0.len() >= MAX_ERROR_KINDS {
+            "OTHER".into()
+        } else {
+            String::from_utf8_lossy(kind).to_ascii_uppercase().into()
+        };
+        match self.0.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 += n,
+            None => self.0.push((name, n)),
+        }
+    }
+
+    /// Add every count of `other`.
+    pub fn merge(&mut self, other: &ErrorKinds) {
+        for (k, n) in &other.0 {
+            self.add(k.as_bytes(), *n);
+        }
+    }
+
+    /// Iterate over (kind, count).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.0.iter().map(|(k, n)| (&**k, *n))
+    }
+}
+
+/// Everything measured about one command over some span of time.
+#[derive(Debug, Clone)]
+pub struct CommandRecorder {
+    /// Latency of every reply received (error replies included), in nanoseconds.
+    pub histogram: Histogram<u64>,
+    /// Requests finished: replies received plus requests failed without a reply.
+    pub ops: u64,
+    /// Replies with a value, for commands that read.
+    pub hits: u64,
+    /// Nil or empty replies, for commands that read.
+    pub misses: u64,
+    /// Error replies and requests failed without reply (connection lost, timeout).
+    pub errors: u64,
+    /// Errors by kind.
+    pub error_kinds: ErrorKinds,
+    /// Request bytes written.
+    pub bytes_sent: u64,
+    /// Reply bytes read.
+    pub bytes_received: u64,
+    /// Exact sum of latencies (ns), for an exact mean.
+    pub latency_sum_ns: u128,
+    /// Exact sum of squared latencies (ns²), for the standard deviation.
+    pub latency_sum_sq: f64,
+    /// Exact smallest latency (ns), `u64::MAX` when none.
+    pub latency_min_ns: u64,
+    /// Exact largest latency (ns).
+    pub latency_max_ns: u64,
+}
+
+impl Default for CommandRecorder {
+    fn default() -> Self {
+        CommandRecorder {
+            histogram: new_histogram(),
+            ops: 0,
+            hits: 0,
+            misses: 0,
+            errors: 0,
+            error_kinds: ErrorKinds::default(),
+            bytes_sent: 0,
+            bytes_received: 0,
+            latency_sum_ns: 0,
+            latency_sum_sq: 0.0,
+            latency_min_ns: u64::MAX,
+            latency_max_ns: 0,
+        }
+    }
+}
+
+impl CommandRecorder {
+    /// Record the latency of one reply.
+    #[inline]
+    pub fn record_latency(&mut self, ns: u64) {
+        let ns = ns.max(1);
+        self.histogram.saturating_record(ns);
+        self.latency_sum_ns += ns as u128;
+        self.latency_sum_sq += (ns as f64) * (ns as f64);
+        self.latency_min_ns = self.latency_min_ns.min(ns);
+        self.latency_max_ns = self.latency_max_ns.max(ns);
+    }
+
+    /// Add `other` into this one.
+    pub fn merge(&mut self, other: &CommandRecorder) {
+        // Bounds are identical, so adding cannot fail.
+        let _ = self.histogram.add(&other.histogram);
+        self.ops += other.ops;
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.errors += other.errors;
+        self.error_kinds.merge(&other.error_kinds);
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+        self.latency_sum_ns += other.latency_sum_ns;
+        self.latency_sum_sq += other.latency_sum_sq;
+        self.latency_min_ns = self.latency_min_ns.min(other.latency_min_ns);
+        self.latency_max_ns = self.latency_max_ns.max(other.latency_max_ns);
+    }
+}
+
+/// One thread's (or the merged) recorders, one per command of the mix, in spec order.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder {
+    /// Indexed like the phase's command list.
+    pub commands: Vec<CommandRecorder>,
+}
+
+impl Recorder {
+    /// Empty recorders for `n` commands.
+    pub fn new(n: usize) -> Self {
+        Recorder {
+            commands: (0..n).map(|_| CommandRecorder::default()).collect(),
+        }
+    }
+
+    /// Add `other` (same command list) into this one.
+    pub fn merge(&mut self, other: &Recorder) {
+        for (a, b) in self.commands.iter_mut().zip(&other.commands) {
+            a.merge(b);
+        }
+    }
+
+    /// All commands merged into one.
+    pub fn total(&self) -> CommandRecorder {
+        let mut t = CommandRecorder::default();
+        for c in &self.commands {
+            t.merge(c);
+        }
+        t
+    }
+
+    /// Finished requests over all commands.
+    pub fn ops(&self) -> u64 {
+        self.commands.iter().map(|c| c.ops).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_moments_and_merge() {
+        let mut a = CommandRecorder::default();
+        for ns in [1_000, 2_000, 3_000] {
+            a.record_latency(ns);
+        }
+        let mut b = CommandRecorder::default();
+        b.record_latency(10_000);
+        b.error_kinds.add(b"wrongtype", 2);
+        a.merge(&b);
+        assert_eq!(a.latency_sum_ns, 16_000);
+        assert_eq!((a.latency_min_ns, a.latency_max_ns), (1_000, 10_000));
+        assert_eq!(a.histogram.len(), 4);
+        assert_eq!(
+            a.error_kinds.iter().collect::<Vec<_>>(),
+            vec![("WRONGTYPE", 2)]
+        );
+    }
+
+    #[test]
+    fn error_kinds_are_bounded() {
+        let mut k = ErrorKinds::default();
+        for i in 0..100 {
+            k.add(format!("E{i}").as_bytes(), 1);
+        }
+        assert_eq!(k.iter().count(), MAX_ERROR_KINDS + 1);
+        assert_eq!(k.iter().map(|(_, n)| n).sum::<u64>(), 100);
+    }
+}

@@ -1,0 +1,345 @@
+//! The Report: one schema for Rust, Python, Node and the JSON file.
+
+use super::recorder::{CommandRecorder, Recorder};
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// Version of the report schema; bumped when a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Latency summary in milliseconds, from exact sums (mean, stddev, min, max) and the
+/// histogram (percentiles: the highest value equivalent to the recorded ones, within 0.1%).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Latency {
+    /// Mean.
+    pub mean: f64,
+    /// Standard deviation.
+    pub stddev: f64,
+    /// Smallest.
+    pub min: f64,
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p99_9: f64,
+    /// 99.99th percentile.
+    pub p99_99: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// Counts and latency of one command, or of all (`totals`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Stats {
+    /// Requests finished (replies received plus requests failed without a reply).
+    pub ops: u64,
+    /// `ops` per second of measured time.
+    pub ops_per_sec: f64,
+    /// Replies carrying a value, for reading commands.
+    pub hits: u64,
+    /// Nil or empty replies, for reading commands.
+    pub misses: u64,
+    /// Failed requests: error replies, lost connections, timeouts.
+    pub errors: u64,
+    /// `errors / ops` (0 when no ops).
+    pub error_rate: f64,
+    /// Errors by kind: the first word of an error reply (`WRONGTYPE`, `ERR`, ...), or
+    /// `CONNECTION` (connection lost with the request in flight) and `TIMEOUT`.
+    pub errors_by_kind: BTreeMap<String, u64>,
+    /// Request bytes written.
+    pub bytes_sent: u64,
+    /// Reply bytes read.
+    pub bytes_received: u64,
+    /// Latency of replies received (error replies included), from the write that carried the
+    /// request to the read that completed its reply.
+    pub latency_ms: Latency,
+    /// The latency histogram in HdrHistogram's V2 compressed encoding, base64; values are
+    /// nanoseconds.
+    pub histogram: String,
+}
+
+/// One row of the per-interval timeline.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct TimelineRow {
+    /// Seconds since the measurement began, at the end of this interval.
+    pub t: f64,
+    /// Length of this interval in seconds (1, shorter for the last).
+    pub interval_s: f64,
+    /// Requests finished in this interval.
+    pub ops: u64,
+    /// `ops / interval_s`.
+    pub ops_per_sec: f64,
+    /// Failed requests in this interval.
+    pub errors: u64,
+    /// Latency in this interval (ms).
+    pub latency_ms: IntervalLatency,
+    /// Connections open at the end of this interval.
+    pub connections: u32,
+    /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`].
+    pub histogram: String,
+}
+
+/// Latency of one interval, in milliseconds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct IntervalLatency {
+    /// Mean.
+    pub mean: f64,
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// What the load generator itself cost, so a client bottleneck shows.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ClientStats {
+    /// Worker threads.
+    pub threads: u32,
+    /// Connections.
+    pub connections: u32,
+    /// User CPU seconds of the worker threads.
+    pub cpu_user_s: f64,
+    /// System CPU seconds of the worker threads.
+    pub cpu_sys_s: f64,
+    /// (user + system) CPU seconds per million finished requests.
+    pub cpu_s_per_million: f64,
+    /// Worst lateness of a worker's 20 ms housekeeping tick (ms): a busy client shows here.
+    pub loop_lag_ms_max: f64,
+    /// Reconnections after lost connections.
+    pub reconnects: u64,
+}
+
+/// Facts about the server, read once before the run (fields it refuses stay empty).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ServerFacts {
+    /// The address.
+    pub address: String,
+    /// `redis_version` (or the server's own name and version).
+    pub version: String,
+    /// `redis_mode`: standalone, cluster, sentinel.
+    pub mode: String,
+    /// `os`.
+    pub os: String,
+    /// Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy.
+    pub config: BTreeMap<String, String>,
+}
+
+/// Results of one phase.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PhaseReport {
+    /// Phase name.
+    pub name: String,
+    /// Whether it counts in the report's totals.
+    pub measured: bool,
+    /// Measured seconds (after warm-up, until the last reply).
+    pub duration_s: f64,
+    /// Whether the phase was stopped before its end.
+    pub interrupted: bool,
+    /// All commands together.
+    pub totals: Stats,
+    /// Per command label (`GET`, `SET`, ...).
+    pub commands: BTreeMap<String, Stats>,
+    /// One row per interval.
+    pub timeline: Vec<TimelineRow>,
+    /// The client's own cost.
+    pub client: ClientStats,
+    /// The normalized settings of this phase, secrets redacted.
+    pub workload: Json,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The respload version that ran it.
+    pub respload_version: String,
+    /// Start of the run, seconds since the Unix epoch.
+    pub started_at: f64,
+    /// Measured seconds, summed over measured phases.
+    pub duration_s: f64,
+    /// Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal).
+    pub interrupted: bool,
+    /// The seed of the request stream (given, or drawn and recorded here to reproduce it).
+    pub seed: u64,
+    /// Measured phases together.
+    pub totals: Stats,
+    /// Measured phases together, per command label.
+    pub commands: BTreeMap<String, Stats>,
+    /// Measured phases' timelines, one after the other (`t` keeps counting).
+    pub timeline: Vec<TimelineRow>,
+    /// The client's own cost over all phases.
+    pub client: ClientStats,
+    /// Facts about the server.
+    pub server: ServerFacts,
+    /// The normalized workload, secrets redacted.
+    pub workload: Json,
+    /// Every phase, measured or not, in order.
+    pub phases: Vec<PhaseReport>,
+}
+
+impl Report {
+    /// The report as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+const NS_PER_MS: f64 = 1e6;
+
+/// Summarize one recorder over `secs` of measured time.
+pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
+    let h = &r.histogram;
+    let received = h.len();
+    let q = |q: f64| {
+        if received == 0 {
+            0.0
+        } else {
+            h.value_at_quantile(q).min(r.latency_max_ns) as f64 / NS_PER_MS
+        }
+    };
+    let (mean, stddev) = if received == 0 {
+        (0.0, 0.0)
+    } else {
+        let n = received as f64;
+        let mean = r.latency_sum_ns as f64 / n;
+        let var = (r.latency_sum_sq / n - mean * mean).max(0.0);
+        (mean / NS_PER_MS, var.sqrt() / NS_PER_MS)
+    };
+    Stats {
+        ops: r.ops,
+        ops_per_sec: if secs > 0.0 { r.ops as f64 / secs } else { 0.0 },
+        hits: r.hits,
+        misses: r.misses,
+        errors: r.errors,
+        error_rate: if r.ops > 0 {
+            r.errors as f64 / r.ops as f64
+        } else {
+            0.0
+        },
+        errors_by_kind: r
+            .error_kinds
+            .iter()
+            .map(|(k, n)| (k.to_string(), n))
+            .collect(),
+        bytes_sent: r.bytes_sent,
+        bytes_received: r.bytes_received,
+        latency_ms: Latency {
+            mean,
+            stddev,
+            min: if received == 0 {
+                0.0
+            } else {
+                r.latency_min_ns as f64 / NS_PER_MS
+            },
+            p50: q(0.5),
+            p90: q(0.9),
+            p95: q(0.95),
+            p99: q(0.99),
+            p99_9: q(0.999),
+            p99_99: q(0.9999),
+            max: r.latency_max_ns as f64 / NS_PER_MS,
+        },
+        histogram: encode_histogram(h),
+    }
+}
+
+/// Base64 of the V2 compressed encoding, as HdrHistogram's other implementations read it.
+pub fn encode_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
+    let mut bytes = Vec::new();
+    match V2DeflateSerializer::new().serialize(h, &mut bytes) {
+        Ok(_) => base64::engine::general_purpose::STANDARD.encode(&bytes),
+        Err(_) => String::new(),
+    }
+}
+
+/// Decode a histogram written by [`encode_histogram`].
+pub fn decode_histogram(text: &str) -> Option<hdrhistogram::Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .ok()?;
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .ok()
+}
+
+/// Per-command and total stats of a merged recorder.
+pub fn summarize(rec: &Recorder, labels: &[String], secs: f64) -> (Stats, BTreeMap<String, Stats>) {
+    let commands = labels
+        .iter()
+        .zip(&rec.commands)
+        .filter(|(_, c)| c.ops > 0)
+        .map(|(l, c)| (l.clone(), stats_of(c, secs)))
+        .collect();
+    (stats_of(&rec.total(), secs), commands)
+}
+
+/// A timeline row from one interval's merged recorder.
+pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -> TimelineRow {
+    let total = rec.total();
+    let h = &total.histogram;
+    let q = |q: f64| {
+        if h.is_empty() {
+            0.0
+        } else {
+            h.value_at_quantile(q).min(total.latency_max_ns) as f64 / NS_PER_MS
+        }
+    };
+    TimelineRow {
+        t,
+        interval_s,
+        ops: total.ops,
+        ops_per_sec: if interval_s > 0.0 {
+            total.ops as f64 / interval_s
+        } else {
+            0.0
+        },
+        errors: total.errors,
+        latency_ms: IntervalLatency {
+            mean: if h.is_empty() {
+                0.0
+            } else {
+                total.latency_sum_ns as f64 / h.len() as f64 / NS_PER_MS
+            },
+            p50: q(0.5),
+            p99: q(0.99),
+            max: total.latency_max_ns as f64 / NS_PER_MS,
+        },
+        connections,
+        histogram: encode_histogram(h),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_round_trips_and_percentiles_are_not_lower_edges() {
+        let mut r = CommandRecorder::default();
+        for us in 1..=1000u64 {
+            r.record_latency(us * 1000 + 7);
+            r.ops += 1;
+        }
+        let s = stats_of(&r, 2.0);
+        assert_eq!(s.ops_per_sec, 500.0);
+        let h = decode_histogram(&s.histogram).unwrap();
+        assert_eq!(h.len(), 1000);
+        assert_eq!(h.value_at_quantile(0.99) as f64 / 1e6, s.latency_ms.p99);
+        // True p99 is 990.007 µs: the reported one is not below it, and within 0.1%.
+        assert!(s.latency_ms.p99 >= 0.990007 && s.latency_ms.p99 <= 0.990007 * 1.001);
+        assert!((s.latency_ms.mean - 0.500507).abs() < 1e-9);
+        assert_eq!(s.latency_ms.max, 1.000007);
+        assert_eq!(s.latency_ms.min, 0.001007);
+    }
+}
