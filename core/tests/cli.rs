@@ -1,0 +1,211 @@
+//! The `respload` binary: report files, the table, Ctrl-C, help, bad input.
+
+mod common;
+
+use common::Server;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use hdrhistogram::serialization::Deserializer;
+use respload::Report;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+fn scenario(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("scenario.toml");
+    std::fs::write(
+        &path,
+        r#"
+        seed = 3
+        [load]
+        connections = 4
+        [keys]
+        range = [0, 1999]
+        [[phases]]
+        name = "populate"
+        measured = false
+        load = { requests = 2000 }
+        keys = { distribution = "sequential" }
+        commands = [{ name = "set" }]
+        [[phases]]
+        name = "measure"
+        load = { duration = "2s" }
+        commands = [{ name = "get" }]
+        "#,
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn run_writes_a_table_a_json_report_and_an_hdr_log() {
+    let server = Server::start(&[]);
+    let spec = scenario(&server.dir);
+    let (json, log) = (server.dir.join("r.json"), server.dir.join("r.hlog"));
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--port",
+            &server.port.to_string(),
+        ])
+        .args([
+            "--json",
+            json.to_str().unwrap(),
+            "--hdr-log",
+            log.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("ALL STATS") && stdout.contains("Totals"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("[measure]"));
+
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report.phases.len(), 2);
+    assert_eq!(report.phases[0].totals.ops, 2000);
+    // Every GET of the measured phase found a key the populate phase wrote.
+    assert_eq!(report.totals.hits, report.totals.ops);
+    assert!(report.totals.ops > 1000);
+    assert_eq!(server.dbsize(), 2000);
+    let gets = stdout.lines().find(|l| l.starts_with("GET")).unwrap();
+    let ops_per_sec: f64 = gets.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(
+        (ops_per_sec - report.commands["GET"].ops_per_sec).abs() < 0.01,
+        "{gets}"
+    );
+
+    let text = std::fs::read(&log).unwrap();
+    let mut decoder = Deserializer::new();
+    let mut intervals = 0;
+    for entry in IntervalLogIterator::new(&text) {
+        if let Ok(LogEntry::Interval(h)) = entry {
+            let bytes = base64::Engine::decode(
+                &base64::engine::general_purpose::STANDARD,
+                h.encoded_histogram(),
+            )
+            .unwrap();
+            let hist: hdrhistogram::Histogram<u64> =
+                decoder.deserialize(&mut bytes.as_slice()).unwrap();
+            let row = &report.timeline[intervals];
+            assert_eq!(hist.len(), row.ops);
+            // Percentiles are the histogram's, capped at the exact maximum.
+            let p99 = (hist.value_at_quantile(0.99) as f64 / 1e6).min(row.latency_ms.max);
+            assert_eq!(p99, row.latency_ms.p99);
+            intervals += 1;
+        }
+    }
+    assert_eq!(intervals, report.timeline.len());
+}
+
+#[test]
+fn ctrl_c_stops_within_a_second_and_keeps_the_partial_report() {
+    let server = Server::start(&[]);
+    let json = server.dir.join("partial.json");
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--port",
+            &server.port.to_string(),
+            "-c",
+            "4",
+            "--duration",
+            "60s",
+        ])
+        .args(["--json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first live line: traffic is flowing.
+    let mut stderr = child.stderr.take().unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("ops/s") {
+        assert_eq!(stderr.read(&mut byte).unwrap(), 1, "no live line");
+        seen.push(byte[0]);
+    }
+    let sent = Instant::now();
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert!(status.success(), "{status:?}");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    assert!(stdout.contains("interrupted: partial results"), "{stdout}");
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report.interrupted);
+    assert!(report.totals.ops > 0);
+}
+
+#[test]
+fn help_documents_every_flag() {
+    let out = Command::new(BIN).args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--json",
+        "--hdr-log",
+        "--quiet",
+        "--url",
+        "--host",
+        "--port",
+        "--password",
+        "--user",
+        "--connections",
+        "--threads",
+        "--pipeline",
+        "--requests",
+        "--duration",
+        "--warmup",
+        "--seed",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}
+
+#[test]
+fn bad_input_fails_before_traffic_with_the_field_and_value() {
+    let dir = std::env::temp_dir().join(format!("respload-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("bad.toml");
+    std::fs::write(&spec, "[load]\npipeline = 0\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["run", spec.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("load.pipeline") && err.contains("0 is out of range"),
+        "{err}"
+    );
+    let out = Command::new(BIN)
+        .args(["run", "--duration", "forever"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("load.duration") && err.contains("forever"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,286 @@
+//! The runner against real redis-server processes: counts, keys, pipelining, errors,
+//! reconnects, stopping.
+
+mod common;
+
+use common::{workload, Proxy, Server};
+use respload::{run, Error, Runner};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+#[test]
+fn sequential_set_fills_every_key_then_get_counts_hits_and_misses() {
+    let server = Server::start(&[]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 8, "threads": 2, "pipeline": 4, "requests": 10000 },
+        "keys": { "range": [0, 9999], "distribution": "sequential" },
+        "values": { "size": 100 },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!(report.totals.ops, 10_000);
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(report.commands["SET"].ops, 10_000);
+    assert_eq!(server.dbsize(), 10_000);
+    for chunk in (0..10_000).collect::<Vec<u32>>().chunks(2_500) {
+        let keys: Vec<String> = chunk.iter().map(|i| format!("key:{i}")).collect();
+        let mut args = vec!["EXISTS"];
+        args.extend(keys.iter().map(String::as_str));
+        assert_eq!(server.cli(&args), chunk.len().to_string());
+    }
+    for i in [0, 1, 4_999, 9_999] {
+        assert_eq!(server.cli(&["STRLEN", &format!("key:{i}")]), "100");
+    }
+
+    let gets = |range: [u64; 2]| {
+        run(&workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 4, "requests": 5000 },
+            "keys": { "range": range },
+            "commands": [{ "name": "get" }],
+        })))
+        .unwrap()
+    };
+    let hit = gets([0, 9999]);
+    assert_eq!(
+        (hit.totals.hits, hit.totals.misses, hit.totals.ops),
+        (5000, 0, 5000)
+    );
+    let miss = gets([20_000, 29_999]);
+    assert_eq!(
+        (miss.totals.hits, miss.totals.misses, miss.totals.ops),
+        (0, 5000, 5000)
+    );
+    // 100-byte values were read back: each hit reply is "$100\r\n" + 100 + "\r\n".
+    assert_eq!(hit.totals.bytes_received, 5000 * 108);
+}
+
+#[test]
+fn exactly_n_requests_reach_the_server() {
+    let server = Server::start(&[]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 7, "threads": 2, "pipeline": 3, "requests": 12345 },
+        "commands": [{ "name": "get", "weight": 2 }, { "name": "incr" }],
+    })))
+    .unwrap();
+    let (gets, incrs) = (server.calls("get"), server.calls("incr"));
+    assert_eq!(gets + incrs, 12_345);
+    assert_eq!(report.commands["GET"].ops, gets);
+    assert_eq!(report.commands["INCR"].ops, incrs);
+    // The 2:1 weights hold roughly.
+    assert!((7_400..9_000).contains(&gets), "{gets}");
+}
+
+#[test]
+fn warmup_traffic_is_sent_but_not_counted() {
+    let server = Server::start(&[]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "requests": 3000, "warmup": "500ms" },
+        "commands": [{ "name": "ping" }],
+    })))
+    .unwrap();
+    assert_eq!(report.totals.ops, 3000);
+    assert!(server.calls("ping") > 3000, "warm-up sent nothing");
+}
+
+#[test]
+fn pipeline_depth_is_honoured() {
+    let server = Server::start(&[]);
+    for depth in [1i64, 8] {
+        let proxy = Proxy::start(server.port);
+        let report = run(&workload(json!({
+            "target": { "port": proxy.port },
+            "load": { "connections": 1, "pipeline": depth, "requests": 3000 },
+            "commands": [{ "name": "set" }],
+        })))
+        .unwrap();
+        assert_eq!(report.totals.ops, 3000);
+        assert_eq!(
+            proxy.max_inflight.load(std::sync::atomic::Ordering::SeqCst),
+            depth
+        );
+    }
+}
+
+#[test]
+fn error_replies_are_counted_by_kind_and_the_run_completes() {
+    let server = Server::start(&[]);
+    server.cli(&["LPUSH", "alist", "x"]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 3, "requests": 900 },
+        "commands": [{ "template": "GET alist" }, { "template": "SET okkey {value}" }],
+    })))
+    .unwrap();
+    let get = &report.commands["GET"];
+    assert_eq!(get.errors, get.ops);
+    assert_eq!(get.errors_by_kind["WRONGTYPE"], get.ops);
+    assert_eq!(report.commands["SET"].errors, 0);
+    assert_eq!(report.totals.ops, 900);
+    assert_eq!(report.totals.errors, get.ops);
+    assert!((report.totals.error_rate - get.ops as f64 / 900.0).abs() < 1e-12);
+    assert!(!report.interrupted);
+}
+
+#[test]
+fn killed_connections_reconnect_and_their_requests_count_as_errors() {
+    let server = Server::start(&[]);
+    let runner = Runner::start(workload(json!({
+        "target": { "url": server.url(), "client_name": "victim" },
+        "load": { "connections": 4, "pipeline": 16, "duration": "3s" },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    let killed: u64 = server
+        .cli(&["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"])
+        .parse()
+        .unwrap();
+    assert!(killed >= 4, "killed {killed}");
+    let report = runner.wait().unwrap();
+    assert!(!report.interrupted);
+    assert!(report.client.reconnects >= 4, "{:?}", report.client);
+    assert!(
+        report
+            .totals
+            .errors_by_kind
+            .get("CONNECTION")
+            .copied()
+            .unwrap_or(0)
+            >= 1
+    );
+    // Traffic went on after the kill.
+    let late: u64 = report
+        .timeline
+        .iter()
+        .filter(|r| r.t > 2.0)
+        .map(|r| r.ops)
+        .sum();
+    assert!(late > 100, "{:?}", report.timeline);
+    // Every request is either a success or a counted error.
+    let kinds: u64 = report.totals.errors_by_kind.values().sum();
+    assert_eq!(kinds, report.totals.errors);
+}
+
+#[test]
+fn duration_bounds_the_run_and_the_timeline_has_a_row_per_second() {
+    let server = Server::start(&[]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "duration": "2s" },
+        "commands": [{ "name": "ping" }],
+    })))
+    .unwrap();
+    assert!(
+        (2.0..2.5).contains(&report.duration_s),
+        "{}",
+        report.duration_s
+    );
+    assert!(
+        (2..=3).contains(&report.timeline.len()),
+        "{:?}",
+        report.timeline.len()
+    );
+    assert_eq!(report.timeline[0].t, 1.0);
+    assert!(report.timeline[0].ops > 0);
+    assert_eq!(
+        report.timeline.iter().map(|r| r.ops).sum::<u64>(),
+        report.totals.ops
+    );
+    assert_eq!(report.timeline[0].connections, 2);
+}
+
+#[test]
+fn stop_returns_a_partial_report_marked_interrupted() {
+    let server = Server::start(&[]);
+    let runner = Runner::start(workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 4, "duration": "60s" },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    let first = runner
+        .next_snapshot(Duration::from_secs(5))
+        .expect("a snapshot each second");
+    assert!(first.row.ops_per_sec > 0.0);
+    let asked = Instant::now();
+    let report = runner.stop().unwrap();
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(report.interrupted && report.phases[0].interrupted);
+    assert!(report.totals.ops > 0);
+}
+
+#[test]
+fn same_seed_gives_the_same_data_and_another_seed_does_not() {
+    let server = Server::start(&["--enable-debug-command", "yes"]);
+    let digest = |seed: u64| {
+        server.cli(&["FLUSHALL"]);
+        run(&workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 1, "requests": 2000 },
+            "keys": { "range": [0, 999] },
+            "values": { "size": [10, 50] },
+            "commands": [{ "name": "set" }, { "template": "HSET h {rand:1..100} {value}" }],
+            "seed": seed,
+        })))
+        .unwrap();
+        server.cli(&["DEBUG", "DIGEST"])
+    };
+    let a = digest(7);
+    assert_eq!(a.len(), 40);
+    assert_eq!(a, digest(7));
+    assert_ne!(a, digest(8));
+}
+
+#[test]
+fn an_unreachable_server_fails_fast_with_the_address_and_os_error() {
+    let port = common::free_port();
+    let started = Instant::now();
+    let err = run(&workload(json!({ "target": { "port": port } }))).unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let text = err.to_string();
+    assert!(matches!(err, Error::Connect { .. }), "{text}");
+    assert!(
+        text.contains(&format!("127.0.0.1:{port}")) && text.contains("refused"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_report_names_the_server_and_round_trips_through_json() {
+    let server = Server::start(&["--maxmemory-policy", "allkeys-lru"]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "requests": 2000 },
+    })))
+    .unwrap();
+    let version = server.cli(&["INFO", "server"]);
+    assert!(version.contains(&format!("redis_version:{}", report.server.version)));
+    assert_eq!(report.server.mode, "standalone");
+    assert_eq!(report.server.config["maxmemory-policy"], "allkeys-lru");
+    assert_eq!(report.server.config["appendonly"], "no");
+    let text = report.to_json();
+    let back: respload::Report = serde_json::from_str(&text).unwrap();
+    assert!(back == report, "the report changed in a JSON round trip");
+    let h = respload::stats::decode_histogram(&back.totals.histogram).unwrap();
+    assert_eq!(h.len(), 2000);
+    assert_eq!(
+        h.value_at_quantile(0.99) as f64 / 1e6,
+        back.totals.latency_ms.p99
+    );
+    assert_eq!(
+        h.value_at_quantile(0.5) as f64 / 1e6,
+        back.totals.latency_ms.p50
+    );
+    assert_eq!(back.schema_version, respload::stats::SCHEMA_VERSION);
+    assert_eq!(back.workload["load"]["connections"], 2);
+}

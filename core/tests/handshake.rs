@@ -1,0 +1,125 @@
+//! Transports and connection set-up against real servers: Unix sockets, IPv6, host names,
+//! AUTH with a password or an ACL user, SELECT, CLIENT SETNAME, RESP3.
+
+mod common;
+
+use common::{workload, Server};
+use respload::{run, Error, Runner};
+use serde_json::json;
+use std::time::Duration;
+
+fn sets(target: serde_json::Value, n: u64) -> respload::Result<respload::Report> {
+    run(&workload(json!({
+        "target": target,
+        "load": { "connections": 2, "requests": n },
+        "keys": { "range": [0, n - 1], "distribution": "sequential" },
+        "commands": [{ "name": "set" }],
+    })))
+}
+
+#[test]
+fn unix_socket_ipv6_and_host_names_carry_traffic() {
+    let server = Server::start(&[]);
+    let r = sets(json!({ "unix": server.socket() }), 300).unwrap();
+    assert_eq!((r.totals.ops, r.totals.errors), (300, 0));
+    assert_eq!(server.dbsize(), 300);
+    server.cli(&["FLUSHALL"]);
+    let r = sets(
+        json!({ "url": format!("redis://[::1]:{}", server.port) }),
+        400,
+    )
+    .unwrap();
+    assert_eq!(r.server.address, format!("[::1]:{}", server.port));
+    assert_eq!(server.dbsize(), 400);
+    server.cli(&["FLUSHALL"]);
+    sets(json!({ "host": "localhost", "port": server.port }), 500).unwrap();
+    assert_eq!(server.dbsize(), 500);
+}
+
+#[test]
+fn password_auth_works_and_bad_credentials_fail_before_traffic() {
+    let server = Server::start(&["--requirepass", "s3cret"]);
+    let r = sets(json!({ "port": server.port, "password": "s3cret" }), 200).unwrap();
+    assert_eq!(r.totals.ops, 200);
+    assert!(
+        !r.workload.to_string().contains("s3cret"),
+        "password leaked into the report"
+    );
+    let count = server.cli(&["-a", "s3cret", "--no-auth-warning", "DBSIZE"]);
+    assert_eq!(count, "200");
+
+    let wrong = sets(json!({ "port": server.port, "password": "nope" }), 10).unwrap_err();
+    assert!(matches!(wrong, Error::Auth { .. }), "{wrong}");
+    assert!(wrong.to_string().contains("WRONGPASS"), "{wrong}");
+    let missing = sets(json!({ "port": server.port }), 10).unwrap_err();
+    assert!(missing.to_string().contains("NOAUTH"), "{missing}");
+}
+
+#[test]
+fn acl_users_authenticate_and_their_limits_show_as_counted_errors() {
+    let server = Server::start(&[]);
+    server.cli(&["ACL", "SETUSER", "bench", "on", ">pw", "~bench:*", "+@all"]);
+    let url = format!("redis://bench:pw@127.0.0.1:{}", server.port);
+    let report = run(&workload(json!({
+        "target": { "url": url },
+        "load": { "connections": 2, "requests": 600 },
+        "commands": [
+            { "template": "SET bench:{rand:1..50} {value}" },
+            { "template": "SET other:{rand:1..50} {value}", "label": "forbidden" },
+        ],
+    })))
+    .unwrap();
+    assert!(
+        !report.workload.to_string().contains(":pw@"),
+        "password leaked"
+    );
+    assert_eq!(report.commands["SET"].errors, 0);
+    let forbidden = &report.commands["FORBIDDEN"];
+    assert!(forbidden.ops > 0);
+    assert_eq!(forbidden.errors_by_kind["NOPERM"], forbidden.ops);
+    assert_eq!(server.cli(&["KEYS", "other:*"]), "");
+}
+
+#[test]
+fn select_puts_keys_in_the_chosen_database() {
+    let server = Server::start(&[]);
+    sets(json!({ "url": format!("{}/3", server.url()) }), 250).unwrap();
+    assert_eq!(server.cli(&["-n", "3", "DBSIZE"]), "250");
+    assert_eq!(server.dbsize(), 0);
+}
+
+#[test]
+fn every_connection_carries_the_client_name() {
+    let server = Server::start(&[]);
+    let runner = Runner::start(workload(json!({
+        "target": { "url": server.url(), "client_name": "loadtest-7" },
+        "load": { "connections": 5, "duration": "2s" },
+        "commands": [{ "name": "ping" }],
+    })))
+    .unwrap();
+    runner
+        .next_snapshot(Duration::from_secs(5))
+        .expect("a first snapshot");
+    let list = server.cli(&["CLIENT", "LIST"]);
+    assert_eq!(list.matches("name=loadtest-7 ").count(), 5, "{list}");
+    runner.wait().unwrap();
+}
+
+#[test]
+fn resp3_replies_are_classified_like_resp2() {
+    let server = Server::start(&[]);
+    sets(json!({ "port": server.port }), 100).unwrap();
+    let report = run(&workload(json!({
+        "target": { "port": server.port, "protocol": 3 },
+        "load": { "connections": 2, "requests": 1000 },
+        "keys": { "range": [0, 199] },
+        "commands": [{ "name": "get" }, { "template": "HGETALL nohash" }],
+    })))
+    .unwrap();
+    let get = &report.commands["GET"];
+    assert_eq!(get.hits + get.misses, get.ops);
+    assert!(get.hits > 0 && get.misses > 0, "{get:?}");
+    // HGETALL of a missing key is an empty map in RESP3: a miss.
+    let h = &report.commands["HGETALL"];
+    assert_eq!((h.misses, h.errors), (h.ops, 0));
+}
