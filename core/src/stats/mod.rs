@@ -7,6 +7,6 @@ pub use recorder::{
     new_histogram, CommandRecorder, ErrorKinds, Recorder, MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
 };
 pub use report::{
-    decode_histogram, encode_histogram, stats_of, summarize, timeline_row, ClientStats,
+    decode_histogram, encode_histogram, percentile, stats_of, summarize, timeline_row, ClientStats,
     IntervalLatency, Latency, PhaseReport, Report, ServerFacts, Stats, TimelineRow, SCHEMA_VERSION,
 };

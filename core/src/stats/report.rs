@@ -197,6 +197,20 @@ impl Report {
 
 const NS_PER_MS: f64 = 1e6;
 
+/// The value at quantile `q` (0 to 1) by HdrHistogram's reference rule (Java, Python, Go):
+/// the highest value equivalent to the sample of rank `round(q * count)`, at least rank 1.
+/// The Rust crate ranks by `ceil` instead; using the reference rule means any other
+/// implementation decoding our histograms reports the same percentiles.
+pub fn percentile(h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
+    let n = h.len();
+    if n == 0 {
+        return 0;
+    }
+    let rank = ((q.min(1.0) * n as f64 + 0.5) as u64).clamp(1, n);
+    // The crate takes ceil(q' * n): aim half a rank below so it lands on `rank` exactly.
+    h.value_at_quantile((rank as f64 - 0.5) / n as f64)
+}
+
 /// Summarize one recorder over `secs` of measured time.
 pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
     let h = &r.histogram;
@@ -205,7 +219,7 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
         if received == 0 {
             0.0
         } else {
-            h.value_at_quantile(q).min(r.latency_max_ns) as f64 / NS_PER_MS
+            percentile(h, q).min(r.latency_max_ns) as f64 / NS_PER_MS
         }
     };
     let (mean, stddev) = if received == 0 {
@@ -292,7 +306,7 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         if h.is_empty() {
             0.0
         } else {
-            h.value_at_quantile(q).min(total.latency_max_ns) as f64 / NS_PER_MS
+            percentile(h, q).min(total.latency_max_ns) as f64 / NS_PER_MS
         }
     };
     TimelineRow {
@@ -325,6 +339,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn percentile_ranks_like_the_reference_implementation() {
+        let mut h = crate::stats::new_histogram();
+        for v in 1..=1000u64 {
+            h.record(v).unwrap();
+        }
+        // 0.0014 * 1000 = 1.4: the reference rule rounds to rank 1, the crate's ceil gives 2.
+        assert_eq!(percentile(&h, 0.0014), 1);
+        assert_eq!(h.value_at_quantile(0.0014), 2);
+        assert_eq!(percentile(&h, 0.5), 500);
+        assert_eq!(percentile(&h, 1.0), 1000);
+        assert_eq!(percentile(&h, 0.0), 1);
+        assert_eq!(percentile(&crate::stats::new_histogram(), 0.5), 0);
+    }
+
+    #[test]
     fn histogram_round_trips_and_percentiles_are_not_lower_edges() {
         let mut r = CommandRecorder::default();
         for us in 1..=1000u64 {
@@ -335,8 +364,8 @@ mod tests {
         assert_eq!(s.ops_per_sec, 500.0);
         let h = decode_histogram(&s.histogram).unwrap();
         assert_eq!(h.len(), 1000);
-        assert_eq!(h.value_at_quantile(0.99) as f64 / 1e6, s.latency_ms.p99);
-        // True p99 is 990.007 µs: the reported one is not below it, and within 0.1%.
+        assert_eq!(percentile(&h, 0.99) as f64 / 1e6, s.latency_ms.p99);
+        // True p99 (rank 990) is 990.007 µs: the reported one is not below it, and within 0.1%.
         assert!(s.latency_ms.p99 >= 0.990007 && s.latency_ms.p99 <= 0.990007 * 1.001);
         assert!((s.latency_ms.mean - 0.500507).abs() < 1e-9);
         assert_eq!(s.latency_ms.max, 1.000007);
