@@ -284,3 +284,43 @@ fn the_report_names_the_server_and_round_trips_through_json() {
     assert_eq!(back.schema_version, respload::stats::SCHEMA_VERSION);
     assert_eq!(back.workload["load"]["connections"], 2);
 }
+
+#[test]
+fn every_builtin_command_runs_without_errors_and_reaches_the_server() {
+    let server = Server::start(&[]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let names = respload::spec::BUILTINS;
+    let commands: Vec<serde_json::Value> = names.iter().map(|n| json!({ "name": n })).collect();
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 4, "pipeline": 4, "requests": 19_000 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 16 },
+        "commands": commands,
+    })))
+    .unwrap();
+    assert_eq!(report.totals.ops, 19_000);
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    for name in names {
+        let label = name.to_uppercase();
+        let ops = report.commands[&label].ops;
+        assert!(ops > 0, "{label} never ran");
+        // lrange_100 .. lrange_600 are all LRANGE on the server.
+        let server_name = label.split('_').next().unwrap();
+        if server_name != "LRANGE" {
+            assert_eq!(server.calls(server_name), ops, "{label}");
+        }
+    }
+    let lranges: u64 = names
+        .iter()
+        .filter(|n| n.starts_with("lrange"))
+        .map(|n| report.commands[&n.to_uppercase()].ops)
+        .sum();
+    assert_eq!(server.calls("lrange"), lranges);
+    // HSET only adds: redis-benchmark's hash exists (the pops may empty the list and sets).
+    assert_eq!(server.cli(&["TYPE", "myhash"]), "hash");
+}
