@@ -282,6 +282,8 @@ fn the_report_names_the_server_and_round_trips_through_json() {
         back.totals.latency_ms.p50
     );
     assert_eq!(back.schema_version, respload::stats::SCHEMA_VERSION);
+    // A drawn seed survives JSON in JavaScript (below 2^53).
+    assert!(back.seed < 1 << 53);
     assert_eq!(back.workload["load"]["connections"], 2);
 }
 

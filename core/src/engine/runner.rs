@@ -11,7 +11,7 @@ use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -35,6 +35,8 @@ impl StopHandle {
 pub struct Runner {
     stop: StopHandle,
     snapshots: Receiver<Snapshot>,
+    // A snapshot taken by `is_finished` while checking, handed out by the next call.
+    peeked: Mutex<Option<Snapshot>>,
     thread: Option<JoinHandle<Result<Report>>>,
 }
 
@@ -52,6 +54,7 @@ impl Runner {
         Ok(Runner {
             stop,
             snapshots: rx,
+            peeked: Mutex::new(None),
             thread: Some(thread),
         })
     }
@@ -64,6 +67,9 @@ impl Runner {
     /// The next interval snapshot, waiting up to `timeout`. `None` on timeout, or when the run
     /// is over and every snapshot has been taken (see [`Runner::is_finished`]).
     pub fn next_snapshot(&self, timeout: Duration) -> Option<Snapshot> {
+        if let Some(s) = self.peeked.lock().ok().and_then(|mut p| p.take()) {
+            return Some(s);
+        }
         match self.snapshots.recv_timeout(timeout) {
             Ok(s) => Some(s),
             Err(RecvTimeoutError::Timeout) | Err(RecvTimeoutError::Disconnected) => None,
@@ -72,11 +78,23 @@ impl Runner {
 
     /// Whether the run is over and no snapshot is left to take.
     pub fn is_finished(&self) -> bool {
-        self.thread.as_ref().is_none_or(|t| t.is_finished())
-            && matches!(
-                self.snapshots.try_recv(),
-                Err(std::sync::mpsc::TryRecvError::Disconnected)
-            )
+        if !self.thread.as_ref().is_none_or(|t| t.is_finished()) {
+            return false;
+        }
+        let Ok(mut peeked) = self.peeked.lock() else {
+            return true;
+        };
+        if peeked.is_some() {
+            return false;
+        }
+        match self.snapshots.try_recv() {
+            Ok(s) => {
+                *peeked = Some(s);
+                false
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => false,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => true,
+        }
     }
 
     /// Stop now and return the partial report (marked interrupted).
@@ -127,10 +145,11 @@ fn execute(
         .phases
         .first()
         .ok_or_else(|| Error::spec("phases", "a workload needs at least one phase"))?;
+    // A drawn seed stays below 2^53 so JavaScript and JSON tools hold it exactly.
     let seed = first
         .spec
         .seed
-        .unwrap_or_else(|| mix(started_at.to_bits() ^ std::process::id() as u64));
+        .unwrap_or_else(|| mix(started_at.to_bits() ^ std::process::id() as u64) >> 11);
     // Reach the server once before anything else: fail fast with the address and OS error.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -214,6 +214,15 @@ impl Workload {
         Ok(Workload { phases })
     }
 
+    /// The normalized spec (all phases) with secrets kept: it parses back to this workload.
+    pub fn to_json_value(&self) -> Json {
+        let spec = |p: &Phase| serde_json::to_value(&p.spec).unwrap_or(Json::Null);
+        match self.phases.as_slice() {
+            [one] => spec(one),
+            many => serde_json::json!({ "phases": many.iter().map(spec).collect::<Vec<_>>() }),
+        }
+    }
+
     /// The normalized spec (all phases) with secrets redacted.
     pub fn redacted(&self) -> Json {
         match self.phases.as_slice() {
@@ -356,6 +365,18 @@ mod tests {
         assert!(e.contains("load.duration") && e.contains("soon"), "{e}");
         let e = err("[target]\nurl = \"redis://h\"\nport = 1");
         assert!(e.contains("target.url"), "{e}");
+    }
+
+    #[test]
+    fn the_normalized_spec_parses_back_to_the_same_workload() {
+        let w = Workload::from_toml_str(
+            "[target]\npassword='pw'\n[[phases]]\nname='a'\nmeasured=false\n[[phases]]\nname='b'\nload={pipeline=3}",
+        )
+        .unwrap();
+        let back = Workload::from_json_value(w.to_json_value()).unwrap();
+        let specs = |w: &Workload| w.phases.iter().map(|p| p.spec.clone()).collect::<Vec<_>>();
+        assert_eq!(specs(&back), specs(&w));
+        assert_eq!(back.phases[0].spec.target.password.as_deref(), Some("pw"));
     }
 
     #[test]
