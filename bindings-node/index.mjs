@@ -1,0 +1,21 @@
+// ESM entry point: the same module instance as `require('respload')` (no dual-package hazard).
+import respload from './index.js'
+
+export const {
+  run,
+  start,
+  Runner,
+  Report,
+  loadSpec,
+  validateSpec,
+  RespLoadError,
+  SpecError,
+  ConnectError,
+  AuthError,
+  ProtocolError,
+  FileError,
+  InternalError,
+  AbortError,
+} = respload
+
+export default respload

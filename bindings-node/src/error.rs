@@ -1,0 +1,51 @@
+//! Mapping of [`respload::Error`] to JavaScript errors.
+//!
+//! The thrown value is a plain `Error` whose `code` is the core's stable code
+//! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the variant's fields:
+//! `path` for spec errors (the field, e.g. `load.connections`) and file errors (the file),
+//! `addr` for connect, auth and protocol errors. The JavaScript layer rewraps it into its
+//! `RespLoadError` subclasses.
+
+use napi::bindgen_prelude::*;
+use napi::JsError;
+
+/// The JavaScript error for `err`, to return from a function running on the JS thread.
+pub fn to_js(env: &Env, err: &respload::Error) -> napi::Error {
+    match build(env, err) {
+        Ok(e) => e,
+        // Building the object failed (the environment is going away): keep code and message.
+        Err(_) => napi::Error::new(Status::GenericFailure, format!("{}: {err}", err.code())),
+    }
+}
+
+fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
+    let value = JsError::from(napi::Error::new(err.code(), err.to_string())).into_unknown(*env);
+    let mut object: Object = unsafe { value.cast()? };
+    match err {
+        respload::Error::Spec { path, message } => {
+            object.set_named_property("path", path.as_str())?;
+            object.set_named_property("detail", message.as_str())?;
+        }
+        respload::Error::File { path, source } => {
+            object.set_named_property("path", path.as_str())?;
+            object.set_named_property("detail", source.to_string())?;
+        }
+        respload::Error::Connect { addr, source } => {
+            object.set_named_property("addr", addr.as_str())?;
+            object.set_named_property("detail", source.to_string())?;
+        }
+        respload::Error::Auth { addr, message } | respload::Error::Protocol { addr, message } => {
+            object.set_named_property("addr", addr.as_str())?;
+            object.set_named_property("detail", message.as_str())?;
+        }
+        respload::Error::Internal(message) => {
+            object.set_named_property("detail", message.as_str())?;
+        }
+    }
+    Ok(napi::Error::from(value))
+}
+
+/// A failure of the binding itself (not of respload): serialization, a poisoned lock, misuse.
+pub fn internal(message: impl std::fmt::Display) -> respload::Error {
+    respload::Error::Internal(message.to_string())
+}

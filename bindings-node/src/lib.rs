@@ -1,0 +1,14 @@
+//! Node.js bindings of respload: conversions, async bridging and error mapping only.
+//!
+//! Workloads come in as JSON text (the canonical snake_case spec) and reports and snapshots go
+//! out as JSON text; the JavaScript layer (`bindings-node/index.js`) turns them into typed
+//! objects. Every rule about specs, runs and reports lives in the core crate.
+
+#![deny(clippy::all)]
+
+mod error;
+mod runner;
+mod workload;
+
+pub use runner::NativeRunner;
+pub use workload::{load_spec, normalize_spec};

@@ -1,0 +1,37 @@
+//! Workloads: JSON text in, validated [`respload::Workload`] out.
+
+use crate::error::{internal, to_js};
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// Parse and validate a workload given as JSON text (the canonical snake_case spec).
+pub fn parse(json: &str) -> respload::Result<respload::Workload> {
+    respload::Workload::from_json_str(json)
+}
+
+/// The normalized spec (defaults filled in, secrets kept) as JSON text.
+fn spec_json(workload: &respload::Workload) -> respload::Result<String> {
+    serde_json::to_string(&workload.to_json_value()).map_err(internal)
+}
+
+/// Read a `.toml` or `.json` spec file, validate it and return the normalized spec as JSON text
+/// (every default filled in, secrets kept so that the result can be run).
+///
+/// Throws `ERR_RESPLOAD_FILE` when the file cannot be read and `ERR_RESPLOAD_SPEC` (with the
+/// field `path`) when it is not a valid spec.
+#[napi]
+pub fn load_spec(env: Env, path: String) -> Result<String> {
+    respload::Workload::from_path(&path)
+        .and_then(|w| spec_json(&w))
+        .map_err(|e| to_js(&env, &e))
+}
+
+/// Validate a workload given as JSON text and return its normalized spec as JSON text.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.
+#[napi]
+pub fn normalize_spec(env: Env, workload_json: String) -> Result<String> {
+    parse(&workload_json)
+        .and_then(|w| spec_json(&w))
+        .map_err(|e| to_js(&env, &e))
+}

@@ -1,0 +1,152 @@
+// Errors: Error subclasses with stable codes, the field path of spec errors, connection and
+// authentication failures from real servers, and spec files read with loadSpec().
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+import {
+  AuthError,
+  ConnectError,
+  FileError,
+  RespLoadError,
+  SpecError,
+  loadSpec,
+  run,
+  start,
+  validateSpec,
+} from 'respload'
+import { startRedis } from 'respload/testing'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+let redis
+let dir
+before(async () => {
+  redis = await startRedis()
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respload-node-test-'))
+})
+after(async () => {
+  await redis?.stop()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+test('an invalid field rejects with SpecError, code ERR_RESPLOAD_SPEC and the field path', async () => {
+  const err = await run({ target: { url: redis.url }, load: { connections: 0 } }).catch((e) => e)
+  assert.ok(err instanceof SpecError && err instanceof RespLoadError && err instanceof Error)
+  assert.equal(err.name, 'SpecError')
+  assert.equal(err.code, 'ERR_RESPLOAD_SPEC')
+  assert.equal(err.path, 'load.connections')
+  assert.match(err.message, /load\.connections.*0 is out of range: allowed is 1 to 1000000/)
+  // Nothing was sent.
+  assert.equal(await redis.command('DBSIZE'), 0)
+  const info = await redis.command('INFO', 'clients')
+  assert.match(info, /connected_clients:1\r?\n/)
+})
+
+test('spec errors name nested and phase paths; start() and validateSpec() throw them synchronously', () => {
+  const cases = [
+    [{ load: { conections: 5 } }, 'load.conections', /unknown field `conections`, expected one of `connections`/],
+    [{ phases: [{ name: 'a' }, { name: 'b', load: { pipeline: 0 } }] }, 'phases[1].load.pipeline', /0 is out of range/],
+    [{ keys: { distribution: 'spiral' } }, 'keys.distribution', /spiral/],
+    [{ load: { duration: 'soon' } }, 'load.duration', /soon/],
+  ]
+  for (const [spec, wantPath, wantMessage] of cases) {
+    for (const call of [() => start(spec), () => validateSpec(spec)]) {
+      assert.throws(call, (err) => {
+        assert.ok(err instanceof SpecError, String(err))
+        assert.equal(err.code, 'ERR_RESPLOAD_SPEC')
+        assert.equal(err.path, wantPath)
+        assert.match(err.message, wantMessage)
+        return true
+      })
+    }
+  }
+  assert.throws(() => start('load.connections = 1'), TypeError)
+})
+
+test('camelCase spec keys are rejected: specs are snake_case', () => {
+  assert.throws(
+    () => validateSpec({ target: { clientName: 'x' } }),
+    (err) => err instanceof SpecError && err.path === 'target.clientName' && /client_name/.test(err.message),
+  )
+})
+
+test('an unreachable server rejects with ConnectError (ERR_RESPLOAD_CONNECT) and the address', async () => {
+  // A port that was free a moment ago, with nothing listening on it.
+  const port = await new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+  const err = await run({ target: { host: '127.0.0.1', port }, load: { requests: 10 } }).catch((e) => e)
+  assert.ok(err instanceof ConnectError && err instanceof RespLoadError, String(err))
+  assert.equal(err.code, 'ERR_RESPLOAD_CONNECT')
+  assert.equal(err.addr, `127.0.0.1:${port}`)
+  assert.match(err.message, /refused/i)
+})
+
+test('a wrong password rejects with AuthError (ERR_RESPLOAD_AUTH)', async () => {
+  const secured = await startRedis({ password: 's3cret' })
+  try {
+    const err = await run({
+      target: { host: secured.host, port: secured.port, password: 'wrong' },
+      load: { requests: 10 },
+    }).catch((e) => e)
+    assert.ok(err instanceof AuthError, String(err))
+    assert.equal(err.code, 'ERR_RESPLOAD_AUTH')
+    assert.equal(err.addr, `${secured.host}:${secured.port}`)
+    assert.equal(await secured.command('DBSIZE'), 0)
+
+    const ok = await run({ target: { url: secured.url }, load: { requests: 50 }, commands: [{ name: 'set' }] })
+    assert.equal(ok.totals.ops, 50)
+    assert.equal(ok.totals.errors, 0)
+    assert.ok(!JSON.stringify(ok).includes('s3cret'), 'the password is redacted in the report')
+  } finally {
+    await secured.stop()
+  }
+})
+
+test('loadSpec() reads TOML and JSON files into runnable specs', async () => {
+  const quickstart = loadSpec(path.join(root, 'examples/scenarios/quickstart.toml'))
+  assert.deepEqual(quickstart.phases.map((p) => p.name), ['populate', 'measure'])
+  assert.equal(quickstart.phases[0].load.connections, 20)
+  assert.equal(quickstart.phases[0].keys.prefix, 'quickstart:')
+
+  const toml = path.join(dir, 'fill.toml')
+  fs.writeFileSync(toml, '[load]\nconnections = 2\nrequests = 300\n[keys]\nprefix = "file:"\nrange = [0, 299]\n' +
+    'distribution = "sequential"\n[[commands]]\nname = "set"\n')
+  const spec = loadSpec(new URL(`file://${toml}`))
+  spec.target.url = redis.url
+  await redis.command('FLUSHALL')
+  const report = await run(spec)
+  assert.equal(report.totals.ops, 300)
+  assert.equal(await redis.command('DBSIZE'), 300)
+
+  const json = path.join(dir, 'spec.json')
+  fs.writeFileSync(json, JSON.stringify({ load: { requests: 5 }, commands: [{ name: 'get' }] }))
+  assert.equal(loadSpec(json).load.requests, 5)
+})
+
+test('loadSpec() errors: FileError for a missing file, SpecError with path for a bad one', () => {
+  const missing = path.join(dir, 'missing.toml')
+  assert.throws(() => loadSpec(missing), (err) => {
+    assert.ok(err instanceof FileError && err instanceof RespLoadError)
+    assert.equal(err.code, 'ERR_RESPLOAD_FILE')
+    assert.equal(err.path, missing)
+    return true
+  })
+  const bad = path.join(dir, 'bad.toml')
+  fs.writeFileSync(bad, '[load]\npipeline = 0\n')
+  assert.throws(() => loadSpec(bad), (err) => {
+    assert.ok(err instanceof SpecError)
+    assert.equal(err.path, 'load.pipeline')
+    assert.ok(err.message.includes(bad), err.message)
+    return true
+  })
+  const broken = path.join(dir, 'broken.toml')
+  fs.writeFileSync(broken, '[load\n')
+  assert.throws(() => loadSpec(broken), (err) => err instanceof SpecError && /TOML/.test(err.message))
+})

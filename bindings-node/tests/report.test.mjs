@@ -1,0 +1,123 @@
+// Reports: the camelCase rule, toJSON() giving the canonical snake_case JSON, and check().
+import assert from 'node:assert/strict'
+import { after, before, test } from 'node:test'
+import { Report, run } from 'respload'
+import { startRedis } from 'respload/testing'
+import { setKeys } from './helpers.mjs'
+
+let redis
+let clean // a report with no errors
+let failing // a report whose every GET hit a list key: WRONGTYPE errors
+before(async () => {
+  redis = await startRedis()
+  clean = await run(setKeys(redis.url, 2000))
+  for (let i = 0; i < 10; i++) await redis.command('RPUSH', `list:${i}`, 'x')
+  failing = await run({
+    target: { url: redis.url },
+    load: { connections: 2, requests: 200 },
+    keys: { prefix: 'list:', range: [0, 9] },
+    commands: [{ name: 'get' }],
+  })
+})
+after(async () => {
+  await redis?.stop()
+})
+
+test('report keys are camelCase; map keys (commands, error kinds, config) and the workload are kept', () => {
+  assert.equal(clean.totals.ops, 2000)
+  assert.equal(typeof clean.totals.opsPerSec, 'number')
+  assert.ok(clean.totals.opsPerSec > 0)
+  assert.equal(typeof clean.totals.latencyMs.p99, 'number')
+  assert.ok('p99_9' in clean.totals.latencyMs && 'p99_99' in clean.totals.latencyMs)
+  assert.equal(typeof clean.durationS, 'number')
+  assert.equal(clean.schemaVersion, 1)
+  assert.equal(typeof clean.client.cpuSPerMillion, 'number')
+  assert.equal(typeof clean.client.loopLagMsMax, 'number')
+  assert.equal(typeof clean.timeline[0].intervalS, 'number')
+  assert.deepEqual(Object.keys(clean.commands), ['SET'])
+  assert.equal(clean.server.address, `${redis.host}:${redis.port}`)
+  assert.equal(clean.server.version, redis.version)
+  assert.equal(clean.server.mode, 'standalone')
+  assert.equal(clean.server.config.appendonly, 'no')
+  assert.ok('maxmemory-policy' in clean.server.config, Object.keys(clean.server.config).join())
+  // The normalized workload is a spec, and specs are snake_case: kept verbatim.
+  assert.equal(clean.workload.target.client_name, 'respload')
+  assert.equal(clean.phases[0].workload.load.connections, 4)
+  assert.equal(clean.phases[0].totals.ops, 2000)
+
+  assert.equal(failing.totals.errors, 200)
+  assert.equal(failing.totals.errorRate, 1)
+  assert.deepEqual(failing.totals.errorsByKind, { WRONGTYPE: 200 })
+  assert.deepEqual(failing.commands.GET.errorsByKind, { WRONGTYPE: 200 })
+  // No snake_case key is left outside the kept parts.
+  const leftovers = []
+  const walk = (value, where) => {
+    if (value === null || typeof value !== 'object') return
+    for (const [k, v] of Object.entries(value)) {
+      if (['workload', 'config'].includes(k)) continue
+      if (/_[a-z]/.test(k)) leftovers.push(`${where}.${k}`)
+      walk(v, `${where}.${k}`)
+    }
+  }
+  walk(clean, 'report')
+  assert.deepEqual(leftovers, [])
+})
+
+test('toJSON() gives the canonical snake_case JSON, and Report.fromJSON() reads it back', () => {
+  const json = JSON.parse(JSON.stringify(clean))
+  assert.equal(json.schema_version, 1)
+  assert.equal(json.totals.ops, 2000)
+  assert.equal(json.totals.ops_per_sec, clean.totals.opsPerSec)
+  assert.equal(json.totals.latency_ms.p99_9, clean.totals.latencyMs.p99_9)
+  assert.equal(json.commands.SET.bytes_sent, clean.commands.SET.bytesSent)
+  assert.equal(json.timeline[0].interval_s, clean.timeline[0].intervalS)
+  assert.equal(json.client.cpu_s_per_million, clean.client.cpuSPerMillion)
+  assert.ok(!('opsPerSec' in json.totals))
+  assert.deepEqual(JSON.parse(JSON.stringify(failing)).totals.errors_by_kind, { WRONGTYPE: 200 })
+
+  const back = Report.fromJSON(JSON.stringify(clean))
+  assert.ok(back instanceof Report)
+  assert.deepEqual({ ...back }, { ...clean })
+  assert.deepEqual(back.toJSON(), clean.toJSON())
+  assert.throws(() => new Report({ totals: {} }), TypeError)
+})
+
+test('check() passes when every budget is met, and returns the report', () => {
+  assert.equal(clean.check({ p99Ms: 10_000, errorRate: 0, minOpsPerSec: 1 }), clean)
+  assert.equal(clean.check({ p50Ms: 10_000, p999Ms: 10_000, commands: { SET: { errorRate: 0, p99Ms: 10_000 } } }), clean)
+  assert.equal(failing.check({ errorRate: 1 }), failing)
+})
+
+test('check() throws an AssertionError with a readable message when a budget is not met', () => {
+  assert.throws(
+    () => clean.check({ p99Ms: 0.000001, errorRate: 0, minOpsPerSec: 1e12 }),
+    (err) => {
+      assert.ok(err instanceof assert.AssertionError)
+      assert.equal(err.code, 'ERR_ASSERTION')
+      assert.match(err.message, /^respload budget not met \(2000 requests in [\d.]+ s\):/)
+      assert.match(err.message, /totals: p99 latency [\d.]+ ms is over the budget of 0\.000001 ms/)
+      assert.match(err.message, /totals: throughput [\d.]+ ops\/s \(2000 requests in [\d.]+ s\) is under the budget of 1000000000000 ops\/s/)
+      assert.doesNotMatch(err.message, /error rate/, 'the met budget is not listed')
+      assert.equal(err.actual.p99Ms, clean.totals.latencyMs.p99)
+      assert.deepEqual(err.expected, { p99Ms: 0.000001, errorRate: 0, minOpsPerSec: 1e12 })
+      return true
+    },
+  )
+  assert.throws(
+    () => failing.check({ errorRate: 0.01 }),
+    (err) =>
+      err instanceof assert.AssertionError &&
+      /totals: error rate 100% \(200 of 200 requests: WRONGTYPE 200\) is over the budget of 1%/.test(err.message),
+  )
+  assert.throws(
+    () => clean.check({ commands: { GET: { p99Ms: 1 } } }),
+    (err) => err instanceof assert.AssertionError && /commands\.GET: not in the report \(commands: SET\)/.test(err.message),
+  )
+})
+
+test('check() rejects unknown budgets (a typo never passes silently) and empty runs', () => {
+  assert.throws(() => clean.check({ p99: 5 }), (err) => err instanceof TypeError && /unknown budget `p99`/.test(err.message))
+  assert.throws(() => clean.check({ p99Ms: '5' }), TypeError)
+  const empty = new Report({ ...clean.toJSON(), totals: { ...clean.toJSON().totals, ops: 0 } })
+  assert.throws(() => empty.check({}), (err) => err instanceof assert.AssertionError && /finished no requests/.test(err.message))
+})

@@ -1,0 +1,83 @@
+// respload/testing: servers on free ports, a working client, and cleanup that cannot be missed.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import { test } from 'node:test'
+import { ReplyError, startRedis, withRedis } from 'respload/testing'
+import { alive, eventually } from './helpers.mjs'
+
+test('startRedis() starts servers on distinct free ports; stop() ends them and removes their files', async () => {
+  const a = await startRedis()
+  const b = await startRedis({ args: ['--maxmemory', '10mb'] })
+  try {
+    assert.notEqual(a.port, b.port)
+    assert.equal(a.url, `redis://127.0.0.1:${a.port}`)
+    assert.ok(alive(a.pid) && alive(b.pid))
+    assert.equal(await a.command('PING'), 'PONG')
+    assert.equal(await a.command('SET', 'x', 'héllo'), 'OK')
+    assert.equal(await a.command('GET', 'x'), 'héllo')
+    assert.equal(await a.command('GET', 'missing'), null)
+    assert.deepEqual(await a.command('CONFIG', 'GET', 'maxmemory'), ['maxmemory', '0'])
+    assert.deepEqual(await b.command('CONFIG', 'GET', 'maxmemory'), ['maxmemory', '10485760'])
+    assert.equal(await b.command('DBSIZE'), 0, 'servers do not share data')
+    await assert.rejects(a.command('NOSUCHCOMMAND'), (err) => err instanceof ReplyError && err.code === 'ERR')
+  } finally {
+    await a.stop()
+    await b.stop()
+  }
+  assert.ok(await eventually(() => !alive(a.pid) && !alive(b.pid)), 'the servers are gone')
+  assert.ok(!fs.existsSync(a.dir) && !fs.existsSync(b.dir), 'their directories are gone')
+  await a.stop() // idempotent
+  await assert.rejects(a.command('PING'), /stopped/)
+})
+
+test('withRedis() stops the server even when the callback throws', async () => {
+  let pid
+  await assert.rejects(
+    withRedis(async (redis) => {
+      pid = redis.pid
+      throw new Error('boom')
+    }),
+    /boom/,
+  )
+  assert.ok(await eventually(() => !alive(pid)))
+})
+
+test('a password sets requirepass, and the URL carries it', async () => {
+  await withRedis(
+    async (redis) => {
+      assert.equal(redis.url, `redis://:p%40ss@127.0.0.1:${redis.port}`)
+      assert.equal(await redis.command('PING'), 'PONG')
+      assert.deepEqual(await redis.command('CONFIG', 'GET', 'requirepass'), ['requirepass', 'p@ss'])
+    },
+    { password: 'p@ss' },
+  )
+})
+
+for (const how of ['exits without stop()', 'is killed with SIGKILL']) {
+  test(`servers do not outlive a test process that ${how}`, async () => {
+    const script = `
+      import { startRedis } from 'respload/testing'
+      const redis = await startRedis()
+      console.log(JSON.stringify({ pid: redis.pid, dir: redis.dir }))
+      ${how.includes('SIGKILL') ? 'setInterval(() => {}, 1000)' : ''}
+    `
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const line = await new Promise((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d) => {
+        out += d
+        if (out.includes('\n')) resolve(out.split('\n')[0])
+      })
+      child.once('exit', () => reject(new Error(`child exited early: ${out}`)))
+    })
+    const { pid, dir } = JSON.parse(line)
+    assert.ok(pid > 0)
+    if (how.includes('SIGKILL')) {
+      assert.ok(alive(pid), 'the server runs while its test process does')
+      child.kill('SIGKILL')
+    }
+    assert.ok(await eventually(() => !alive(pid), 5000), `redis-server ${pid} outlived its test process`)
+    assert.ok(await eventually(() => !fs.existsSync(dir), 2000), `${dir} was left behind`)
+  })
+}
