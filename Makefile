@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-node lint bench clean
+.PHONY: deps build demo test test-rust test-python test-node lint bench clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -14,10 +14,13 @@ build: deps
 demo: build
 	scripts/demo.sh
 
-test: deps test-rust test-node
+test: deps test-rust test-python test-node
 
 test-rust:
 	cargo test -p respload --release
+
+test-python:
+	scripts/test-python.sh
 
 test-node:
 	scripts/test-node.sh

@@ -1,0 +1,69 @@
+"""respload: drive real load against Redis and RESP servers from Python.
+
+::
+
+    import respload
+
+    report = respload.run(
+        target={"url": "redis://127.0.0.1:6379"},
+        load={"connections": 8, "requests": 10_000},
+    )
+    print(report.totals.ops_per_sec, report.totals.latency_ms.p99)
+
+See ``docs/python.md``. The library never prints, exits or installs signal handlers.
+"""
+
+from __future__ import annotations
+
+from ._native import SCHEMA_VERSION, __version__
+from .exceptions import (
+    AuthError,
+    ConnectError,
+    FileError,
+    InternalError,
+    ProtocolError,
+    RespLoadError,
+    SpecError,
+)
+from .report import (
+    ClientStats,
+    IntervalLatency,
+    Latency,
+    PhaseReport,
+    Report,
+    ServerFacts,
+    Snapshot,
+    Stats,
+    TimelineRow,
+    decode_histogram,
+)
+from .runner import ProgressCallback, Runner, run, run_async
+from .workload import Workload, WorkloadLike
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AuthError",
+    "ClientStats",
+    "ConnectError",
+    "FileError",
+    "InternalError",
+    "IntervalLatency",
+    "Latency",
+    "PhaseReport",
+    "ProgressCallback",
+    "ProtocolError",
+    "Report",
+    "RespLoadError",
+    "Runner",
+    "ServerFacts",
+    "Snapshot",
+    "SpecError",
+    "Stats",
+    "TimelineRow",
+    "Workload",
+    "WorkloadLike",
+    "__version__",
+    "decode_histogram",
+    "run",
+    "run_async",
+]

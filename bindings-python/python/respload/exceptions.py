@@ -1,0 +1,164 @@
+"""The exceptions of respload: one class per kind of core error, under :class:`RespLoadError`.
+
+The native module raises these directly, mapped from the core's error codes
+(``ERR_RESPLOAD_SPEC``, ``ERR_RESPLOAD_CONNECT``, ...). Error replies from the server during a
+run are not exceptions: they are counted in the report (``report.totals.errors_by_kind``).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AuthError",
+    "ConnectError",
+    "FileError",
+    "InternalError",
+    "ProtocolError",
+    "RespLoadError",
+    "SpecError",
+]
+
+
+class RespLoadError(Exception):
+    """Base class of every error respload raises.
+
+    Attributes:
+        code: the core's stable error code, e.g. ``"ERR_RESPLOAD_SPEC"``.
+    """
+
+    code: str = "ERR_RESPLOAD"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    @property
+    def message(self) -> str:
+        """The full message (the same as ``str(err)``)."""
+        return str(self.args[0]) if self.args else ""
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SpecError(RespLoadError, ValueError):
+    """The workload spec is invalid; raised before any traffic is sent.
+
+    Attributes:
+        path: dotted path of the field, e.g. ``"load.connections"`` or
+            ``"phases[1].keys.range"`` (``""`` for the spec as a whole).
+        reason: what is wrong and what is allowed, including the bad value.
+    """
+
+    code = "ERR_RESPLOAD_SPEC"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        reason: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.path = path
+        self.reason = message if reason is None else reason
+
+
+class ConnectError(RespLoadError, ConnectionError):
+    """The server could not be reached (refused, unreachable, timed out).
+
+    Attributes:
+        address: the address that was tried, e.g. ``"127.0.0.1:6379"``.
+        errno: the operating system's error number, when there is one.
+    """
+
+    code = "ERR_RESPLOAD_CONNECT"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        address: str = "",
+        errno: int | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.address = address
+        self.errno = errno
+
+
+class AuthError(RespLoadError):
+    """The server refused the credentials or the connection setup (AUTH, HELLO, SELECT).
+
+    Attributes:
+        address: the server's address.
+        reason: the server's error reply.
+    """
+
+    code = "ERR_RESPLOAD_AUTH"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        address: str = "",
+        reason: str = "",
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.address = address
+        self.reason = reason
+
+
+class ProtocolError(RespLoadError):
+    """The server answered the connection setup with something RESP does not allow.
+
+    Attributes:
+        address: the server's address.
+        reason: what was wrong.
+    """
+
+    code = "ERR_RESPLOAD_PROTOCOL"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        address: str = "",
+        reason: str = "",
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.address = address
+        self.reason = reason
+
+
+class FileError(RespLoadError, OSError):
+    """Reading a spec file (or writing an output file) failed.
+
+    Attributes:
+        path: the file.
+        errno: the operating system's error number, when there is one.
+    """
+
+    code = "ERR_RESPLOAD_FILE"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        errno: int | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code)
+        self.path = path
+        self.filename = path
+        self.errno = errno
+
+
+class InternalError(RespLoadError, RuntimeError):
+    """A failure inside respload itself (please report it)."""
+
+    code = "ERR_RESPLOAD_INTERNAL"

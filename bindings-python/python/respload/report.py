@@ -1,0 +1,525 @@
+"""The report of a run, with typed attribute access mirroring its JSON schema.
+
+``report.to_dict()`` and ``report.to_json()`` give exactly the core's JSON (the CLI's
+``--json`` file). Latencies are milliseconds where the key says ``_ms``; encoded histograms
+(``histogram`` fields) are HdrHistogram V2 compressed, base64, values in nanoseconds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # optional dependencies, imported when used
+    import pandas
+    from hdrh.histogram import HdrHistogram
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "ClientStats",
+    "IntervalLatency",
+    "Latency",
+    "PhaseReport",
+    "Report",
+    "ServerFacts",
+    "Snapshot",
+    "Stats",
+    "TimelineRow",
+    "decode_histogram",
+]
+
+_Json = dict[str, Any]
+
+
+def _pandas() -> Any:
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError(
+            "this needs pandas: pip install 'respload[pandas]' (or pip install pandas)"
+        ) from None
+    return pandas
+
+
+def decode_histogram(encoded: str) -> HdrHistogram:
+    """Decode a report's ``histogram`` field with the ``hdrhistogram`` package.
+
+    Values are nanoseconds: ``h.get_value_at_percentile(99) / 1e6`` is a p99 in ms.
+    """
+    try:
+        from hdrh.histogram import HdrHistogram
+    except ImportError:
+        raise ImportError(
+            "decoding histograms needs the hdrhistogram package: "
+            "pip install 'respload[hdrhistogram]' (or pip install hdrhistogram)"
+        ) from None
+    if not encoded:
+        raise ValueError("this histogram is empty (no replies were recorded)")
+    return HdrHistogram.decode(encoded)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Latency summary in milliseconds."""
+
+    mean: float
+    stddev: float
+    min: float
+    p50: float
+    p90: float
+    p95: float
+    p99: float
+    p99_9: float
+    p99_99: float
+    max: float
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Latency:
+        return cls(
+            mean=d["mean"],
+            stddev=d["stddev"],
+            min=d["min"],
+            p50=d["p50"],
+            p90=d["p90"],
+            p95=d["p95"],
+            p99=d["p99"],
+            p99_9=d["p99_9"],
+            p99_99=d["p99_99"],
+            max=d["max"],
+        )
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Counts and latency of one command, or of all of them (``totals``)."""
+
+    ops: int
+    ops_per_sec: float
+    hits: int
+    misses: int
+    errors: int
+    error_rate: float
+    errors_by_kind: dict[str, int]
+    bytes_sent: int
+    bytes_received: int
+    latency_ms: Latency
+    histogram: str = field(repr=False)
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Stats:
+        return cls(
+            ops=d["ops"],
+            ops_per_sec=d["ops_per_sec"],
+            hits=d["hits"],
+            misses=d["misses"],
+            errors=d["errors"],
+            error_rate=d["error_rate"],
+            errors_by_kind=dict(d["errors_by_kind"]),
+            bytes_sent=d["bytes_sent"],
+            bytes_received=d["bytes_received"],
+            latency_ms=Latency.from_dict(d["latency_ms"]),
+            histogram=d["histogram"],
+        )
+
+    def decode_histogram(self) -> HdrHistogram:
+        """The latency histogram, decoded with the ``hdrhistogram`` package (values in ns)."""
+        return decode_histogram(self.histogram)
+
+
+@dataclass(frozen=True)
+class IntervalLatency:
+    """Latency of one interval, in milliseconds."""
+
+    mean: float
+    p50: float
+    p99: float
+    max: float
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> IntervalLatency:
+        return cls(mean=d["mean"], p50=d["p50"], p99=d["p99"], max=d["max"])
+
+
+@dataclass(frozen=True)
+class TimelineRow:
+    """One interval (normally a second) of a run."""
+
+    t: float
+    """Seconds since the measurement began, at the end of this interval."""
+    interval_s: float
+    ops: int
+    ops_per_sec: float
+    errors: int
+    latency_ms: IntervalLatency
+    connections: int
+    histogram: str = field(repr=False)
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> TimelineRow:
+        return cls(**_row_fields(d))
+
+
+def _row_fields(d: _Json) -> dict[str, Any]:
+    return {
+        "t": d["t"],
+        "interval_s": d["interval_s"],
+        "ops": d["ops"],
+        "ops_per_sec": d["ops_per_sec"],
+        "errors": d["errors"],
+        "latency_ms": IntervalLatency.from_dict(d["latency_ms"]),
+        "connections": d["connections"],
+        "histogram": d["histogram"],
+    }
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One interval's figures, streamed while a run goes on (``Runner`` iteration and the
+    ``on_progress`` callback)."""
+
+    phase: str
+    """The phase running."""
+    measured: bool
+    """Whether that phase counts in the report's totals."""
+    t: float
+    """Seconds since the phase's measurement began (negative during its warm-up)."""
+    interval_s: float
+    ops: int
+    ops_per_sec: float
+    errors: int
+    latency_ms: IntervalLatency
+    connections: int
+    histogram: str = field(repr=False)
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Snapshot:
+        return cls(phase=d["phase"], measured=d["measured"], **_row_fields(d))
+
+    @classmethod
+    def from_json(cls, text: str) -> Snapshot:
+        return cls.from_dict(json.loads(text))
+
+
+@dataclass(frozen=True)
+class ClientStats:
+    """What the load generator itself cost, so a client bottleneck shows."""
+
+    threads: int
+    connections: int
+    cpu_user_s: float
+    cpu_sys_s: float
+    cpu_s_per_million: float
+    loop_lag_ms_max: float
+    reconnects: int
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ClientStats:
+        return cls(
+            threads=d["threads"],
+            connections=d["connections"],
+            cpu_user_s=d["cpu_user_s"],
+            cpu_sys_s=d["cpu_sys_s"],
+            cpu_s_per_million=d["cpu_s_per_million"],
+            loop_lag_ms_max=d["loop_lag_ms_max"],
+            reconnects=d["reconnects"],
+        )
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    """Facts about the server, read once before the run."""
+
+    address: str
+    version: str
+    mode: str
+    os: str
+    config: dict[str, str]
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ServerFacts:
+        return cls(
+            address=d["address"],
+            version=d["version"],
+            mode=d["mode"],
+            os=d["os"],
+            config=dict(d["config"]),
+        )
+
+
+def _commands(d: _Json) -> dict[str, Stats]:
+    return {label: Stats.from_dict(s) for label, s in d.items()}
+
+
+@dataclass(frozen=True)
+class PhaseReport:
+    """The results of one phase."""
+
+    name: str
+    measured: bool
+    duration_s: float
+    interrupted: bool
+    totals: Stats
+    commands: dict[str, Stats]
+    timeline: list[TimelineRow]
+    client: ClientStats
+    workload: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> PhaseReport:
+        return cls(
+            name=d["name"],
+            measured=d["measured"],
+            duration_s=d["duration_s"],
+            interrupted=d["interrupted"],
+            totals=Stats.from_dict(d["totals"]),
+            commands=_commands(d["commands"]),
+            timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
+            client=ClientStats.from_dict(d["client"]),
+            workload=d["workload"],
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class Report:
+    """The result of a run: ``totals``, per-command ``commands``, the per-second
+    ``timeline``, every phase, the client's own cost, server facts and the normalized
+    workload (secrets redacted)."""
+
+    schema_version: int
+    respload_version: str
+    started_at: float
+    duration_s: float
+    interrupted: bool
+    seed: int
+    totals: Stats
+    commands: dict[str, Stats]
+    timeline: list[TimelineRow]
+    client: ClientStats
+    server: ServerFacts
+    workload: dict[str, Any]
+    phases: list[PhaseReport]
+    _json: str = field(compare=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        """A report from the core's JSON (a ``respload --json`` file, or ``to_json()``)."""
+        d = json.loads(text)
+        return cls(
+            schema_version=d["schema_version"],
+            respload_version=d["respload_version"],
+            started_at=d["started_at"],
+            duration_s=d["duration_s"],
+            interrupted=d["interrupted"],
+            seed=d["seed"],
+            totals=Stats.from_dict(d["totals"]),
+            commands=_commands(d["commands"]),
+            timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
+            client=ClientStats.from_dict(d["client"]),
+            server=ServerFacts.from_dict(d["server"]),
+            workload=d["workload"],
+            phases=[PhaseReport.from_dict(p) for p in d["phases"]],
+            _json=text,
+        )
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Report:
+        return cls.from_json(json.dumps(d))
+
+    def to_json(self) -> str:
+        """The report as the core writes it (the CLI's ``--json``)."""
+        return self._json
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON data (``json.loads(report.to_json())``)."""
+        result: dict[str, Any] = json.loads(self._json)
+        return result
+
+    def histogram(self, command: str | None = None) -> HdrHistogram:
+        """The latency histogram of all measured requests, or of one ``command`` label,
+        decoded with the ``hdrhistogram`` package. Values are nanoseconds."""
+        stats = self.totals if command is None else self.commands[command]
+        return stats.decode_histogram()
+
+    def timeline_frame(self) -> pandas.DataFrame:
+        """The timeline as a pandas DataFrame, one row per interval.
+
+        Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
+        ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
+        ``connections``.
+        """
+        pd = _pandas()
+        rows = [
+            {
+                "t": r.t,
+                "interval_s": r.interval_s,
+                "ops": r.ops,
+                "ops_per_sec": r.ops_per_sec,
+                "errors": r.errors,
+                "latency_ms_mean": r.latency_ms.mean,
+                "latency_ms_p50": r.latency_ms.p50,
+                "latency_ms_p99": r.latency_ms.p99,
+                "latency_ms_max": r.latency_ms.max,
+                "connections": r.connections,
+            }
+            for r in self.timeline
+        ]
+        columns = [
+            "t",
+            "interval_s",
+            "ops",
+            "ops_per_sec",
+            "errors",
+            "latency_ms_mean",
+            "latency_ms_p50",
+            "latency_ms_p99",
+            "latency_ms_max",
+            "connections",
+        ]
+        return pd.DataFrame(rows, columns=columns)
+
+    def latency_frame(self) -> pandas.DataFrame:
+        """Per-command results as a pandas DataFrame: one row per command label plus a last
+        row ``"total"``, indexed by ``command``; latency columns are milliseconds."""
+        pd = _pandas()
+        items = [*self.commands.items(), ("total", self.totals)]
+        rows = [
+            {
+                "command": label,
+                "ops": s.ops,
+                "ops_per_sec": s.ops_per_sec,
+                "hits": s.hits,
+                "misses": s.misses,
+                "errors": s.errors,
+                "error_rate": s.error_rate,
+                **{
+                    name: getattr(s.latency_ms, name)
+                    for name in (
+                        "mean",
+                        "stddev",
+                        "min",
+                        "p50",
+                        "p90",
+                        "p95",
+                        "p99",
+                        "p99_9",
+                        "p99_99",
+                        "max",
+                    )
+                },
+            }
+            for label, s in items
+        ]
+        return pd.DataFrame(rows).set_index("command")
+
+    def plot(self, figure: Figure | None = None) -> Figure:
+        """Draw the run with matplotlib: throughput over time, p50/p99 latency over time,
+        and the latency percentile distribution per command (log scale, as HdrHistogram
+        plots it). Returns the figure (drawn into ``figure`` when given)."""
+        try:
+            from matplotlib.figure import Figure as _Figure
+            from matplotlib.ticker import FixedLocator, NullLocator
+        except ImportError:
+            raise ImportError(
+                "plot() needs matplotlib: pip install 'respload[plot]' (or pip install matplotlib)"
+            ) from None
+        fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
+        throughput, latency, dist = fig.subplots(3, 1)
+        t = [r.t for r in self.timeline]
+        throughput.plot(t, [r.ops_per_sec for r in self.timeline], marker=".", label="ops/s")
+        throughput.set(title="Throughput", xlabel="time (s)", ylabel="ops/s")
+        throughput.set_ylim(bottom=0)
+        latency.plot(t, [r.latency_ms.p50 for r in self.timeline], marker=".", label="p50")
+        latency.plot(t, [r.latency_ms.p99 for r in self.timeline], marker=".", label="p99")
+        latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
+        latency.set_ylim(bottom=0)
+        latency.legend()
+        quantiles = [
+            (0.5, "p50"),
+            (0.9, "p90"),
+            (0.95, "p95"),
+            (0.99, "p99"),
+            (0.999, "p99_9"),
+            (0.9999, "p99_99"),
+        ]
+        xs = [1 / (1 - q) for q, _ in quantiles]
+        for label, s in [*self.commands.items(), ("all", self.totals)]:
+            ys = [getattr(s.latency_ms, name) for _, name in quantiles]
+            dist.plot(xs, ys, marker=".", label=label)
+        dist.set_xscale("log")
+        dist.xaxis.set_major_locator(FixedLocator(xs))
+        dist.xaxis.set_minor_locator(NullLocator())
+        dist.set_xticklabels([f"{q * 100:g}%" for q, _ in quantiles])
+        dist.set(title="Latency by percentile", xlabel="percentile", ylabel="ms")
+        dist.set_ylim(bottom=0)
+        dist.legend()
+        return fig
+
+    def check(
+        self,
+        *,
+        p99_ms: float | None = None,
+        error_rate: float | None = None,
+        min_ops_per_sec: float | None = None,
+    ) -> Report:
+        """Assert service levels, for test suites: raise ``AssertionError`` naming every
+        limit that was missed (p99 latency in ms at most ``p99_ms``, error rate at most
+        ``error_rate``, throughput at least ``min_ops_per_sec``); return the report if all
+        hold. An interrupted run, or one with no requests, fails any check."""
+        t = self.totals
+        failed = []
+        if p99_ms is not None and not t.latency_ms.p99 <= p99_ms:
+            failed.append(f"p99 latency {t.latency_ms.p99:.3f} ms > {p99_ms} ms")
+        if error_rate is not None and not t.error_rate <= error_rate:
+            failed.append(
+                f"error rate {t.error_rate:.4%} > {error_rate:.4%} ({t.errors} of {t.ops} "
+                f"requests failed: {t.errors_by_kind})"
+            )
+        if min_ops_per_sec is not None and not t.ops_per_sec >= min_ops_per_sec:
+            failed.append(f"throughput {t.ops_per_sec:,.0f} ops/s < {min_ops_per_sec:,.0f} ops/s")
+        if self.interrupted:
+            failed.append("the run was interrupted")
+        if t.ops == 0:
+            failed.append("no requests were measured")
+        if failed:
+            raise AssertionError("respload check failed: " + "; ".join(failed))
+        return self
+
+    def _repr_html_(self) -> str:
+        """A compact summary for Jupyter."""
+        from html import escape
+
+        def row(label: str, s: Stats) -> str:
+            lat = s.latency_ms
+            cells = [
+                escape(label),
+                f"{s.ops:,}",
+                f"{s.ops_per_sec:,.0f}",
+                f"{lat.p50:.3f}",
+                f"{lat.p99:.3f}",
+                f"{lat.p99_9:.3f}",
+                f"{lat.max:.3f}",
+                f"{s.errors:,}",
+            ]
+            return "<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ["", "ops", "ops/s", "p50 ms", "p99 ms", "p99.9 ms", "max ms", "errors"]
+        )
+        rows = "".join(row(k, v) for k, v in self.commands.items()) + row("total", self.totals)
+        state = " <b>(interrupted)</b>" if self.interrupted else ""
+        return (
+            f"<div><p>respload {escape(self.respload_version)}: {self.duration_s:.2f} s "
+            f"against {escape(self.server.address)} ({escape(self.server.version)}){state}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+        )
+
+    def __repr__(self) -> str:
+        t = self.totals
+        state = ", interrupted" if self.interrupted else ""
+        return (
+            f"<Report {t.ops} ops in {self.duration_s:.2f}s: {t.ops_per_sec:,.0f} ops/s, "
+            f"p50 {t.latency_ms.p50:.3f} ms, p99 {t.latency_ms.p99:.3f} ms, "
+            f"errors {t.errors}{state}>"
+        )

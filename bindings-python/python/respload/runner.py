@@ -1,0 +1,237 @@
+"""Running workloads: ``run()``, ``run_async()`` and the ``Runner`` behind them.
+
+The traffic runs on the core's own threads. Waiting for it happens with the GIL released,
+in slices of 100 ms, so other Python threads keep running, and Ctrl-C (``KeyboardInterrupt``)
+is seen within 100 ms: the run is then stopped (in-flight requests get 300 ms to finish) and
+the partial report is attached to the exception as ``exc.report``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any, Callable, Optional
+
+from . import _native
+from .report import Report, Snapshot
+from .workload import Workload, WorkloadLike, to_workload
+
+__all__ = ["ProgressCallback", "Runner", "run", "run_async"]
+
+ProgressCallback = Callable[[Snapshot], Optional[bool]]
+"""Called with each interval's :class:`Snapshot`; returning ``False`` stops the run early
+(the report is then partial, with ``interrupted`` set)."""
+
+_POLL_S = 0.1
+
+
+class Runner:
+    """A run you can watch and stop: ``start()``, iterate over the per-second snapshots,
+    then ``wait()`` (or ``stop()`` early) for the report.
+
+    ::
+
+        runner = Runner(workload).start()
+        for snapshot in runner:          # one per interval, until the run ends
+            print(snapshot.ops_per_sec)
+        report = runner.wait()
+
+    As a context manager it starts on entry and, if the run is still going on exit, stops
+    it: nothing keeps sending after the ``with`` block.
+    """
+
+    def __init__(self, workload: WorkloadLike | None = None, /, **fields: Any) -> None:
+        self._workload = to_workload(workload, fields)
+        self._native: _native.Runner | None = None
+        self._report: Report | None = None
+        self._error: BaseException | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def workload(self) -> Workload:
+        """The workload this runner runs."""
+        return self._workload
+
+    @property
+    def started(self) -> bool:
+        """Whether ``start()`` was called."""
+        return self._native is not None
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run is over and every snapshot was taken."""
+        return self._native is not None and self._native.is_finished()
+
+    @property
+    def report(self) -> Report | None:
+        """The report, once ``wait()`` or ``stop()`` returned it."""
+        return self._report
+
+    def start(self) -> Runner:
+        """Start the traffic (in the background) and return this runner."""
+        if self._native is not None:
+            raise RuntimeError("this Runner was already started: make a new one")
+        self._native = _native.Runner.start(self._workload._native)
+        return self
+
+    def _started(self) -> _native.Runner:
+        if self._native is None:
+            raise RuntimeError("this Runner was not started: call start() first")
+        return self._native
+
+    def __iter__(self) -> Iterator[Snapshot]:
+        """The snapshots of the run, one per interval, until it ends (starts it if needed).
+
+        A ``KeyboardInterrupt`` while waiting stops the run and carries the partial report
+        as ``exc.report``.
+        """
+        if self._native is None:
+            self.start()
+        native = self._started()
+        try:
+            while True:
+                text = native.next_snapshot(_POLL_S)
+                if text is not None:
+                    yield Snapshot.from_json(text)
+                elif native.is_finished():
+                    return
+        except KeyboardInterrupt as exc:
+            native.request_stop()
+            self._attach_partial(exc)
+            raise
+
+    def wait(self, on_progress: ProgressCallback | None = None) -> Report:
+        """Wait for the run to end and return its report (GIL released while waiting).
+
+        ``on_progress`` is called with each snapshot not yet taken by iteration. A
+        ``KeyboardInterrupt`` stops the run and carries the partial report as
+        ``exc.report``; another exception (from ``on_progress``) stops the run and
+        propagates.
+        """
+        native = self._started()
+        try:
+            while True:
+                text = native.next_snapshot(_POLL_S)
+                if text is not None:
+                    if on_progress is not None and on_progress(Snapshot.from_json(text)) is False:
+                        native.request_stop()
+                elif native.is_finished():
+                    break
+        except BaseException as exc:
+            native.request_stop()
+            if isinstance(exc, KeyboardInterrupt):
+                self._attach_partial(exc)
+            raise
+        return self._finish()
+
+    def stop(self) -> Report:
+        """Stop now and return the partial report (``interrupted`` is True if the run had
+        not ended yet). In-flight requests get up to 300 ms to finish."""
+        native = self._started()
+        native.request_stop()
+        return self._finish()
+
+    def _finish(self) -> Report:
+        native = self._started()
+        with self._lock:
+            if self._report is None and self._error is None:
+                try:
+                    self._report = Report.from_json(native.wait())
+                except BaseException as exc:
+                    self._error = exc
+            if self._error is not None:
+                raise self._error
+            assert self._report is not None
+            return self._report
+
+    def _attach_partial(self, exc: BaseException) -> None:
+        try:
+            exc.report = self._finish()  # type: ignore[attr-defined]
+        except Exception:  # the run failed: the interrupt is what the caller sees
+            exc.report = None  # type: ignore[attr-defined]
+
+    def __enter__(self) -> Runner:
+        if self._native is None:
+            self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._native is not None and self._report is None and self._error is None:
+            self._native.request_stop()
+            if exc is None:
+                self._finish()
+            else:  # keep the caller's exception, not a failure of the run
+                with contextlib.suppress(Exception):
+                    self._finish()
+
+    def __repr__(self) -> str:
+        state = (
+            "not started"
+            if self._native is None
+            else "done"
+            if self._report is not None
+            else "running"
+        )
+        return f"<Runner {state}>"
+
+
+def run(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    on_progress: ProgressCallback | None = None,
+    **fields: Any,
+) -> Report:
+    """Run a workload to its end and return the report.
+
+    ``workload`` is a :class:`Workload`, a dict, or the path of a TOML/JSON spec file; keyword
+    ``fields`` build one (``run(target={...}, load={...})``) or override the given one
+    (``target`` in every phase, the rest in the measured phases). The GIL is released while
+    the traffic runs. ``on_progress(snapshot)`` is called once per interval on this thread;
+    returning ``False`` stops the run early.
+
+    Raises :class:`SpecError` before any traffic, :class:`ConnectError` /
+    :class:`AuthError` if the server cannot be used. On Ctrl-C the traffic stops within a
+    second and the ``KeyboardInterrupt`` propagates with the partial report as
+    ``exc.report``.
+    """
+    return Runner(workload, **fields).start().wait(on_progress)
+
+
+async def run_async(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    on_progress: ProgressCallback | None = None,
+    **fields: Any,
+) -> Report:
+    """``run()`` for asyncio: the waiting happens on a worker thread, so the event loop keeps
+    running. ``on_progress`` is called on the event loop's thread. Cancelling the task stops
+    the traffic before the cancellation propagates."""
+    loop = asyncio.get_running_loop()
+    runner = Runner(workload, **fields).start()
+    native = runner._started()
+
+    def progress(snapshot: Snapshot) -> None:
+        def deliver() -> None:
+            if on_progress is not None and on_progress(snapshot) is False:
+                native.request_stop()
+
+        loop.call_soon_threadsafe(deliver)
+
+    future = loop.run_in_executor(None, runner.wait, progress if on_progress else None)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        native.request_stop()
+        with contextlib.suppress(BaseException):  # the cancellation is what the caller sees
+            await future
+        raise

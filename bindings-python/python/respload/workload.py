@@ -1,0 +1,128 @@
+"""Workloads: what to send, where, and how much. One schema with TOML files and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, Union
+
+from ._native import Workload as _NativeWorkload
+from .exceptions import SpecError
+
+__all__ = ["Workload", "WorkloadLike"]
+
+
+def _dumps(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise SpecError(
+            f"invalid spec at `{what}`: {exc} (use str, int, float, bool, list and dict values)",
+            path=what,
+            reason=str(exc),
+        ) from None
+
+
+class Workload:
+    """A validated workload: its target, load, keys, values, command mix and phases.
+
+    Build one from keyword arguments (the spec's top-level tables), a dict, or a TOML/JSON
+    file; every field is checked when the object is built, so a
+    :class:`~respload.SpecError` comes before any traffic::
+
+        Workload(
+            target={"url": "redis://127.0.0.1:6379"},
+            load={"connections": 4, "requests": 1000},
+            commands=[{"name": "set"}],
+        )
+    """
+
+    __slots__ = ("_native",)
+    _native: _NativeWorkload
+
+    def __init__(self, **fields: Any) -> None:
+        self._native = _NativeWorkload.from_json(_dumps(fields, ""))
+
+    @classmethod
+    def _wrap(cls, native: _NativeWorkload) -> Workload:
+        self = cls.__new__(cls)
+        self._native = native
+        return self
+
+    @classmethod
+    def from_dict(cls, spec: Mapping[str, Any]) -> Workload:
+        """A workload from a dict shaped like the TOML spec."""
+        if not isinstance(spec, Mapping):
+            raise SpecError(
+                f"invalid spec at ``: {type(spec).__name__}: a workload must be a mapping "
+                "of fields",
+                reason="a workload must be a mapping of fields",
+            )
+        return cls._wrap(_NativeWorkload.from_json(_dumps(dict(spec), "")))
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Workload:
+        """Read a ``.toml`` or ``.json`` spec file (JSON when the name ends in ``.json``)."""
+        return cls._wrap(_NativeWorkload.from_path(os.fspath(path)))
+
+    @classmethod
+    def from_toml(cls, text: str) -> Workload:
+        """A workload from TOML text."""
+        return cls._wrap(_NativeWorkload.from_toml(text))
+
+    @classmethod
+    def from_json(cls, text: str) -> Workload:
+        """A workload from JSON text."""
+        return cls._wrap(_NativeWorkload.from_json(text))
+
+    def with_overrides(self, **fields: Any) -> Workload:
+        """A copy with some fields replaced, as the CLI's flags do.
+
+        ``target`` applies to every phase; every other field to the measured phases only, so
+        ``w.with_overrides(load={"requests": 1000})`` changes the measurement and not a
+        populate phase. Tables merge key by key; lists and values replace.
+        """
+        target = fields.pop("target", None)
+        rest = fields or None
+        return Workload._wrap(
+            self._native.with_overrides(
+                None if target is None else _dumps({"target": target}, "target"),
+                None if rest is None else _dumps(rest, ""),
+            )
+        )
+
+    def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
+        """The normalized spec (defaults filled in), with passwords replaced by ``"***"``
+        unless ``redact=False`` (then ``Workload.from_dict`` of it is this workload)."""
+        result: dict[str, Any] = json.loads(self._native.to_json(redact))
+        return result
+
+    def __len__(self) -> int:
+        """The number of phases."""
+        return len(self._native)
+
+    def __repr__(self) -> str:
+        return f"Workload({self._native.to_json()})"
+
+
+WorkloadLike = Union[Workload, Mapping[str, Any], str, "os.PathLike[str]"]
+"""What ``run()`` and ``Runner()`` accept: a Workload, a dict, or the path of a spec file."""
+
+
+def to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:
+    """Resolve the ``workload`` argument and keyword fields of ``run()`` into a Workload."""
+    if workload is None:
+        return Workload(**fields)
+    if isinstance(workload, Workload):
+        base = workload
+    elif isinstance(workload, Mapping):
+        base = Workload.from_dict(workload)
+    elif isinstance(workload, (str, os.PathLike)):
+        base = Workload.from_file(workload)
+    else:
+        raise TypeError(
+            f"workload: expected a Workload, a dict or a spec file path, not "
+            f"{type(workload).__name__}"
+        )
+    return base.with_overrides(**fields) if fields else base

@@ -1,0 +1,28 @@
+//! `respload._native`: the Python binding of the respload core.
+//!
+//! Conversions, GIL handling and error mapping only. Workloads come in and reports and
+//! snapshots go out as JSON text; the pure-Python package `respload` wraps them in typed
+//! objects. Every blocking call releases the GIL.
+
+use pyo3::prelude::*;
+
+mod error;
+mod runner;
+mod workload;
+
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use super::runner::Runner;
+    #[pymodule_export]
+    use super::workload::Workload;
+
+    use pyo3::prelude::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        m.add("SCHEMA_VERSION", respload::stats::SCHEMA_VERSION)?;
+        Ok(())
+    }
+}

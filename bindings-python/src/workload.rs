@@ -1,0 +1,68 @@
+//! `Workload`: a validated core workload, built from JSON text, TOML text or a file.
+
+use crate::error::to_py;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// A validated workload (secrets kept inside; `to_json` redacts them).
+#[pyclass(frozen, module = "respload._native", name = "Workload")]
+pub struct Workload {
+    pub(crate) inner: respload::Workload,
+}
+
+#[pymethods]
+impl Workload {
+    /// Parse and validate a spec given as JSON text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        let inner = respload::Workload::from_json_str(text).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
+    /// Parse and validate a spec given as TOML text.
+    #[staticmethod]
+    fn from_toml(text: &str) -> PyResult<Self> {
+        let inner = respload::Workload::from_toml_str(text).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
+    /// Read and validate a `.toml` or `.json` spec file.
+    #[staticmethod]
+    fn from_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let inner = py
+            .detach(|| respload::Workload::from_path(&path))
+            .map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
+    /// A copy with overrides (partial specs as JSON text): `target` applies to every phase,
+    /// `rest` to the measured phases.
+    #[pyo3(signature = (target=None, rest=None))]
+    fn with_overrides(&self, target: Option<&str>, rest: Option<&str>) -> PyResult<Self> {
+        let target = target.map(parse).transpose()?;
+        let rest = rest.map(parse).transpose()?;
+        let inner = self.inner.with_overrides(target, rest).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
+    /// The normalized spec as JSON text, passwords redacted unless `redact` is false (then
+    /// it parses back to this workload).
+    #[pyo3(signature = (redact=true))]
+    fn to_json(&self, redact: bool) -> String {
+        if redact {
+            self.inner.redacted().to_string()
+        } else {
+            self.inner.to_json_value().to_string()
+        }
+    }
+
+    /// Number of phases.
+    fn __len__(&self) -> usize {
+        self.inner.phases.len()
+    }
+}
+
+fn parse(text: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text)
+        .map_err(|e| to_py(respload::Error::spec("", format!("not valid JSON: {e}"))))
+}

@@ -1,0 +1,67 @@
+"""respload.run_async: the event loop keeps running; cancelling stops the traffic."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+import respload
+from conftest import Redis
+
+
+def test_run_async_does_not_block_the_loop(redis: Redis) -> None:
+    ticks = 0
+    snapshots: list[respload.Snapshot] = []
+
+    async def main() -> respload.Report:
+        nonlocal ticks
+        task = asyncio.ensure_future(
+            respload.run_async(
+                target=redis.target(),
+                load={"connections": 4, "duration": "1500ms"},
+                commands=[{"name": "set"}],
+                on_progress=snapshots.append,
+            )
+        )
+        while not task.done():
+            ticks += 1
+            await asyncio.sleep(0.01)
+        return await task
+
+    report = asyncio.run(main())
+
+    assert ticks > 50, ticks  # the loop ran about every 10 ms during the 1.5 s run
+    assert report.totals.ops == redis.calls("set") > 0
+    assert len(snapshots) == len(report.timeline) == 2
+
+
+def test_cancelling_run_async_stops_the_traffic(redis: Redis) -> None:
+    async def main() -> None:
+        task = asyncio.ensure_future(
+            respload.run_async(
+                target=redis.target(),
+                load={"connections": 2, "duration": "60s"},
+                commands=[{"name": "set"}],
+            )
+        )
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    started = time.monotonic()
+    asyncio.run(main())
+
+    assert time.monotonic() - started < 2
+    first = redis.calls("set")
+    assert first > 0
+    time.sleep(0.3)
+    assert redis.calls("set") == first
+
+
+def test_run_async_raises_connect_errors(closed_port: int) -> None:
+    with pytest.raises(respload.ConnectError) as caught:
+        asyncio.run(respload.run_async(target={"port": closed_port}))
+    assert caught.value.address == f"127.0.0.1:{closed_port}"

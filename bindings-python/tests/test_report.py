@@ -1,0 +1,140 @@
+"""respload.Report: typed access, the core's JSON, histograms and DataFrames."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pandas as pd
+import pytest
+
+import respload
+from conftest import Redis, start_redis
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[respload.Report]:
+    redis = start_redis(tmp_path_factory.mktemp("redis"))
+    try:
+        yield respload.run(
+            target=redis.target(),
+            load={"connections": 4, "duration": "2s"},
+            keys={"prefix": "r:", "range": [0, 999]},
+            commands=[{"name": "set", "weight": 1}, {"name": "get", "weight": 3}],
+            seed=11,
+        )
+    finally:
+        redis.proc.kill()
+        redis.proc.wait()
+
+
+def test_typed_access_mirrors_the_json(report: respload.Report) -> None:
+    d = json.loads(report.to_json())
+
+    assert report.to_dict() == d
+    assert d["schema_version"] == report.schema_version == respload.SCHEMA_VERSION
+    assert report.totals.ops == d["totals"]["ops"] > 0
+    assert report.totals.ops_per_sec == d["totals"]["ops_per_sec"] > 0
+    assert report.totals.latency_ms.p99 == d["totals"]["latency_ms"]["p99"] > 0
+    assert report.totals.latency_ms.p99_9 == d["totals"]["latency_ms"]["p99_9"]
+    assert set(report.commands) == set(d["commands"]) == {"GET", "SET"}
+    assert report.commands["GET"].hits == d["commands"]["GET"]["hits"]
+    assert report.commands["GET"].ops + report.commands["SET"].ops == report.totals.ops
+    assert len(report.timeline) == len(d["timeline"]) >= 2
+    assert report.timeline[0].ops_per_sec == d["timeline"][0]["ops_per_sec"] > 0
+    assert report.timeline[-1].t == pytest.approx(report.duration_s)
+    assert report.phases[0].name == "main"
+    assert report.client.connections == 4
+    assert report.server.version == d["server"]["version"] != ""
+    assert report.workload == d["workload"]
+    assert report.seed == 11
+    assert "ops/s" in repr(report)
+
+
+def test_json_round_trip(report: respload.Report) -> None:
+    again = respload.Report.from_json(report.to_json())
+    assert again == report
+    assert respload.Report.from_dict(report.to_dict()) == report
+
+
+def test_histogram_decodes_to_the_reported_percentiles(report: respload.Report) -> None:
+    h = report.histogram()
+
+    assert h.get_total_count() == report.totals.ops
+    max_ns = round(report.totals.latency_ms.max * 1e6)
+    for pct, reported in [(50, "p50"), (90, "p90"), (99, "p99"), (99.9, "p99_9")]:
+        # Values are ns, the report's are ms (capped at the exact max).
+        decoded_ms = min(h.get_value_at_percentile(pct), max_ns) / 1e6
+        assert decoded_ms == getattr(report.totals.latency_ms, reported), pct
+    get = report.histogram("GET")
+    assert get.get_total_count() == report.commands["GET"].ops
+
+
+def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> None:
+    df = report.timeline_frame()
+
+    assert isinstance(df, pd.DataFrame)
+    assert len(df) == len(report.timeline) >= 2
+    assert list(df["ops"]) == [r.ops for r in report.timeline]
+    assert df["ops"].sum() == report.totals.ops
+    assert list(df["latency_ms_p99"]) == [r.latency_ms.p99 for r in report.timeline]
+    assert (df["ops_per_sec"] > 0).all()
+
+
+def test_latency_frame_has_a_row_per_command_and_total(report: respload.Report) -> None:
+    df = report.latency_frame()
+
+    assert list(df.index) == ["GET", "SET", "total"]
+    assert df.loc["total", "ops"] == report.totals.ops
+    assert df.loc["GET", "p99"] == report.commands["GET"].latency_ms.p99
+    assert df["ops"].drop("total").sum() == report.totals.ops
+
+
+def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
+    p99 = report.totals.latency_ms.p99
+    assert report.check(p99_ms=p99, error_rate=0.0, min_ops_per_sec=1) is report
+
+    with pytest.raises(AssertionError, match=r"p99 latency .* ms > 1e-06 ms"):
+        report.check(p99_ms=1e-6)
+    with pytest.raises(AssertionError, match=r"throughput .* ops/s < 1,000,000,000 ops/s"):
+        report.check(min_ops_per_sec=1e9)
+    with pytest.raises(AssertionError) as caught:
+        report.check(p99_ms=1e-6, min_ops_per_sec=1e9)
+    assert "p99 latency" in str(caught.value)
+    assert "throughput" in str(caught.value)
+
+
+def test_check_fails_on_errors(redis_with_password: Redis) -> None:
+    # A server that refuses GET: every request is an error reply, counted, not raised.
+    redis_with_password.call("ACL", "SETUSER", "default", "-get")
+    report = respload.run(
+        target={"url": redis_with_password.url, "password": "hunter2"},
+        load={"requests": 200, "connections": 2},
+        commands=[{"name": "get"}],
+    )
+    assert report.totals.errors == 200 == report.totals.ops
+    assert report.totals.error_rate == 1.0
+    with pytest.raises(AssertionError, match=r"error rate 100\.0000% > 1\.0000%"):
+        report.check(error_rate=0.01)
+
+
+def test_html_summary(report: respload.Report) -> None:
+    html = report._repr_html_()
+    assert "<table>" in html
+    assert "GET" in html
+    assert "SET" in html
+    assert f"{report.totals.ops:,}" in html
+
+
+def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Report) -> None:
+    fig = report.plot()
+
+    throughput, latency, dist = fig.axes
+    (line,) = throughput.get_lines()
+    assert list(line.get_ydata()) == [r.ops_per_sec for r in report.timeline]
+    p50, p99 = latency.get_lines()
+    assert list(p50.get_ydata()) == [r.latency_ms.p50 for r in report.timeline]
+    assert list(p99.get_ydata()) == [r.latency_ms.p99 for r in report.timeline]
+    assert [ln.get_label() for ln in dist.get_lines()] == ["GET", "SET", "all"]
+    assert dist.get_xscale() == "log"
+    assert dist.get_lines()[-1].get_ydata()[3] == report.totals.latency_ms.p99

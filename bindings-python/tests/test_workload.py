@@ -1,0 +1,155 @@
+"""respload.Workload and errors: validation before any traffic, field paths, error classes."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+
+import respload
+from conftest import Redis
+
+
+def test_spec_error_names_the_field_the_value_and_what_is_allowed() -> None:
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload(load={"connections": 0})
+
+    err = caught.value
+    assert err.path == "load.connections"
+    assert err.reason == "0 is out of range: allowed is 1 to 1000000"
+    assert str(err) == (
+        "invalid spec at `load.connections`: 0 is out of range: allowed is 1 to 1000000"
+    )
+    assert err.code == "ERR_RESPLOAD_SPEC"
+    assert isinstance(err, ValueError)
+    assert isinstance(err, respload.RespLoadError)
+
+
+def test_spec_error_for_a_wrong_type_and_an_unknown_field() -> None:
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload.from_dict({"load": {"connections": "many"}})
+    assert caught.value.path == "load.connections"
+    assert "many" in str(caught.value)
+
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload(load={"conections": 5})
+    assert "conections" in str(caught.value)
+    assert "connections" in caught.value.reason
+
+
+def test_spec_error_in_a_phase_has_the_phase_index() -> None:
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload(phases=[{"name": "a"}, {"name": "b", "load": {"pipeline": 0}}])
+    assert caught.value.path == "phases[1].load.pipeline"
+
+
+def test_spec_error_before_any_traffic(redis: Redis) -> None:
+    connections = redis.stat("total_connections_received")
+
+    with pytest.raises(respload.SpecError, match=r"keys\.distribution.*spiral"):
+        respload.run(target=redis.target(), keys={"distribution": "spiral"})
+
+    # Only the INFO call below connected: respload never did.
+    assert redis.stat("total_connections_received") == connections + 1
+
+
+def test_non_json_values_are_spec_errors() -> None:
+    with pytest.raises(respload.SpecError, match="not JSON serializable"):
+        respload.Workload(load={"duration": object()})
+
+
+def test_connect_error_names_the_address(closed_port: int) -> None:
+    with pytest.raises(respload.ConnectError) as caught:
+        respload.run(target={"host": "127.0.0.1", "port": closed_port}, load={"requests": 10})
+
+    err = caught.value
+    assert err.address == f"127.0.0.1:{closed_port}"
+    assert f"cannot connect to 127.0.0.1:{closed_port}" in str(err)
+    assert err.errno == errno.ECONNREFUSED
+    assert err.code == "ERR_RESPLOAD_CONNECT"
+    assert isinstance(err, ConnectionError)
+
+
+def test_auth_error_and_a_redacted_password(redis_with_password: Redis) -> None:
+    server = redis_with_password
+    with pytest.raises(respload.AuthError) as caught:
+        respload.run(target={"url": server.url, "password": "wrong"}, load={"requests": 10})
+    assert caught.value.address == server.address
+    assert caught.value.reason  # the server's error reply
+
+    report = respload.run(
+        target={"url": server.url, "password": "hunter2"},
+        load={"requests": 100, "connections": 2},
+        commands=[{"name": "set"}],
+    )
+    assert report.totals.ops == 100 == server.calls("set")
+    assert report.workload["target"]["password"] == "***"
+    assert "hunter2" not in report.to_json()
+
+
+def test_from_file_toml_and_json(tmp_path: Path) -> None:
+    toml = tmp_path / "spec.toml"
+    toml.write_text('[load]\nconnections = 3\nrequests = 10\n[[commands]]\nname = "get"\n')
+    as_json = tmp_path / "spec.json"
+    as_json.write_text(
+        json.dumps({"load": {"connections": 3, "requests": 10}, "commands": [{"name": "get"}]})
+    )
+
+    from_toml = respload.Workload.from_file(toml).to_dict()
+    from_json = respload.Workload.from_file(str(as_json)).to_dict()
+
+    assert from_toml == from_json
+    assert from_toml["load"]["connections"] == 3
+    assert from_toml["commands"] == [{"name": "get", "weight": 1}]
+
+
+def test_from_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(respload.FileError) as caught:
+        respload.Workload.from_file(tmp_path / "missing.toml")
+    assert caught.value.errno == errno.ENOENT
+    assert caught.value.path.endswith("missing.toml")
+    assert isinstance(caught.value, OSError)
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[load]\nconnections = 0\n")
+    with pytest.raises(respload.SpecError) as spec_error:
+        respload.Workload.from_file(bad)
+    assert spec_error.value.path == "load.connections"
+    assert "bad.toml" in str(spec_error.value)
+
+
+def test_to_dict_is_the_normalized_spec() -> None:
+    w = respload.Workload(load={"connections": 2, "requests": 5}, seed=3)
+
+    d = w.to_dict()
+
+    assert d["load"] == {"connections": 2, "pipeline": 1, "requests": 5, "timeout": "10s"}
+    assert d["seed"] == 3
+    assert d["commands"] == [{"name": "set", "weight": 1}, {"name": "get", "weight": 10}]
+    assert respload.Workload.from_dict(d).to_dict() == d
+    assert len(w) == 1
+
+
+def test_to_dict_redacts_passwords_unless_asked() -> None:
+    w = respload.Workload(target={"url": "redis://bob:hunter2@127.0.0.1:7000", "db": 0})
+
+    assert w.to_dict()["target"]["url"] == "redis://bob:***@127.0.0.1:7000"
+    assert "hunter2" not in repr(w)
+    full = w.to_dict(redact=False)
+    assert full["target"]["url"] == "redis://bob:hunter2@127.0.0.1:7000"
+    assert respload.Workload.from_dict(full).to_dict(redact=False) == full
+
+
+def test_with_overrides_returns_a_new_workload() -> None:
+    w = respload.Workload(load={"connections": 2})
+
+    o = w.with_overrides(target={"port": 7001}, load={"pipeline": 4})
+
+    assert o.to_dict()["target"]["port"] == 7001
+    assert o.to_dict()["load"]["pipeline"] == 4
+    assert w.to_dict()["load"]["pipeline"] == 1
+    with pytest.raises(respload.SpecError) as caught:
+        w.with_overrides(load={"pipeline": 0})
+    assert caught.value.path == "load.pipeline"
