@@ -118,6 +118,7 @@ impl Workload {
                 "a workload must be a table/object of fields",
             ));
         };
+        let has_phases = base.contains_key("phases");
         let phases = match base.remove("phases") {
             None => vec![Json::Object(base.clone())],
             Some(Json::Array(list)) if !list.is_empty() => list
@@ -135,11 +136,9 @@ impl Workload {
                 ))
             }
         };
-        let labelled = phases.len() > 1
-            || matches!(phases.first(), Some(Json::Object(m)) if m.contains_key("name"));
         let mut out = Vec::with_capacity(phases.len());
         for (i, raw) in phases.into_iter().enumerate() {
-            let prefix = if labelled || i > 0 {
+            let prefix = if has_phases {
                 format!("phases[{i}].")
             } else {
                 String::new()
@@ -354,6 +353,11 @@ mod tests {
         );
         let e = err("[[phases]]\nname='a'\n[[phases]]\nname='b'\nload={pipeline=0}");
         assert!(e.contains("phases[1].load.pipeline"), "{e}");
+        // A single workload with a name has no phases: paths carry no phase prefix.
+        let e = err("name = 'solo'\n[load]\npipeline = 0");
+        assert!(e.contains("at `load.pipeline`"), "{e}");
+        let e = err("[[phases]]\nname = 'only'\nload = { pipeline = 0 }");
+        assert!(e.contains("at `phases[0].load.pipeline`"), "{e}");
         let e = err("[[commands]]\ntemplate = \"GET {kee}\"");
         assert!(
             e.contains("commands[0].template") && e.contains("{kee}"),

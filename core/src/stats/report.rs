@@ -211,17 +211,16 @@ pub fn percentile(h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
     h.value_at_quantile((rank as f64 - 0.5) / n as f64)
 }
 
+/// A percentile in milliseconds, capped at the exact maximum `max_ns` (0 when empty).
+fn percentile_ms(h: &hdrhistogram::Histogram<u64>, q: f64, max_ns: u64) -> f64 {
+    percentile(h, q).min(max_ns) as f64 / NS_PER_MS
+}
+
 /// Summarize one recorder over `secs` of measured time.
 pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
     let h = &r.histogram;
     let received = h.len();
-    let q = |q: f64| {
-        if received == 0 {
-            0.0
-        } else {
-            percentile(h, q).min(r.latency_max_ns) as f64 / NS_PER_MS
-        }
-    };
+    let q = |q| percentile_ms(h, q, r.latency_max_ns);
     let (mean, stddev) = if received == 0 {
         (0.0, 0.0)
     } else {
@@ -302,13 +301,7 @@ pub fn summarize(rec: &Recorder, labels: &[String], secs: f64) -> (Stats, BTreeM
 pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -> TimelineRow {
     let total = rec.total();
     let h = &total.histogram;
-    let q = |q: f64| {
-        if h.is_empty() {
-            0.0
-        } else {
-            percentile(h, q).min(total.latency_max_ns) as f64 / NS_PER_MS
-        }
-    };
+    let q = |q| percentile_ms(h, q, total.latency_max_ns);
     TimelineRow {
         t,
         interval_s,
