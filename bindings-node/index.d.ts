@@ -50,6 +50,10 @@ export interface LoadSpec {
   warmup?: SpecDuration
   /** Requests unanswered this long count as `TIMEOUT` errors (default `10s`). */
   timeout?: SpecDuration
+  /** Open loop: total requests per second; latency counts from intended send times. */
+  rate?: number
+  /** Open loop spacing of send times (default `uniform`). */
+  arrivals?: 'uniform' | 'poisson'
 }
 
 /** The key space (`[keys]`). */
@@ -171,9 +175,14 @@ export interface Stats {
   errorsByKind: Record<string, number>
   bytesSent: number
   bytesReceived: number
+  /** From the write (closed loop) or from the intended send time (open loop). */
   latencyMs: Latency
   /** HdrHistogram V2 compressed, base64; values in nanoseconds. */
   histogram: string
+  /** Open loop only: service time, from the actual write. */
+  serviceMs?: Latency
+  /** Open loop only: the service-time histogram, encoded like `histogram`. */
+  serviceHistogram?: string
 }
 
 /** Latency of one interval, in milliseconds. */
@@ -193,6 +202,8 @@ export interface TimelineRow {
   opsPerSec: number
   errors: number
   latencyMs: IntervalLatency
+  /** Open loop only: service time in this interval. */
+  serviceMs?: IntervalLatency
   connections: number
   histogram: string
 }
@@ -237,6 +248,8 @@ export interface PhaseReport {
   commands: Record<string, Stats>
   timeline: TimelineRow[]
   client: ClientStats
+  /** Open loop only: the rate asked for (requests per second). */
+  targetRate?: number
   /** This phase's normalized spec, snake_case, secrets redacted. */
   workload: PhaseSpec
 }

@@ -105,6 +105,10 @@ class Stats:
     bytes_received: int
     latency_ms: Latency
     histogram: str = field(repr=False)
+    service_ms: Latency | None = None
+    """Open loop only: service time, from the actual write (``latency_ms`` counts from the
+    intended send time)."""
+    service_histogram: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -120,6 +124,8 @@ class Stats:
             bytes_received=d["bytes_received"],
             latency_ms=Latency.from_dict(d["latency_ms"]),
             histogram=d["histogram"],
+            service_ms=Latency.from_dict(d["service_ms"]) if "service_ms" in d else None,
+            service_histogram=d.get("service_histogram"),
         )
 
     def decode_histogram(self) -> HdrHistogram:
@@ -154,6 +160,8 @@ class TimelineRow:
     latency_ms: IntervalLatency
     connections: int
     histogram: str = field(repr=False)
+    service_ms: IntervalLatency | None = None
+    """Open loop only: service time in this interval."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -170,6 +178,7 @@ def _row_fields(d: _Json) -> dict[str, Any]:
         "latency_ms": IntervalLatency.from_dict(d["latency_ms"]),
         "connections": d["connections"],
         "histogram": d["histogram"],
+        "service_ms": (IntervalLatency.from_dict(d["service_ms"]) if d.get("service_ms") else None),
     }
 
 
@@ -191,6 +200,8 @@ class Snapshot:
     latency_ms: IntervalLatency
     connections: int
     histogram: str = field(repr=False)
+    service_ms: IntervalLatency | None = None
+    """Open loop only: service time in this interval."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -264,6 +275,8 @@ class PhaseReport:
     timeline: list[TimelineRow]
     client: ClientStats
     workload: dict[str, Any] = field(repr=False)
+    target_rate: float | None = None
+    """Open loop only: the rate asked for, in requests per second."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -277,6 +290,7 @@ class PhaseReport:
             timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
             client=ClientStats.from_dict(d["client"]),
             workload=d["workload"],
+            target_rate=d.get("target_rate"),
         )
 
 

@@ -9,15 +9,18 @@
 
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
+use super::pacer::Pacer;
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::future::Future;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::ReadBuf;
+use tokio::time::Sleep;
 
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +28,10 @@ struct Pending {
     cmd: u16,
     measured: bool,
     sent: u32,
+    /// The write that carried it.
     start: Instant,
+    /// When it should have been sent (open loop; `start` in closed loop).
+    intended: Instant,
 }
 
 /// Why a connection stopped carrying traffic.
@@ -46,6 +52,8 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// The state of one connection.
 pub struct Connection {
     generator: Generator,
+    /// Open loop: the schedule of intended send times, and a timer reused to wait for them.
+    pacer: Option<(Pacer, Pin<Box<Sleep>>)>,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     framer: Framer,
@@ -58,11 +66,20 @@ pub struct Connection {
 }
 
 impl Connection {
-    /// A connection that will generate with `generator`.
-    pub fn new(generator: Generator, shared: Rc<Shared>, ctl: Rc<ConnCtl>) -> Self {
+    /// A connection that will generate with `generator`, paced by `pacer` in open loop.
+    pub fn new(
+        generator: Generator,
+        pacer: Option<Pacer>,
+        shared: Rc<Shared>,
+        ctl: Rc<ConnCtl>,
+    ) -> Self {
         let pipeline = shared.pipeline;
         Connection {
             generator,
+            pacer: pacer.map(|p| {
+                let sleep = Box::pin(tokio::time::sleep_until(p.due().into()));
+                (p, sleep)
+            }),
             shared,
             ctl,
             framer: Framer::new(),
@@ -139,10 +156,7 @@ impl Connection {
     async fn reconnect(&mut self) -> Option<Stream> {
         let mut backoff = BACKOFF_MIN;
         loop {
-            if self.shared.stopping.get()
-                || self.shared.budget.get() == 0
-                || self.generator.exhausted()
-            {
+            if self.finished() {
                 return None;
             }
             let mut sleep = std::pin::pin!(tokio::time::sleep(backoff));
@@ -165,17 +179,22 @@ impl Connection {
         }
     }
 
-    /// Generate requests until the pipeline is full or nothing more may start; returns how
-    /// many were added.
+    /// Generate requests until the pipeline is full or nothing more may start (in open loop:
+    /// nothing more is due); returns how many were added.
     #[inline]
     fn fill(&mut self) -> usize {
         let shared = &*self.shared;
         let mut added = 0;
-        let measured = self.now >= shared.measure_start;
         while self.inflight.len() < shared.pipeline
             && !shared.stopping.get()
             && !self.generator.exhausted()
         {
+            let intended = match &self.pacer {
+                Some((p, _)) if p.due() > self.now => break,
+                Some((p, _)) => p.due(),
+                None => self.now,
+            };
+            let measured = intended >= shared.measure_start;
             if measured && !shared.claim() {
                 break;
             }
@@ -186,15 +205,29 @@ impl Connection {
                 measured,
                 sent: (self.wbuf.len() - before) as u32,
                 start: self.now,
+                intended,
             });
+            if let Some((p, _)) = &mut self.pacer {
+                p.advance();
+            }
             added += 1;
         }
         added
     }
 
+    /// Whether no more requests will start on this connection.
+    fn finished(&self) -> bool {
+        self.shared.stopping.get() || self.shared.budget.get() == 0 || self.generator.exhausted()
+    }
+
     /// Carry traffic on `stream` until done (`Ok`) or it fails.
     async fn drive(&mut self, stream: &mut Stream) -> Result<(), Failure> {
+        let open = self.pacer.is_some();
         loop {
+            if open {
+                // One clock reading per pass tells which intended send times have come.
+                self.now = Instant::now();
+            }
             let added = self.fill();
             if added > 0 {
                 let t = Instant::now();
@@ -202,16 +235,26 @@ impl Connection {
                 for p in self.inflight.range_mut(n - added..) {
                     p.start = t;
                 }
-                self.ctl.last_progress.set(t);
+                if n == added {
+                    // The reply timeout runs from the oldest request in flight.
+                    self.ctl.last_progress.set(t);
+                }
                 self.write_all(stream).await?;
                 self.wbuf.clear();
             }
             if self.inflight.is_empty() {
-                return Ok(());
+                if !open || self.finished() {
+                    return Ok(());
+                }
+                self.wait_due().await?;
+                continue;
             }
             self.ctl.waiting.set(true);
             let n = self.read_some(stream).await?;
             self.ctl.waiting.set(false);
+            let Some(n) = n else {
+                continue; // the next request is due
+            };
             if n == 0 {
                 return Err(Failure::Connection);
             }
@@ -222,9 +265,27 @@ impl Connection {
         }
     }
 
+    /// Open loop with nothing in flight: sleep until the next request is due (or the run
+    /// stops).
+    async fn wait_due(&mut self) -> Result<(), Failure> {
+        let Some((pacer, sleep)) = self.pacer.as_mut() else {
+            return Ok(());
+        };
+        sleep.as_mut().reset(pacer.due().into());
+        let ctl = &*self.ctl;
+        let shared = &*self.shared;
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None if shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            why => Poll::Ready(Err(Failure::Interrupted(why))),
+        })
+        .await
+    }
+
     /// Frame and record every complete reply in the read buffer.
     fn process_replies(&mut self) -> Result<(), Failure> {
         let shared = &*self.shared;
+        let open = self.pacer.is_some();
         let mut rec = shared.recorder.borrow_mut();
         loop {
             let buf = &self.rbuf[self.rstart..self.rend];
@@ -245,7 +306,10 @@ impl Connection {
                 c.ops += 1;
                 c.bytes_sent += p.sent as u64;
                 c.bytes_received += len as u64;
-                c.record_latency(self.now.duration_since(p.start).as_nanos() as u64);
+                c.record_latency(self.now.duration_since(p.intended).as_nanos() as u64);
+                if open {
+                    c.record_service(self.now.duration_since(p.start).as_nanos() as u64);
+                }
                 match reply {
                     Reply::Error { kind } => {
                         c.errors += 1;
@@ -274,16 +338,29 @@ impl Connection {
         Ok(())
     }
 
-    async fn read_some(&mut self, stream: &mut Stream) -> Result<usize, Failure> {
+    /// Read what the server sent: `Some(bytes)` (0: closed), or `None` in open loop when the
+    /// next request fell due first and the pipeline has room for it.
+    async fn read_some(&mut self, stream: &mut Stream) -> Result<Option<usize>, Failure> {
         let ctl = &*self.ctl;
         let buf = &mut self.rbuf[self.rend..];
+        let mut due = match &mut self.pacer {
+            Some((pacer, sleep)) if self.inflight.len() < self.shared.pipeline => {
+                sleep.as_mut().reset(pacer.due().into());
+                Some(sleep)
+            }
+            _ => None,
+        };
+        let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None => {
                 let mut rb = ReadBuf::new(buf);
                 match stream.poll_read_buf(cx, &mut rb) {
-                    Poll::Ready(Ok(())) => Poll::Ready(Ok(rb.filled().len())),
+                    Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(rb.filled().len()))),
                     Poll::Ready(Err(_)) => Poll::Ready(Err(Failure::Connection)),
-                    Poll::Pending => Poll::Pending,
+                    Poll::Pending => match due.as_mut() {
+                        Some(s) if !shared.stopping.get() => s.as_mut().poll(cx).map(|_| Ok(None)),
+                        _ => Poll::Pending,
+                    },
                 }
             }
             why => Poll::Ready(Err(Failure::Interrupted(why))),

@@ -54,6 +54,14 @@ impl ConnCtl {
         i
     }
 
+    /// Wake the connection without interrupting it, so it looks at the shared state again
+    /// (an open-loop connection sleeping until its next request notices the run stopping).
+    pub fn wake(&self) {
+        if let Some(w) = self.waker.borrow_mut().take() {
+            w.wake();
+        }
+    }
+
     /// Interrupt the connection's pending I/O (an abort is never downgraded to a timeout).
     pub fn interrupt(&self, why: Interrupt) {
         if self.interrupt.get() != Interrupt::Abort {

@@ -4,6 +4,7 @@ mod connection;
 mod control;
 mod generator;
 mod keys;
+mod pacer;
 mod phase;
 mod rng;
 mod runner;
@@ -11,6 +12,7 @@ mod values;
 mod worker;
 
 pub use keys::{parallel_slice, KeySampler, Sequence, Zipf};
+pub use pacer::Pacer;
 pub use rng::Rng;
 pub use runner::{run, Runner, StopHandle};
 pub use values::{value_pool, ValueSource};

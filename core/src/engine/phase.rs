@@ -253,6 +253,7 @@ pub fn run_phase(
             commands,
             timeline: rows,
             client,
+            target_rate: phase.spec.load.rate,
             workload: phase.redacted(),
         },
         recorder: total,

@@ -6,6 +6,7 @@ use super::connection::Connection;
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::keys::Sequence;
+use super::pacer::Pacer;
 use super::rng::Rng;
 use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
@@ -25,6 +26,8 @@ const TICK: Duration = Duration::from_millis(20);
 const ABORT_GRACE: Duration = Duration::from_millis(300);
 /// Interval of the timeline.
 pub const INTERVAL: Duration = Duration::from_secs(1);
+/// Mixed into the run's seed for pacing, so the request stream is the same open or closed.
+const PACING_SEED: u64 = 0x5041_4345_5f52_4154;
 
 /// What a worker tells the phase's aggregator.
 pub enum WorkerMsg {
@@ -195,7 +198,18 @@ async fn worker(s: WorkerSetup) {
             rng,
             (index, s.total_connections as u64),
         );
-        let conn = Connection::new(generator, Rc::clone(&shared), ctl);
+        let load = &s.phase.spec.load;
+        let pacer = load.rate.map(|rate| {
+            let total = s.total_connections as f64;
+            Pacer::new(
+                now,
+                rate / total,
+                load.arrivals.unwrap_or_default(),
+                index as f64 / total,
+                Rng::for_stream(s.seed ^ PACING_SEED, s.phase_index as u64, index),
+            )
+        });
+        let conn = Connection::new(generator, pacer, Rc::clone(&shared), ctl);
         tokio::task::spawn_local(conn.run(stream));
     }
 
@@ -216,6 +230,7 @@ async fn worker(s: WorkerSetup) {
         if (stop_requested || past_deadline) && !shared.stopping.get() {
             shared.stopping.set(true);
             stop_at = Some(now);
+            ctls.iter().for_each(|c| c.wake());
         }
         if let Some(at) = stop_at {
             let grace = if stop_requested {

@@ -115,6 +115,14 @@ pub fn table(report: &Report) -> String {
             p.client.threads,
             if p.interrupted { ", INTERRUPTED" } else { "" }
         );
+        if let Some(rate) = p.target_rate {
+            let achieved = p.totals.ops_per_sec;
+            let _ = writeln!(
+                out,
+                "Open loop: {rate:.1} requests/s asked, {achieved:.1} achieved ({:.1}%)",
+                achieved / rate * 100.0
+            );
+        }
         if report.phases.len() > 1 {
             stats_block(&mut out, "", &p.totals, &p.commands, p.duration_s);
         }

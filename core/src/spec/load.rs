@@ -33,6 +33,27 @@ pub struct Load {
     /// errors and reconnects (default 10s).
     #[serde(default = "default_timeout")]
     pub timeout: SpecDuration,
+    /// Open loop: requests per second in total, spread evenly over the connections, each
+    /// request with an intended send time; latency counts from that time (so a stalled
+    /// server shows in it) and service time from the actual write. Absent: closed loop
+    /// (each connection sends as fast as replies come back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// How intended send times are spaced in open loop: `uniform` (evenly, the default) or
+    /// `poisson` (exponential gaps, as independent users arrive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+}
+
+/// How open-loop send times are spaced.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrivals {
+    /// Evenly: one request every `connections / rate` seconds per connection.
+    #[default]
+    Uniform,
+    /// Exponentially distributed gaps with the same mean.
+    Poisson,
 }
 
 fn default_connections() -> u32 {
@@ -58,6 +79,8 @@ impl Default for Load {
             duration: None,
             warmup: None,
             timeout: default_timeout(),
+            rate: None,
+            arrivals: None,
         }
     }
 }
@@ -80,6 +103,20 @@ impl Load {
                     "0s: a duration must be positive (or left out)",
                 ));
             }
+        }
+        if let Some(r) = self.rate {
+            if !(r > 0.0 && r <= 100_000_000.0) {
+                return Err(crate::Error::spec(
+                    format!("{p}load.rate"),
+                    format!("{r} is out of range: allowed is above 0 and up to 100000000 requests per second"),
+                ));
+            }
+        }
+        if self.arrivals.is_some() && self.rate.is_none() {
+            return Err(crate::Error::spec(
+                format!("{p}load.arrivals"),
+                "applies to open loop only: set load.rate too",
+            ));
         }
         if self.timeout.0 < Duration::from_millis(10) {
             return Err(crate::Error::spec(

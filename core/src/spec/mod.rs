@@ -15,7 +15,7 @@ mod values;
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
 pub use keys::{Distribution, Keys};
-pub use load::{Load, Requests, DEFAULT_REQUESTS};
+pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
 pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};

@@ -51,11 +51,65 @@ impl ErrorKinds {
     }
 }
 
-/// Everything measured about one command over some span of time.
+/// A latency histogram with exact moments, in nanoseconds.
 #[derive(Debug, Clone)]
-pub struct CommandRecorder {
-    /// Latency of every reply received (error replies included), in nanoseconds.
+pub struct Timings {
+    /// Every recorded latency.
     pub histogram: Histogram<u64>,
+    /// Exact sum (ns), for an exact mean.
+    pub sum_ns: u128,
+    /// Exact sum of squares (ns²), for the standard deviation.
+    pub sum_sq: f64,
+    /// Exact smallest (ns), `u64::MAX` when none.
+    pub min_ns: u64,
+    /// Exact largest (ns).
+    pub max_ns: u64,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            histogram: new_histogram(),
+            sum_ns: 0,
+            sum_sq: 0.0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        }
+    }
+}
+
+impl Timings {
+    /// Record one latency.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        let ns = ns.max(1);
+        self.histogram.saturating_record(ns);
+        self.sum_ns += ns as u128;
+        self.sum_sq += (ns as f64) * (ns as f64);
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// Add `other` into these.
+    pub fn merge(&mut self, other: &Timings) {
+        // Bounds are identical, so adding cannot fail.
+        let _ = self.histogram.add(&other.histogram);
+        self.sum_ns += other.sum_ns;
+        self.sum_sq += other.sum_sq;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+    }
+}
+
+/// Everything measured about one command over some span of time.
+#[derive(Debug, Clone, Default)]
+pub struct CommandRecorder {
+    /// Latency of every reply received (error replies included): from the intended send
+    /// time in open loop, else from the write that carried the request.
+    pub latency: Timings,
+    /// Service time in open loop: from the actual write to the reply (`None` in closed loop,
+    /// where it equals `latency`).
+    pub service: Option<Box<Timings>>,
     /// Requests finished: replies received plus requests failed without a reply.
     pub ops: u64,
     /// Replies with a value, for commands that read.
@@ -70,51 +124,27 @@ pub struct CommandRecorder {
     pub bytes_sent: u64,
     /// Reply bytes read.
     pub bytes_received: u64,
-    /// Exact sum of latencies (ns), for an exact mean.
-    pub latency_sum_ns: u128,
-    /// Exact sum of squared latencies (ns²), for the standard deviation.
-    pub latency_sum_sq: f64,
-    /// Exact smallest latency (ns), `u64::MAX` when none.
-    pub latency_min_ns: u64,
-    /// Exact largest latency (ns).
-    pub latency_max_ns: u64,
-}
-
-impl Default for CommandRecorder {
-    fn default() -> Self {
-        CommandRecorder {
-            histogram: new_histogram(),
-            ops: 0,
-            hits: 0,
-            misses: 0,
-            errors: 0,
-            error_kinds: ErrorKinds::default(),
-            bytes_sent: 0,
-            bytes_received: 0,
-            latency_sum_ns: 0,
-            latency_sum_sq: 0.0,
-            latency_min_ns: u64::MAX,
-            latency_max_ns: 0,
-        }
-    }
 }
 
 impl CommandRecorder {
     /// Record the latency of one reply.
     #[inline]
     pub fn record_latency(&mut self, ns: u64) {
-        let ns = ns.max(1);
-        self.histogram.saturating_record(ns);
-        self.latency_sum_ns += ns as u128;
-        self.latency_sum_sq += (ns as f64) * (ns as f64);
-        self.latency_min_ns = self.latency_min_ns.min(ns);
-        self.latency_max_ns = self.latency_max_ns.max(ns);
+        self.latency.record(ns);
+    }
+
+    /// Record the service time of one reply (open loop).
+    #[inline]
+    pub fn record_service(&mut self, ns: u64) {
+        self.service.get_or_insert_with(Default::default).record(ns);
     }
 
     /// Add `other` into this one.
     pub fn merge(&mut self, other: &CommandRecorder) {
-        // Bounds are identical, so adding cannot fail.
-        let _ = self.histogram.add(&other.histogram);
+        self.latency.merge(&other.latency);
+        if let Some(s) = &other.service {
+            self.service.get_or_insert_with(Default::default).merge(s);
+        }
         self.ops += other.ops;
         self.hits += other.hits;
         self.misses += other.misses;
@@ -122,10 +152,6 @@ impl CommandRecorder {
         self.error_kinds.merge(&other.error_kinds);
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
-        self.latency_sum_ns += other.latency_sum_ns;
-        self.latency_sum_sq += other.latency_sum_sq;
-        self.latency_min_ns = self.latency_min_ns.min(other.latency_min_ns);
-        self.latency_max_ns = self.latency_max_ns.max(other.latency_max_ns);
     }
 }
 
@@ -180,13 +206,19 @@ mod tests {
         b.record_latency(10_000);
         b.error_kinds.add(b"wrongtype", 2);
         a.merge(&b);
-        assert_eq!(a.latency_sum_ns, 16_000);
-        assert_eq!((a.latency_min_ns, a.latency_max_ns), (1_000, 10_000));
-        assert_eq!(a.histogram.len(), 4);
+        assert_eq!(a.latency.sum_ns, 16_000);
+        assert_eq!((a.latency.min_ns, a.latency.max_ns), (1_000, 10_000));
+        assert_eq!(a.latency.histogram.len(), 4);
         assert_eq!(
             a.error_kinds.iter().collect::<Vec<_>>(),
             vec![("WRONGTYPE", 2)]
         );
+        assert!(a.service.is_none());
+        let mut c = CommandRecorder::default();
+        c.record_service(500);
+        a.merge(&c);
+        assert_eq!(a.service.as_ref().map(|s| s.histogram.len()), Some(1));
+        assert_eq!(a.service.as_ref().map(|s| s.sum_ns), Some(500));
     }
 
     #[test]

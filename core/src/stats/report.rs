@@ -1,6 +1,6 @@
 //! The Report: one schema for Rust, Python, Node and the JSON file.
 
-use super::recorder::{CommandRecorder, Recorder};
+use super::recorder::{CommandRecorder, Recorder, Timings};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
@@ -58,12 +58,19 @@ pub struct Stats {
     pub bytes_sent: u64,
     /// Reply bytes read.
     pub bytes_received: u64,
-    /// Latency of replies received (error replies included), from the write that carried the
-    /// request to the read that completed its reply.
+    /// Latency of replies received (error replies included), to the read that completed the
+    /// reply from the write that carried the request (closed loop) or from the request's
+    /// intended send time (open loop: corrected for coordinated omission).
     pub latency_ms: Latency,
     /// The latency histogram in HdrHistogram's V2 compressed encoding, base64; values are
     /// nanoseconds.
     pub histogram: String,
+    /// Open loop only: service time, from the actual write to the reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<Latency>,
+    /// Open loop only: the service-time histogram, encoded like `histogram`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_histogram: Option<String>,
 }
 
 /// One row of the per-interval timeline.
@@ -81,6 +88,9 @@ pub struct TimelineRow {
     pub errors: u64,
     /// Latency in this interval (ms).
     pub latency_ms: IntervalLatency,
+    /// Open loop only: service time in this interval (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<IntervalLatency>,
     /// Connections open at the end of this interval.
     pub connections: u32,
     /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`].
@@ -153,6 +163,10 @@ pub struct PhaseReport {
     pub timeline: Vec<TimelineRow>,
     /// The client's own cost.
     pub client: ClientStats,
+    /// Open loop: the rate asked for (requests per second); compare with
+    /// `totals.ops_per_sec` and the timeline's `ops_per_sec` for the rate achieved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }
@@ -216,19 +230,47 @@ fn percentile_ms(h: &hdrhistogram::Histogram<u64>, q: f64, max_ns: u64) -> f64 {
     percentile(h, q).min(max_ns) as f64 / NS_PER_MS
 }
 
+/// The summary of some timings.
+fn latency_of(t: &Timings) -> Latency {
+    let h = &t.histogram;
+    let received = h.len();
+    if received == 0 {
+        return Latency::default();
+    }
+    let q = |q| percentile_ms(h, q, t.max_ns);
+    let n = received as f64;
+    let mean = t.sum_ns as f64 / n;
+    let var = (t.sum_sq / n - mean * mean).max(0.0);
+    Latency {
+        mean: mean / NS_PER_MS,
+        stddev: var.sqrt() / NS_PER_MS,
+        min: t.min_ns as f64 / NS_PER_MS,
+        p50: q(0.5),
+        p90: q(0.9),
+        p95: q(0.95),
+        p99: q(0.99),
+        p99_9: q(0.999),
+        p99_99: q(0.9999),
+        max: t.max_ns as f64 / NS_PER_MS,
+    }
+}
+
+/// The interval summary of some timings.
+fn interval_latency_of(t: &Timings) -> IntervalLatency {
+    let h = &t.histogram;
+    if h.is_empty() {
+        return IntervalLatency::default();
+    }
+    IntervalLatency {
+        mean: t.sum_ns as f64 / h.len() as f64 / NS_PER_MS,
+        p50: percentile_ms(h, 0.5, t.max_ns),
+        p99: percentile_ms(h, 0.99, t.max_ns),
+        max: t.max_ns as f64 / NS_PER_MS,
+    }
+}
+
 /// Summarize one recorder over `secs` of measured time.
 pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
-    let h = &r.histogram;
-    let received = h.len();
-    let q = |q| percentile_ms(h, q, r.latency_max_ns);
-    let (mean, stddev) = if received == 0 {
-        (0.0, 0.0)
-    } else {
-        let n = received as f64;
-        let mean = r.latency_sum_ns as f64 / n;
-        let var = (r.latency_sum_sq / n - mean * mean).max(0.0);
-        (mean / NS_PER_MS, var.sqrt() / NS_PER_MS)
-    };
     Stats {
         ops: r.ops,
         ops_per_sec: if secs > 0.0 { r.ops as f64 / secs } else { 0.0 },
@@ -247,23 +289,10 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
             .collect(),
         bytes_sent: r.bytes_sent,
         bytes_received: r.bytes_received,
-        latency_ms: Latency {
-            mean,
-            stddev,
-            min: if received == 0 {
-                0.0
-            } else {
-                r.latency_min_ns as f64 / NS_PER_MS
-            },
-            p50: q(0.5),
-            p90: q(0.9),
-            p95: q(0.95),
-            p99: q(0.99),
-            p99_9: q(0.999),
-            p99_99: q(0.9999),
-            max: r.latency_max_ns as f64 / NS_PER_MS,
-        },
-        histogram: encode_histogram(h),
+        latency_ms: latency_of(&r.latency),
+        histogram: encode_histogram(&r.latency.histogram),
+        service_ms: r.service.as_deref().map(latency_of),
+        service_histogram: r.service.as_deref().map(|s| encode_histogram(&s.histogram)),
     }
 }
 
@@ -300,8 +329,6 @@ pub fn summarize(rec: &Recorder, labels: &[String], secs: f64) -> (Stats, BTreeM
 /// A timeline row from one interval's merged recorder.
 pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -> TimelineRow {
     let total = rec.total();
-    let h = &total.histogram;
-    let q = |q| percentile_ms(h, q, total.latency_max_ns);
     TimelineRow {
         t,
         interval_s,
@@ -312,18 +339,10 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
             0.0
         },
         errors: total.errors,
-        latency_ms: IntervalLatency {
-            mean: if h.is_empty() {
-                0.0
-            } else {
-                total.latency_sum_ns as f64 / h.len() as f64 / NS_PER_MS
-            },
-            p50: q(0.5),
-            p99: q(0.99),
-            max: total.latency_max_ns as f64 / NS_PER_MS,
-        },
+        latency_ms: interval_latency_of(&total.latency),
+        service_ms: total.service.as_deref().map(interval_latency_of),
         connections,
-        histogram: encode_histogram(h),
+        histogram: encode_histogram(&total.latency.histogram),
     }
 }
 

@@ -1,0 +1,89 @@
+//! Open loop against a real redis-server: the rate asked for is the rate sent, and a stalled
+//! server shows in the latency counted from intended send times.
+
+mod common;
+
+use common::{workload, Server};
+use respload::{run, Report};
+use serde_json::json;
+use std::time::Duration;
+
+#[test]
+fn the_achieved_rate_is_within_one_percent_of_the_target() {
+    let server = Server::start(&[]);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 10, "rate": 2000, "duration": "10s" },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    })))
+    .unwrap();
+    let p = &report.phases[0];
+    assert_eq!(p.target_rate, Some(2000.0));
+    let achieved = report.totals.ops_per_sec;
+    assert!((achieved / 2000.0 - 1.0).abs() < 0.01, "{achieved}");
+    let sent = server.calls("set") + server.calls("get");
+    assert!((sent as f64 / 20_000.0 - 1.0).abs() < 0.01, "{sent}");
+    // Every full interval ran at the rate too, not in bursts.
+    for row in &report.timeline[..9] {
+        assert!((row.ops_per_sec / 2000.0 - 1.0).abs() < 0.05, "{row:?}");
+        assert!(row.service_ms.is_some());
+    }
+    assert!(report.totals.service_ms.is_some() && report.totals.service_histogram.is_some());
+}
+
+/// Run GETs for 4 s with the server asleep for 500 ms after 1.5 s.
+fn with_a_stall(server: &Server, load: serde_json::Value) -> Report {
+    let port = server.port;
+    let staller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(1500));
+        let out = std::process::Command::new("redis-cli")
+            .args(["-p", &port.to_string(), "DEBUG", "SLEEP", "0.5"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "OK");
+    });
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": load,
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    staller.join().unwrap();
+    report
+}
+
+#[test]
+fn a_stall_shows_in_open_loop_latency_but_not_in_service_time_or_closed_loop_percentiles() {
+    let server = Server::start(&["--enable-debug-command", "yes"]);
+    let open = with_a_stall(
+        &server,
+        json!({ "connections": 10, "rate": 1000, "duration": "4s" }),
+    );
+    let (lat, svc) = (
+        &open.totals.latency_ms,
+        open.totals.service_ms.as_ref().unwrap(),
+    );
+    // About 500 of 4,000 requests were due during the stall: a tenth of them waited for it.
+    assert!(lat.p99 > 250.0, "corrected p99 {} ms", lat.p99);
+    assert!(lat.max > 400.0, "{}", lat.max);
+    // With one request in flight per connection, only ten requests were written before the
+    // stall; the rest were held back until it ended, and service time starts at the write.
+    assert!(
+        svc.p99 < lat.p99 / 2.0,
+        "service p99 {} vs {}",
+        svc.p99,
+        lat.p99
+    );
+    assert!(svc.p50 < 50.0, "{}", svc.p50);
+    assert!((open.totals.ops_per_sec / 1000.0 - 1.0).abs() < 0.05);
+
+    let closed = with_a_stall(&server, json!({ "connections": 10, "duration": "4s" }));
+    assert!(closed.totals.service_ms.is_none());
+    // The same stall: visible in the maximum, hidden by the percentiles of a closed loop.
+    assert!(closed.totals.latency_ms.max > 400.0);
+    assert!(
+        closed.totals.latency_ms.p99 < 50.0,
+        "closed p99 {}",
+        closed.totals.latency_ms.p99
+    );
+}
