@@ -9,12 +9,14 @@ mod data;
 mod duration;
 mod load;
 mod target;
+mod tls;
 
 pub use command::{parse_template, Arg, CommandSpec, Compiled, BUILTINS};
 pub use data::{Distribution, Keys, ValueData, ValueSize, Values, MAX_VALUE_SIZE};
 pub use duration::SpecDuration;
 pub use load::{Load, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
+pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -145,6 +147,7 @@ impl Workload {
             };
             out.push(Phase::from_json(raw, &prefix)?);
         }
+        share_tls_configs(&mut out);
         Ok(Workload { phases: out })
     }
 
@@ -210,6 +213,7 @@ impl Workload {
             };
             phases.push(Phase::from_json(raw, &prefix)?);
         }
+        share_tls_configs(&mut phases);
         Ok(Workload { phases })
     }
 
@@ -269,6 +273,25 @@ impl Phase {
             connect,
             commands,
         })
+    }
+}
+
+/// Phases with the same TLS settings share one client configuration: it is built once per run
+/// and every connection of every such phase uses it.
+fn share_tls_configs(phases: &mut [Phase]) {
+    for i in 1..phases.len() {
+        let (earlier, rest) = phases.split_at_mut(i);
+        let phase = &mut rest[0];
+        let Some(tls) = phase.connect.tls.as_mut() else {
+            continue;
+        };
+        let shared = earlier.iter().find_map(|e| {
+            let config = &e.connect.tls.as_ref()?.config;
+            (e.spec.target.tls == phase.spec.target.tls).then(|| std::sync::Arc::clone(config))
+        });
+        if let Some(config) = shared {
+            tls.config = config;
+        }
     }
 }
 
@@ -393,6 +416,25 @@ mod tests {
         );
         let w = Workload::from_toml_str("[target]\npassword = \"hunter2\"").unwrap();
         assert!(!w.redacted().to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn phases_with_the_same_tls_settings_share_one_client_configuration() {
+        let w = Workload::from_toml_str(
+            "[target]\nurl = 'rediss://h:1'\n[[phases]]\nname='a'\n[[phases]]\nname='b'\n\
+             [[phases]]\nname='c'\ntarget={tls={insecure=true}}",
+        )
+        .unwrap();
+        let config = |i: usize| &w.phases[i].connect.tls.as_ref().unwrap().config;
+        assert!(std::sync::Arc::ptr_eq(config(0), config(1)));
+        assert!(!std::sync::Arc::ptr_eq(config(0), config(2)));
+        assert!(w.phases[2].connect.tls.as_ref().unwrap().insecure);
+        // TLS settings appear in the normalized spec only when used.
+        assert!(w.redacted()["phases"][0]["target"].get("tls").is_none());
+        assert_eq!(w.redacted()["phases"][2]["target"]["tls"]["insecure"], true);
+        let plain = Workload::from_toml_str("").unwrap();
+        assert!(plain.phases[0].connect.tls.is_none());
+        assert!(plain.redacted()["target"].get("tls").is_none());
     }
 
     #[test]
