@@ -125,6 +125,7 @@ impl Tls {
                 ("key", self.key.is_some()),
                 ("sni", self.sni.is_some()),
                 ("insecure", self.insecure),
+                ("versions", self.versions != default_versions()),
             ];
             if let Some((field, _)) = set.iter().find(|(_, s)| *s) {
                 return Err(crate::Error::spec(
@@ -189,6 +190,36 @@ impl Tls {
             .with_protocol_versions(&versions)
             .map_err(|e| crate::Error::spec(at("versions"), e))?;
 
+        // The CA files are read and checked even when `insecure` leaves them unused: a wrong
+        // path is an error either way.
+        let mut roots = RootCertStore::empty();
+        if let Some(file) = &self.ca_file {
+            let certs = read_certs(file).map_err(|m| crate::Error::spec(at("ca_file"), m))?;
+            for (i, cert) in certs.into_iter().enumerate() {
+                roots.add(cert).map_err(|e| {
+                    crate::Error::spec(
+                        at("ca_file"),
+                        format!(
+                            "certificate {} in `{file}` is not a usable CA certificate: {e}",
+                            i + 1
+                        ),
+                    )
+                })?;
+            }
+        }
+        if let Some(dir) = &self.ca_dir {
+            let certs = read_cert_dir(dir).map_err(|m| crate::Error::spec(at("ca_dir"), m))?;
+            let (added, _ignored) = roots.add_parsable_certificates(certs);
+            if added == 0 {
+                return Err(crate::Error::spec(
+                    at("ca_dir"),
+                    format!("`{dir}` holds no usable CA certificate"),
+                ));
+            }
+        }
+        if self.ca_file.is_none() && self.ca_dir.is_none() && !self.insecure {
+            roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec();
+        }
         let builder = if self.insecure {
             builder
                 .dangerous()
@@ -196,34 +227,6 @@ impl Tls {
                     provider.signature_verification_algorithms,
                 )))
         } else {
-            let mut roots = RootCertStore::empty();
-            if let Some(file) = &self.ca_file {
-                let certs = read_certs(file).map_err(|m| crate::Error::spec(at("ca_file"), m))?;
-                for (i, cert) in certs.into_iter().enumerate() {
-                    roots.add(cert).map_err(|e| {
-                        crate::Error::spec(
-                            at("ca_file"),
-                            format!(
-                                "certificate {} in `{file}` is not a usable CA certificate: {e}",
-                                i + 1
-                            ),
-                        )
-                    })?;
-                }
-            }
-            if let Some(dir) = &self.ca_dir {
-                let certs = read_cert_dir(dir).map_err(|m| crate::Error::spec(at("ca_dir"), m))?;
-                let (added, _ignored) = roots.add_parsable_certificates(certs);
-                if added == 0 {
-                    return Err(crate::Error::spec(
-                        at("ca_dir"),
-                        format!("`{dir}` holds no usable CA certificate"),
-                    ));
-                }
-            }
-            if self.ca_file.is_none() && self.ca_dir.is_none() {
-                roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec();
-            }
             builder.with_root_certificates(roots)
         };
 
@@ -385,7 +388,12 @@ mod tests {
             e.contains("target.tls.key") && e.contains("is missing"),
             "{e}"
         );
-        let e = tls(serde_json::json!({"ca_file": "/no/such/ca.pem"}))
+        let e = tls(serde_json::json!({"versions": ["1.3"]}))
+            .resolve(false, Some("h"), "")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("target.tls.versions"), "{e}");
+        let e = tls(serde_json::json!({"ca_file": "/no/such/ca.pem", "insecure": true}))
             .resolve(true, Some("h"), "")
             .unwrap_err()
             .to_string();
