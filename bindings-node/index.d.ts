@@ -354,6 +354,7 @@ export declare function validateSpec(workload: Workload): Workload
 export type RespLoadErrorCode =
   | 'ERR_RESPLOAD_SPEC'
   | 'ERR_RESPLOAD_CONNECT'
+  | 'ERR_RESPLOAD_TLS'
   | 'ERR_RESPLOAD_AUTH'
   | 'ERR_RESPLOAD_PROTOCOL'
   | 'ERR_RESPLOAD_FILE'
@@ -373,9 +374,16 @@ export declare class SpecError extends RespLoadError {
 }
 /** The server could not be reached (`ERR_RESPLOAD_CONNECT`). */
 export declare class ConnectError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_CONNECT'
+  readonly code: 'ERR_RESPLOAD_CONNECT' | 'ERR_RESPLOAD_TLS'
   /** The address tried, `host:port` or a socket path. */
   readonly addr: string
+}
+/**
+ * The TLS handshake failed (`ERR_RESPLOAD_TLS`): certificate not trusted, wrong name or expired,
+ * a client certificate wanted or refused, or a plain-text port. `detail` says what to change.
+ */
+export declare class TlsError extends ConnectError {
+  readonly code: 'ERR_RESPLOAD_TLS'
 }
 /** The server refused the credentials or the connection setup (`ERR_RESPLOAD_AUTH`). */
 export declare class AuthError extends RespLoadError {
@@ -415,6 +423,7 @@ declare const respload: {
   RespLoadError: typeof RespLoadError
   SpecError: typeof SpecError
   ConnectError: typeof ConnectError
+  TlsError: typeof TlsError
   AuthError: typeof AuthError
   ProtocolError: typeof ProtocolError
   FileError: typeof FileError

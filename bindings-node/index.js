@@ -38,6 +38,17 @@ class ConnectError extends RespLoadError {
   }
 }
 
+/**
+ * The TLS handshake failed (certificate not trusted, wrong name, expired, client certificate
+ * wanted or refused, a plain-text port); a `ConnectError` too, with code `ERR_RESPLOAD_TLS`.
+ */
+class TlsError extends ConnectError {
+  constructor(message, options = {}) {
+    super(message, options)
+    this.code = 'ERR_RESPLOAD_TLS'
+  }
+}
+
 /** The server refused the credentials or the connection setup (AUTH, HELLO, SELECT). */
 class AuthError extends RespLoadError {
   constructor(message, options = {}) {
@@ -82,13 +93,14 @@ class AbortError extends Error {
   }
 }
 
-for (const cls of [RespLoadError, SpecError, ConnectError, AuthError, ProtocolError, FileError, InternalError, AbortError]) {
+for (const cls of [RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, InternalError, AbortError]) {
   Object.defineProperty(cls.prototype, 'name', { value: cls.name, writable: true, configurable: true })
 }
 
 const ERROR_CLASSES = {
   ERR_RESPLOAD_SPEC: SpecError,
   ERR_RESPLOAD_CONNECT: ConnectError,
+  ERR_RESPLOAD_TLS: TlsError,
   ERR_RESPLOAD_AUTH: AuthError,
   ERR_RESPLOAD_PROTOCOL: ProtocolError,
   ERR_RESPLOAD_FILE: FileError,
@@ -451,6 +463,7 @@ module.exports = {
   RespLoadError,
   SpecError,
   ConnectError,
+  TlsError,
   AuthError,
   ProtocolError,
   FileError,

@@ -11,6 +11,7 @@ export const {
   RespLoadError,
   SpecError,
   ConnectError,
+  TlsError,
   AuthError,
   ProtocolError,
   FileError,

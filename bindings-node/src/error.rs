@@ -3,7 +3,7 @@
 //! The thrown value is a plain `Error` whose `code` is the core's stable code
 //! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the variant's fields:
 //! `path` for spec errors (the field, e.g. `load.connections`) and file errors (the file),
-//! `addr` for connect, auth and protocol errors. The JavaScript layer rewraps it into its
+//! `addr` for connect, TLS, auth and protocol errors. The JavaScript layer rewraps it into its
 //! `RespLoadError` subclasses.
 
 use napi::bindgen_prelude::*;
@@ -34,7 +34,9 @@ fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
             object.set_named_property("addr", addr.as_str())?;
             object.set_named_property("detail", source.to_string())?;
         }
-        respload::Error::Auth { addr, message } | respload::Error::Protocol { addr, message } => {
+        respload::Error::Auth { addr, message }
+        | respload::Error::Tls { addr, message }
+        | respload::Error::Protocol { addr, message } => {
             object.set_named_property("addr", addr.as_str())?;
             object.set_named_property("detail", message.as_str())?;
         }

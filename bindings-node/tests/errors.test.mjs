@@ -13,6 +13,7 @@ import {
   FileError,
   RespLoadError,
   SpecError,
+  TlsError,
   loadSpec,
   run,
   start,
@@ -86,6 +87,20 @@ test('an unreachable server rejects with ConnectError (ERR_RESPLOAD_CONNECT) and
   assert.equal(err.code, 'ERR_RESPLOAD_CONNECT')
   assert.equal(err.addr, `127.0.0.1:${port}`)
   assert.match(err.message, /refused/i)
+})
+
+test('a failed TLS handshake rejects with TlsError (ERR_RESPLOAD_TLS), a ConnectError', async () => {
+  // TLS to a plain-text port: the handshake fails before any traffic.
+  const err = await run({
+    target: { url: `rediss://${redis.host}:${redis.port}`, connect_timeout: '1s', tls: { insecure: true } },
+    load: { requests: 10 },
+  }).catch((e) => e)
+  assert.ok(err instanceof TlsError && err instanceof ConnectError && err instanceof RespLoadError, String(err))
+  assert.equal(err.name, 'TlsError')
+  assert.equal(err.code, 'ERR_RESPLOAD_TLS')
+  assert.equal(err.addr, `${redis.host}:${redis.port}`)
+  assert.match(err.detail, /plain-text/)
+  assert.equal(await redis.command('DBSIZE'), 0)
 })
 
 test('a wrong password rejects with AuthError (ERR_RESPLOAD_AUTH)', async () => {

@@ -13,6 +13,7 @@ fn class_name(code: &str) -> &'static str {
         "ERR_RESPLOAD_SPEC" => "SpecError",
         "ERR_RESPLOAD_CONNECT" => "ConnectError",
         "ERR_RESPLOAD_AUTH" => "AuthError",
+        "ERR_RESPLOAD_TLS" => "TlsError",
         "ERR_RESPLOAD_PROTOCOL" => "ProtocolError",
         "ERR_RESPLOAD_FILE" => "FileError",
         "ERR_RESPLOAD_INTERNAL" => "InternalError",
@@ -48,7 +49,9 @@ fn build(py: Python<'_>, err: &Error) -> Result<PyErr, PyErr> {
             kwargs.set_item("address", addr)?;
             kwargs.set_item("errno", source.raw_os_error())?;
         }
-        Error::Auth { addr, message } | Error::Protocol { addr, message } => {
+        Error::Auth { addr, message }
+        | Error::Tls { addr, message }
+        | Error::Protocol { addr, message } => {
             kwargs.set_item("address", addr)?;
             kwargs.set_item("reason", message)?;
         }

@@ -72,6 +72,20 @@ def test_connect_error_names_the_address(closed_port: int) -> None:
     assert isinstance(err, ConnectionError)
 
 
+def test_tls_error_is_a_connect_error(redis: Redis) -> None:
+    # TLS to a plain-text port: the handshake fails before any traffic.
+    target = {"url": f"rediss://127.0.0.1:{redis.port}", "connect_timeout": "1s"}
+    with pytest.raises(respload.TlsError) as caught:
+        respload.run(target={**target, "tls": {"insecure": True}}, load={"requests": 10})
+
+    err = caught.value
+    assert err.code == "ERR_RESPLOAD_TLS"
+    assert isinstance(err, respload.ConnectError)
+    assert err.address == redis.address
+    assert "plain-text" in err.reason
+    assert redis.calls("set") == 0
+
+
 def test_auth_error_and_a_redacted_password(redis_with_password: Redis) -> None:
     server = redis_with_password
     with pytest.raises(respload.AuthError) as caught:

@@ -33,6 +33,15 @@ pub enum Error {
         /// The server's error reply.
         message: String,
     },
+    /// The TLS handshake with the server failed (certificate not trusted, wrong name, expired,
+    /// a client certificate required or refused, a plain-text port, ...), before any traffic.
+    #[error("TLS with {addr} failed: {message}")]
+    Tls {
+        /// The address of the server.
+        addr: String,
+        /// What went wrong and what to do about it.
+        message: String,
+    },
     /// The server answered the connection setup with something other than what RESP allows.
     #[error("protocol error from {addr}: {message}")]
     Protocol {
@@ -70,6 +79,7 @@ impl Error {
             Error::Spec { .. } => "ERR_RESPLOAD_SPEC",
             Error::Connect { .. } => "ERR_RESPLOAD_CONNECT",
             Error::Auth { .. } => "ERR_RESPLOAD_AUTH",
+            Error::Tls { .. } => "ERR_RESPLOAD_TLS",
             Error::Protocol { .. } => "ERR_RESPLOAD_PROTOCOL",
             Error::File { .. } => "ERR_RESPLOAD_FILE",
             Error::Internal(_) => "ERR_RESPLOAD_INTERNAL",

@@ -24,6 +24,7 @@ from .exceptions import (
     ProtocolError,
     RespLoadError,
     SpecError,
+    TlsError,
 )
 from .report import (
     ClientStats,
@@ -60,6 +61,7 @@ __all__ = [
     "SpecError",
     "Stats",
     "TimelineRow",
+    "TlsError",
     "Workload",
     "WorkloadLike",
     "__version__",

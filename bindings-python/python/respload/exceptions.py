@@ -15,6 +15,7 @@ __all__ = [
     "ProtocolError",
     "RespLoadError",
     "SpecError",
+    "TlsError",
 ]
 
 
@@ -86,6 +87,30 @@ class ConnectError(RespLoadError, ConnectionError):
         super().__init__(message, code=code)
         self.address = address
         self.errno = errno
+
+
+class TlsError(ConnectError):
+    """The TLS handshake failed: the server's certificate was not trusted (unknown CA, wrong
+    name, expired), the server wants or refused a client certificate, or the port does not
+    speak TLS. Raised before any traffic; a :class:`ConnectError` too.
+
+    Attributes:
+        address: the server's address.
+        reason: what went wrong and which setting changes it (``target.tls.ca_file``, ...).
+    """
+
+    code = "ERR_RESPLOAD_TLS"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        address: str = "",
+        reason: str = "",
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, address=address, code=code)
+        self.reason = reason
 
 
 class AuthError(RespLoadError):

@@ -47,7 +47,8 @@ struct RunArgs {
 /// measured phases only (a populate phase keeps its own).
 #[derive(Args)]
 struct Overrides {
-    /// Server URL: redis://[user[:password]@]host[:port][/db] or unix:///path.sock.
+    /// Server URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
+    /// unix:///path.sock.
     #[arg(long)]
     url: Option<String>,
     /// Server host name or address (instead of --url).
@@ -62,6 +63,28 @@ struct Overrides {
     /// ACL user name.
     #[arg(long)]
     user: Option<String>,
+    /// Connect with TLS (as a rediss:// URL does); every TLS option below implies it.
+    #[arg(long)]
+    tls: bool,
+    /// TLS: PEM file of the CA certificate(s) to verify the server with (instead of the
+    /// built-in public roots).
+    #[arg(long, value_name = "FILE")]
+    cacert: Option<String>,
+    /// TLS: directory of PEM files of CA certificates to verify the server with.
+    #[arg(long, value_name = "DIR")]
+    cacertdir: Option<String>,
+    /// TLS: client certificate (PEM) for servers that require one; needs --key.
+    #[arg(long, value_name = "FILE")]
+    cert: Option<String>,
+    /// TLS: private key (PEM) of the client certificate.
+    #[arg(long, value_name = "FILE")]
+    key: Option<String>,
+    /// TLS: server name to send and verify the certificate against (default: the host).
+    #[arg(long, value_name = "NAME")]
+    sni: Option<String>,
+    /// TLS: do not verify the server's certificate (the report says so).
+    #[arg(long)]
+    insecure: bool,
     /// Total connections.
     #[arg(long, short = 'c')]
     connections: Option<u32>,
@@ -99,6 +122,25 @@ impl Overrides {
         put("port", self.port.map(Value::from));
         put("password", self.password.clone().map(Value::from));
         put("user", self.user.clone().map(Value::from));
+        let mut tls = Map::new();
+        for (k, v) in [
+            ("ca_file", &self.cacert),
+            ("ca_dir", &self.cacertdir),
+            ("cert", &self.cert),
+            ("key", &self.key),
+            ("sni", &self.sni),
+        ] {
+            if let Some(v) = v {
+                tls.insert(k.into(), Value::from(v.clone()));
+            }
+        }
+        if self.insecure {
+            tls.insert("insecure".into(), Value::Bool(true));
+        }
+        if self.tls || !tls.is_empty() {
+            tls.insert("enabled".into(), Value::Bool(true));
+            put("tls", Some(Value::Object(tls)));
+        }
         let mut load = Map::new();
         let mut put = |k: &str, v: Option<Value>| {
             if let Some(v) = v {

@@ -3,8 +3,9 @@
 
 use super::Stream;
 use crate::resp::{encode::encode_command, Framer, Reply};
-use crate::spec::Connect;
+use crate::spec::{Connect, TlsConnect};
 use crate::{Error, Result};
+use std::io::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A decoded reply (control path only).
@@ -92,29 +93,59 @@ pub struct Client {
     framer: Framer,
     buf: Vec<u8>,
     addr: String,
+    tls: Option<TlsConnect>,
 }
 
 impl Client {
     /// Connect and run the handshake (AUTH / HELLO, SELECT, CLIENT SETNAME).
+    ///
+    /// With TLS the handshake always includes a round trip (a PING when nothing else is
+    /// sent): with TLS 1.3 a server that refuses the client certificate says so only after
+    /// the TLS handshake, and this must fail here, as [`Error::Tls`], before any traffic.
     pub async fn connect(c: &Connect) -> Result<Client> {
-        let stream = Stream::connect(&c.endpoint, c.connect_timeout)
-            .await
-            .map_err(|source| Error::Connect {
-                addr: c.endpoint.to_string(),
-                source,
-            })?;
+        let stream = Stream::connect_with(c).await?;
         let mut client = Client {
             stream,
             framer: Framer::new(),
             buf: Vec::with_capacity(16 * 1024),
             addr: c.endpoint.to_string(),
+            tls: c.tls.clone(),
         };
-        let handshake = super::handshake_commands(c);
+        let mut handshake = super::handshake_commands(c);
+        if handshake.is_empty() && c.tls.is_some() {
+            handshake.push(vec![b"PING".to_vec()]);
+        }
         let refs: Vec<Vec<&[u8]>> = handshake
             .iter()
             .map(|cmd| cmd.iter().map(|a| a.as_slice()).collect())
             .collect();
-        let replies = client.pipeline(&refs, c.connect_timeout).await?;
+        let replies = client
+            .pipeline(&refs, c.connect_timeout)
+            .await
+            .map_err(|e| match e {
+                // A TLS port closes on the plain-text set-up: say what may be wrong.
+                Error::Connect { addr, source }
+                    if c.tls.is_none()
+                        && matches!(
+                            source.kind(),
+                            ErrorKind::ConnectionReset
+                                | ErrorKind::UnexpectedEof
+                                | ErrorKind::BrokenPipe
+                        ) =>
+                {
+                    Error::Connect {
+                        addr,
+                        source: std::io::Error::new(
+                            source.kind(),
+                            format!(
+                                "{source}, during the connection set-up: if this port expects \
+                                 TLS, use a rediss:// URL or tls.enabled = true (--tls)"
+                            ),
+                        ),
+                    }
+                }
+                other => other,
+            })?;
         for (cmd, reply) in handshake.iter().zip(replies) {
             if let Value::Error(msg) = reply {
                 let what = String::from_utf8_lossy(&cmd[0]).to_string();
@@ -149,9 +180,15 @@ impl Client {
             encode_command(&mut out, cmd);
         }
         let addr = self.addr.clone();
-        let io_err = |e: std::io::Error| Error::Connect {
-            addr: addr.clone(),
-            source: e,
+        let tls = self.tls.clone();
+        let io_err = |e: std::io::Error| {
+            let tls_failure = tls
+                .as_ref()
+                .and_then(|t| super::tls::tls_error(&addr, t, &e, false));
+            tls_failure.unwrap_or_else(|| Error::Connect {
+                addr: addr.clone(),
+                source: e,
+            })
         };
         let work = async {
             self.stream.write_all(&out).await.map_err(io_err)?;

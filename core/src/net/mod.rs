@@ -2,6 +2,7 @@
 
 mod client;
 mod stream;
+mod tls;
 
 pub use client::{Client, Value};
 pub use stream::Stream;

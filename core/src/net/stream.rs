@@ -1,11 +1,14 @@
-//! Byte streams to a server: TCP or Unix socket (TLS joins here as a third variant).
+//! Byte streams to a server: TCP, Unix socket, or TLS over TCP (rustls).
 
-use crate::spec::Endpoint;
+use crate::spec::{Connect, Endpoint};
+use crate::Error;
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
+use tokio_rustls::client::TlsStream;
 
 /// A connected stream. An enum rather than a trait object: one predictable branch per
 /// read or write, no allocation.
@@ -15,9 +18,53 @@ pub enum Stream {
     Tcp(TcpStream),
     /// Unix domain socket.
     Unix(UnixStream),
+    /// TLS over TCP (with TCP_NODELAY); boxed, as its buffers would make every stream large.
+    Tls(Box<TlsStream<TcpStream>>),
 }
 
 impl Stream {
+    /// Connect as `c` says: to its endpoint, with the TLS handshake when `c.tls` is set, all
+    /// within `c.connect_timeout`. Failing to reach the server is [`Error::Connect`]; a failed
+    /// TLS handshake is [`Error::Tls`], saying what to change.
+    pub async fn connect_with(c: &Connect) -> crate::Result<Stream> {
+        let addr = || c.endpoint.to_string();
+        let started = tokio::time::Instant::now();
+        let stream = Self::connect(&c.endpoint, c.connect_timeout)
+            .await
+            .map_err(|source| Error::Connect {
+                addr: addr(),
+                source,
+            })?;
+        let (tls, tcp) = match (&c.tls, stream) {
+            (Some(tls), Stream::Tcp(tcp)) => (tls, tcp),
+            (_, stream) => return Ok(stream),
+        };
+        let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
+        let left = c.connect_timeout.saturating_sub(started.elapsed());
+        match tokio::time::timeout(left, connector.connect(tls.server_name.clone(), tcp)).await {
+            Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
+            Ok(Err(e)) => Err(
+                super::tls::tls_error(&addr(), tls, &e, true).unwrap_or_else(|| Error::Connect {
+                    addr: addr(),
+                    source: e,
+                }),
+            ),
+            Err(_) => Err(Error::Tls {
+                addr: addr(),
+                message: format!(
+                    "no TLS handshake within {:?}: is this the server's TLS port? A plain-text \
+                     port (redis://, no TLS) does not answer a TLS hello",
+                    c.connect_timeout
+                ),
+            }),
+        }
+    }
+
+    /// Whether this is a TLS stream.
+    pub fn is_tls(&self) -> bool {
+        matches!(self, Stream::Tls(_))
+    }
+
     /// Connect to `endpoint` (host names resolved), failing after `timeout`.
     pub async fn connect(endpoint: &Endpoint, timeout: std::time::Duration) -> io::Result<Stream> {
         let fut = async {
@@ -49,6 +96,14 @@ impl Stream {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => {
+                // A write may have left TLS records in rustls's buffer (the socket was full):
+                // send them before waiting for the replies they ask for.
+                if let Poll::Ready(Err(e)) = Pin::new(&mut **s).poll_flush(cx) {
+                    return Poll::Ready(Err(e));
+                }
+                Pin::new(&mut **s).poll_read(cx, buf)
+            }
         }
     }
 
@@ -58,6 +113,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
         }
     }
 }
@@ -80,13 +136,17 @@ impl AsyncWrite for Stream {
     ) -> Poll<io::Result<usize>> {
         self.get_mut().poll_write_buf(cx, buf)
     }
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match self.get_mut() {
+            Stream::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+            _ => Poll::Ready(Ok(())),
+        }
     }
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
         }
     }
 }

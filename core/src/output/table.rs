@@ -99,6 +99,9 @@ pub fn table(report: &Report) -> String {
             .map(String::as_str)
             .unwrap_or("?"),
     );
+    if let Some(tls) = tls_line(&report.workload) {
+        let _ = writeln!(out, "{tls}");
+    }
     for p in &report.phases {
         let _ = writeln!(
             out,
@@ -147,6 +150,27 @@ pub fn table(report: &Report) -> String {
         c.cpu_user_s, c.cpu_sys_s, c.cpu_s_per_million, c.loop_lag_ms_max, c.reconnects
     );
     out
+}
+
+/// `TLS: ...` when some phase of the (normalized) workload uses TLS; insecure stands out.
+fn tls_line(workload: &serde_json::Value) -> Option<&'static str> {
+    let phases = match workload.get("phases").and_then(|p| p.as_array()) {
+        Some(list) => list.iter().collect::<Vec<_>>(),
+        None => vec![workload],
+    };
+    let mut on = false;
+    for phase in phases {
+        let target = &phase["target"];
+        let tls = &target["tls"];
+        if tls["insecure"].as_bool() == Some(true) {
+            return Some("TLS: insecure (certificate not verified)");
+        }
+        on |= tls["enabled"].as_bool() == Some(true)
+            || target["url"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("rediss://"));
+    }
+    on.then_some("TLS: on (server certificate verified)")
 }
 
 /// The live line printed each interval.

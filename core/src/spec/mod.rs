@@ -10,6 +10,7 @@ mod keys;
 mod load;
 mod target;
 mod template;
+mod tls;
 mod values;
 
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
@@ -18,6 +19,7 @@ pub use keys::{Distribution, Keys};
 pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
 pub use template::{parse_template, split_line, Arg, Part, Template};
+pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
 
 use crate::{Error, Result};
@@ -167,6 +169,7 @@ impl Workload {
             };
             out.push(Phase::from_json(raw, &prefix)?);
         }
+        share_tls_configs(&mut out);
         Ok(Workload { phases: out })
     }
 
@@ -232,6 +235,7 @@ impl Workload {
             };
             phases.push(Phase::from_json(raw, &prefix)?);
         }
+        share_tls_configs(&mut phases);
         Ok(Workload { phases })
     }
 
@@ -321,6 +325,25 @@ impl Phase {
             commands,
             mix,
         })
+    }
+}
+
+/// Phases with the same TLS settings share one client configuration: it is built once per run
+/// and every connection of every such phase uses it.
+fn share_tls_configs(phases: &mut [Phase]) {
+    for i in 1..phases.len() {
+        let (earlier, rest) = phases.split_at_mut(i);
+        let phase = &mut rest[0];
+        let Some(tls) = phase.connect.tls.as_mut() else {
+            continue;
+        };
+        let shared = earlier.iter().find_map(|e| {
+            let config = &e.connect.tls.as_ref()?.config;
+            (e.spec.target.tls == phase.spec.target.tls).then(|| std::sync::Arc::clone(config))
+        });
+        if let Some(config) = shared {
+            tls.config = config;
+        }
     }
 }
 
@@ -445,6 +468,25 @@ mod tests {
         );
         let w = Workload::from_toml_str("[target]\npassword = \"hunter2\"").unwrap();
         assert!(!w.redacted().to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn phases_with_the_same_tls_settings_share_one_client_configuration() {
+        let w = Workload::from_toml_str(
+            "[target]\nurl = 'rediss://h:1'\n[[phases]]\nname='a'\n[[phases]]\nname='b'\n\
+             [[phases]]\nname='c'\ntarget={tls={insecure=true}}",
+        )
+        .unwrap();
+        let config = |i: usize| &w.phases[i].connect.tls.as_ref().unwrap().config;
+        assert!(std::sync::Arc::ptr_eq(config(0), config(1)));
+        assert!(!std::sync::Arc::ptr_eq(config(0), config(2)));
+        assert!(w.phases[2].connect.tls.as_ref().unwrap().insecure);
+        // TLS settings appear in the normalized spec only when used.
+        assert!(w.redacted()["phases"][0]["target"].get("tls").is_none());
+        assert_eq!(w.redacted()["phases"][2]["target"]["tls"]["insecure"], true);
+        let plain = Workload::from_toml_str("").unwrap();
+        assert!(plain.phases[0].connect.tls.is_none());
+        assert!(plain.redacted()["target"].get("tls").is_none());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Where the traffic goes: `[target]`, its URL form and the resolved endpoint.
 
-use super::SpecDuration;
+use super::{SpecDuration, Tls, TlsConnect};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -8,8 +8,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
-    /// `redis://[user[:password]@]host[:port][/db]` or `unix:///path/to.sock[?db=N]`.
-    /// Mutually exclusive with `host`, `port` and `unix`.
+    /// `redis://[user[:password]@]host[:port][/db]`, `rediss://...` (TLS) or
+    /// `unix:///path/to.sock[?db=N]`. Mutually exclusive with `host`, `port` and `unix`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Host name, IPv4 or IPv6 address (default `127.0.0.1`).
@@ -39,6 +39,9 @@ pub struct Target {
     /// How long to wait for a connection (and its handshake) before failing.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpecDuration,
+    /// TLS settings (left out of the normalized spec while TLS is off and nothing is set).
+    #[serde(default, skip_serializing_if = "Tls::is_default")]
+    pub tls: Tls,
 }
 
 fn default_client_name() -> String {
@@ -64,6 +67,7 @@ impl Default for Target {
             client_name: default_client_name(),
             protocol: default_protocol(),
             connect_timeout: default_connect_timeout(),
+            tls: Tls::default(),
         }
     }
 }
@@ -109,6 +113,8 @@ pub struct Connect {
     pub protocol: u8,
     /// Connect and handshake timeout.
     pub connect_timeout: Duration,
+    /// TLS, when on: the shared client configuration and the server name to verify.
+    pub tls: Option<TlsConnect>,
 }
 
 impl Target {
@@ -125,7 +131,9 @@ impl Target {
             client_name: self.client_name.clone(),
             protocol: self.protocol,
             connect_timeout: self.connect_timeout.0,
+            tls: None,
         };
+        let mut tls_url = false;
         if let Some(unix) = &self.unix {
             if self.host.is_some() || self.port.is_some() {
                 return Err(crate::Error::spec(
@@ -142,7 +150,7 @@ impl Target {
                     "give either `url` or `host`/`port`/`unix`, not both",
                 ));
             }
-            parse_url(url, &mut c).map_err(|m| {
+            tls_url = parse_url(url, &mut c).map_err(|m| {
                 crate::Error::spec(format!("{path}target.url"), format!("`{url}`: {m}"))
             })?;
         }
@@ -166,17 +174,23 @@ impl Target {
                 ));
             }
         }
+        let host = match &c.endpoint {
+            Endpoint::Tcp { host, .. } => Some(host.as_str()),
+            Endpoint::Unix(_) => None,
+        };
+        c.tls = self.tls.resolve(self.tls.enabled || tls_url, host, path)?;
         Ok(c)
     }
 }
 
-/// Fill `c` from a `redis://` or `unix://` URL.
-fn parse_url(url: &str, c: &mut Connect) -> Result<(), String> {
+/// Fill `c` from a `redis://`, `rediss://` or `unix://` URL; returns whether it asks for TLS.
+fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or("not a URL: expected redis://host:port/db or unix:///path.sock")?;
-    match scheme {
-        "redis" => {}
+    let tls = match scheme {
+        "redis" => false,
+        "rediss" => true,
         "unix" | "redis+unix" => {
             let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
             if path.is_empty() {
@@ -197,17 +211,14 @@ fn parse_url(url: &str, c: &mut Connect) -> Result<(), String> {
                     }
                 }
             }
-            return Ok(());
-        }
-        "rediss" => {
-            return Err("rediss:// (TLS) is not supported by this build yet: use redis://".into())
+            return Ok(false);
         }
         other => {
             return Err(format!(
-                "unknown scheme `{other}`: allowed are redis://, unix://"
+                "unknown scheme `{other}`: allowed are redis://, rediss:// (TLS), unix://"
             ))
         }
-    }
+    };
     let (authority, db) = rest.split_once('/').unwrap_or((rest, ""));
     let (userinfo, hostport) = match authority.rsplit_once('@') {
         Some((u, h)) => (Some(u), h),
@@ -253,7 +264,7 @@ fn parse_url(url: &str, c: &mut Connect) -> Result<(), String> {
             .parse()
             .map_err(|_| format!("database `{db}` is not a number"))?;
     }
-    Ok(())
+    Ok(tls)
 }
 
 fn percent_decode(s: &str) -> Result<String, String> {
@@ -305,6 +316,10 @@ mod tests {
         let c = resolve("unix:///tmp/r.sock?db=2").unwrap();
         assert_eq!(c.endpoint, Endpoint::Unix("/tmp/r.sock".into()));
         assert_eq!(c.db, 2);
+        let c = resolve("rediss://cache.example.org:6380/1").unwrap();
+        let tls = c.tls.expect("rediss:// turns TLS on");
+        assert_eq!(tls.server_name.to_str(), "cache.example.org");
+        assert!(resolve("redis://h").unwrap().tls.is_none());
         for bad in [
             "http://x",
             "redis://h:0",

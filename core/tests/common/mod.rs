@@ -165,3 +165,240 @@ impl Proxy {
 pub fn workload(spec: serde_json::Value) -> respload::Workload {
     respload::Workload::from_json_value(spec).unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// Certificates for the TLS tests, made with the `openssl` command line in a temporary
+/// directory (removed on drop). EC P-256 keys, so making them is quick.
+///
+/// - `ca` signs `server` (127.0.0.1 and localhost), `client`, `expired` (127.0.0.1, valid in
+///   January 2020 only) and `wrongname` (only `other.example`);
+/// - `other-ca` is an unrelated CA, and signs `other-client`.
+///
+/// Each name has `NAME.crt` and `NAME.key`.
+pub struct Certs {
+    pub dir: PathBuf,
+}
+
+impl Certs {
+    pub fn generate() -> Certs {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("respload-certs-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let certs = Certs { dir };
+        certs.ca("ca", "respload test CA");
+        certs.ca("other-ca", "an unrelated CA");
+        let ip = "subjectAltName=IP:127.0.0.1,DNS:localhost";
+        certs.leaf("server", "ca", "127.0.0.1", ip, "825");
+        certs.leaf(
+            "client",
+            "ca",
+            "respload client",
+            "extendedKeyUsage=clientAuth",
+            "825",
+        );
+        certs.expired("expired", "ca", ip);
+        certs.leaf(
+            "wrongname",
+            "ca",
+            "other.example",
+            "subjectAltName=DNS:other.example",
+            "825",
+        );
+        certs.leaf(
+            "other-client",
+            "other-ca",
+            "stranger",
+            "extendedKeyUsage=clientAuth",
+            "825",
+        );
+        certs
+    }
+
+    /// The path of `file` (e.g. `ca.crt`) as a string.
+    pub fn path(&self, file: &str) -> String {
+        self.dir.join(file).display().to_string()
+    }
+
+    fn openssl(&self, args: &[&str]) {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .expect("the openssl command line must be installed");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn ca(&self, name: &str, cn: &str) {
+        let (key, crt, subj) = (
+            format!("{name}.key"),
+            format!("{name}.crt"),
+            format!("/CN={cn}"),
+        );
+        self.openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            &key,
+            "-out",
+            &crt,
+            "-days",
+            "825",
+            "-subj",
+            &subj,
+        ]);
+    }
+
+    fn leaf(&self, name: &str, ca: &str, cn: &str, ext: &str, days: &str) {
+        let (key, csr, crt, ext_file) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.crt"),
+            format!("{name}.ext"),
+        );
+        std::fs::write(self.dir.join(&ext_file), format!("{ext}\n")).unwrap();
+        self.openssl(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            &key,
+            "-out",
+            &csr,
+            "-subj",
+            &format!("/CN={cn}"),
+        ]);
+        self.openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            &format!("{ca}.crt"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-CAcreateserial",
+            "-days",
+            days,
+            "-extfile",
+            &ext_file,
+            "-out",
+            &crt,
+        ]);
+    }
+}
+
+impl Certs {
+    /// A certificate valid in January 2020 only, issued with `openssl ca` (which, unlike
+    /// `openssl x509` of OpenSSL 3.0, takes a start and an end date).
+    fn expired(&self, name: &str, ca: &str, ext: &str) {
+        let (key, csr, crt, ext_file, cnf) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.crt"),
+            format!("{name}.ext"),
+            format!("{name}.cnf"),
+        );
+        std::fs::write(self.dir.join(&ext_file), format!("{ext}\n")).unwrap();
+        std::fs::write(
+            self.dir.join(&cnf),
+            "[ca]\ndefault_ca = d\n[d]\ndatabase = index.txt\nnew_certs_dir = .\n\
+             serial = serial\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\n",
+        )
+        .unwrap();
+        std::fs::write(self.dir.join("index.txt"), "").unwrap();
+        std::fs::write(self.dir.join("serial"), "1000\n").unwrap();
+        self.openssl(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            &key,
+            "-out",
+            &csr,
+            "-subj",
+            "/CN=127.0.0.1",
+        ]);
+        self.openssl(&[
+            "ca",
+            "-batch",
+            "-notext",
+            "-config",
+            &cnf,
+            "-cert",
+            &format!("{ca}.crt"),
+            "-keyfile",
+            &format!("{ca}.key"),
+            "-in",
+            &csr,
+            "-out",
+            &crt,
+            "-extfile",
+            &ext_file,
+            "-startdate",
+            "20200101000000Z",
+            "-enddate",
+            "20200201000000Z",
+        ]);
+    }
+}
+
+impl Drop for Certs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A redis-server that also listens for TLS on `tls_port`, with the certificate `NAME.crt` of
+/// `certs` and `ca.crt` to check client certificates. Its plain port stays open for the
+/// harness (`cli`, `calls`) and for the tests that mix up the two ports.
+pub struct TlsServer {
+    pub server: Server,
+    pub tls_port: u16,
+}
+
+impl TlsServer {
+    /// `auth_clients`: `no` (no client certificate asked), `optional` or `yes` (required).
+    pub fn start(certs: &Certs, cert: &str, auth_clients: &str) -> TlsServer {
+        let tls_port = free_port();
+        let (port, crt, key, ca) = (
+            tls_port.to_string(),
+            certs.path(&format!("{cert}.crt")),
+            certs.path(&format!("{cert}.key")),
+            certs.path("ca.crt"),
+        );
+        let server = Server::start(&[
+            "--tls-port",
+            &port,
+            "--tls-cert-file",
+            &crt,
+            "--tls-key-file",
+            &key,
+            "--tls-ca-cert-file",
+            &ca,
+            "--tls-auth-clients",
+            auth_clients,
+        ]);
+        TlsServer { server, tls_port }
+    }
+
+    /// `rediss://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("rediss://127.0.0.1:{}", self.tls_port)
+    }
+}

@@ -1,0 +1,389 @@
+//! TLS against real redis-server processes (Debian's build speaks TLS), with certificates made
+//! by the openssl command line: verified runs, mutual TLS, every way verification fails, the
+//! insecure opt-in, rediss:// URLs, spec errors and the CLI flags.
+
+mod common;
+
+use common::{workload, Certs, TlsServer};
+use respload::{run, Error, Report};
+use serde_json::{json, Value};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+/// A SET:GET run of `n` requests against `target`.
+fn traffic(target: Value, n: u64) -> respload::Result<Report> {
+    run(&workload(json!({
+        "target": target,
+        "load": { "connections": 4, "pipeline": 8, "requests": n },
+        "keys": { "range": [0, 99] },
+        "values": { "size": 2000 },
+        "commands": [{ "name": "set" }, { "name": "get", "weight": 3 }],
+        "seed": 11,
+    })))
+}
+
+/// The error of a run expected to fail, checking it is a TLS error sent before any traffic.
+fn tls_failure(server: &TlsServer, target: Value) -> String {
+    let err = traffic(target, 100).unwrap_err();
+    assert!(matches!(err, Error::Tls { .. }), "not a TLS error: {err:?}");
+    assert_eq!(err.code(), "ERR_RESPLOAD_TLS");
+    let s = &server.server;
+    // CLIENT SETNAME opens every connection's set-up: not even that arrived.
+    assert_eq!(
+        (s.calls("client|setname"), s.calls("set"), s.calls("get")),
+        (0, 0, 0),
+        "traffic was sent"
+    );
+    err.to_string()
+}
+
+fn tls_target(server: &TlsServer, tls: Value) -> Value {
+    json!({ "host": "127.0.0.1", "port": server.tls_port, "tls": tls })
+}
+
+#[test]
+fn a_run_over_tls_completes_and_matches_the_servers_commandstats() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "no");
+    let target = tls_target(
+        &server,
+        json!({ "enabled": true, "ca_file": certs.path("ca.crt") }),
+    );
+    let report = traffic(target, 4000).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (4000, 0));
+    let (sets, gets) = (&report.commands["SET"], &report.commands["GET"]);
+    assert_eq!(sets.ops + gets.ops, 4000);
+    assert_eq!(server.server.calls("set"), sets.ops);
+    assert_eq!(server.server.calls("get"), gets.ops);
+    // 2000-byte values went both ways through TLS.
+    assert!(
+        gets.hits > 0 && gets.bytes_received > gets.hits * 2000,
+        "{gets:?}"
+    );
+    let text = respload::output::table(&report);
+    assert!(
+        text.contains("TLS: on (server certificate verified)"),
+        "{text}"
+    );
+    // TLS 1.2 only is a setting, and works too.
+    let target = tls_target(
+        &server,
+        json!({ "enabled": true, "ca_file": certs.path("ca.crt"), "versions": ["1.2"] }),
+    );
+    assert_eq!(traffic(target, 200).unwrap().totals.errors, 0);
+}
+
+#[test]
+fn mutual_tls_works_and_a_missing_or_foreign_client_certificate_fails_before_traffic() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "yes");
+    let ca = certs.path("ca.crt");
+    // TLS 1.3 (the server says so only after the handshake) and TLS 1.2 (during it).
+    for versions in [json!(["1.3"]), json!(["1.2"])] {
+        let target = tls_target(
+            &server,
+            json!({ "enabled": true, "ca_file": ca, "versions": versions }),
+        );
+        let e = tls_failure(&server, target);
+        assert!(
+            e.contains("client certificate") && e.contains("tls.cert"),
+            "{versions}: {e}"
+        );
+    }
+    let target = tls_target(
+        &server,
+        json!({ "enabled": true, "ca_file": ca,
+                "cert": certs.path("other-client.crt"), "key": certs.path("other-client.key") }),
+    );
+    let e = tls_failure(&server, target);
+    assert!(e.contains("refused the client certificate"), "{e}");
+
+    let target = tls_target(
+        &server,
+        json!({ "enabled": true, "ca_file": ca,
+                "cert": certs.path("client.crt"), "key": certs.path("client.key") }),
+    );
+    let report = traffic(target, 1000).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (1000, 0));
+    assert_eq!(
+        server.server.calls("set") + server.server.calls("get"),
+        1000
+    );
+}
+
+#[test]
+fn an_unknown_ca_is_refused_with_a_hint_to_pass_the_ca() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "no");
+    let e = tls_failure(
+        &server,
+        tls_target(
+            &server,
+            json!({ "enabled": true, "ca_file": certs.path("other-ca.crt") }),
+        ),
+    );
+    assert!(
+        e.contains("unknown issuer") && e.contains("tls.ca_file") && e.contains("--cacert"),
+        "{e}"
+    );
+    // Without a CA of its own the built-in public roots are used: they do not know ours.
+    let e = tls_failure(&server, tls_target(&server, json!({ "enabled": true })));
+    assert!(e.contains("unknown issuer"), "{e}");
+}
+
+#[test]
+fn a_certificate_for_another_name_is_refused_and_sni_picks_the_name() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "wrongname", "no");
+    let ca = certs.path("ca.crt");
+    let e = tls_failure(
+        &server,
+        tls_target(&server, json!({ "enabled": true, "ca_file": ca })),
+    );
+    assert!(
+        e.contains("not valid for the name `127.0.0.1`") && e.contains("other.example"),
+        "{e}"
+    );
+    let report = traffic(
+        tls_target(
+            &server,
+            json!({ "enabled": true, "ca_file": ca, "sni": "other.example" }),
+        ),
+        300,
+    )
+    .unwrap();
+    assert_eq!(report.totals.ops, 300);
+}
+
+#[test]
+fn an_expired_certificate_is_refused() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "expired", "no");
+    let e = tls_failure(
+        &server,
+        tls_target(
+            &server,
+            json!({ "enabled": true, "ca_file": certs.path("ca.crt") }),
+        ),
+    );
+    assert!(
+        e.contains("has expired (not valid after 2020-02-01 00:00:00 UTC)") && e.contains("renew"),
+        "{e}"
+    );
+}
+
+#[test]
+fn insecure_connects_without_verification_and_the_report_says_so() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "expired", "no");
+    let report = traffic(
+        tls_target(&server, json!({ "enabled": true, "insecure": true })),
+        500,
+    )
+    .unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (500, 0));
+    assert_eq!(report.workload["target"]["tls"]["insecure"], json!(true));
+    let text = respload::output::table(&report);
+    assert!(
+        text.contains("TLS: insecure (certificate not verified)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_rediss_url_turns_tls_on_and_ca_dir_holds_the_ca() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "no");
+    let cas = certs.dir.join("cas");
+    std::fs::create_dir_all(&cas).unwrap();
+    std::fs::copy(certs.dir.join("other-ca.crt"), cas.join("a.pem")).unwrap();
+    std::fs::copy(certs.dir.join("ca.crt"), cas.join("b.pem")).unwrap();
+    std::fs::write(cas.join("README"), "not a certificate").unwrap();
+    // A host name, checked against the certificate's DNS name.
+    let url = format!("rediss://localhost:{}/2", server.tls_port);
+    let report = traffic(
+        json!({ "url": url, "tls": { "ca_dir": cas.display().to_string() } }),
+        400,
+    )
+    .unwrap();
+    assert_eq!(report.totals.ops, 400);
+    assert_eq!(
+        report.server.address,
+        format!("localhost:{}", server.tls_port)
+    );
+    assert_ne!(server.server.cli(&["-n", "2", "DBSIZE"]), "0");
+    // rediss:// with an IP address, too.
+    let report = traffic(
+        json!({ "url": server.url(), "tls": { "ca_file": certs.path("ca.crt") } }),
+        100,
+    )
+    .unwrap();
+    assert_eq!(report.totals.errors, 0);
+}
+
+#[test]
+fn tls_spec_errors_name_the_field_before_any_connection() {
+    let certs = Certs::generate();
+    let spec = |tls: Value| {
+        respload::Workload::from_json_value(json!({
+            "target": { "url": "rediss://127.0.0.1:1", "tls": tls },
+        }))
+        .unwrap_err()
+    };
+    let missing = certs.path("missing.pem");
+    let e = spec(json!({ "ca_file": missing }));
+    assert!(
+        matches!(&e, Error::Spec { path, message } if path == "target.tls.ca_file" && message.contains(&missing)),
+        "{e}"
+    );
+    let e = spec(json!({ "ca_file": certs.path("ca.key") }));
+    assert!(
+        e.to_string().contains("target.tls.ca_file")
+            && e.to_string().contains("no PEM certificate"),
+        "{e}"
+    );
+    let e = spec(json!({ "cert": certs.path("client.crt") }));
+    assert!(e.to_string().contains("target.tls.key"), "{e}");
+    let e = spec(json!({ "cert": certs.path("client.crt"), "key": certs.path("server.key") }));
+    assert!(
+        e.to_string().contains("target.tls.key") && e.to_string().contains("does not go with"),
+        "{e}"
+    );
+    let e = spec(json!({ "versions": ["1.0"] }));
+    assert!(e.to_string().contains("target.tls.versions[0]"), "{e}");
+    let e = spec(json!({ "verify": false }));
+    assert!(
+        e.to_string().contains("target.tls") && e.to_string().contains("verify"),
+        "{e}"
+    );
+    let e = respload::Workload::from_json_value(json!({
+        "target": { "port": 6379, "tls": { "insecure": true } },
+    }))
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("target.tls.insecure") && e.to_string().contains("TLS is off"),
+        "{e}"
+    );
+    let e = respload::Workload::from_json_value(json!({
+        "target": { "unix": "/tmp/r.sock", "tls": { "enabled": true } },
+    }))
+    .unwrap_err();
+    assert!(e.to_string().contains("Unix socket"), "{e}");
+}
+
+#[test]
+fn tls_to_a_plain_port_and_plain_text_to_a_tls_port_fail_clearly() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "no");
+    let target = json!({
+        "host": "127.0.0.1", "port": server.server.port, "connect_timeout": "2s",
+        "tls": { "enabled": true, "ca_file": certs.path("ca.crt") },
+    });
+    let e = traffic(target, 10).unwrap_err();
+    assert!(matches!(e, Error::Tls { .. }), "{e:?}");
+    assert!(e.to_string().contains("plain-text"), "{e}");
+    let target = json!({ "host": "127.0.0.1", "port": server.tls_port, "connect_timeout": "2s" });
+    let e = traffic(target, 10).unwrap_err();
+    assert!(e.to_string().contains("TLS"), "{e}");
+}
+
+#[test]
+fn the_cli_speaks_tls_with_its_flags() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "yes");
+    let port = server.tls_port.to_string();
+    let json_path = certs.dir.join("report.json");
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "-q",
+            "-H",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-n",
+            "600",
+            "-c",
+            "3",
+        ])
+        .args(["--tls", "--cacert", &certs.path("ca.crt")])
+        .args([
+            "--cert",
+            &certs.path("client.crt"),
+            "--key",
+            &certs.path("client.key"),
+        ])
+        .args(["--json", json_path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("TLS: on (server certificate verified)"),
+        "{stdout}"
+    );
+    let report: Report =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_eq!(report.totals.ops, 600);
+    assert_eq!(server.server.calls("set") + server.server.calls("get"), 600);
+
+    // --insecure alone turns TLS on and is visible in the output.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "-q",
+            "--url",
+            &server.url(),
+            "-n",
+            "50",
+            "--insecure",
+        ])
+        .args([
+            "--cert",
+            &certs.path("client.crt"),
+            "--key",
+            &certs.path("client.key"),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("TLS: insecure"));
+
+    // Without the client certificate: exit code 2 and the reason, nothing sent.
+    let before = server.server.calls("set") + server.server.calls("get");
+    let out = Command::new(BIN)
+        .args(["run", "-q", "--url", &server.url(), "-n", "50"])
+        .args(["--cacert", &certs.path("ca.crt")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("requires a client certificate") && stderr.contains("--cert"),
+        "{stderr}"
+    );
+    assert_eq!(
+        server.server.calls("set") + server.server.calls("get"),
+        before
+    );
+
+    let help = Command::new(BIN).args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--tls",
+        "--cacert",
+        "--cacertdir",
+        "--cert",
+        "--key",
+        "--sni",
+        "--insecure",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+}
