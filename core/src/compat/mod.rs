@@ -49,15 +49,8 @@ impl<'a> Options<'a> {
     /// The value of option `option` (the next argument); `what` says what it should be, for
     /// the error when it is missing.
     pub fn value(&mut self, option: &str, what: &str) -> Result<&'a str> {
-        self.next_arg().ok_or_else(|| {
-            Error::spec(
-                option,
-                format!(
-                    "{option} needs a value: {what}, e.g. `{option} {}`",
-                    example(what)
-                ),
-            )
-        })
+        self.next_arg()
+            .ok_or_else(|| Error::spec(option, format!("{option} needs a value: {what}")))
     }
 
     /// The value of `option` parsed as an integer in `lo..=hi`.
@@ -67,18 +60,6 @@ impl<'a> Options<'a> {
     {
         let raw = self.value(option, what)?;
         parse_int(option, raw, what, lo, hi)
-    }
-}
-
-fn example(what: &str) -> &'static str {
-    if what.contains("number") || what.contains("count") {
-        "10"
-    } else if what.contains("file") || what.contains("path") || what.contains("directory") {
-        "/path"
-    } else if what.contains("list") {
-        "set,get"
-    } else {
-        "value"
     }
 }
 
