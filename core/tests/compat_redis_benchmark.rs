@@ -729,3 +729,20 @@ fn loop_runs_again_until_ctrl_c() {
     assert!(status.success(), "{status:?}");
     assert!(server.calls("ping") >= 6000);
 }
+
+#[test]
+fn help_points_to_the_option_table() {
+    let out = Command::new(BIN)
+        .args(["help", "redis-benchmark"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("docs/compat.md") && help.contains("ARGS"),
+        "{help}"
+    );
+    // `--help` after the subcommand is redis-benchmark's option: an error saying where to look.
+    let out = respload(&args(&["--help"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("respload help redis-benchmark"));
+}
