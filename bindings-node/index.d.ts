@@ -42,8 +42,8 @@ export interface LoadSpec {
   threads?: number
   /** Requests in flight per connection (default 1). */
   pipeline?: number
-  /** Measured requests (default 100,000 when `duration` is absent too). */
-  requests?: number
+  /** Measured requests (default 100,000 when `duration` is absent too); `all_keys`: one per key. */
+  requests?: number | 'all_keys'
   /** How long to measure; with `requests`, whichever comes first. */
   duration?: SpecDuration
   /** Traffic before measuring starts, not counted. */
@@ -60,17 +60,40 @@ export interface KeysSpec {
   range?: [number, number]
   /** Zero-pad key numbers to this many digits. */
   pad?: number
-  /** How keys are picked (default `uniform`); `sequential`: N requests over N keys touch each once. */
-  distribution?: 'uniform' | 'sequential'
+  /** How keys are picked (default `uniform`). */
+  distribution?: Distribution
+  /** How writing commands pick keys, instead of `distribution`. */
+  writes?: Distribution
+  /** How reading commands pick keys, instead of `distribution`. */
+  reads?: Distribution
 }
+
+/** A key distribution: a name (parameters at their defaults) or a table with a `kind`. */
+export type Distribution =
+  | 'uniform' | 'sequential' | 'parallel' | 'gaussian' | 'zipf' | 'hotset'
+  | { kind: 'uniform' | 'sequential' | 'parallel' }
+  | { kind: 'gaussian'; median?: number; stddev?: number }
+  | { kind: 'zipf'; exponent?: number }
+  | { kind: 'hotset'; hot_keys?: number; hot_ops?: number }
 
 /** Values written by SET and friends (`[values]`). */
 export interface ValuesSpec {
-  /** Bytes per value, or a uniform `[min, max]` range (default 32). */
-  size?: number | [number, number]
+  /** Bytes per value, a uniform `[min, max]` range, or `[[size, weight], ...]` (default 32). */
+  size?: number | [number, number] | Array<[number, number]>
+  /** With a `[min, max]` size: the size grows with the key number. */
+  size_follows_key?: boolean
   /** Content (default `random`). */
-  data?: 'random'
+  data?: 'random' | 'fixed' | 'compressible'
+  /** With `compressible` data: original size / compressed size aimed at (default 2). */
+  compression_ratio?: number
+  /** Fill each value afresh per request. */
+  fresh?: boolean
+  /** `[min, max]` seconds: the built-in `set` sends `EX` with a random TTL from this range. */
+  expiry?: [number, number]
 }
+
+/** A command template: a line (quotes group words) or one argument per element. */
+export type Template = string | string[]
 
 /** The built-in commands (redis-benchmark's `-t` tests). */
 export type BuiltinCommand =
@@ -78,16 +101,20 @@ export type BuiltinCommand =
   | 'hset' | 'zadd' | 'zpopmin' | 'lrange_100' | 'lrange_300' | 'lrange_500' | 'lrange_600'
   | 'mset' | 'mget'
 
-/** One entry of the weighted command mix: a built-in `name` or a `template`. */
+/** One entry of the weighted command mix: a built-in `name`, a `template` or a `chain`. */
 export interface CommandSpec {
   /** A built-in command, case-insensitive. */
   name?: BuiltinCommand | Uppercase<BuiltinCommand> | (string & {})
-  /** Any command; `{key}`, `{value}` and `{rand:LO..HI}` are replaced per request. */
-  template?: string
-  /** Name in the report (default: the command's name), upper-cased. */
+  /** Any command; `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI[:WIDTH]}` are replaced per request. */
+  template?: Template
+  /** Templates run in order on one key (e.g. HSET, HGETALL, DEL). */
+  chain?: Template[]
+  /** Name in the report (default: the command's name), upper-cased; prefixes a chain's steps. */
   label?: string
-  /** Relative share of requests (default 1). */
+  /** Relative share of picks (default 1). */
   weight?: number
+  /** How this command picks keys, instead of the `keys` setting. */
+  distribution?: Distribution
 }
 
 /** The settings of one phase. */
@@ -104,6 +131,8 @@ export interface PhaseSpec {
   commands?: CommandSpec[]
   /** Seed of the request stream; absent: drawn at start and recorded in the report. */
   seed?: number
+  /** Each connection its own request stream (default true); false: all replay one stream. */
+  distinct_streams?: boolean
 }
 
 /** A workload: one phase, or base settings plus `phases` laid over them in order. */

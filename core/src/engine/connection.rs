@@ -139,7 +139,10 @@ impl Connection {
     async fn reconnect(&mut self) -> Option<Stream> {
         let mut backoff = BACKOFF_MIN;
         loop {
-            if self.shared.stopping.get() || self.shared.budget.get() == 0 {
+            if self.shared.stopping.get()
+                || self.shared.budget.get() == 0
+                || self.generator.exhausted()
+            {
                 return None;
             }
             let mut sleep = std::pin::pin!(tokio::time::sleep(backoff));
@@ -169,7 +172,10 @@ impl Connection {
         let shared = &*self.shared;
         let mut added = 0;
         let measured = self.now >= shared.measure_start;
-        while self.inflight.len() < shared.pipeline && !shared.stopping.get() {
+        while self.inflight.len() < shared.pipeline
+            && !shared.stopping.get()
+            && !self.generator.exhausted()
+        {
             if measured && !shared.claim() {
                 break;
             }

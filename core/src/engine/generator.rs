@@ -1,115 +1,104 @@
-//! Request generation: pick a command by weight, draw its key and value, encode it straight
-//! into the connection's write buffer. Nothing here allocates per request.
+//! Request generation: pick a command (or a chain) by weight, draw its key and value, encode
+//! it straight into the connection's write buffer. Nothing here allocates per request.
 
+use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
-use crate::resp::encode::{
-    write_array_header, write_bulk, write_bulk_i64, write_bulk_prefixed_u64,
-};
-use crate::spec::{Arg, Compiled, Distribution, Phase};
-use std::cell::Cell;
+use super::values::ValueSource;
+use crate::resp::encode::{write_array_header, write_bulk, write_bulk_prefixed_u64};
+use crate::spec::{Arg, Compiled, Part, Phase};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
-/// Sequential keys handed out in chunks from one run-wide counter, so that threads share one
-/// sequence with one atomic operation per chunk instead of per request.
-#[derive(Debug)]
-pub struct Sequence {
-    global: Arc<AtomicU64>,
-    next: Cell<u64>,
-    end: Cell<u64>,
+/// One pick of the mix, with its own key sampler.
+struct Entry {
+    steps: Box<[u16]>,
+    sampler: KeySampler,
 }
 
-const SEQUENCE_CHUNK: u64 = 64;
-
-impl Sequence {
-    /// A thread's view of the run-wide counter.
-    pub fn new(global: Arc<AtomicU64>) -> Self {
-        Sequence {
-            global,
-            next: Cell::new(0),
-            end: Cell::new(0),
-        }
-    }
-
-    /// The next sequence number. `want` bounds the chunk taken, so that a request budget of N
-    /// claims exactly N numbers between all threads.
-    #[inline]
-    pub fn take(&self, want: u64) -> u64 {
-        if self.next.get() == self.end.get() {
-            let n = want.clamp(1, SEQUENCE_CHUNK);
-            let start = self.global.fetch_add(n, Ordering::Relaxed);
-            self.next.set(start);
-            self.end.set(start + n);
-        }
-        let v = self.next.get();
-        self.next.set(v + 1);
-        v
-    }
+/// A chain under way: which entry, which step comes next, and its key.
+#[derive(Clone, Copy)]
+struct ChainAt {
+    entry: usize,
+    step: usize,
+    key: u64,
 }
-
-/// Bytes that values are cut from: random letters and digits, shared by a thread's connections.
-pub fn value_pool(max_size: usize, rng: &mut Rng) -> Rc<[u8]> {
-    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    (0..max_size + VALUE_SLACK)
-        .map(|_| ALNUM[rng.below(ALNUM.len() as u64) as usize])
-        .collect()
-}
-
-/// Values start at a random offset within this many bytes, so they differ.
-const VALUE_SLACK: usize = 4096;
 
 /// One connection's request generator.
 pub struct Generator {
     commands: Rc<[Compiled]>,
+    entries: Box<[Entry]>,
     cumulative: Box<[u64]>,
     total_weight: u64,
-    prefix: Box<[u8]>,
-    pad: usize,
-    key_lo: u64,
-    key_span: u64,
-    distribution: Distribution,
-    size_lo: u64,
-    size_span: u64,
-    pool: Rc<[u8]>,
+    keys: KeyFormat,
+    values: ValueSource,
     sequence: Rc<Sequence>,
     rng: Rng,
+    chain: Option<ChainAt>,
+    cap: Option<u64>,
+    scratch: Vec<u8>,
+}
+
+/// How key numbers are written.
+struct KeyFormat {
+    prefix: Box<[u8]>,
+    pad: usize,
+    lo: u64,
+    span: u64,
 }
 
 impl Generator {
-    /// A generator for `phase` with its own random stream.
+    /// A generator for `phase` with its own random stream, for connection `index` of `total`
+    /// in the phase (which decides its slice of the range with the parallel distribution).
     pub fn new(
         phase: &Phase,
         commands: Rc<[Compiled]>,
-        pool: Rc<[u8]>,
+        values: ValueSource,
         sequence: Rc<Sequence>,
         rng: Rng,
+        (index, total): (u64, u64),
     ) -> Self {
+        let keys = &phase.spec.keys;
+        let span = keys.count();
         let mut acc = 0;
-        let cumulative = commands
+        let cumulative = phase
+            .mix
             .iter()
-            .map(|c| {
-                acc += c.weight as u64;
+            .map(|e| {
+                acc += e.weight as u64;
                 acc
             })
             .collect();
-        let keys = &phase.spec.keys;
-        let (lo, hi) = phase.spec.values.size.bounds();
+        let entries = phase
+            .mix
+            .iter()
+            .map(|e| Entry {
+                steps: e.steps.iter().map(|&i| i as u16).collect(),
+                sampler: KeySampler::new(e.distribution, keys.range[0], span, index, total),
+            })
+            .collect();
         Generator {
             commands,
+            entries,
             cumulative,
             total_weight: acc,
-            prefix: keys.prefix.as_bytes().into(),
-            pad: keys.pad as usize,
-            key_lo: keys.range[0],
-            key_span: keys.range[1] - keys.range[0] + 1,
-            distribution: keys.distribution,
-            size_lo: lo as u64,
-            size_span: (hi - lo) as u64 + 1,
-            pool,
+            keys: KeyFormat {
+                prefix: keys.prefix.as_bytes().into(),
+                pad: keys.pad as usize,
+                lo: keys.range[0],
+                span,
+            },
+            values,
             sequence,
             rng,
+            chain: None,
+            cap: connection_cap(phase, index, total),
+            scratch: Vec::new(),
         }
+    }
+
+    /// Whether this connection has sent all it may (parallel keys with `all_keys`).
+    #[inline]
+    pub fn exhausted(&self) -> bool {
+        self.cap == Some(0)
     }
 
     #[inline]
@@ -121,64 +110,86 @@ impl Generator {
         self.cumulative.iter().position(|&c| r < c).unwrap_or(0)
     }
 
-    #[inline]
-    fn key(&mut self, budget_left: u64) -> u64 {
-        let offset = match self.distribution {
-            Distribution::Uniform => self.rng.below(self.key_span),
-            Distribution::Sequential => self.sequence.take(budget_left) % self.key_span,
-        };
-        self.key_lo + offset
-    }
-
-    #[inline]
-    fn value(&mut self) -> &[u8] {
-        let size = if self.size_span == 1 {
-            self.size_lo
-        } else {
-            self.size_lo + self.rng.below(self.size_span)
-        } as usize;
-        let start = self.rng.below(VALUE_SLACK as u64) as usize;
-        &self.pool[start..start + size]
-    }
-
     /// Encode the next request into `buf`; returns its command index. `budget_left` is how
     /// many more requests this thread may send (bounds sequential key chunks).
     #[inline]
     pub fn next(&mut self, buf: &mut Vec<u8>, budget_left: u64) -> usize {
-        let index = self.pick();
-        let commands = Rc::clone(&self.commands);
+        if let Some(c) = self.cap.as_mut() {
+            *c = c.saturating_sub(1);
+        }
+        let at = match self.chain {
+            Some(at) => at,
+            None => {
+                let entry = self.pick();
+                let key = self.entries[entry].sampler.draw(
+                    &mut self.rng,
+                    self.keys.span,
+                    &self.sequence,
+                    budget_left,
+                );
+                ChainAt {
+                    entry,
+                    step: 0,
+                    key,
+                }
+            }
+        };
+        let steps = &self.entries[at.entry].steps;
+        let index = steps[at.step] as usize;
+        self.chain = (at.step + 1 < steps.len()).then_some(ChainAt {
+            step: at.step + 1,
+            ..at
+        });
+        let Generator {
+            commands,
+            entries,
+            keys,
+            values,
+            sequence,
+            rng,
+            scratch,
+            ..
+        } = self;
         let cmd = &commands[index];
-        let mut key = None;
         write_array_header(buf, cmd.args.len());
         for arg in &cmd.args {
             match arg {
                 Arg::Lit(bytes) => write_bulk(buf, bytes),
-                Arg::Key | Arg::KeyNum(_) => {
-                    let k = match key {
-                        Some(k) => k,
-                        None => {
-                            let k = self.key(budget_left);
-                            key = Some(k);
-                            k
-                        }
-                    };
-                    let prefix = match arg {
-                        Arg::KeyNum(p) => p,
-                        _ => &self.prefix,
-                    };
-                    write_bulk_prefixed_u64(buf, prefix, k, self.pad);
+                Arg::Key => write_bulk_prefixed_u64(buf, &keys.prefix, keys.lo + at.key, keys.pad),
+                Arg::KeyNum(prefix) => {
+                    write_bulk_prefixed_u64(buf, prefix, keys.lo + at.key, keys.pad)
                 }
                 Arg::FreshKey => {
-                    let k = self.key(budget_left);
-                    write_bulk_prefixed_u64(buf, &self.prefix, k, self.pad);
+                    let k = entries[at.entry]
+                        .sampler
+                        .draw(rng, keys.span, sequence, budget_left);
+                    write_bulk_prefixed_u64(buf, &keys.prefix, keys.lo + k, keys.pad);
                 }
-                Arg::Value => {
-                    let v = self.value();
-                    write_bulk(buf, v);
+                Arg::Value => values.write(buf, rng, at.key),
+                Arg::Rand(lo, hi, pad) => {
+                    write_bulk_prefixed_i64(buf, rng.between(*lo, *hi), *pad as usize)
                 }
-                Arg::Rand(lo, hi) => {
-                    let n = self.rng.between(*lo, *hi);
-                    write_bulk_i64(buf, n);
+                Arg::Parts(parts) => {
+                    scratch.clear();
+                    for part in parts.iter() {
+                        match part {
+                            Part::Lit(b) => scratch.extend_from_slice(b),
+                            Part::Key => {
+                                scratch.extend_from_slice(&keys.prefix);
+                                push_padded(scratch, keys.lo + at.key, keys.pad);
+                            }
+                            Part::KeyNum => push_padded(scratch, keys.lo + at.key, keys.pad),
+                            Part::Value => values.write_raw(scratch, rng, at.key),
+                            Part::Rand(lo, hi, pad) => {
+                                let n = rng.between(*lo, *hi);
+                                if n < 0 {
+                                    scratch.push(b'-');
+                                }
+                                push_padded(scratch, n.unsigned_abs(), *pad as usize);
+                            }
+                        }
+                    }
+                    write_bulk(buf, scratch);
                 }
             }
         }
@@ -186,24 +197,75 @@ impl Generator {
     }
 }
 
+/// The most requests connection `index` of `total` may send: its slice of the range, when
+/// the phase asks for all keys and every command walks the keys in parallel slices.
+fn connection_cap(phase: &Phase, index: u64, total: u64) -> Option<u64> {
+    phase
+        .parallel_all_keys()
+        .then(|| parallel_slice(index, total, phase.spec.keys.count()).1)
+}
+
+/// Append `n` in decimal, left-padded with zeros to `pad` digits.
+#[inline]
+fn push_padded(out: &mut Vec<u8>, n: u64, pad: usize) {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n).as_bytes();
+    out.resize(out.len() + pad.saturating_sub(digits.len()), b'0');
+    out.extend_from_slice(digits);
+}
+
+/// Append `n` as a bulk string, its digits zero-padded to `pad`.
+#[inline]
+fn write_bulk_prefixed_i64(buf: &mut Vec<u8>, n: i64, pad: usize) {
+    let sign: &[u8] = if n < 0 { b"-" } else { b"" };
+    write_bulk_prefixed_u64(buf, sign, n.unsigned_abs(), pad);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::values::value_pool;
     use crate::spec::Workload;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
 
     fn generator(toml: &str, seed: u64) -> Generator {
         let w = Workload::from_toml_str(toml).unwrap();
         let p = &w.phases[0];
         let mut rng = Rng::new(seed);
-        let pool = value_pool(p.spec.values.size.bounds().1 as usize, &mut rng);
+        let pool = value_pool(&p.spec.values, &mut rng);
         let seq = Rc::new(Sequence::new(Arc::new(AtomicU64::new(0))));
         Generator::new(
             p,
             p.commands.clone().into(),
-            pool,
+            ValueSource::new(&p.spec.values, pool, p.spec.keys.count()),
             seq,
             Rng::for_stream(seed, 0, 0),
+            (0, 1),
         )
+    }
+
+    /// The arguments of every command in a RESP byte stream.
+    fn commands(buf: &[u8]) -> Vec<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        let line = |i: &mut usize| {
+            let end = *i + buf[*i..].windows(2).position(|w| w == b"\r\n").unwrap();
+            let text = std::str::from_utf8(&buf[*i + 1..end]).unwrap().to_string();
+            *i = end + 2;
+            text
+        };
+        while i < buf.len() {
+            let n: usize = line(&mut i).parse().unwrap();
+            let mut args = Vec::new();
+            for _ in 0..n {
+                let len: usize = line(&mut i).parse().unwrap();
+                args.push(buf[i..i + len].to_vec());
+                i += len + 2;
+            }
+            out.push(args);
+        }
+        out
     }
 
     #[test]
@@ -242,5 +304,96 @@ mod tests {
             c.next(&mut other, 1);
         }
         assert_ne!(x, other);
+    }
+
+    #[test]
+    fn chains_run_in_order_on_one_key() {
+        let spec = r#"
+            keys = { range = [1, 1000000] }
+            [[commands]]
+            chain = ["HSET {key} f {value}", "HGETALL {key}", ["DEL", "{key}"]]
+            [[commands]]
+            name = "get"
+            distribution = "sequential"
+        "#;
+        let mut g = generator(spec, 5);
+        let mut buf = Vec::new();
+        let mut labels = Vec::new();
+        for _ in 0..3000 {
+            labels.push(g.next(&mut buf, 10_000));
+        }
+        let cmds = commands(&buf);
+        let mut i = 0;
+        let mut chains = 0;
+        let mut gets = Vec::new();
+        // Stop before a chain the budget may have cut short.
+        while i + 2 < cmds.len() {
+            if cmds[i][0] == b"HSET" {
+                // The chain's three steps follow each other, all on the first step's key.
+                assert_eq!(cmds[i + 1][0], b"HGETALL");
+                assert_eq!(cmds[i + 2][0], b"DEL");
+                assert_eq!(cmds[i][1], cmds[i + 1][1]);
+                assert_eq!(cmds[i][1], cmds[i + 2][1]);
+                assert_eq!(labels[i..i + 3], [0, 1, 2]);
+                chains += 1;
+                i += 3;
+            } else {
+                assert_eq!(labels[i], 3);
+                gets.push(String::from_utf8(cmds[i][1].clone()).unwrap());
+                i += 1;
+            }
+        }
+        assert!(chains > 200 && gets.len() > 200, "{chains} {}", gets.len());
+        // The GET entry has its own (sequential) pattern.
+        assert_eq!(gets[..3], ["key:1", "key:2", "key:3"]);
+    }
+
+    #[test]
+    fn placeholders_inside_arguments_expiry_and_padding() {
+        let spec = r#"
+            keys = { prefix = "k", range = [7, 7], pad = 3 }
+            values = { size = 4, data = "fixed", expiry = [5, 9] }
+            [[commands]]
+            name = "set"
+            [[commands]]
+            template = ["HSET", "user:{key}:x", "n{keynum}-{value}", "key:{rand:0..99:12}"]
+        "#;
+        let mut g = generator(spec, 1);
+        let mut buf = Vec::new();
+        for _ in 0..200 {
+            g.next(&mut buf, 1);
+        }
+        let cmds = commands(&buf);
+        let set = cmds.iter().find(|c| c[0] == b"SET").unwrap();
+        assert_eq!(
+            set[1..4],
+            [b"k007".to_vec(), b"xxxx".to_vec(), b"EX".to_vec()]
+        );
+        let ttls: Vec<i64> = cmds
+            .iter()
+            .filter(|c| c[0] == b"SET")
+            .map(|c| std::str::from_utf8(&c[4]).unwrap().parse().unwrap())
+            .collect();
+        assert!(ttls.iter().all(|t| (5..=9).contains(t)) && ttls.contains(&5) && ttls.contains(&9));
+        let hset = cmds.iter().find(|c| c[0] == b"HSET").unwrap();
+        assert_eq!(hset[1], b"user:k007:x");
+        assert_eq!(hset[2], b"n007-xxxx");
+        assert!(hset[3].starts_with(b"key:000000000") && hset[3].len() == 16);
+    }
+
+    #[test]
+    fn parallel_all_keys_stops_a_connection_after_its_slice() {
+        let spec = "keys = { range = [0, 9], distribution = 'parallel' }\nload = { requests = 'all_keys' }\ncommands = [{ name = 'set' }]";
+        let mut g = generator(spec, 1);
+        let mut buf = Vec::new();
+        let mut n = 0;
+        while !g.exhausted() {
+            g.next(&mut buf, 100);
+            n += 1;
+        }
+        assert_eq!(n, 10);
+        let keys: Vec<_> = commands(&buf).into_iter().map(|c| c[1].clone()).collect();
+        assert_eq!(keys.first().unwrap(), b"key:0");
+        assert_eq!(keys.last().unwrap(), b"key:9");
     }
 }

@@ -3,13 +3,17 @@
 mod connection;
 mod control;
 mod generator;
+mod keys;
 mod phase;
 mod rng;
 mod runner;
+mod values;
 mod worker;
 
+pub use keys::{parallel_slice, KeySampler, Sequence, Zipf};
 pub use rng::Rng;
 pub use runner::{run, Runner, StopHandle};
+pub use values::{value_pool, ValueSource};
 
 use crate::stats::TimelineRow;
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,7 @@
 //! Running one phase: start the workers, wait until every connection is up, give the
 //! go-ahead, merge their interval recorders into the timeline and the totals.
 
+use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
 use crate::spec::Phase;
@@ -66,7 +67,21 @@ pub fn run_phase(
     let threads = load.effective_threads() as usize;
     let conns = split(load.connections as u64, &vec![1; threads]);
     let conns: Vec<usize> = conns.into_iter().map(|c| c as usize).collect();
-    let budgets = match load.request_budget() {
+    let budgets = match load.request_budget(&phase.spec.keys) {
+        Some(n) if phase.parallel_all_keys() => {
+            // Each connection walks exactly its own slice: a thread's budget is its slices.
+            let total = load.connections as u64;
+            let mut first = 0u64;
+            conns
+                .iter()
+                .map(|&c| {
+                    let start = parallel_slice(first, total, n).0;
+                    first += c as u64;
+                    let end = parallel_slice(first, total, n).0;
+                    end - start
+                })
+                .collect()
+        }
         Some(n) => split(n, &conns),
         None => vec![u64::MAX; threads],
     };
@@ -84,6 +99,7 @@ pub fn run_phase(
             phase_index,
             first_connection: first,
             connections: conns[t],
+            total_connections: load.connections as usize,
             budget: budgets[t],
             seed,
             sequence: Arc::clone(&sequence),

@@ -32,6 +32,12 @@ impl Rng {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 
+    /// Uniform in `[0, 1)`, with 53 random bits.
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
     /// Uniform in `lo..=hi`.
     #[inline]
     pub fn between(&mut self, lo: i64, hi: i64) -> i64 {

@@ -4,8 +4,10 @@
 
 use super::connection::Connection;
 use super::control::{ConnCtl, Interrupt, Shared};
-use super::generator::{value_pool, Generator, Sequence};
+use super::generator::Generator;
+use super::keys::Sequence;
 use super::rng::Rng;
+use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
 use crate::spec::{Compiled, Phase};
 use crate::stats::Recorder;
@@ -85,6 +87,8 @@ pub struct WorkerSetup {
     pub first_connection: usize,
     /// Connections to open.
     pub connections: usize,
+    /// Connections in the whole phase (for parallel key slices).
+    pub total_connections: usize,
     /// Measured requests for this thread (`u64::MAX`: no limit).
     pub budget: u64,
     /// The run's seed.
@@ -167,24 +171,29 @@ async fn worker(s: WorkerSetup) {
         ended: Cell::new(None),
     });
     let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
-    let pool = value_pool(s.phase.spec.values.size.bounds().1 as usize, &mut pool_rng);
+    let pool = value_pool(&s.phase.spec.values, &mut pool_rng);
+    let key_span = s.phase.spec.keys.count();
     let sequence = Rc::new(Sequence::new(s.sequence.clone()));
     let now = Instant::now();
     let mut ctls = Vec::with_capacity(streams.len());
     for (i, stream) in streams.into_iter().enumerate() {
         let ctl = Rc::new(ConnCtl::new(now));
         ctls.push(Rc::clone(&ctl));
-        let rng = Rng::for_stream(
-            s.seed,
-            s.phase_index as u64,
-            (s.first_connection + i) as u64,
-        );
+        let index = (s.first_connection + i) as u64;
+        // Without distinct streams every connection replays connection 0's stream.
+        let stream_index = if s.phase.spec.distinct_streams {
+            index
+        } else {
+            0
+        };
+        let rng = Rng::for_stream(s.seed, s.phase_index as u64, stream_index);
         let generator = Generator::new(
             &s.phase,
             Rc::clone(&commands),
-            Rc::clone(&pool),
+            ValueSource::new(&s.phase.spec.values, Rc::clone(&pool), key_span),
             Rc::clone(&sequence),
             rng,
+            (index, s.total_connections as u64),
         );
         let conn = Connection::new(generator, Rc::clone(&shared), ctl);
         tokio::task::spawn_local(conn.run(stream));

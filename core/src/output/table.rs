@@ -4,9 +4,10 @@ use crate::stats::{Report, Stats};
 use crate::Snapshot;
 use std::fmt::Write as _;
 
-const RULE: &str = "--------------------------------------------------------------------------------------------------------------------";
+/// Width of the table right of the name column.
+const NUMBERS_WIDTH: usize = 104;
 
-fn row(out: &mut String, name: &str, s: &Stats, secs: f64, reads: bool) {
+fn row(out: &mut String, name: &str, s: &Stats, secs: f64, reads: bool, width: usize) {
     let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let (hits, misses) = if reads {
         (
@@ -20,7 +21,7 @@ fn row(out: &mut String, name: &str, s: &Stats, secs: f64, reads: bool) {
     let l = &s.latency_ms;
     let _ = writeln!(
         out,
-        "{name:<12}{:>12.2}{:>12}{:>12}{:>14.5}{:>14.5}{:>14.5}{:>14.5}{:>12.2}",
+        "{name:<width$}{:>12.2}{:>12}{:>12}{:>14.5}{:>14.5}{:>14.5}{:>14.5}{:>12.2}",
         s.ops_per_sec, hits, misses, l.mean, l.p50, l.p99, l.p99_9, kb
     );
 }
@@ -32,10 +33,17 @@ fn stats_block(
     commands: &std::collections::BTreeMap<String, Stats>,
     secs: f64,
 ) {
+    // memtier's 12-character name column, widened for long labels (chains, templates).
+    let width = commands
+        .keys()
+        .map(|k| k.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(12);
     let _ = writeln!(out, "{title}");
     let _ = writeln!(
         out,
-        "{:<12}{:>12}{:>12}{:>12}{:>14}{:>14}{:>14}{:>14}{:>12}",
+        "{:<width$}{:>12}{:>12}{:>12}{:>14}{:>14}{:>14}{:>14}{:>12}",
         "Type",
         "Ops/sec",
         "Hits/sec",
@@ -46,11 +54,18 @@ fn stats_block(
         "p99.9 Latency",
         "KB/sec"
     );
-    let _ = writeln!(out, "{RULE}");
+    let _ = writeln!(out, "{}", "-".repeat(NUMBERS_WIDTH + width));
     for (name, s) in commands {
-        row(out, name, s, secs, s.hits + s.misses > 0);
+        row(out, name, s, secs, s.hits + s.misses > 0, width);
     }
-    row(out, "Totals", totals, secs, totals.hits + totals.misses > 0);
+    row(
+        out,
+        "Totals",
+        totals,
+        secs,
+        totals.hits + totals.misses > 0,
+        width,
+    );
     if totals.errors > 0 {
         let kinds: Vec<String> = totals
             .errors_by_kind

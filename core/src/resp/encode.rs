@@ -7,7 +7,7 @@ pub fn write_array_header(buf: &mut Vec<u8>, n: usize) {
 
 /// Appends a bulk string `$<len>\r\n<data>\r\n`; `data` may contain any bytes.
 pub fn write_bulk(buf: &mut Vec<u8>, data: &[u8]) {
-    write_bulk_len(buf, data.len());
+    write_bulk_header(buf, data.len());
     buf.extend_from_slice(data);
     buf.extend_from_slice(b"\r\n");
 }
@@ -21,7 +21,7 @@ pub fn write_bulk_prefixed_u64(buf: &mut Vec<u8>, prefix: &[u8], n: u64, pad: us
     let mut digits = itoa::Buffer::new();
     let digits = digits.format(n).as_bytes();
     let zeros = pad.saturating_sub(digits.len());
-    write_bulk_len(buf, prefix.len() + zeros + digits.len());
+    write_bulk_header(buf, prefix.len() + zeros + digits.len());
     buf.extend_from_slice(prefix);
     buf.resize(buf.len() + zeros, b'0');
     buf.extend_from_slice(digits);
@@ -46,7 +46,8 @@ pub fn decimal_len(n: u64) -> usize {
     n.checked_ilog10().map_or(1, |l| l as usize + 1)
 }
 
-fn write_bulk_len(buf: &mut Vec<u8>, len: usize) {
+/// Appends a bulk string header `$<len>\r\n`; the caller writes `len` bytes and `\r\n`.
+pub fn write_bulk_header(buf: &mut Vec<u8>, len: usize) {
     write_line(buf, b'$', itoa::Buffer::new().format(len).as_bytes());
 }
 

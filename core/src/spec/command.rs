@@ -1,26 +1,38 @@
-//! The command mix: `[[commands]]`, built-in commands and templates, compiled to argument lists.
+//! The command mix: `[[commands]]`, built-in commands, templates and chains, compiled to
+//! argument lists.
 
+use super::keys::Distribution;
+use super::template::{parse_template, Arg, Template};
 use serde::{Deserialize, Serialize};
 
-/// One entry of the weighted command mix (`[[commands]]` in a spec): a built-in `name`
-/// or a `template`.
+/// One entry of the weighted command mix (`[[commands]]` in a spec): a built-in `name`, a
+/// `template`, or a `chain` of templates run in order on one key.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CommandSpec {
     /// A built-in command (see [`BUILTINS`]), case-insensitive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Any command as words separated by spaces; the words `{key}`, `{value}` and
-    /// `{rand:LO..HI}` are replaced per request (each as one whole argument).
+    /// Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a
+    /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`
+    /// and `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<String>,
+    pub template: Option<Template>,
+    /// Templates sent one after the other on the same connection and the same key (e.g.
+    /// HSET, then HGETALL, then DEL); each step is reported under its own label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<Vec<Template>>,
     /// Name in the report (default: the built-in's name, or the template's first word),
-    /// upper-cased.
+    /// upper-cased. For a chain, steps are reported as `LABEL:STEP` when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Relative share of requests (default 1).
+    /// Relative share of picks (default 1); a chain is one pick.
     #[serde(default = "default_weight")]
     pub weight: u32,
+    /// How this command picks its key, instead of `keys.distribution` (or `keys.reads` /
+    /// `keys.writes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<Distribution>,
 }
 
 fn default_weight() -> u32 {
@@ -33,31 +45,16 @@ impl CommandSpec {
         CommandSpec {
             name: Some(name.into()),
             template: None,
+            chain: None,
             label: None,
             weight: 1,
+            distribution: None,
         }
     }
 }
 
-/// One argument of a compiled command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Arg {
-    /// Fixed bytes.
-    Lit(Box<[u8]>),
-    /// The request's key: prefix + number.
-    Key,
-    /// Another key number drawn for this argument (MSET/MGET), with the key prefix.
-    FreshKey,
-    /// The request's key number behind another prefix (`counter:N`, `element:N`).
-    KeyNum(Box<[u8]>),
-    /// A value from `[values]`.
-    Value,
-    /// A uniform random integer in `lo..=hi`.
-    Rand(i64, i64),
-}
-
-/// A command ready for the generator.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A command ready for the generator: one per label in the report.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Compiled {
     /// Name in the report (upper case).
     pub label: String,
@@ -65,8 +62,21 @@ pub struct Compiled {
     pub args: Vec<Arg>,
     /// Whether replies count as hits (a value) or misses (nil / empty).
     pub reads: bool,
+    /// Whether this is the built-in `set` (which gets `EX` when `values.expiry` is set).
+    pub builtin_set: bool,
+}
+
+/// One pick of the mix: a command, or the steps of a chain, by index into the phase's
+/// compiled commands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixEntry {
     /// Relative share.
     pub weight: u32,
+    /// Compiled commands sent in order on one key.
+    pub steps: Vec<usize>,
+    /// The key distribution this entry uses (resolved from the command, `keys.reads` /
+    /// `keys.writes`, or `keys.distribution`).
+    pub distribution: Distribution,
 }
 
 /// The built-in commands, as redis-benchmark's `-t` tests define them.
@@ -156,7 +166,7 @@ fn builtin(name: &str) -> Option<(Vec<Arg>, bool)> {
             vec![
                 lit("ZADD"),
                 lit("myzset"),
-                Arg::Rand(0, 1_000_000),
+                Arg::Rand(0, 1_000_000, 0),
                 element(),
             ],
             false,
@@ -182,51 +192,32 @@ fn builtin(name: &str) -> Option<(Vec<Arg>, bool)> {
     }
 }
 
-/// Parse a template into arguments; errors name what is wrong.
-pub fn parse_template(template: &str) -> Result<Vec<Arg>, String> {
-    let mut args = Vec::new();
-    for word in template.split_ascii_whitespace() {
-        let arg = match word {
-            "{key}" => Arg::Key,
-            "{value}" => Arg::Value,
-            w if w.starts_with("{rand:") && w.ends_with('}') => {
-                let inner = &w[6..w.len() - 1];
-                let (lo, hi) = inner
-                    .split_once("..")
-                    .and_then(|(a, b)| Some((a.parse::<i64>().ok()?, b.parse::<i64>().ok()?)))
-                    .ok_or_else(|| {
-                        format!("`{w}` is not a valid placeholder: write {{rand:LO..HI}} with integers, e.g. {{rand:1..100}}")
-                    })?;
-                if lo > hi {
-                    return Err(format!("`{w}`: LO must not exceed HI"));
-                }
-                Arg::Rand(lo, hi)
-            }
-            w if w.starts_with('{')
-                && w.ends_with('}')
-                && w.len() > 2
-                && !w[1..w.len() - 1].contains(['{', '}', ':']) =>
-            {
-                return Err(format!(
-                    "unknown placeholder `{w}`: allowed are {{key}}, {{value}}, {{rand:LO..HI}}"
-                ));
-            }
-            w => Arg::Lit(w.as_bytes().into()),
-        };
-        args.push(arg);
-    }
+/// The first word of a compiled command, upper-cased.
+fn command_name(args: &[Arg]) -> String {
     match args.first() {
-        None => Err("is empty: give a command, e.g. \"GET {key}\"".into()),
-        Some(Arg::Lit(_)) => Ok(args),
-        Some(_) => Err("must start with a command name, not a placeholder".into()),
+        Some(Arg::Lit(b)) => String::from_utf8_lossy(b).to_ascii_uppercase(),
+        _ => String::new(),
     }
 }
 
+fn compile_template(t: &Template, path: &str) -> crate::Result<Compiled> {
+    let args = parse_template(t)
+        .map_err(|m| crate::Error::spec(path.to_string(), format!("`{t}` {m}")))?;
+    let label = command_name(&args);
+    Ok(Compiled {
+        reads: READ_COMMANDS.contains(&label.as_str()),
+        label,
+        args,
+        builtin_set: false,
+    })
+}
+
 impl CommandSpec {
-    /// Validate and compile; `path` is this entry's field path, e.g. `commands[0]`.
-    pub fn compile(&self, path: &str) -> crate::Result<Compiled> {
-        let (args, reads, default_label) = match (&self.name, &self.template) {
-            (Some(name), None) => {
+    /// Validate and compile into one command, or a chain's steps; `path` is this entry's
+    /// field path, e.g. `commands[0]`.
+    pub fn compile(&self, path: &str) -> crate::Result<Vec<Compiled>> {
+        let mut steps = match (&self.name, &self.template, &self.chain) {
+            (Some(name), None, None) => {
                 let lower = name.to_ascii_lowercase();
                 let (args, reads) = builtin(&lower).ok_or_else(|| {
                     crate::Error::spec(
@@ -237,23 +228,31 @@ impl CommandSpec {
                         ),
                     )
                 })?;
-                (args, reads, lower.to_ascii_uppercase())
+                vec![Compiled {
+                    label: lower.to_ascii_uppercase(),
+                    args,
+                    reads,
+                    builtin_set: lower == "set",
+                }]
             }
-            (None, Some(t)) => {
-                let args = parse_template(t).map_err(|m| {
-                    crate::Error::spec(format!("{path}.template"), format!("`{t}` {m}"))
-                })?;
-                let first = match &args[0] {
-                    Arg::Lit(b) => String::from_utf8_lossy(b).to_ascii_uppercase(),
-                    _ => unreachable!("parse_template checks the first word"),
-                };
-                let reads = READ_COMMANDS.contains(&first.as_str());
-                (args, reads, first)
+            (None, Some(t), None) => vec![compile_template(t, &format!("{path}.template"))?],
+            (None, None, Some(chain)) => {
+                if chain.is_empty() {
+                    return Err(crate::Error::spec(
+                        format!("{path}.chain"),
+                        "is empty: give the templates to run in order, e.g. [\"SET {key} {value}\", \"GET {key}\"]",
+                    ));
+                }
+                chain
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| compile_template(t, &format!("{path}.chain[{i}]")))
+                    .collect::<crate::Result<Vec<_>>>()?
             }
             _ => {
                 return Err(crate::Error::spec(
                     path.to_string(),
-                    "give exactly one of `name` (a built-in command) or `template`",
+                    "give exactly one of `name` (a built-in command), `template` or `chain`",
                 ))
             }
         };
@@ -263,17 +262,22 @@ impl CommandSpec {
                 format!("{} is out of range: allowed is 1 to 1000000", self.weight),
             ));
         }
-        let label = self
-            .label
-            .as_deref()
-            .map(str::to_ascii_uppercase)
-            .unwrap_or(default_label);
-        Ok(Compiled {
-            label,
-            args,
-            reads,
-            weight: self.weight,
-        })
+        if let (Some(label), None) = (&self.label, &self.chain) {
+            steps[0].label = label.to_ascii_uppercase();
+        }
+        if self.chain.is_some() {
+            // A command repeated within a chain gets its step number: `APPEND#3`.
+            let names: Vec<String> = steps.iter().map(|s| s.label.clone()).collect();
+            for (i, s) in steps.iter_mut().enumerate() {
+                if names.iter().filter(|n| **n == s.label).count() > 1 {
+                    s.label = format!("{}#{}", s.label, i + 1);
+                }
+                if let Some(label) = &self.label {
+                    s.label = format!("{}:{}", label.to_ascii_uppercase(), s.label);
+                }
+            }
+        }
+        Ok(steps)
     }
 }
 
@@ -282,36 +286,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn templates_parse_into_whole_arguments() {
-        let args = parse_template("SET {key} {value} EX {rand:10..60}").unwrap();
-        assert_eq!(
-            args,
-            vec![
-                lit("SET"),
-                Arg::Key,
-                Arg::Value,
-                lit("EX"),
-                Arg::Rand(10, 60)
-            ]
-        );
-        // Hash tags and JSON paths are literal text, not placeholders.
-        assert_eq!(
-            parse_template("GET {user1}:x").unwrap()[1],
-            lit("{user1}:x")
-        );
-        assert!(parse_template("GET {nope}")
-            .unwrap_err()
-            .contains("unknown placeholder"));
-        assert!(parse_template("GET {rand:9..1}").is_err());
-        assert!(parse_template("  ").is_err());
-        assert!(parse_template("{key} GET").is_err());
-    }
-
-    #[test]
     fn every_builtin_compiles() {
         for name in BUILTINS {
             let c = CommandSpec::builtin(name).compile("commands[0]").unwrap();
-            assert_eq!(c.label, name.to_ascii_uppercase());
+            assert_eq!(c[0].label, name.to_ascii_uppercase());
         }
         let err = CommandSpec::builtin("fly")
             .compile("commands[2]")

@@ -1,7 +1,8 @@
 //! How much traffic: `[load]`.
 
 use super::SpecDuration;
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::time::Duration;
 
 /// Connections, threads, pipelining and when to stop (`[load]` in a spec).
@@ -17,10 +18,11 @@ pub struct Load {
     /// Requests kept in flight on each connection (default 1: no pipelining).
     #[serde(default = "default_pipeline")]
     pub pipeline: u32,
-    /// Measured requests to send across all connections. With neither `requests` nor
-    /// `duration`, 100,000 requests (redis-benchmark's default).
+    /// Measured requests to send across all connections, or `"all_keys"`: as many as the
+    /// key range holds. With neither `requests` nor `duration`, 100,000 requests
+    /// (redis-benchmark's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requests: Option<u64>,
+    pub requests: Option<Requests>,
     /// How long to measure. With `requests` too, the run stops at whichever comes first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration: Option<SpecDuration>,
@@ -68,7 +70,7 @@ impl Load {
             range(p, "load.threads", t as u64, 1, 1024)?;
         }
         range(p, "load.pipeline", self.pipeline as u64, 1, 100_000)?;
-        if let Some(n) = self.requests {
+        if let Some(Requests::Count(n)) = self.requests {
             range(p, "load.requests", n, 1, u64::MAX)?;
         }
         if let Some(d) = self.duration {
@@ -94,10 +96,12 @@ impl Load {
         self.threads.unwrap_or(auto).min(self.connections).max(1)
     }
 
-    /// The request budget: `requests`, or the default when no `duration` is given either.
-    pub fn request_budget(&self) -> Option<u64> {
+    /// The request budget: `requests` (`all_keys` is the number of keys), or the default
+    /// when no `duration` is given either.
+    pub fn request_budget(&self, keys: &super::Keys) -> Option<u64> {
         match (self.requests, self.duration) {
-            (Some(n), _) => Some(n),
+            (Some(Requests::Count(n)), _) => Some(n),
+            (Some(Requests::AllKeys), _) => Some(keys.count()),
             (None, None) => Some(DEFAULT_REQUESTS),
             (None, Some(_)) => None,
         }
@@ -118,4 +122,36 @@ pub(crate) fn range(p: &str, field: &str, value: u64, lo: u64, hi: u64) -> crate
         ));
     }
     Ok(())
+}
+
+/// How many measured requests: a count, or one per key of the range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requests {
+    /// Exactly this many.
+    Count(u64),
+    /// As many as `keys.range` holds (memtier's `-n allkeys`); with the `parallel` or
+    /// `sequential` distribution every key is visited exactly once.
+    AllKeys,
+}
+
+impl Serialize for Requests {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Requests::Count(n) => s.serialize_u64(*n),
+            Requests::AllKeys => s.serialize_str("all_keys"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Requests {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) if s == "all_keys" => Ok(Requests::AllKeys),
+            v => v.as_u64().map(Requests::Count).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "{v} is not a request count: allowed are a whole number or \"all_keys\""
+                ))
+            }),
+        }
+    }
 }

@@ -5,16 +5,20 @@
 //! `name` and whether it is `measured`. Parsing validates everything before any traffic.
 
 mod command;
-mod data;
 mod duration;
+mod keys;
 mod load;
 mod target;
+mod template;
+mod values;
 
-pub use command::{parse_template, Arg, CommandSpec, Compiled, BUILTINS};
-pub use data::{Distribution, Keys, ValueData, ValueSize, Values, MAX_VALUE_SIZE};
+pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
-pub use load::{Load, DEFAULT_REQUESTS};
+pub use keys::{Distribution, Keys};
+pub use load::{Load, Requests, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
+pub use template::{parse_template, split_line, Arg, Part, Template};
+pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -48,6 +52,11 @@ pub struct Spec {
     /// Seed of the request stream; absent means one drawn at start (and recorded in the report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Whether each connection draws its own request stream (default true, memtier's
+    /// `--distinct-client-seed`); false gives every connection the same stream, as
+    /// memtier_benchmark does by default.
+    #[serde(default = "default_true")]
+    pub distinct_streams: bool,
 }
 
 fn default_name() -> String {
@@ -73,11 +82,24 @@ pub struct Phase {
     pub spec: Spec,
     /// Resolved connection settings.
     pub connect: Connect,
-    /// Compiled command mix, in spec order.
+    /// Compiled commands, one per label in the report, in spec order (a chain's steps in
+    /// order).
     pub commands: Vec<Compiled>,
+    /// The weighted mix over `commands`.
+    pub mix: Vec<MixEntry>,
 }
 
 impl Phase {
+    /// Whether each connection walks its own slice of the keys exactly once: `requests =
+    /// "all_keys"` with every command on the parallel distribution.
+    pub fn parallel_all_keys(&self) -> bool {
+        self.spec.load.requests == Some(Requests::AllKeys)
+            && self
+                .mix
+                .iter()
+                .all(|e| e.distribution == Distribution::Parallel)
+    }
+
     /// The normalized settings as JSON, with the password replaced by `"***"`.
     pub fn redacted(&self) -> Json {
         let mut spec = self.spec.clone();
@@ -251,23 +273,53 @@ impl Phase {
             ));
         }
         let mut commands: Vec<Compiled> = Vec::with_capacity(spec.commands.len());
+        let mut mix = Vec::with_capacity(spec.commands.len());
         for (i, c) in spec.commands.iter().enumerate() {
-            let compiled = c.compile(&format!("{prefix}commands[{i}]"))?;
-            if commands.iter().any(|o| o.label == compiled.label) {
-                return Err(Error::spec(
-                    format!("{prefix}commands[{i}]"),
-                    format!(
-                        "a second command labelled `{}`: give it a distinct `label`",
-                        compiled.label
-                    ),
-                ));
+            let path = format!("{prefix}commands[{i}]");
+            if let Some(d) = &c.distribution {
+                d.validate(&format!("{path}.distribution"), spec.keys.range)?;
             }
-            commands.push(compiled);
+            let mut steps = Vec::new();
+            for mut compiled in c.compile(&path)? {
+                if commands.iter().any(|o| o.label == compiled.label) {
+                    return Err(Error::spec(
+                        path,
+                        format!(
+                            "a second command labelled `{}`: give it a distinct `label`",
+                            compiled.label
+                        ),
+                    ));
+                }
+                if let (true, Some([lo, hi])) = (compiled.builtin_set, spec.values.expiry) {
+                    compiled.args.push(Arg::Lit(b"EX"[..].into()));
+                    compiled.args.push(Arg::Rand(lo as i64, hi as i64, 0));
+                }
+                steps.push(commands.len());
+                commands.push(compiled);
+            }
+            // A chain's key is drawn for its first step, so that step decides the pattern.
+            let reads = commands[steps[0]].reads;
+            mix.push(MixEntry {
+                weight: c.weight,
+                distribution: spec.keys.distribution_for(c.distribution, reads),
+                steps,
+            });
+        }
+        if commands.len() > u16::MAX as usize {
+            return Err(Error::spec(
+                format!("{prefix}commands"),
+                format!(
+                    "{} commands: allowed are at most {}",
+                    commands.len(),
+                    u16::MAX
+                ),
+            ));
         }
         Ok(Phase {
             spec,
             connect,
             commands,
+            mix,
         })
     }
 }
@@ -407,8 +459,8 @@ mod tests {
                 Some(serde_json::json!({"load": {"requests": 5}})),
             )
             .unwrap();
-        assert_eq!(o.phases[0].spec.load.requests, Some(10));
-        assert_eq!(o.phases[1].spec.load.requests, Some(5));
+        assert_eq!(o.phases[0].spec.load.requests, Some(Requests::Count(10)));
+        assert_eq!(o.phases[1].spec.load.requests, Some(Requests::Count(5)));
         assert!(o.phases.iter().all(|p| p.spec.target.port == Some(7001)));
     }
 }
