@@ -410,7 +410,14 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             }),
         );
     }
-    base.insert("values".into(), json!({ "size": data_size }));
+    // redis-benchmark 7.x sends one pseudo-random string of -d letters, digits and signs
+    // (the same in every request); random data has its size and, what the server can tell
+    // (RDB/AOF compression), its incompressibility. `fixed` would be `x` repeated, as older
+    // redis-benchmark versions sent, and compresses to almost nothing.
+    base.insert(
+        "values".into(),
+        json!({ "size": data_size, "data": "random" }),
+    );
     if let Some(seed) = seed {
         base.insert("seed".into(), json!(seed));
     }
@@ -431,7 +438,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         }
         output.command_line = true;
         output.payload_bytes = resp_length(command);
-        vec![command_phase(command, random)]
+        vec![command_phase(command, random)?]
     };
     if phases.is_empty() {
         return Err(Error::spec("-t", "selects no test"));
@@ -487,12 +494,14 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
         ("SADD", None) => template("SADD myset element:__rand_int__"),
         ("HSET", Some(_)) => builtin("hset"),
         ("HSET", None) => template("HSET myhash element:__rand_int__ {value}"),
-        // ZADD draws its score and its member independently (two __rand_int__): the member
-        // is the phase's key under the prefix `element:`, the score a random number.
-        ("ZADD", Some(r)) => {
-            phase["keys"] = json!({ "prefix": "element:" });
-            template(&format!("ZADD myzset {{rand:0..{}}} {{key}}", r.max(1) - 1))
-        }
+        // ZADD draws its score and its member independently (two __rand_int__): the score a
+        // padded random number, the member `element:` + the request's key number.
+        ("ZADD", Some(r)) => json!([{ "template": [
+            "ZADD",
+            "myzset",
+            rand_placeholder(r),
+            "element:{keynum}",
+        ] }]),
         ("ZADD", None) => template("ZADD myzset 0 element:__rand_int__"),
         ("MSET (10 keys)", Some(_)) => builtin("mset"),
         ("MSET (10 keys)", None) => {
@@ -513,23 +522,51 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
     phase
 }
 
+/// `{rand:0..N-1:12}`: what `__rand_int__` becomes under `-r N`.
+fn rand_placeholder(r: u64) -> String {
+    format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1)
+}
+
 /// The phase of a command given on the command line: each argument one template argument;
 /// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number.
-fn command_phase(command: &[String], random: Option<u64>) -> Json {
-    let args: Vec<String> = command
-        .iter()
-        .map(|arg| match random {
-            Some(r) => arg.replace(
-                RAND_INT,
-                &format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1),
-            ),
+fn command_phase(command: &[String], random: Option<u64>) -> Result<Json> {
+    let mut args = Vec::with_capacity(command.len());
+    for arg in command {
+        if let Some(text) = placeholder_like(arg) {
+            return Err(Error::spec(
+                "COMMAND",
+                format!(
+                    "the argument `{arg}` holds `{text}`, which respload's templates read as a \
+                     placeholder: sending it literally is not supported yet"
+                ),
+            ));
+        }
+        args.push(match random {
+            Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
             None => arg.clone(),
-        })
-        .collect();
-    json!({
+        });
+    }
+    Ok(json!({
         "name": command.join(" "),
         "commands": [{ "template": args }],
-    })
+    }))
+}
+
+/// Text in `arg` that a template would not send as it is: a placeholder (`{key}`,
+/// `{keynum}`, `{value}`, `{rand:...}`) or a whole argument `{word}` (refused as a typo).
+fn placeholder_like(arg: &str) -> Option<String> {
+    for (start, _) in arg.match_indices('{') {
+        let Some(len) = arg[start..].find('}') else {
+            break;
+        };
+        let inner = &arg[start + 1..start + len];
+        let whole =
+            start == 0 && len + 1 == arg.len() && !inner.is_empty() && !inner.contains(['{', ':']);
+        if matches!(inner, "key" | "keynum" | "value") || inner.starts_with("rand:") || whole {
+            return Some(arg[start..=start + len].to_string());
+        }
+    }
+    None
 }
 
 /// Bytes of the command in RESP, which redis-benchmark reports as the payload of a command
@@ -546,7 +583,7 @@ fn resp_length(command: &[String]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Distribution;
+    use crate::spec::{Distribution, Requests, Template, ValueData};
 
     fn parse(line: &str) -> RedisBenchmark {
         parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"))
@@ -580,16 +617,17 @@ mod tests {
                 p.load.pipeline,
                 p.load.threads
             ),
-            (50, Some(100_000), 1, Some(1))
+            (50, Some(Requests::Count(100_000)), 1, Some(1))
         );
         assert_eq!(p.values.size, crate::spec::ValueSize::Fixed(3));
+        assert_eq!(p.values.data, ValueData::Random);
         assert!(p.seed.is_none());
         assert_eq!(p.target.host, None);
         assert_eq!(p.target.port, None);
         // Without -r every request uses the one key `key:__rand_int__`.
         assert_eq!(
-            p.commands[0].template.as_deref(),
-            Some("SET key:__rand_int__ {value}")
+            p.commands[0].template,
+            Some(Template::Line("SET key:__rand_int__ {value}".into()))
         );
         let o = &rb.output;
         assert_eq!(
@@ -638,17 +676,17 @@ mod tests {
                 (k.pad, k.range, k.distribution),
                 (12, [0, 999], Distribution::Uniform)
             );
-            assert_eq!(p.spec.load.requests, Some(2000));
+            assert_eq!(p.spec.load.requests, Some(Requests::Count(2000)));
             assert_eq!(p.spec.values.size, crate::spec::ValueSize::Fixed(100));
         }
         let p = &rb.workload.phases;
         assert_eq!(p[0].spec.commands[0].name.as_deref(), Some("set"));
         assert_eq!(p[0].spec.keys.prefix, "key:");
         assert_eq!(p[2].spec.commands[0].name.as_deref(), Some("incr"));
-        assert_eq!(p[3].spec.keys.prefix, "element:");
+        let zadd = ["ZADD", "myzset", "{rand:0..999:12}", "element:{keynum}"];
         assert_eq!(
-            p[3].spec.commands[0].template.as_deref(),
-            Some("ZADD myzset {rand:0..999} {key}")
+            p[3].spec.commands[0].template,
+            Some(Template::Args(zadd.map(String::from).to_vec()))
         );
         assert_eq!(p[4].spec.commands[0].name.as_deref(), Some("mset"));
         // -r 0: redis-benchmark replaces __rand_int__ by 000000000000.
@@ -703,7 +741,7 @@ mod tests {
                 p.load.threads,
                 p.seed
             ),
-            (4, Some(10), 50, Some(2), Some(7))
+            (4, Some(Requests::Count(10)), 50, Some(2), Some(7))
         );
         let o = &rb.output;
         assert_eq!((o.format, o.precision, o.repeat), (Format::Quiet, 2, true));
@@ -802,6 +840,25 @@ mod tests {
         // The payload is the command's RESP length, as redis-benchmark reports it.
         let expected = "*3\r\n$4\r\neval\r\n$25\r\nreturn redis.call(\"ping\")\r\n$1\r\n0\r\n";
         assert_eq!(output.payload_bytes, expected.len() as u64);
+    }
+
+    #[test]
+    fn arguments_that_read_as_placeholders_are_refused() {
+        for (line, text) in [
+            ("set k {value}", "{value}"),
+            ("set user:{key} v", "{key}"),
+            ("set k x{rand:1..2}", "{rand:1..2}"),
+            ("set {tag} v", "{tag}"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(&format!("holds `{text}`")) && e.contains("not supported yet"),
+                "{line}: {e}"
+            );
+        }
+        // Hash tags and JSON are sent as they are.
+        let rb = parse(r#"set {user1}:x '{"a": 1}'"#);
+        assert_eq!(rb.workload.phases[0].commands[0].label, "SET");
     }
 
     #[test]
