@@ -348,6 +348,17 @@ export declare function loadSpec(path: string | URL): Workload
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 export declare function validateSpec(workload: Workload): Workload
 
+/**
+ * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
+ * `redis-benchmark` is skipped): the normalized spec, one phase per test named as
+ * redis-benchmark names it, ready for `run()`. Options respload cannot honour yet (`--tls`,
+ * `--cluster`, `-k 0`, ...), unknown options, bad values and `-l` throw `SpecError` with the
+ * option as `path`; redis-benchmark's warnings are emitted with `process.emitWarning`.
+ * Output options (`-q`, `--csv`, `--precision`, `--json`) do not change the workload.
+ * Every option: docs/compat.md.
+ */
+export declare function fromRedisBenchmark(line: string): Workload
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 
@@ -420,6 +431,7 @@ declare const respload: {
   Report: typeof Report
   loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
+  fromRedisBenchmark: typeof fromRedisBenchmark
   RespLoadError: typeof RespLoadError
   SpecError: typeof SpecError
   ConnectError: typeof ConnectError

@@ -303,6 +303,22 @@ function validateSpec(workload) {
   return JSON.parse(callNative(() => native.normalizeSpec(workloadJson(workload))))
 }
 
+/**
+ * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
+ * `redis-benchmark` is skipped): the normalized spec, one phase per test, ready for `run()`.
+ * Options respload cannot honour yet, unknown options, bad values and `-l` throw `SpecError`
+ * with the option as `path`; redis-benchmark's warnings are emitted as process warnings.
+ * Every option: docs/compat.md.
+ */
+function fromRedisBenchmark(line) {
+  if (typeof line !== 'string') {
+    throw new TypeError('fromRedisBenchmark(line): line must be a string, e.g. "redis-benchmark -t get -n 1000"')
+  }
+  const { spec, warnings } = JSON.parse(callNative(() => native.redisBenchmarkSpec(line)))
+  for (const warning of warnings) process.emitWarning(warning, { code: 'RESPLOAD_REDIS_BENCHMARK' })
+  return spec
+}
+
 // ---------------------------------------------------------------------------------------------
 // Runs
 
@@ -460,6 +476,7 @@ module.exports = {
   Report,
   loadSpec,
   validateSpec,
+  fromRedisBenchmark,
   RespLoadError,
   SpecError,
   ConnectError,

@@ -8,6 +8,7 @@ export const {
   Report,
   loadSpec,
   validateSpec,
+  fromRedisBenchmark,
   RespLoadError,
   SpecError,
   ConnectError,

@@ -47,3 +47,13 @@ export declare function loadSpec(path: string): string
  * Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.
  */
 export declare function normalizeSpec(workloadJson: string): string
+
+/**
+ * Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
+ * is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one
+ * phase per test, and the warnings redis-benchmark would print.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` with the option as `path` for options respload cannot honour
+ * yet, unknown options, bad values, and `-l` (only the CLI repeats runs).
+ */
+export declare function redisBenchmarkSpec(line: string): string

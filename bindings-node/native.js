@@ -838,3 +838,4 @@ module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.loadSpec = nativeBinding.loadSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
+module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec

@@ -35,3 +35,20 @@ pub fn normalize_spec(env: Env, workload_json: String) -> Result<String> {
         .and_then(|w| spec_json(&w))
         .map_err(|e| to_js(&env, &e))
 }
+
+/// Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
+/// is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one
+/// phase per test, and the warnings redis-benchmark would print.
+///
+/// Throws `ERR_RESPLOAD_SPEC` with the option as `path` for options respload cannot honour
+/// yet, unknown options, bad values, and `-l` (only the CLI repeats runs).
+#[napi]
+pub fn redis_benchmark_spec(env: Env, line: String) -> Result<String> {
+    let parsed = respload::compat::redis_benchmark::parse_line(&line).and_then(|rb| {
+        let warnings = rb.warnings.clone();
+        let workload = rb.into_workload()?;
+        let out = serde_json::json!({ "spec": workload.to_json_value(), "warnings": warnings });
+        serde_json::to_string(&out).map_err(internal)
+    });
+    parsed.map_err(|e| to_js(&env, &e))
+}

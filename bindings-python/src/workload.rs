@@ -35,6 +35,17 @@ impl Workload {
         Ok(Workload { inner })
     }
 
+    /// Parse a redis-benchmark command line (split as a shell would; a leading
+    /// `redis-benchmark` is skipped) into a workload, one phase per test, and the warnings
+    /// redis-benchmark would print. `-l` is an error (the CLI alone repeats runs).
+    #[staticmethod]
+    fn from_redis_benchmark(line: &str) -> PyResult<(Self, Vec<String>)> {
+        let rb = respload::compat::redis_benchmark::parse_line(line).map_err(to_py)?;
+        let warnings = rb.warnings.clone();
+        let inner = rb.into_workload().map_err(to_py)?;
+        Ok((Workload { inner }, warnings))
+    }
+
     /// A copy with overrides (partial specs as JSON text): `target` applies to every phase,
     /// `rest` to the measured phases.
     #[pyo3(signature = (target=None, rest=None))]

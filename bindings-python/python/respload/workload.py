@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Mapping
 from typing import Any, Union
 
@@ -75,6 +76,29 @@ class Workload:
     def from_json(cls, text: str) -> Workload:
         """A workload from JSON text."""
         return cls._wrap(_NativeWorkload.from_json(text))
+
+    @classmethod
+    def from_redis_benchmark(cls, line: str) -> Workload:
+        """A workload from a redis-benchmark command line, unchanged.
+
+        The line is split as a shell would (quotes and backslashes); a leading
+        ``redis-benchmark`` is skipped. Each test of ``-t`` (default: all) becomes a measured
+        phase named as redis-benchmark names it (``SET``, ``LRANGE_100 (first 100
+        elements)``, ...); a command after the options becomes one phase. Options respload
+        cannot honour yet (``--tls``, ``--cluster``, ``-k 0``, ...) raise
+        :class:`~respload.SpecError` with the option as ``path``; so does ``-l``, which only
+        the CLI repeats. Output options (``-q``, ``--csv``, ``--precision``, ``--json``) do
+        not change the workload. redis-benchmark's warnings (``-t`` next to a command) are
+        issued as :class:`UserWarning`. Every option: ``docs/compat.md``::
+
+            w = Workload.from_redis_benchmark("redis-benchmark -t set,get -n 10000 -r 1000")
+        """
+        if not isinstance(line, str):
+            raise TypeError(f"line: expected a str, not {type(line).__name__}")
+        native, notes = _NativeWorkload.from_redis_benchmark(line)
+        for note in notes:
+            warnings.warn(note, UserWarning, stacklevel=2)
+        return cls._wrap(native)
 
     def with_overrides(self, **fields: Any) -> Workload:
         """A copy with some fields replaced, as the CLI's flags do.

@@ -7,6 +7,9 @@ use serde_json::{json, Map, Value};
 use std::process::ExitCode;
 use std::time::Duration;
 
+#[path = "respload/redis_benchmark.rs"]
+mod redis_benchmark;
+
 /// Load generator and benchmark for Redis and RESP servers.
 #[derive(Parser)]
 #[command(name = "respload", version, about, long_about = None)]
@@ -24,6 +27,10 @@ enum Command {
         /// The spec file.
         spec: String,
     },
+    /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
+    /// default, -q or --csv); see docs/compat.md for every option.
+    #[command(name = "redis-benchmark", disable_help_flag = true)]
+    RedisBenchmark(redis_benchmark::RedisBenchmarkArgs),
 }
 
 #[derive(Args)]
@@ -170,6 +177,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(*args),
+        Command::RedisBenchmark(args) => redis_benchmark::run(args),
         Command::Check { spec } => Workload::from_path(&spec).map(|w| {
             println!(
                 "{}",

@@ -1,6 +1,8 @@
-//! Ways to show a report: text table, live line, JSON file, HdrHistogram log.
+//! Ways to show a report: text table, live line, JSON file, HdrHistogram log, and
+//! redis-benchmark's formats ([`redis_benchmark`]).
 
 mod hdr_log;
+pub mod redis_benchmark;
 mod table;
 
 pub use hdr_log::write_hdr_log;

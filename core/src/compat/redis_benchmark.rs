@@ -1,0 +1,920 @@
+//! `redis-benchmark` command lines (Redis 7.x) as respload workloads.
+//!
+//! ```
+//! use respload::compat::redis_benchmark;
+//! let rb = redis_benchmark::parse_line("redis-benchmark -t set,get -n 2000 -r 1000 -d 100 -q")?;
+//! let names: Vec<&str> = rb.workload.phases.iter().map(|p| p.spec.name.as_str()).collect();
+//! assert_eq!(names, ["SET", "GET"]);
+//! assert_eq!(rb.workload.phases[0].spec.keys.pad, 12);
+//! # Ok::<(), respload::Error>(())
+//! ```
+//!
+//! Every test selected with `-t` (or every default test) becomes one measured phase of `-n`
+//! requests, named as redis-benchmark names the test, in redis-benchmark's order. A command
+//! given after the options becomes one phase named by the command line, each argument one
+//! template argument. `docs/compat.md` lists every option and how it maps.
+
+use super::{bad_value, not_supported, split_tool_line, unknown_option, Options};
+use crate::output::redis_benchmark::{Format, OutputOptions};
+use crate::spec::{Target, MAX_VALUE_SIZE};
+use crate::{Error, Result, Workload};
+use serde_json::{json, Map, Value as Json};
+
+const TOOL: &str = "redis-benchmark";
+
+/// The placeholder redis-benchmark replaces with a 12-digit random number under `-r`.
+pub const RAND_INT: &str = "__rand_int__";
+
+/// Digits of the numbers that replace `__rand_int__`.
+pub const RAND_WIDTH: u8 = 12;
+
+/// A parsed redis-benchmark command line.
+#[derive(Debug, Clone)]
+pub struct RedisBenchmark {
+    /// The workload: one phase per test (or one for the trailing command).
+    pub workload: Workload,
+    /// How to print the report (`-q`, `--csv`, `--precision`, `-l`, `--json`, ...).
+    pub output: OutputOptions,
+    /// Things redis-benchmark would warn about too (e.g. `-t` next to a command), for the
+    /// caller to show; the library prints nothing.
+    pub warnings: Vec<String>,
+}
+
+impl RedisBenchmark {
+    /// The workload alone, for callers that run it themselves (the Python and Node
+    /// bindings): an error for `-l`, which only the CLI can honour by running again and again.
+    pub fn into_workload(self) -> Result<Workload> {
+        if self.output.repeat {
+            return Err(Error::spec(
+                "-l",
+                "redis-benchmark's -l (run the tests forever) is honoured by the respload CLI \
+                 only (`respload redis-benchmark -l ...`); from code, run the workload in a loop",
+            ));
+        }
+        Ok(self.workload)
+    }
+}
+
+/// One of redis-benchmark's tests, in the order it runs them.
+struct Test {
+    /// The name in the output (and the phase name).
+    title: &'static str,
+    /// `-t` names that select it.
+    selectors: &'static [&'static str],
+}
+
+const TESTS: &[Test] = &[
+    Test {
+        title: "PING_INLINE",
+        selectors: &["ping_inline", "ping"],
+    },
+    Test {
+        title: "PING_MBULK",
+        selectors: &["ping_mbulk", "ping"],
+    },
+    Test {
+        title: "SET",
+        selectors: &["set"],
+    },
+    Test {
+        title: "GET",
+        selectors: &["get"],
+    },
+    Test {
+        title: "INCR",
+        selectors: &["incr"],
+    },
+    Test {
+        title: "LPUSH",
+        selectors: &["lpush"],
+    },
+    Test {
+        title: "RPUSH",
+        selectors: &["rpush"],
+    },
+    Test {
+        title: "LPOP",
+        selectors: &["lpop"],
+    },
+    Test {
+        title: "RPOP",
+        selectors: &["rpop"],
+    },
+    Test {
+        title: "SADD",
+        selectors: &["sadd"],
+    },
+    Test {
+        title: "HSET",
+        selectors: &["hset"],
+    },
+    Test {
+        title: "SPOP",
+        selectors: &["spop"],
+    },
+    Test {
+        title: "ZADD",
+        selectors: &["zadd"],
+    },
+    Test {
+        title: "ZPOPMIN",
+        selectors: &["zpopmin"],
+    },
+    Test {
+        title: "LPUSH (needed to benchmark LRANGE)",
+        selectors: &[
+            "lrange",
+            "lrange_100",
+            "lrange_300",
+            "lrange_500",
+            "lrange_600",
+        ],
+    },
+    Test {
+        title: "LRANGE_100 (first 100 elements)",
+        selectors: &["lrange", "lrange_100"],
+    },
+    Test {
+        title: "LRANGE_300 (first 300 elements)",
+        selectors: &["lrange", "lrange_300"],
+    },
+    Test {
+        title: "LRANGE_500 (first 500 elements)",
+        selectors: &["lrange", "lrange_500"],
+    },
+    Test {
+        title: "LRANGE_600 (first 600 elements)",
+        selectors: &["lrange", "lrange_600"],
+    },
+    Test {
+        title: "MSET (10 keys)",
+        selectors: &["mset"],
+    },
+];
+
+/// The names `-t` accepts (case-insensitive).
+pub const TEST_NAMES: &[&str] = &[
+    "ping",
+    "ping_inline",
+    "ping_mbulk",
+    "set",
+    "get",
+    "incr",
+    "lpush",
+    "rpush",
+    "lpop",
+    "rpop",
+    "sadd",
+    "hset",
+    "spop",
+    "zadd",
+    "zpopmin",
+    "lrange",
+    "lrange_100",
+    "lrange_300",
+    "lrange_500",
+    "lrange_600",
+    "mset",
+];
+
+/// Connection settings, applied in the order given (a later `-h` overrides `-u`'s host).
+#[derive(Default)]
+struct TargetArgs {
+    host: Option<String>,
+    port: Option<u16>,
+    unix: Option<String>,
+    user: Option<String>,
+    password: Option<String>,
+    db: Option<u32>,
+    resp3: bool,
+    /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
+    tls: Map<String, Json>,
+}
+
+impl TargetArgs {
+    fn uri(&mut self, option: &str, uri: &str) -> Result<()> {
+        if let Some(rest) = uri.strip_prefix("rediss://") {
+            self.tls.insert("enabled".into(), json!(true));
+            return self.uri(option, &format!("redis://{rest}"));
+        }
+        let c = Target {
+            url: Some(uri.to_string()),
+            ..Target::default()
+        }
+        .resolve("")
+        .map_err(|e| match e {
+            Error::Spec { message, .. } => Error::spec(option, message),
+            other => other,
+        })?;
+        match c.endpoint {
+            crate::spec::Endpoint::Tcp { host, port } => {
+                self.host = Some(host);
+                self.port = Some(port);
+            }
+            crate::spec::Endpoint::Unix(path) => self.unix = Some(path),
+        }
+        if c.user.is_some() {
+            self.user = c.user;
+        }
+        if c.password.is_some() {
+            self.password = c.password;
+        }
+        self.db = Some(c.db);
+        Ok(())
+    }
+
+    fn to_json(&self) -> Result<Json> {
+        let mut t = Map::new();
+        // redis-benchmark: "-s <socket> Server socket (overrides host and port)".
+        if let Some(unix) = &self.unix {
+            t.insert("unix".into(), json!(unix));
+        } else {
+            if let Some(host) = &self.host {
+                t.insert("host".into(), json!(host));
+            }
+            if let Some(port) = self.port {
+                t.insert("port".into(), json!(port));
+            }
+        }
+        if let Some(user) = &self.user {
+            if self.password.is_none() {
+                return Err(Error::spec(
+                    "--user",
+                    "redis-benchmark's --user needs -a (the password): give both",
+                ));
+            }
+            t.insert("user".into(), json!(user));
+        }
+        if let Some(password) = &self.password {
+            t.insert("password".into(), json!(password));
+        }
+        if let Some(db) = self.db {
+            t.insert("db".into(), json!(db));
+        }
+        if self.resp3 {
+            t.insert("protocol".into(), json!(3));
+        }
+        if !self.tls.is_empty() {
+            t.insert("tls".into(), Json::Object(self.tls.clone()));
+        }
+        Ok(Json::Object(t))
+    }
+}
+
+/// Parse a command line given as one string (split like a shell does; a leading
+/// `redis-benchmark` is skipped).
+pub fn parse_line(line: &str) -> Result<RedisBenchmark> {
+    parse_args(&split_tool_line(line, TOOL)?)
+}
+
+/// Parse redis-benchmark's arguments (as after the program name).
+pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
+    let (spec, output, warnings) = build_spec(args)?;
+    let workload = Workload::from_json_value(spec)?;
+    Ok(RedisBenchmark {
+        workload,
+        output,
+        warnings,
+    })
+}
+
+/// The spec (as JSON, not validated yet), the output options and the warnings of a
+/// redis-benchmark argument list.
+pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)> {
+    let mut o = Options::new(args);
+    let mut target = TargetArgs::default();
+    let mut output = OutputOptions::default();
+    let mut warnings = Vec::new();
+    let mut clients: u32 = 50;
+    let mut requests: u64 = 100_000;
+    let mut data_size: u32 = 3;
+    let mut pipeline: u32 = 1;
+    let mut threads: u32 = 0;
+    let mut random: Option<u64> = None;
+    let mut tests: Option<Vec<String>> = None;
+    let mut seed: Option<u64> = None;
+    let mut unsupported: Vec<Error> = Vec::new();
+    while let Some(arg) = o.peek() {
+        if !arg.starts_with('-') {
+            break;
+        }
+        o.next_arg();
+        match arg {
+            "-h" => target.host = Some(o.value(arg, "a host name or address")?.to_string()),
+            "-p" => target.port = Some(o.int(arg, "a TCP port number", 1, u16::MAX)?),
+            "-s" => target.unix = Some(o.value(arg, "a Unix socket path")?.to_string()),
+            "-u" => {
+                let uri = o.value(arg, "a URI redis://user:password@host:port/dbnum")?;
+                target.uri(arg, uri)?;
+            }
+            "-a" => target.password = Some(o.value(arg, "a password")?.to_string()),
+            "--user" => target.user = Some(o.value(arg, "an ACL user name")?.to_string()),
+            "--dbnum" => target.db = Some(o.int(arg, "a database number", 0, u32::MAX)?),
+            "-3" => target.resp3 = true,
+            "-c" => clients = o.int(arg, "the number of parallel connections", 1, 1_000_000)?,
+            "-n" => requests = o.int(arg, "the number of requests", 1, u64::MAX)?,
+            "-d" => data_size = o.int(arg, "the value size in bytes", 1, MAX_VALUE_SIZE)?,
+            "-P" => pipeline = o.int(arg, "the number of requests to pipeline", 1, 100_000)?,
+            "--threads" => threads = o.int(arg, "the number of threads", 0, 500)?,
+            "-r" => {
+                random = Some(o.int(arg, "the key space length", 0, u64::MAX - 1)?);
+            }
+            "-k" => match o.value(arg, "1 (keep alive) or 0 (reconnect)")? {
+                "1" => {}
+                "0" => unsupported.push(not_supported(
+                    TOOL,
+                    "-k 0",
+                    "a new connection for every request",
+                )),
+                other => return Err(bad_value(arg, other, "1 (keep alive) or 0 (reconnect)")),
+            },
+            "-t" => {
+                let list = o.value(arg, "a comma-separated list of tests")?;
+                tests = Some(parse_tests(list)?);
+            }
+            "--seed" => seed = Some(o.int(arg, "a seed number", 0, u64::MAX)?),
+            "-q" => {
+                if output.format != Format::Csv {
+                    output.format = Format::Quiet;
+                }
+            }
+            // redis-benchmark prints CSV when both -q and --csv are given.
+            "--csv" => output.format = Format::Csv,
+            "--precision" => output.precision = o.int(arg, "significant digits", 1, 4)?,
+            "-l" => output.repeat = true,
+            "--json" => output.json = Some(o.value(arg, "a file path")?.to_string()),
+            "--cluster" => unsupported.push(not_supported(TOOL, arg, "cluster mode")),
+            "--tls" => {
+                target.tls.insert("enabled".into(), json!(true));
+            }
+            "--insecure" => {
+                target.tls.insert("insecure".into(), json!(true));
+            }
+            "--sni" | "--cacert" | "--cacertdir" | "--cert" | "--key" => {
+                let field = match arg {
+                    "--sni" => "sni",
+                    "--cacert" => "ca_file",
+                    "--cacertdir" => "ca_dir",
+                    "--cert" => "cert",
+                    _ => "key",
+                };
+                let v = o.value(arg, "a TLS setting")?;
+                target.tls.insert(field.into(), json!(v));
+            }
+            "--tls-ciphers" | "--tls-ciphersuites" => {
+                o.value(arg, "a cipher list")?;
+                unsupported.push(not_supported(TOOL, arg, "choosing TLS ciphers"));
+            }
+            "-I" => unsupported.push(not_supported(TOOL, arg, "idle connections only")),
+            "-e" => unsupported.push(not_supported(TOOL, arg, "printing error replies")),
+            "-x" => unsupported.push(not_supported(
+                TOOL,
+                arg,
+                "the last argument read from stdin",
+            )),
+            "--enable-tracking" => unsupported.push(not_supported(TOOL, arg, "CLIENT TRACKING on")),
+            "--help" | "-v" | "--version" => {
+                return Err(Error::spec(
+                    arg,
+                    format!(
+                        "{arg} is not part of `respload redis-benchmark`: see \
+                         `respload help redis-benchmark` and docs/compat.md"
+                    ),
+                ))
+            }
+            _ => return Err(unknown_option(TOOL, arg)),
+        }
+    }
+    match unsupported.len() {
+        0 => {}
+        1 => return Err(unsupported.remove(0)),
+        _ => {
+            let options: Vec<String> = unsupported
+                .iter()
+                .map(|e| match e {
+                    Error::Spec { path, .. } => path.clone(),
+                    other => other.to_string(),
+                })
+                .collect();
+            return Err(Error::spec(
+                options.join(" "),
+                format!(
+                    "redis-benchmark's {} are not supported by respload yet; see docs/compat.md",
+                    options.join(", ")
+                ),
+            ));
+        }
+    }
+    let command = o.rest();
+
+    let mut base = Map::new();
+    base.insert("target".into(), target.to_json()?);
+    base.insert(
+        "load".into(),
+        json!({
+            "connections": clients,
+            // Without --threads redis-benchmark runs one event loop on one thread.
+            "threads": threads.max(1),
+            "pipeline": pipeline,
+            "requests": requests,
+        }),
+    );
+    if let Some(r) = random {
+        base.insert(
+            "keys".into(),
+            json!({
+                "prefix": "key:",
+                "pad": RAND_WIDTH,
+                "range": [0, r.max(1) - 1],
+                "distribution": "uniform",
+            }),
+        );
+    }
+    // redis-benchmark 7.x sends one pseudo-random string of -d letters, digits and signs
+    // (the same in every request); random data has its size and, what the server can tell
+    // (RDB/AOF compression), its incompressibility. `fixed` would be `x` repeated, as older
+    // redis-benchmark versions sent, and compresses to almost nothing.
+    base.insert(
+        "values".into(),
+        json!({ "size": data_size, "data": "random" }),
+    );
+    if let Some(seed) = seed {
+        base.insert("seed".into(), json!(seed));
+    }
+
+    let phases = if command.is_empty() {
+        output.payload_bytes = data_size as u64;
+        let selected: Vec<&Test> = TESTS
+            .iter()
+            .filter(|t| match &tests {
+                None => true,
+                Some(names) => t.selectors.iter().any(|s| names.iter().any(|n| n == s)),
+            })
+            .collect();
+        selected.iter().map(|t| test_phase(t, random)).collect()
+    } else {
+        if tests.is_some() {
+            warnings.push("WARNING: Option -t is ignored.".to_string());
+        }
+        output.command_line = true;
+        output.payload_bytes = resp_length(command);
+        vec![command_phase(command, random)?]
+    };
+    if phases.is_empty() {
+        return Err(Error::spec("-t", "selects no test"));
+    }
+    base.insert("phases".into(), Json::Array(phases));
+    output.threads = (threads > 0).then_some(threads);
+    Ok((Json::Object(base), output, warnings))
+}
+
+fn parse_tests(list: &str) -> Result<Vec<String>> {
+    let names: Vec<String> = list
+        .split(',')
+        .map(|n| n.trim().to_ascii_lowercase())
+        .filter(|n| !n.is_empty())
+        .collect();
+    if let Some(bad) = names.iter().find(|n| !TEST_NAMES.contains(&n.as_str())) {
+        return Err(Error::spec(
+            "-t",
+            format!(
+                "`{bad}` (in `-t {list}`) is not a redis-benchmark test: allowed are {} \
+                 (case-insensitive, comma-separated); for any other command give it after \
+                 the options, e.g. `redis-benchmark -n 1000 hset h f v`",
+                TEST_NAMES.join(", ")
+            ),
+        ));
+    }
+    if names.is_empty() {
+        return Err(bad_value(
+            "-t",
+            list,
+            "a comma-separated list of tests, e.g. set,get",
+        ));
+    }
+    Ok(names)
+}
+
+/// The phase of one default test. Without `-r`, redis-benchmark's keys are the literal
+/// `key:__rand_int__` (one key): templates with that literal word. With `-r N`, the
+/// built-ins over `[keys]` `key:` + 12 digits in `[0, N-1]`.
+fn test_phase(test: &Test, random: Option<u64>) -> Json {
+    let builtin = |name: &str| json!([{ "name": name }]);
+    let template = |t: &str| json!([{ "template": t }]);
+    let mut phase = json!({ "name": test.title });
+    let commands = match (test.title, random) {
+        ("PING_INLINE" | "PING_MBULK", _) => builtin("ping"),
+        ("SET", Some(_)) => builtin("set"),
+        ("SET", None) => template("SET key:__rand_int__ {value}"),
+        ("GET", Some(_)) => builtin("get"),
+        ("GET", None) => template("GET key:__rand_int__"),
+        ("INCR", Some(_)) => builtin("incr"),
+        ("INCR", None) => template("INCR counter:__rand_int__"),
+        ("SADD", Some(_)) => builtin("sadd"),
+        ("SADD", None) => template("SADD myset element:__rand_int__"),
+        ("HSET", Some(_)) => builtin("hset"),
+        ("HSET", None) => template("HSET myhash element:__rand_int__ {value}"),
+        // ZADD draws its score and its member independently (two __rand_int__): the score a
+        // padded random number, the member `element:` + the request's key number.
+        ("ZADD", Some(r)) => json!([{ "template": [
+            "ZADD",
+            "myzset",
+            rand_placeholder(r),
+            "element:{keynum}",
+        ] }]),
+        ("ZADD", None) => template("ZADD myzset 0 element:__rand_int__"),
+        ("MSET (10 keys)", Some(_)) => builtin("mset"),
+        ("MSET (10 keys)", None) => {
+            template(&format!("MSET{}", " key:__rand_int__ {value}".repeat(10)))
+        }
+        ("LPUSH (needed to benchmark LRANGE)", _) => builtin("lpush"),
+        (title, _) => {
+            // LPUSH, RPUSH, LPOP, RPOP, SPOP, ZPOPMIN, LRANGE_N: fixed keys, same built-in.
+            let name = title
+                .split(' ')
+                .next()
+                .unwrap_or(title)
+                .to_ascii_lowercase();
+            builtin(&name)
+        }
+    };
+    phase["commands"] = commands;
+    phase
+}
+
+/// `{rand:0..N-1:12}`: what `__rand_int__` becomes under `-r N`.
+fn rand_placeholder(r: u64) -> String {
+    format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1)
+}
+
+/// The phase of a command given on the command line: each argument one template argument;
+/// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number.
+fn command_phase(command: &[String], random: Option<u64>) -> Result<Json> {
+    let mut args = Vec::with_capacity(command.len());
+    for arg in command {
+        if let Some(text) = placeholder_like(arg) {
+            return Err(Error::spec(
+                "COMMAND",
+                format!(
+                    "the argument `{arg}` holds `{text}`, which respload's templates read as a \
+                     placeholder: sending it literally is not supported yet"
+                ),
+            ));
+        }
+        args.push(match random {
+            Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
+            None => arg.clone(),
+        });
+    }
+    Ok(json!({
+        "name": command.join(" "),
+        "commands": [{ "template": args }],
+    }))
+}
+
+/// Text in `arg` that a template would not send as it is: a placeholder (`{key}`,
+/// `{keynum}`, `{value}`, `{rand:...}`) or a whole argument `{word}` (refused as a typo).
+fn placeholder_like(arg: &str) -> Option<String> {
+    for (start, _) in arg.match_indices('{') {
+        let Some(len) = arg[start..].find('}') else {
+            break;
+        };
+        let inner = &arg[start + 1..start + len];
+        let whole =
+            start == 0 && len + 1 == arg.len() && !inner.is_empty() && !inner.contains(['{', ':']);
+        if matches!(inner, "key" | "keynum" | "value") || inner.starts_with("rand:") || whole {
+            return Some(arg[start..=start + len].to_string());
+        }
+    }
+    None
+}
+
+/// Bytes of the command in RESP, which redis-benchmark reports as the payload of a command
+/// given on the command line.
+fn resp_length(command: &[String]) -> u64 {
+    let digits = |n: usize| n.to_string().len() as u64;
+    let mut len = 1 + digits(command.len()) + 2;
+    for arg in command {
+        len += 1 + digits(arg.len()) + 2 + arg.len() as u64 + 2;
+    }
+    len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Distribution, Requests, Template, ValueData};
+
+    fn parse(line: &str) -> RedisBenchmark {
+        parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    fn err(line: &str) -> String {
+        parse_line(line).map(|_| ()).expect_err(line).to_string()
+    }
+
+    fn names(rb: &RedisBenchmark) -> Vec<String> {
+        rb.workload
+            .phases
+            .iter()
+            .map(|p| p.spec.name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_redis_benchmarks() {
+        let rb = parse("redis-benchmark");
+        assert_eq!(
+            names(&rb),
+            TESTS.iter().map(|t| t.title).collect::<Vec<_>>()
+        );
+        let p = &rb.workload.phases[2].spec;
+        assert_eq!(p.name, "SET");
+        assert_eq!(
+            (
+                p.load.connections,
+                p.load.requests,
+                p.load.pipeline,
+                p.load.threads
+            ),
+            (50, Some(Requests::Count(100_000)), 1, Some(1))
+        );
+        assert_eq!(p.values.size, crate::spec::ValueSize::Fixed(3));
+        assert_eq!(p.values.data, ValueData::Random);
+        assert!(p.seed.is_none());
+        assert_eq!(p.target.host, None);
+        assert_eq!(p.target.port, None);
+        // Without -r every request uses the one key `key:__rand_int__`.
+        assert_eq!(
+            p.commands[0].template,
+            Some(Template::Line("SET key:__rand_int__ {value}".into()))
+        );
+        let o = &rb.output;
+        assert_eq!(
+            (o.format, o.precision, o.repeat, o.payload_bytes),
+            (Format::Default, 3, false, 3)
+        );
+        assert!(!o.command_line && o.threads.is_none() && o.json.is_none());
+    }
+
+    #[test]
+    fn tests_are_selected_case_insensitively_in_redis_benchmarks_order() {
+        let rb = parse("-t GET,Set,lrange_300,PING");
+        assert_eq!(
+            names(&rb),
+            [
+                "PING_INLINE",
+                "PING_MBULK",
+                "SET",
+                "GET",
+                "LPUSH (needed to benchmark LRANGE)",
+                "LRANGE_300 (first 300 elements)"
+            ]
+        );
+        let rb = parse("-t lrange");
+        assert_eq!(rb.workload.phases.len(), 5);
+        let lrange = &rb.workload.phases[4].commands[0];
+        assert_eq!(lrange.label, "LRANGE_600");
+        assert_eq!(
+            parse("-t mset").workload.phases[0].spec.name,
+            "MSET (10 keys)"
+        );
+        let e = err("-t set,mget");
+        assert!(
+            e.contains("`-t`") && e.contains("`mget`") && e.contains("lrange_100"),
+            "{e}"
+        );
+        assert!(err("-t ,").contains("`-t`"));
+    }
+
+    #[test]
+    fn random_keys_map_to_padded_key_ranges() {
+        let rb = parse("-t set,get,incr,zadd,mset -r 1000 -n 2000 -d 100");
+        for p in &rb.workload.phases {
+            let k = &p.spec.keys;
+            assert_eq!(
+                (k.pad, k.range, k.distribution),
+                (12, [0, 999], Distribution::Uniform)
+            );
+            assert_eq!(p.spec.load.requests, Some(Requests::Count(2000)));
+            assert_eq!(p.spec.values.size, crate::spec::ValueSize::Fixed(100));
+        }
+        let p = &rb.workload.phases;
+        assert_eq!(p[0].spec.commands[0].name.as_deref(), Some("set"));
+        assert_eq!(p[0].spec.keys.prefix, "key:");
+        assert_eq!(p[2].spec.commands[0].name.as_deref(), Some("incr"));
+        let zadd = ["ZADD", "myzset", "{rand:0..999:12}", "element:{keynum}"];
+        assert_eq!(
+            p[3].spec.commands[0].template,
+            Some(Template::Args(zadd.map(String::from).to_vec()))
+        );
+        assert_eq!(p[4].spec.commands[0].name.as_deref(), Some("mset"));
+        // -r 0: redis-benchmark replaces __rand_int__ by 000000000000.
+        let rb = parse("-t set -r 0");
+        assert_eq!(rb.workload.phases[0].spec.keys.range, [0, 0]);
+    }
+
+    #[test]
+    fn target_options_map_in_order() {
+        let rb = parse("-h cache.example -p 6380 -a 'pw d' --user bob --dbnum 3 -3");
+        let t = &rb.workload.phases[0].spec.target;
+        assert_eq!(t.host.as_deref(), Some("cache.example"));
+        assert_eq!(t.port, Some(6380));
+        assert_eq!(
+            (t.user.as_deref(), t.password.as_deref()),
+            (Some("bob"), Some("pw d"))
+        );
+        assert_eq!((t.db, t.protocol), (3, 3));
+        // -u, then -p overrides its port.
+        let rb = parse("-u redis://alice:s3cret@10.0.0.1:7000/2 -p 7001");
+        let t = &rb.workload.phases[0].spec.target;
+        assert_eq!(
+            (t.host.as_deref(), t.port, t.db),
+            (Some("10.0.0.1"), Some(7001), 2)
+        );
+        assert_eq!(
+            (t.user.as_deref(), t.password.as_deref()),
+            (Some("alice"), Some("s3cret"))
+        );
+        // -s overrides host and port.
+        let rb = parse("-h x -p 1 -s /tmp/r.sock");
+        let c = &rb.workload.phases[0].connect;
+        assert_eq!(
+            c.endpoint,
+            crate::spec::Endpoint::Unix("/tmp/r.sock".into())
+        );
+        assert!(err("--user bob").contains("needs -a"));
+        let e = err("-u http://x");
+        assert!(e.contains("`-u`") && e.contains("http://x"), "{e}");
+    }
+
+    #[test]
+    fn load_and_output_options() {
+        let rb = parse("-c 4 -n 10 -P 50 --threads 2 --seed 7 -q --precision 2 --json r.json -l");
+        let p = &rb.workload.phases[0].spec;
+        assert_eq!(
+            (
+                p.load.connections,
+                p.load.requests,
+                p.load.pipeline,
+                p.load.threads,
+                p.seed
+            ),
+            (4, Some(Requests::Count(10)), 50, Some(2), Some(7))
+        );
+        let o = &rb.output;
+        assert_eq!((o.format, o.precision, o.repeat), (Format::Quiet, 2, true));
+        assert_eq!((o.threads, o.json.as_deref()), (Some(2), Some("r.json")));
+        assert!(parse("--csv -q").output.format == Format::Csv);
+        assert!(parse("-q --csv").output.format == Format::Csv);
+        let e = parse("-l").into_workload().unwrap_err().to_string();
+        assert!(e.contains("-l") && e.contains("CLI"), "{e}");
+        assert!(parse("-q").into_workload().is_ok());
+    }
+
+    #[test]
+    fn bad_values_name_the_option_the_value_and_what_is_allowed() {
+        for (line, option, value, allowed) in [
+            ("-c 0", "-c", "0", "1 to 1000000"),
+            ("-c many", "-c", "many", "1 to 1000000"),
+            ("-n -5", "-n", "-5", "1 to"),
+            ("-d 0", "-d", "0", "1 to 536870912"),
+            ("-P 0", "-P", "0", "1 to 100000"),
+            ("-p 70000", "-p", "70000", "1 to 65535"),
+            ("-r -1", "-r", "-1", "0 to"),
+            ("--threads 501", "--threads", "501", "0 to 500"),
+            ("--precision 0", "--precision", "0", "1 to 4"),
+            ("-k 2", "-k", "2", "1 (keep alive) or 0"),
+            ("--dbnum x", "--dbnum", "x", "0 to"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(&format!("`{option}`"))
+                    && e.contains(&format!("`{value}`"))
+                    && e.contains(allowed),
+                "{line}: {e}"
+            );
+        }
+        let e = err("-t set -c");
+        assert!(e.contains("-c needs a value"), "{e}");
+    }
+
+    #[test]
+    fn tls_options_map_to_target_tls() {
+        let args: Vec<String> = "--tls --cacert ca.pem --cacertdir d --cert c.pem --key k.pem --sni name --insecure -t get"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let (spec, _, _) = build_spec(&args).unwrap();
+        let tls = &spec["phases"][0]["target"]["tls"];
+        let tls = if tls.is_null() {
+            &spec["target"]["tls"]
+        } else {
+            tls
+        };
+        assert_eq!(
+            *tls,
+            json!({ "enabled": true, "ca_file": "ca.pem", "ca_dir": "d", "cert": "c.pem",
+                    "key": "k.pem", "sni": "name", "insecure": true })
+        );
+        let args = vec!["-u".to_string(), "rediss://127.0.0.1:6380".to_string()];
+        let (spec, _, _) = build_spec(&args).unwrap();
+        assert_eq!(spec["target"]["tls"]["enabled"], json!(true));
+        assert_eq!(spec["target"]["port"], json!(6380));
+    }
+
+    #[test]
+    fn unsupported_and_unknown_options_are_errors() {
+        for (line, option) in [
+            ("--cluster", "--cluster"),
+            ("-k 0", "-k 0"),
+            ("-I", "-I"),
+            ("-e", "-e"),
+            ("-x", "-x"),
+            ("--tls-ciphers x", "--tls-ciphers"),
+            ("--tls-ciphersuites x", "--tls-ciphersuites"),
+            ("--enable-tracking", "--enable-tracking"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(option) && e.contains("not supported by respload yet"),
+                "{line}: {e}"
+            );
+        }
+        let e = err("-h h -I --cluster -t get");
+        assert!(e.contains("-I, --cluster are not supported"), "{e}");
+        let e = err("--bogus 1");
+        assert!(
+            e.contains("unknown redis-benchmark option `--bogus`"),
+            "{e}"
+        );
+        assert!(err("--help").contains("respload help redis-benchmark"));
+        assert!(err("--version").contains("--version"));
+    }
+
+    /// The spec of a line, before validation (templates in list form are checked by the
+    /// spec, see the integration tests).
+    fn spec_of(line: &str) -> (Json, OutputOptions, Vec<String>) {
+        let args = split_tool_line(line, TOOL).unwrap();
+        build_spec(&args).unwrap_or_else(|e| panic!("{line}: {e}"))
+    }
+
+    #[test]
+    fn a_trailing_command_is_one_phase_of_whole_arguments() {
+        let (spec, output, warnings) =
+            spec_of(r#"redis-benchmark -n 10 -t set eval 'return redis.call("ping")' 0"#);
+        assert_eq!(warnings, ["WARNING: Option -t is ignored."]);
+        assert!(output.command_line);
+        let phase = &spec["phases"][0];
+        assert_eq!(spec["phases"].as_array().unwrap().len(), 1);
+        assert_eq!(phase["name"], r#"eval return redis.call("ping") 0"#);
+        assert_eq!(
+            phase["commands"],
+            json!([{ "template": ["eval", r#"return redis.call("ping")"#, "0"] }])
+        );
+        assert_eq!(spec["load"]["requests"], 10);
+        // The payload is the command's RESP length, as redis-benchmark reports it.
+        let expected = "*3\r\n$4\r\neval\r\n$25\r\nreturn redis.call(\"ping\")\r\n$1\r\n0\r\n";
+        assert_eq!(output.payload_bytes, expected.len() as u64);
+    }
+
+    #[test]
+    fn arguments_that_read_as_placeholders_are_refused() {
+        for (line, text) in [
+            ("set k {value}", "{value}"),
+            ("set user:{key} v", "{key}"),
+            ("set k x{rand:1..2}", "{rand:1..2}"),
+            ("set {tag} v", "{tag}"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(&format!("holds `{text}`")) && e.contains("not supported yet"),
+                "{line}: {e}"
+            );
+        }
+        // Hash tags and JSON are sent as they are.
+        let rb = parse(r#"set {user1}:x '{"a": 1}'"#);
+        assert_eq!(rb.workload.phases[0].commands[0].label, "SET");
+    }
+
+    #[test]
+    fn rand_int_inside_arguments_becomes_a_padded_random_under_r() {
+        let (spec, ..) =
+            spec_of("-r 1000 -n 10 hset myhash:__rand_int__ f:__rand_int__:x __rand_int__");
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["template"],
+            json!([
+                "hset",
+                "myhash:{rand:0..999:12}",
+                "f:{rand:0..999:12}:x",
+                "{rand:0..999:12}"
+            ])
+        );
+        // Without -r the placeholder stays literal, as in redis-benchmark.
+        let (spec, ..) = spec_of("lpush mylist __rand_int__");
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["template"],
+            json!(["lpush", "mylist", "__rand_int__"])
+        );
+    }
+}

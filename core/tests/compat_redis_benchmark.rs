@@ -1,0 +1,759 @@
+//! `respload redis-benchmark`: published command lines run unchanged against real servers,
+//! keys and values as redis-benchmark makes them, request counts the server agrees with,
+//! and output that parses with the same rules as real redis-benchmark's.
+
+mod common;
+
+use common::{Certs, Server, TlsServer};
+use respload::Report;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+const PASSWORD: &str = "s3cret-Access-key";
+
+/// The redis-benchmark lines of scenarios.md section 1 (a managed cache's guide), verbatim.
+const SCENARIO_1: &[&str] = &[
+    "redis-benchmark -h yourcache -a yourAccesskey -t SET -n 10 -d 1024",
+    "redis-benchmark -h yourcache -a yourAccesskey -t GET -d 1024 -P 50 -c 4",
+    "redis-benchmark -h yourcache -a yourAccesskey -t GET -n 1000000 -d 1024 -P 50 -c 50",
+    "redis-benchmark -h yourcache -p 6380 -a yourAccesskey -t GET -n 1000000 -d 1024 -P 50 -c 50 --tls",
+    "redis-benchmark -h yourcache -p 10000 -a yourAccesskey -t GET -n 1000000 -d 1024 -P 50 -c 50 --cluster",
+    "redis-benchmark -h yourcache -p 10000 -a yourAccesskey -t GET -n 10000000 -d 1024 -P 50 -c 50 --threads 32",
+];
+
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(String::from).collect()
+}
+
+/// `respload redis-benchmark ARGS`.
+fn respload(args: &[String]) -> Output {
+    Command::new(BIN)
+        .arg("redis-benchmark")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The real redis-benchmark, for comparison.
+fn redis_benchmark(args: &[String]) -> String {
+    let out = Command::new("redis-benchmark")
+        .args(args)
+        .output()
+        .expect("redis-benchmark must be installed (redis-tools)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    clean(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// redis-benchmark rewrites its live line with `\r`: keep what each line ends up showing.
+fn clean(text: &str) -> String {
+    text.lines()
+        .map(|l| l.rsplit('\r').next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+fn stdout_of(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}\nstdout: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// redis-cli against a server with a password.
+fn cli_auth(server: &Server, args: &[&str]) -> String {
+    let mut all = vec!["-a", PASSWORD, "--no-auth-warning"];
+    all.extend_from_slice(args);
+    server.cli(&all)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsers with redis-benchmark's own output rules, used on both tools' output.
+
+/// One test of the default format.
+#[derive(Debug, Default)]
+struct Block {
+    title: String,
+    requests: u64,
+    seconds: f64,
+    clients: u64,
+    payload: u64,
+    percentiles: Vec<(f64, f64, u64)>,
+    cumulative: Vec<(f64, f64, u64)>,
+    rps: f64,
+    summary: Vec<f64>,
+}
+
+fn distribution_line(line: &str) -> Option<(f64, f64, u64)> {
+    let (pct, rest) = line.split_once("% <= ")?;
+    let (ms, rest) = rest.split_once(" milliseconds (cumulative count ")?;
+    let count = rest.strip_suffix(')')?;
+    Some((pct.parse().ok()?, ms.parse().ok()?, count.parse().ok()?))
+}
+
+fn parse_default(text: &str) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut section = "";
+    for line in text.lines() {
+        if let Some(title) = line
+            .strip_prefix("====== ")
+            .and_then(|l| l.strip_suffix(" ======"))
+        {
+            blocks.push(Block {
+                title: title.to_string(),
+                ..Block::default()
+            });
+            section = "header";
+            continue;
+        }
+        let Some(b) = blocks.last_mut() else { continue };
+        let t = line.trim();
+        if let Some(rest) = t.strip_suffix(" seconds") {
+            let (n, s) = rest.split_once(" requests completed in ").unwrap();
+            b.requests = n.parse().unwrap();
+            b.seconds = s.parse().unwrap();
+        } else if let Some(n) = t.strip_suffix(" parallel clients") {
+            b.clients = n.parse().unwrap();
+        } else if let Some(n) = t.strip_suffix(" bytes payload") {
+            b.payload = n.parse().unwrap();
+        } else if t == "Latency by percentile distribution:" {
+            section = "percentiles";
+        } else if t == "Cumulative distribution of latencies:" {
+            section = "cumulative";
+        } else if t == "Summary:" {
+            section = "summary";
+        } else if let Some(rest) = t.strip_prefix("throughput summary: ") {
+            b.rps = rest
+                .strip_suffix(" requests per second")
+                .unwrap()
+                .parse()
+                .unwrap();
+        } else if section == "summary" && t.starts_with(|c: char| c.is_ascii_digit()) {
+            b.summary = t.split_whitespace().map(|v| v.parse().unwrap()).collect();
+        } else if let Some(d) = distribution_line(t) {
+            match section {
+                "percentiles" => b.percentiles.push(d),
+                "cumulative" => b.cumulative.push(d),
+                other => panic!("distribution line in {other}: {t}"),
+            }
+        }
+    }
+    blocks
+}
+
+/// `-q` lines: (title, rps, p50).
+fn parse_quiet(text: &str) -> Vec<(String, f64, f64)> {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (title, rest) = l.rsplit_once(": ").unwrap();
+            let (rps, p50) = rest.split_once(" requests per second, p50=").unwrap();
+            let p50 = p50.strip_suffix(" msec").unwrap();
+            (
+                title.trim().to_string(),
+                rps.parse().unwrap(),
+                p50.parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// CSV through Python's csv module (a real CSV reader), as rows of fields.
+fn read_csv(text: &str) -> Vec<Vec<String>> {
+    let mut child = Command::new("python3")
+        .args([
+            "-c",
+            "import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin))))",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 is needed to read CSV");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Shape of the output: numbers as N, runs of distribution lines as one, spaces collapsed.
+fn shape(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut s = String::new();
+        let mut in_number = false;
+        for c in line.chars() {
+            if c.is_ascii_digit() || (in_number && c == '.') {
+                if !in_number {
+                    s.push('N');
+                }
+                in_number = true;
+            } else {
+                in_number = false;
+                s.push(c);
+            }
+        }
+        let s = s
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let s = if line.starts_with(' ') {
+            format!(" {s}")
+        } else {
+            s
+        };
+        let is_dist = s.starts_with("N% <= N milliseconds");
+        if is_dist
+            && out
+                .last()
+                .is_some_and(|l| l.starts_with("N% <= N milliseconds"))
+        {
+            continue;
+        }
+        out.push(s);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
+    // One server with a plain and a TLS port, as the managed caches of scenario 1 have.
+    let certs = Certs::generate();
+    let tls = TlsServer::start(&certs, "server", "no");
+    let server = &tls.server;
+    server.cli(&["CONFIG", "SET", "requirepass", PASSWORD]);
+    for line in SCENARIO_1 {
+        let over_tls = line.split(' ').any(|w| w == "--tls");
+        let port = if over_tls { tls.tls_port } else { server.port }.to_string();
+        let mut a = words(line);
+        a.remove(0); // the program name
+        for w in a.iter_mut() {
+            if w == "yourcache" {
+                *w = "127.0.0.1".into();
+            } else if w == "yourAccesskey" {
+                *w = PASSWORD.into();
+            }
+        }
+        // The test server's port instead of the published one, and a smaller scale.
+        match a.iter().position(|w| w == "-p") {
+            Some(i) => a[i + 1] = port.clone(),
+            None => a.extend(["-p".to_string(), port.clone()]),
+        }
+        let n = match a.iter().position(|w| w == "-n") {
+            Some(i) => {
+                let published: u64 = a[i + 1].parse().unwrap();
+                let n = published.min(3000);
+                a[i + 1] = n.to_string();
+                n
+            }
+            None => {
+                a.extend(["-n".to_string(), "3000".to_string()]);
+                3000
+            }
+        };
+        if over_tls {
+            // The published line trusts the cache's public certificate; ours has a test CA.
+            a.extend(["--cacert".to_string(), certs.path("ca.crt")]);
+        }
+        let unsupported = ["--cluster"].into_iter().find(|o| a.iter().any(|w| w == o));
+        let gets_before = server_calls(server, "get");
+        let out = respload(&a);
+        if let Some(option) = unsupported {
+            // Until cluster mode lands: a clear error before any traffic.
+            assert_eq!(out.status.code(), Some(2), "{line}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(option) && err.contains("not supported by respload yet"),
+                "{line}: {err}"
+            );
+            assert_eq!(server_calls(server, "get"), gets_before, "{line}");
+            continue;
+        }
+        let text = stdout_of(&out);
+        let blocks = parse_default(&text);
+        assert_eq!(blocks.len(), 1, "{line}\n{text}");
+        let b = &blocks[0];
+        let test = if line.contains("-t SET") {
+            "SET"
+        } else {
+            "GET"
+        };
+        assert_eq!(b.title, test);
+        assert_eq!(b.requests, n, "{line}");
+        assert_eq!(b.payload, 1024);
+        let clients = a
+            .iter()
+            .position(|w| w == "-c")
+            .map_or(50, |i| a[i + 1].parse().unwrap());
+        assert_eq!(b.clients, clients);
+        assert_eq!(b.percentiles.last().unwrap().2, n);
+        if test == "GET" {
+            assert_eq!(server_calls(server, "get") - gets_before, n, "{line}");
+        }
+        if line.contains("--threads 32") {
+            assert!(
+                text.contains("  multi-thread: yes\n  threads: 32\n"),
+                "{text}"
+            );
+        }
+    }
+    // The pre-test wrote redis-benchmark's one key (no -r): `key:__rand_int__`, 1 KiB.
+    assert_eq!(cli_auth(server, &["DBSIZE"]), "1");
+    assert_eq!(cli_auth(server, &["STRLEN", "key:__rand_int__"]), "1024");
+}
+
+fn server_calls(server: &Server, command: &str) -> u64 {
+    let info = cli_auth(server, &["INFO", "commandstats"]);
+    let prefix = format!("cmdstat_{command}:calls=");
+    info.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map(|rest| rest.split(',').next().unwrap().parse().unwrap())
+        .unwrap_or(0)
+}
+
+#[test]
+fn random_keys_are_12_digit_numbers_below_r_and_values_have_the_data_size() {
+    let server = Server::start(&[]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let json = server.dir.join("report.json");
+    let a = args(&[
+        "-p",
+        &server.port.to_string(),
+        "-t",
+        "set,get",
+        "-n",
+        "2000",
+        "-r",
+        "1000",
+        "-d",
+        "100",
+        "-c",
+        "10",
+        "--seed",
+        "5",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout_of(&respload(&a));
+    let titles: Vec<String> = parse_default(&text).into_iter().map(|b| b.title).collect();
+    assert_eq!(titles, ["SET", "GET"]);
+
+    let keys = server.cli(&["KEYS", "*"]);
+    let keys: Vec<&str> = keys.lines().collect();
+    // 2000 uniform draws over 1000 keys leave about 865 distinct ones.
+    assert!((750..=1000).contains(&keys.len()), "{}", keys.len());
+    for k in &keys {
+        let digits = k.strip_prefix("key:").unwrap_or_else(|| panic!("{k}"));
+        assert_eq!(digits.len(), 12, "{k}");
+        assert!(digits.parse::<u64>().unwrap() < 1000, "{k}");
+    }
+    let bad = server.cli(&[
+        "EVAL",
+        "local n = 0 for _, k in ipairs(redis.call('KEYS', '*')) do \
+         if redis.call('STRLEN', k) ~= 100 then n = n + 1 end end return n",
+        "0",
+    ]);
+    assert_eq!(bad, "0");
+    assert_eq!(server.calls("set"), 2000);
+    assert_eq!(server.calls("get"), 2000);
+
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["SET", "GET"]);
+    assert_eq!(report.seed, 5);
+    let get = &report.phases[1].totals;
+    assert_eq!(
+        (get.ops, get.hits + get.misses, get.errors),
+        (2000, 2000, 0)
+    );
+    // Every key GET found was written by SET, so hits are at most the keys there.
+    assert!(get.hits > 1000, "{}", get.hits);
+}
+
+#[test]
+fn without_r_every_request_uses_the_one_literal_key_and_dbnum_selects_the_database() {
+    let server = Server::start(&[]);
+    let a = args(&[
+        "-s",
+        &server.socket(),
+        "--dbnum",
+        "3",
+        "-t",
+        "set,incr,sadd,hset,zadd,mset",
+        "-n",
+        "300",
+        "-c",
+        "3",
+        "-q",
+    ]);
+    stdout_of(&respload(&a));
+    assert_eq!(server.cli(&["DBSIZE"]), "0");
+    let in_db3 = server.cli(&["-n", "3", "KEYS", "*"]);
+    let mut keys: Vec<&str> = in_db3.lines().collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        [
+            "counter:__rand_int__",
+            "key:__rand_int__",
+            "myhash",
+            "myset",
+            "myzset"
+        ]
+    );
+    assert_eq!(
+        server.cli(&["-n", "3", "GET", "counter:__rand_int__"]),
+        "300"
+    );
+    assert_eq!(
+        server.cli(&["-n", "3", "SMEMBERS", "myset"]),
+        "element:__rand_int__"
+    );
+    assert_eq!(
+        server.cli(&["-n", "3", "ZRANGE", "myzset", "0", "-1", "WITHSCORES"]),
+        "element:__rand_int__\n0"
+    );
+}
+
+#[test]
+fn zadd_incr_sadd_hset_mset_use_12_digit_numbers_under_r() {
+    let server = Server::start(&[]);
+    let a = args(&[
+        "-p",
+        &server.port.to_string(),
+        "-t",
+        "incr,sadd,hset,zadd,mset",
+        "-n",
+        "200",
+        "-r",
+        "50",
+        "-c",
+        "4",
+        "--csv",
+    ]);
+    stdout_of(&respload(&a));
+    let twelve = |s: &str, prefix: &str| {
+        s.strip_prefix(prefix)
+            .is_some_and(|d| d.len() == 12 && d.parse::<u64>().is_ok_and(|n| n < 50))
+    };
+    let keys = server.cli(&["KEYS", "*"]);
+    for k in keys.lines() {
+        assert!(
+            ["myset", "myhash", "myzset"].contains(&k)
+                || twelve(k, "counter:")
+                || twelve(k, "key:"),
+            "{k}"
+        );
+    }
+    for m in server.cli(&["SMEMBERS", "myset"]).lines() {
+        assert!(twelve(m, "element:"), "{m}");
+    }
+    for f in server.cli(&["HKEYS", "myhash"]).lines() {
+        assert!(twelve(f, "element:"), "{f}");
+    }
+    let z = server.cli(&["ZRANGE", "myzset", "0", "-1", "WITHSCORES"]);
+    let z: Vec<&str> = z.lines().collect();
+    for pair in z.chunks(2) {
+        assert!(twelve(pair[0], "element:"), "{pair:?}");
+        assert!(pair[1].parse::<u64>().unwrap() < 50, "{pair:?}");
+    }
+    // Scores are drawn apart from members: not all equal to the member's number.
+    assert!(z.chunks(2).any(
+        |p| p[0].trim_start_matches("element:").parse::<u64>().unwrap()
+            != p[1].parse::<u64>().unwrap()
+    ));
+}
+
+#[test]
+fn the_default_format_has_redis_benchmarks_shape_and_parses_with_its_rules() {
+    let server = Server::start(&[]);
+    let common = args(&[
+        "-p",
+        &server.port.to_string(),
+        "-t",
+        "set,get,lrange_100,mset",
+        "-n",
+        "3000",
+        "-c",
+        "8",
+        "-r",
+        "100",
+    ]);
+    let theirs = redis_benchmark(&common);
+    let ours = stdout_of(&respload(&common));
+    // Same lines in the same order, numbers aside (distribution lines vary in number).
+    assert_eq!(
+        shape(&ours),
+        shape(&theirs),
+        "ours:\n{ours}\ntheirs:\n{theirs}"
+    );
+    let (ours, theirs) = (parse_default(&ours), parse_default(&theirs));
+    let titles = |b: &[Block]| b.iter().map(|b| b.title.clone()).collect::<Vec<_>>();
+    assert_eq!(titles(&ours), titles(&theirs));
+    assert_eq!(
+        titles(&ours),
+        [
+            "SET",
+            "GET",
+            "LPUSH (needed to benchmark LRANGE)",
+            "LRANGE_100 (first 100 elements)",
+            "MSET (10 keys)"
+        ]
+    );
+    for b in &ours {
+        assert_eq!(
+            (b.requests, b.clients, b.payload),
+            (3000, 8, 3),
+            "{}",
+            b.title
+        );
+        let p = &b.percentiles;
+        assert_eq!((p[0].0, p[1].0, p[2].0), (0.0, 50.0, 75.0));
+        assert_eq!(*p.last().unwrap(), (100.0, b.summary[5], 3000));
+        assert!(p
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1 && w[0].2 <= w[1].2));
+        let c = &b.cumulative;
+        assert_eq!(c.last().unwrap().2, 3000);
+        assert_eq!(c.last().unwrap().0, 100.0);
+        assert!(c.windows(2).all(|w| w[0].1 < w[1].1 && w[0].2 < w[1].2));
+        // avg min p50 p95 p99 max, in order where they must be.
+        let s = &b.summary;
+        assert_eq!(s.len(), 6);
+        assert!(
+            s[1] <= s[2] && s[2] <= s[3] && s[3] <= s[4] && s[4] <= s[5],
+            "{s:?}"
+        );
+        assert!(s[1] <= s[0] && s[0] <= s[5]);
+        // The median line agrees with the summary's p50.
+        assert_eq!(p[1].1, s[2]);
+        let rps = b.requests as f64 / b.seconds.max(0.005);
+        assert!(
+            b.rps > 0.0 && (b.rps / rps - 1.0).abs() < 0.5,
+            "{} vs {rps}",
+            b.rps
+        );
+    }
+}
+
+#[test]
+fn quiet_and_csv_parse_like_redis_benchmarks_own() {
+    let server = Server::start(&[]);
+    let common = args(&["-p", &server.port.to_string(), "-n", "500", "-c", "5"]);
+    let with = |extra: &[&str]| {
+        let mut a = common.clone();
+        a.extend(args(extra));
+        a
+    };
+
+    // Every default test, in redis-benchmark's order and with its names.
+    let theirs = parse_quiet(&redis_benchmark(&with(&["-q"])));
+    let ours_text = stdout_of(&respload(&with(&["-q"])));
+    assert!(ours_text.ends_with("msec\n\n"), "{ours_text}");
+    let ours = parse_quiet(&ours_text);
+    let titles = |v: &[(String, f64, f64)]| v.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
+    assert_eq!(titles(&ours), titles(&theirs));
+    assert_eq!(ours.len(), 20);
+    assert!(ours.iter().all(|(_, rps, p50)| *rps > 0.0 && *p50 > 0.0));
+
+    let theirs = read_csv(&redis_benchmark(&with(&[
+        "--csv",
+        "-t",
+        "ping,set,lrange_300",
+    ])));
+    let ours = read_csv(&stdout_of(&respload(&with(&[
+        "--csv",
+        "-t",
+        "ping,set,lrange_300",
+    ]))));
+    assert_eq!(ours[0], theirs[0], "the header");
+    assert_eq!(
+        ours[0],
+        [
+            "test",
+            "rps",
+            "avg_latency_ms",
+            "min_latency_ms",
+            "p50_latency_ms",
+            "p95_latency_ms",
+            "p99_latency_ms",
+            "max_latency_ms"
+        ]
+    );
+    let col =
+        |rows: &[Vec<String>], i: usize| rows[1..].iter().map(|r| r[i].clone()).collect::<Vec<_>>();
+    assert_eq!(col(&ours, 0), col(&theirs, 0));
+    for row in &ours[1..] {
+        assert_eq!(row.len(), 8);
+        let v: Vec<f64> = row[1..].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(v[0] > 0.0, "{row:?}");
+        assert!(
+            v[2] <= v[3] && v[3] <= v[4] && v[4] <= v[5] && v[5] <= v[6],
+            "{row:?}"
+        );
+        // Two decimals for rps, three for latencies, as redis-benchmark.
+        assert_eq!(row[1].split('.').nth(1).unwrap().len(), 2);
+        assert!(row[2..]
+            .iter()
+            .all(|x| x.split('.').nth(1).unwrap().len() == 3));
+    }
+}
+
+#[test]
+fn unsupported_and_unknown_options_fail_before_any_traffic() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let connections = || -> u64 {
+        let info = server.cli(&["INFO", "stats"]);
+        info.lines()
+            .find_map(|l| l.strip_prefix("total_connections_received:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    for (extra, needle) in [
+        (vec!["-k", "0"], "-k 0"),
+        (vec!["-I"], "-I"),
+        (vec!["--tls-ciphers", "HIGH"], "--tls-ciphers"),
+        (
+            vec!["--tls", "--cacert", "/nonexistent/ca.pem"],
+            "tls.ca_file",
+        ),
+        (vec!["-e"], "-e"),
+        (
+            vec!["--frobnicate"],
+            "unknown redis-benchmark option `--frobnicate`",
+        ),
+        (vec!["-c", "zero"], "`zero`"),
+    ] {
+        let before = connections();
+        let mut a = args(&["-p", &port, "-t", "get", "-n", "100"]);
+        a.extend(args(&extra));
+        let out = respload(&a);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert!(out.stdout.is_empty());
+        // Only our own INFO call connected.
+        assert_eq!(connections(), before + 1, "{extra:?}");
+    }
+}
+
+#[test]
+fn a_trailing_command_with_rand_int_reaches_the_server_with_12_digit_numbers() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let a = args(&[
+        "-p",
+        &port,
+        "-r",
+        "1000",
+        "-n",
+        "500",
+        "-c",
+        "5",
+        "hset",
+        "user:__rand_int__",
+        "field name",
+        "v-__rand_int__-__rand_int__",
+    ]);
+    let text = stdout_of(&respload(&a));
+    let blocks = parse_default(&text);
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(
+        blocks[0].title,
+        "hset user:__rand_int__ field name v-__rand_int__-__rand_int__"
+    );
+    assert!(!text.ends_with("\n\n"), "no blank line after a command");
+    assert_eq!(server.calls("hset"), 500);
+    for key in server.cli(&["KEYS", "*"]).lines() {
+        let n = key.strip_prefix("user:").unwrap();
+        assert_eq!(n.len(), 12, "{key}");
+        assert!(n.parse::<u64>().unwrap() < 1000);
+        // One argument with a space: the field name stays whole.
+        assert_eq!(server.cli(&["HKEYS", key]), "field name");
+        let value = server.cli(&["HGET", key, "field name"]);
+        let parts: Vec<&str> = value.split('-').collect();
+        assert_eq!(parts.len(), 3, "{value}");
+        assert_eq!(parts[0], "v");
+        assert!(parts[1..]
+            .iter()
+            .all(|p| p.len() == 12 && p.parse::<u64>().unwrap() < 1000));
+    }
+    // Without -r the placeholder is sent literally.
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "20",
+        "-q",
+        "lpush",
+        "mylist",
+        "__rand_int__",
+    ]);
+    let text = stdout_of(&respload(&a));
+    assert!(text.starts_with("lpush mylist __rand_int__: "), "{text}");
+    assert_eq!(server.cli(&["LLEN", "mylist"]), "20");
+    assert_eq!(server.cli(&["LINDEX", "mylist", "0"]), "__rand_int__");
+}
+
+#[test]
+fn loop_runs_again_until_ctrl_c() {
+    let server = Server::start(&[]);
+    let mut child = Command::new(BIN)
+        .args(["redis-benchmark", "-p", &server.port.to_string()])
+        .args(["-t", "ping_mbulk", "-n", "2000", "-c", "2", "-q", "-l"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut rounds = 0;
+    while rounds < 3 {
+        let line = lines.next().expect("output ended").unwrap();
+        if line.starts_with("PING_MBULK: ") {
+            rounds += 1;
+        }
+        assert!(Instant::now() < deadline);
+    }
+    // SAFETY: sending SIGINT to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    assert!(server.calls("ping") >= 6000);
+}
+
+#[test]
+fn help_points_to_the_option_table() {
+    let out = Command::new(BIN)
+        .args(["help", "redis-benchmark"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("docs/compat.md") && help.contains("ARGS"),
+        "{help}"
+    );
+    // `--help` after the subcommand is redis-benchmark's option: an error saying where to look.
+    let out = respload(&args(&["--help"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("respload help redis-benchmark"));
+}
