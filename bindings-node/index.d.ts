@@ -135,6 +135,8 @@ export interface PhaseSpec {
   commands?: CommandSpec[]
   /** Seed of the request stream; absent: drawn at start and recorded in the report. */
   seed?: number
+  /** Server observation: `info` (default true) reads INFO once per second. */
+  observe?: { info?: boolean }
   /** Each connection its own request stream (default true); false: all replay one stream. */
   distinct_streams?: boolean
 }
@@ -237,6 +239,40 @@ export interface ServerFacts {
   config: Record<string, string>
 }
 
+/** One interval of the server's own figures, from INFO (see docs/report.md). */
+export interface ServerSample {
+  t: number
+  /** User + system CPU of the server over the interval, percent of one core. */
+  cpuPercent: number
+  usedMemory: number
+  opsPerSec: number
+  connectedClients: number
+  keyspaceHits: number
+  keyspaceMisses: number
+  evictedKeys: number
+  latestForkUsec: number
+  rdbBgsaveInProgress: boolean
+  aofRewriteInProgress: boolean
+  role: string
+  masterLinkStatus: string
+  connectedSlaves: number
+  /** The INFO round trip (ms): the observer's own cost. */
+  infoMs: number
+}
+
+/** Summary of the server samples. */
+export interface ServerLoad {
+  peakCpuPercent: number
+  meanCpuPercent: number
+  /** 80: the CPU line to stay under (% of a core). */
+  cpuLimitPercent: number
+  /** Any interval above `cpuLimitPercent`. */
+  cpuOverLimit: boolean
+  peakUsedMemory: number
+  samples: number
+  observerInfoMs: number
+}
+
 /** Results of one phase. */
 export interface PhaseReport {
   name: string
@@ -248,6 +284,9 @@ export interface PhaseReport {
   commands: Record<string, Stats>
   timeline: TimelineRow[]
   client: ClientStats
+  /** The server's figures per interval (absent when `observe.info` is off). */
+  serverTimeline?: ServerSample[]
+  serverLoad?: ServerLoad
   /** Open loop only: the rate asked for (requests per second). */
   targetRate?: number
   /** This phase's normalized spec, snake_case, secrets redacted. */
@@ -289,6 +328,9 @@ export declare class Report {
   timeline: TimelineRow[]
   client: ClientStats
   server: ServerFacts
+  /** Measured phases' server samples, `t` counting on (absent when `observe.info` is off). */
+  serverTimeline?: ServerSample[]
+  serverLoad?: ServerLoad
   /** The normalized workload, snake_case, secrets redacted. */
   workload: Workload
   phases: PhaseReport[]

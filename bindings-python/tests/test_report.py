@@ -138,3 +138,22 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     assert [ln.get_label() for ln in dist.get_lines()] == ["GET", "SET", "all"]
     assert dist.get_xscale() == "log"
     assert dist.get_lines()[-1].get_ydata()[3] == report.totals.latency_ms.p99
+
+
+def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
+    report = respload.run(
+        target=redis.target(),
+        load={"connections": 4, "rate": 400, "duration": "2s"},
+        commands=[{"name": "get"}],
+    )
+    phase = report.phases[0]
+    assert phase.target_rate == 400
+    assert report.totals.service_ms is not None
+    assert report.totals.service_ms.p50 <= report.totals.latency_ms.max
+    assert abs(report.totals.ops_per_sec / 400 - 1) < 0.05
+    assert all(row.service_ms is not None for row in report.timeline if row.ops > 0)
+    assert len(report.server_timeline) >= 2
+    assert report.server_timeline[0].role == "master"
+    assert report.server_load is not None
+    assert report.server_load.cpu_limit_percent == 80
+    assert report.server_load.samples == len(report.server_timeline)

@@ -23,6 +23,8 @@ __all__ = [
     "PhaseReport",
     "Report",
     "ServerFacts",
+    "ServerLoad",
+    "ServerSample",
     "Snapshot",
     "Stats",
     "TimelineRow",
@@ -258,6 +260,58 @@ class ServerFacts:
         )
 
 
+@dataclass(frozen=True)
+class ServerSample:
+    """One interval of the server's own figures, from ``INFO`` on a side connection."""
+
+    t: float
+    cpu_percent: float
+    """User + system CPU of the server over the interval, in percent of one core."""
+    used_memory: int
+    ops_per_sec: float
+    connected_clients: int
+    keyspace_hits: int
+    keyspace_misses: int
+    evicted_keys: int
+    latest_fork_usec: int
+    rdb_bgsave_in_progress: bool
+    aof_rewrite_in_progress: bool
+    role: str
+    master_link_status: str
+    connected_slaves: int
+    info_ms: float
+    """The INFO's round trip: the observer's own cost."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ServerSample:
+        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
+
+
+@dataclass(frozen=True)
+class ServerLoad:
+    """Summary of the server samples: CPU against the 80% line, peak memory."""
+
+    peak_cpu_percent: float
+    mean_cpu_percent: float
+    cpu_limit_percent: float
+    cpu_over_limit: bool
+    peak_used_memory: int
+    samples: int
+    observer_info_ms: float
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ServerLoad:
+        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
+
+
+def _server(d: _Json) -> dict[str, Any]:
+    load = d.get("server_load")
+    return {
+        "server_timeline": [ServerSample.from_dict(x) for x in d.get("server_timeline", [])],
+        "server_load": ServerLoad.from_dict(load) if load else None,
+    }
+
+
 def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
@@ -277,6 +331,9 @@ class PhaseReport:
     workload: dict[str, Any] = field(repr=False)
     target_rate: float | None = None
     """Open loop only: the rate asked for, in requests per second."""
+    server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
+    """The server's figures per interval (empty when ``observe.info`` is off)."""
+    server_load: ServerLoad | None = None
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -291,6 +348,7 @@ class PhaseReport:
             client=ClientStats.from_dict(d["client"]),
             workload=d["workload"],
             target_rate=d.get("target_rate"),
+            **_server(d),
         )
 
 
@@ -314,6 +372,9 @@ class Report:
     workload: dict[str, Any]
     phases: list[PhaseReport]
     _json: str = field(compare=False)
+    server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
+    """Measured phases' server samples, ``t`` counting on."""
+    server_load: ServerLoad | None = None
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -334,6 +395,7 @@ class Report:
             workload=d["workload"],
             phases=[PhaseReport.from_dict(p) for p in d["phases"]],
             _json=text,
+            **_server(d),
         )
 
     @classmethod

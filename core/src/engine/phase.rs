@@ -4,6 +4,7 @@
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
+use crate::observe::{Sampler, ServerLoad};
 use crate::spec::Phase;
 use crate::stats::{summarize, timeline_row, ClientStats, PhaseReport, Recorder, TimelineRow};
 use crate::{Error, Result};
@@ -146,6 +147,11 @@ pub fn run_phase(
             deadline,
         });
     });
+    let sampler = if phase.spec.observe.info {
+        Sampler::start(phase.connect.clone(), measure_start, INTERVAL).ok()
+    } else {
+        None
+    };
 
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
@@ -233,6 +239,7 @@ pub fn run_phase(
         emit(&mut timeline, &mut rows, all_done.then_some(ended));
     }
     join_all(joins);
+    let server_timeline = sampler.map(Sampler::finish).unwrap_or_default();
     if lost_worker {
         return Err(Error::Internal(
             "a worker thread ended without reporting".into(),
@@ -254,6 +261,8 @@ pub fn run_phase(
             timeline: rows,
             client,
             target_rate: phase.spec.load.rate,
+            server_load: ServerLoad::of(&server_timeline),
+            server_timeline,
             workload: phase.redacted(),
         },
         recorder: total,

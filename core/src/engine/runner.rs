@@ -5,7 +5,7 @@ use super::phase::run_phase;
 use super::rng::mix;
 use super::Snapshot;
 use crate::net::Client;
-use crate::observe::read_facts;
+use crate::observe::{read_facts, ServerLoad, ServerSample};
 use crate::spec::Workload;
 use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA_VERSION};
 use crate::{Error, Result};
@@ -198,6 +198,12 @@ fn execute(
                     t: row.t + offset,
                     ..row.clone()
                 }));
+            report
+                .server_timeline
+                .extend(r.server_timeline.iter().map(|s| ServerSample {
+                    t: s.t + offset,
+                    ..s.clone()
+                }));
             report.duration_s += r.duration_s;
             let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
             merge_by_label(&mut measured, &outcome.recorder, labels);
@@ -205,6 +211,7 @@ fn execute(
         report.phases.push(outcome.report);
     }
     report.interrupted = stop.load(Ordering::Relaxed);
+    report.server_load = ServerLoad::of(&report.server_timeline);
     if let Some((rec, labels)) = &measured {
         let (totals, commands) = summarize(rec, labels, report.duration_s);
         report.totals = totals;

@@ -1,5 +1,7 @@
 //! Server-side observation.
 
+mod sampler;
 mod server_info;
 
+pub use sampler::{Sampler, ServerLoad, ServerSample};
 pub use server_info::{parse_info, read_facts};

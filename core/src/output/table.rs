@@ -143,6 +143,17 @@ pub fn table(report: &Report) -> String {
         &report.commands,
         report.duration_s,
     );
+    if let Some(l) = &report.server_load {
+        let _ = writeln!(
+            out,
+            "Server: CPU peak {:.1}% of a core, mean {:.1}%{}; used_memory peak {:.1} MB (INFO every second, {:.2} ms each)",
+            l.peak_cpu_percent,
+            l.mean_cpu_percent,
+            if l.cpu_over_limit { " (OVER 80%: the server, not only the client, may be the limit)" } else { "" },
+            l.peak_used_memory as f64 / 1e6,
+            l.observer_info_ms
+        );
+    }
     let c = &report.client;
     let _ = writeln!(
         out,

@@ -54,11 +54,30 @@ pub struct Spec {
     /// Seed of the request stream; absent means one drawn at start (and recorded in the report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// What respload watches on the server while the phase runs.
+    #[serde(default)]
+    pub observe: Observe,
     /// Whether each connection draws its own request stream (default true, memtier's
     /// `--distinct-client-seed`); false gives every connection the same stream, as
     /// memtier_benchmark does by default.
     #[serde(default = "default_true")]
     pub distinct_streams: bool,
+}
+
+/// Server observation (`[observe]` in a spec).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Observe {
+    /// Read `INFO` once per interval on one extra connection, for the server's CPU, memory,
+    /// ops/s, hits, evictions, fork and replication state (default true).
+    #[serde(default = "default_true")]
+    pub info: bool,
+}
+
+impl Default for Observe {
+    fn default() -> Self {
+        Observe { info: true }
+    }
 }
 
 fn default_name() -> String {

@@ -1,6 +1,7 @@
 //! The Report: one schema for Rust, Python, Node and the JSON file.
 
 use super::recorder::{CommandRecorder, Recorder, Timings};
+use crate::observe::{ServerLoad, ServerSample};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
@@ -163,6 +164,13 @@ pub struct PhaseReport {
     pub timeline: Vec<TimelineRow>,
     /// The client's own cost.
     pub client: ClientStats,
+    /// The server's own figures per interval (INFO sampled on a side connection), aligned
+    /// with `timeline`; empty when `observe.info` is off or INFO is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_timeline: Vec<ServerSample>,
+    /// Summary of `server_timeline`: peak and mean CPU, the 80% line, peak memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_load: Option<ServerLoad>,
     /// Open loop: the rate asked for (requests per second); compare with
     /// `totals.ops_per_sec` and the timeline's `ops_per_sec` for the rate achieved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,6 +204,12 @@ pub struct Report {
     pub client: ClientStats,
     /// Facts about the server.
     pub server: ServerFacts,
+    /// Measured phases' server samples, one after the other (`t` keeps counting).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_timeline: Vec<ServerSample>,
+    /// Summary of `server_timeline`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_load: Option<ServerLoad>,
     /// The normalized workload, secrets redacted.
     pub workload: Json,
     /// Every phase, measured or not, in order.
