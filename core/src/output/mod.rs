@@ -1,6 +1,7 @@
 //! Ways to show a report: text table, live line, JSON file, HdrHistogram log.
 
 mod hdr_log;
+pub mod memtier;
 mod table;
 
 pub use hdr_log::write_hdr_log;

@@ -1,0 +1,4 @@
+//! Command lines of other benchmark tools, read unchanged and turned into respload workloads.
+
+pub mod memtier;
+pub mod words;
