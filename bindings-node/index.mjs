@@ -8,6 +8,7 @@ export const {
   Report,
   loadSpec,
   validateSpec,
+  fromMemtier,
   RespLoadError,
   SpecError,
   ConnectError,

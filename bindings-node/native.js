@@ -837,4 +837,5 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.loadSpec = nativeBinding.loadSpec
+module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
