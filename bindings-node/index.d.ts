@@ -401,6 +401,16 @@ export declare function validateSpec(workload: Workload): Workload
  */
 export declare function fromRedisBenchmark(line: string): Workload
 
+/**
+ * The workload of a memtier_benchmark command line, unchanged (split as a shell would; a
+ * leading `memtier_benchmark` is skipped): the normalized spec, ready for `run()`. `-t` x `-c`
+ * make the connections, `-n` counts requests per client (`allkeys`: every key once),
+ * `--ratio` weighs SET and GET, each `--command` is a template, `--run-count=N` gives measured
+ * phases `run 1` ... `run N`. Options respload cannot honour yet, unknown options and bad
+ * values throw `SpecError` with the option as `path`. Every option: docs/compat.md.
+ */
+export declare function fromMemtier(line: string): Workload
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 
@@ -474,6 +484,7 @@ declare const respload: {
   loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
   fromRedisBenchmark: typeof fromRedisBenchmark
+  fromMemtier: typeof fromMemtier
   RespLoadError: typeof RespLoadError
   SpecError: typeof SpecError
   ConnectError: typeof ConnectError

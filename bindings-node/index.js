@@ -319,6 +319,21 @@ function fromRedisBenchmark(line) {
   return spec
 }
 
+/**
+ * The workload of a memtier_benchmark command line, unchanged (split as a shell would; a
+ * leading `memtier_benchmark` is skipped): the normalized spec, ready for `run()`. `-t` x `-c`
+ * make the connections, `-n` counts requests per client (`allkeys`: every key once),
+ * `--ratio` weighs SET and GET, each `--command` is a template, `--run-count=N` gives measured
+ * phases `run 1` ... `run N`. Options respload cannot honour yet, unknown options and bad
+ * values throw `SpecError` with the option as `path`. Every option: docs/compat.md.
+ */
+function fromMemtier(line) {
+  if (typeof line !== 'string') {
+    throw new TypeError('fromMemtier(line): line must be a string, e.g. "memtier_benchmark -n 1000 --ratio=1:1"')
+  }
+  return JSON.parse(callNative(() => native.memtierSpec(line)))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Runs
 
@@ -477,6 +492,7 @@ module.exports = {
   loadSpec,
   validateSpec,
   fromRedisBenchmark,
+  fromMemtier,
   RespLoadError,
   SpecError,
   ConnectError,

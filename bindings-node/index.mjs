@@ -9,6 +9,7 @@ export const {
   loadSpec,
   validateSpec,
   fromRedisBenchmark,
+  fromMemtier,
   RespLoadError,
   SpecError,
   ConnectError,

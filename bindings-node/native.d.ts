@@ -42,6 +42,16 @@ export declare class NativeRunner {
 export declare function loadSpec(path: string): string
 
 /**
+ * Parse a memtier_benchmark command line (split as a shell would; a leading
+ * `memtier_benchmark` is skipped) and return its normalized spec as JSON text: `--run-count`
+ * runs are measured phases `run 1` ... `run N`.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` with the option as `path` for options respload cannot honour
+ * yet, unknown options and bad values.
+ */
+export declare function memtierSpec(line: string): string
+
+/**
  * Validate a workload given as JSON text and return its normalized spec as JSON text.
  *
  * Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.

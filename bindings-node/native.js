@@ -837,5 +837,6 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.loadSpec = nativeBinding.loadSpec
+module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec

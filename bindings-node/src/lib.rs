@@ -11,4 +11,4 @@ mod runner;
 mod workload;
 
 pub use runner::NativeRunner;
-pub use workload::{load_spec, normalize_spec, redis_benchmark_spec};
+pub use workload::{load_spec, memtier_spec, normalize_spec, redis_benchmark_spec};

@@ -52,3 +52,16 @@ pub fn redis_benchmark_spec(env: Env, line: String) -> Result<String> {
     });
     parsed.map_err(|e| to_js(&env, &e))
 }
+
+/// Parse a memtier_benchmark command line (split as a shell would; a leading
+/// `memtier_benchmark` is skipped) and return its normalized spec as JSON text: `--run-count`
+/// runs are measured phases `run 1` ... `run N`.
+///
+/// Throws `ERR_RESPLOAD_SPEC` with the option as `path` for options respload cannot honour
+/// yet, unknown options and bad values.
+#[napi]
+pub fn memtier_spec(env: Env, line: String) -> Result<String> {
+    respload::compat::memtier::workload(&line)
+        .and_then(|w| spec_json(&w))
+        .map_err(|e| to_js(&env, &e))
+}

@@ -46,6 +46,15 @@ impl Workload {
         Ok((Workload { inner }, warnings))
     }
 
+    /// Parse a memtier_benchmark command line (split as a shell would; a leading
+    /// `memtier_benchmark` is skipped) into a workload: `--run-count` runs are measured
+    /// phases `run 1` ... `run N`.
+    #[staticmethod]
+    fn from_memtier(line: &str) -> PyResult<Self> {
+        let inner = respload::compat::memtier::workload(line).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
     /// A copy with overrides (partial specs as JSON text): `target` applies to every phase,
     /// `rest` to the measured phases.
     #[pyo3(signature = (target=None, rest=None))]

@@ -100,6 +100,28 @@ class Workload:
             warnings.warn(note, UserWarning, stacklevel=2)
         return cls._wrap(native)
 
+    @classmethod
+    def from_memtier(cls, line: str) -> Workload:
+        """A workload from a memtier_benchmark command line, unchanged.
+
+        The line is split as a shell would (quotes and backslashes); a leading
+        ``memtier_benchmark`` is skipped. ``-t`` threads x ``-c`` clients make the
+        connections, ``-n`` counts requests per client (``allkeys``: every key of the range
+        once), ``--ratio`` weighs SET and GET, ``--key-pattern`` picks the keys, each
+        ``--command`` is a template; ``--run-count=N`` gives measured phases ``run 1`` ...
+        ``run N``. Options respload cannot honour yet (``--tls``, ``--cluster-mode``,
+        ``--rate-limiting``, ...), unknown options and bad values raise
+        :class:`~respload.SpecError` with the option as ``path``. Output options
+        (``--json-out-file``, ``--hide-histogram``, ...) do not change the workload; the
+        ``respload memtier`` CLI writes memtier's reports. Every option:
+        ``docs/compat.md``::
+
+            w = Workload.from_memtier("memtier_benchmark -n 1000 -c 4 -t 2 --ratio=1:1")
+        """
+        if not isinstance(line, str):
+            raise TypeError(f"line: expected a str, not {type(line).__name__}")
+        return cls._wrap(_NativeWorkload.from_memtier(line))
+
     def with_overrides(self, **fields: Any) -> Workload:
         """A copy with some fields replaced, as the CLI's flags do.
 

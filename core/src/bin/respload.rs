@@ -31,6 +31,40 @@ enum Command {
     /// default, -q or --csv); see docs/compat.md for every option.
     #[command(name = "redis-benchmark", disable_help_flag = true)]
     RedisBenchmark(redis_benchmark::RedisBenchmarkArgs),
+    /// Run a memtier_benchmark command line, its options unchanged, and report as memtier
+    /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
+    #[command(disable_help_flag = true)]
+    Memtier(MemtierArgs),
+}
+
+#[derive(Args)]
+struct MemtierArgs {
+    /// memtier_benchmark options, e.g. -s HOST -p PORT --ratio=1:10 --test-time=30; plus
+    /// respload's `--json FILE` (anywhere) for respload's own report as JSON.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "MEMTIER_OPTIONS"
+    )]
+    args: Vec<String>,
+}
+
+impl MemtierArgs {
+    /// Take respload's own `--json FILE` / `--json=FILE` out of the memtier options.
+    fn split(self) -> (Vec<String>, Option<String>) {
+        let (mut rest, mut json) = (Vec::new(), None);
+        let mut args = self.args.into_iter();
+        while let Some(a) = args.next() {
+            if a == "--json" {
+                json = args.next();
+            } else if let Some(v) = a.strip_prefix("--json=") {
+                json = Some(v.to_string());
+            } else {
+                rest.push(a);
+            }
+        }
+        (rest, json)
+    }
 }
 
 #[derive(Args)]
@@ -178,6 +212,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run(*args),
         Command::RedisBenchmark(args) => redis_benchmark::run(args),
+        Command::Memtier(args) => memtier(args),
         Command::Check { spec } => Workload::from_path(&spec).map(|w| {
             println!(
                 "{}",
@@ -232,6 +267,57 @@ fn run(args: RunArgs) -> respload::Result<()> {
     }
     if let Some(path) = &args.hdr_log {
         write_hdr_log(&report, path)?;
+    }
+    if report.interrupted {
+        eprintln!("respload: interrupted, the report above is partial");
+    }
+    Ok(())
+}
+
+fn memtier(args: MemtierArgs) -> respload::Result<()> {
+    use respload::compat::memtier::{self, Invocation};
+    let (args, json) = args.split();
+    let m = match memtier::parse(&args)? {
+        Invocation::Help => {
+            print!("{}", memtier::usage());
+            return Ok(());
+        }
+        Invocation::Version => {
+            println!("{}", memtier::version());
+            return Ok(());
+        }
+        Invocation::Run(m) => *m,
+    };
+    let options = m.options;
+    if options.show_config {
+        eprintln!("============== Configuration values: ==============");
+        eprint!("{}", options.config_text());
+        eprintln!("===================================================");
+    }
+    let runner = Runner::start(m.workload)?;
+    let stop = runner.stop_handle();
+    let mut interrupts = 0u32;
+    // As for `run`: the first Ctrl-C stops the run and keeps the partial report.
+    let _ = ctrlc::set_handler(move || {
+        interrupts += 1;
+        if interrupts > 1 {
+            std::process::exit(130);
+        }
+        stop.stop();
+    });
+    while !runner.is_finished() {
+        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+            eprintln!("{}", progress_line(&s));
+        }
+    }
+    let report = runner.wait()?;
+    let printed = respload::output::memtier::finish(&report, &options)?;
+    print!("{}", printed.stdout);
+    for line in &printed.stderr {
+        eprintln!("{line}");
+    }
+    if let Some(path) = &json {
+        write_json(&report, path)?;
     }
     if report.interrupted {
         eprintln!("respload: interrupted, the report above is partial");

@@ -9,6 +9,7 @@
 //! ([`Options`]), the errors ([`not_supported`], [`unknown_option`], [`bad_value`]) and a
 //! shell-style splitter for command lines given as one string ([`split_command_line`]).
 
+pub mod memtier;
 pub mod redis_benchmark;
 
 use crate::{Error, Result};

@@ -2,6 +2,7 @@
 //! redis-benchmark's formats ([`redis_benchmark`]).
 
 mod hdr_log;
+pub mod memtier;
 pub mod redis_benchmark;
 mod table;
 

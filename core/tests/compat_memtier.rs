@@ -1,0 +1,434 @@
+//! `respload memtier`: memtier_benchmark command lines against a real redis-server, the
+//! published scenario lines unchanged, and memtier's text, JSON and HDR outputs.
+
+mod common;
+
+use common::Server;
+use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+use hdrhistogram::serialization::Deserializer;
+use respload::compat::memtier::{parse_line, Invocation, Memtier};
+use respload::{run, Report};
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+/// The three lines of scenarios.md section 3, quoted exactly.
+const POPULATE: &str = "memtier_benchmark -s your-endpoint -p your-port --hide-histogram --key-maximum=75000000 -n allkeys -d 500 --key-pattern=P:P --ratio=1:0";
+const HOT_SET: &str = "memtier_benchmark -s your-endpoint -p your-port --hide-histogram --key-minimum=27250000 --key-maximum=47750000 -n allkeys --key-pattern=P:P --ratio=0:1";
+const GAUSSIAN: &str = "memtier_benchmark -s your-endpoint -p your-port --pipeline=11 -c 20 -t 1 -d 500 --key-maximum=75000000 --key-pattern=G:G --key-stddev=5125000 --ratio=1:1 --distinct-client-seed --randomize --test-time=600 --run-count=1 --out-file=test.out";
+
+/// A published line pointed at `server`, with `extra` options appended (a later memtier
+/// option overrides an earlier one).
+fn line(published: &str, server: &Server, extra: &str) -> String {
+    let line = published
+        .replace("your-endpoint", "127.0.0.1")
+        .replace("your-port", &server.port.to_string());
+    format!("{line} {extra}")
+}
+
+fn parse(line: &str) -> Memtier {
+    match parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}")) {
+        Invocation::Run(m) => *m,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+/// `OBJECT FREQ` of many keys through one redis-cli.
+fn freqs(server: &Server, keys: impl Iterator<Item = u64>) -> Vec<u64> {
+    let mut child = Command::new("redis-cli")
+        .args(["-p", &server.port.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = String::new();
+    for k in keys {
+        input.push_str(&format!("OBJECT FREQ memtier-{k}\n"));
+    }
+    // Written from another thread: the replies fill the pipe while the commands go in.
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().parse::<u64>().unwrap_or_else(|_| panic!("{l}")))
+        .collect()
+}
+
+fn mean(v: &[u64]) -> f64 {
+    v.iter().sum::<u64>() as f64 / v.len() as f64
+}
+
+#[test]
+fn the_published_lines_run_unchanged_at_small_scale() {
+    // LFU counters with log factor 0 count every access (up to 255) and never decay, so
+    // OBJECT FREQ shows how often each key was hit.
+    let server = Server::start(&[
+        "--maxmemory-policy",
+        "allkeys-lfu",
+        "--lfu-log-factor",
+        "0",
+        "--lfu-decay-time",
+        "0",
+    ]);
+
+    // 1. Populate: every key of the range exactly once, values of -d bytes.
+    let m = parse(&line(POPULATE, &server, "--key-maximum=50000"));
+    assert!(m.options.hide_histogram);
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(report.totals.ops, 50001);
+    assert_eq!(server.dbsize(), 50001);
+    assert_eq!(server.calls("set"), 50001);
+    assert_eq!(server.cli(&["EXISTS", "memtier-0", "memtier-50000"]), "2");
+    assert_eq!(server.cli(&["EXISTS", "memtier-50001", "key:1"]), "0");
+    assert_eq!(server.cli(&["STRLEN", "memtier-2500"]), "500");
+    assert_eq!(
+        server.cli(&["GETRANGE", "memtier-17", "0", "9"]),
+        "x".repeat(10)
+    );
+    let text = respload::output::memtier::text(&report, &m.options);
+    // 50001 keys over 200 connections: 251 requests per client.
+    assert!(text.contains("\n251       Requests per client\n"), "{text}");
+    assert!(!text.contains("Request Latency Distribution"), "{text}");
+
+    // 2. Read the hot set around the median: every key of its range once, all hits.
+    let m = parse(&line(
+        HOT_SET,
+        &server,
+        "--key-minimum=20000 --key-maximum=30000",
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.ops, 10001);
+    assert_eq!(server.calls("get"), 10001);
+    assert_eq!((report.totals.hits, report.totals.misses), (10001, 0));
+
+    // 3. Gaussian 1:1 around the middle of the range, for 2 seconds instead of 600.
+    let m = parse(&line(
+        GAUSSIAN,
+        &server,
+        "--key-maximum=50000 --key-stddev=5000 --test-time=2",
+    ));
+    assert_eq!(m.options.out_file.as_deref(), Some("test.out"));
+    let before = freqs(&server, 0..=50_000);
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert!(
+        report.duration_s > 1.8 && report.duration_s < 3.0,
+        "{}",
+        report.duration_s
+    );
+    assert!(report.totals.ops > 2000, "{}", report.totals.ops);
+    let (sets, gets) = (&report.commands["SET"], &report.commands["GET"]);
+    let share = sets.ops as f64 / report.totals.ops as f64;
+    assert!((0.45..0.55).contains(&share), "SET share {share}");
+    // Every GET finds a key: the range was populated.
+    assert_eq!((gets.hits, gets.misses), (gets.ops, 0));
+    // Hits per key fall off with the distance from the median (25000), as a normal does
+    // (the counters saturate at 255, far above what 2 seconds give here).
+    let after = freqs(&server, 0..=50_000);
+    let hits: Vec<u64> = after
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| a.saturating_sub(*b))
+        .collect();
+    let band = |lo: usize, hi: usize| mean(&hits[lo..hi]);
+    let (centre, one_sigma, tails) = (
+        band(24_000, 26_000),
+        (band(19_000, 21_000) + band(29_000, 31_000)) / 2.0,
+        (band(0, 5_000) + band(45_001, 50_001)) / 2.0,
+    );
+    eprintln!("hits per key: centre {centre}, one sigma {one_sigma}, tails {tails}");
+    assert!(
+        centre > one_sigma * 1.3 && one_sigma > tails * 3.0 && centre > 2.0,
+        "centre {centre}, one sigma {one_sigma}, tails {tails}"
+    );
+}
+
+#[test]
+fn requests_are_per_client_times_clients_times_threads() {
+    let server = Server::start(&[]);
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -n 100 -c 3 -t 2 --key-maximum=50",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.ops, 600);
+    assert_eq!(server.calls("set") + server.calls("get"), 600);
+    assert_eq!(report.client.connections, 6);
+    assert_eq!(report.client.threads, 2);
+}
+
+fn memtier_cli(args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .arg("memtier")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// The numbers of a table row (`Totals 123.45 ...`), as a memtier output parser reads them.
+fn row<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    text.lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} row in:\n{text}"))
+        .split_whitespace()
+        .skip(1)
+        .collect()
+}
+
+#[test]
+fn the_cli_writes_memtiers_table_json_and_hdr_files() {
+    let server = Server::start(&[]);
+    let dir = &server.dir;
+    let (out, json, own, hdr) = (
+        dir.join("out.txt"),
+        dir.join("mb.json"),
+        dir.join("respload.json"),
+        dir.join("lat"),
+    );
+    let port = server.port.to_string();
+    let o = memtier_cli(&[
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "-n",
+        "200",
+        "-c",
+        "2",
+        "-t",
+        "2",
+        "--key-maximum=99",
+        "--ratio=1:3",
+        "--print-percentiles=50,90,99.99",
+        &format!("--out-file={}", out.display()),
+        &format!("--json-out-file={}", json.display()),
+        &format!("--hdr-file-prefix={}", hdr.display()),
+        "--json",
+        own.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with(
+            "2         Threads\n2         Connections per thread\n200       Requests per client\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n\nALL STATS\n===="), "{text}");
+    let header: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("Type "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "Type",
+            "Ops/sec",
+            "Hits/sec",
+            "Misses/sec",
+            "Avg.",
+            "Latency",
+            "p50",
+            "Latency",
+            "p90",
+            "Latency",
+            "p99.99",
+            "Latency",
+            "KB/sec"
+        ]
+    );
+    let (sets, gets, waits, totals) = (
+        row(&text, "Sets"),
+        row(&text, "Gets"),
+        row(&text, "Waits"),
+        row(&text, "Totals"),
+    );
+    assert_eq!(sets.len(), 8);
+    assert_eq!(&sets[1..3], ["---", "---"]);
+    assert_eq!(
+        waits,
+        ["0.00", "---", "---", "---", "---", "---", "---", "---"]
+    );
+    let num = |s: &str| s.parse::<f64>().unwrap_or_else(|_| panic!("{s}"));
+    let totals: Vec<f64> = totals.iter().map(|s| num(s)).collect();
+    let gets: Vec<f64> = gets.iter().map(|s| num(s)).collect();
+    assert!(totals.iter().all(|x| x.is_finite()) && totals[0] > 0.0);
+    // Hits and misses of GETs are the totals' hits and misses.
+    assert_eq!((totals[1], totals[2]), (gets[1], gets[2]));
+    assert!(totals[3] > 0.0 && totals[4] <= totals[6] && totals[5] <= totals[6]);
+    assert!(text.contains("Request Latency Distribution"));
+    assert!(
+        text.lines().any(|l| l.starts_with("SET ")) && text.lines().any(|l| l.starts_with("GET "))
+    );
+    // --out-file took the text: stdout has none of it.
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("ALL STATS"));
+
+    // respload's own report, and memtier's JSON agreeing with it.
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&own).unwrap()).unwrap();
+    assert_eq!(report.totals.ops, 800);
+    let raw = std::fs::read_to_string(&json).unwrap();
+    for bad in [": NaN", ": nan", ": inf", ": -inf", "Infinity"] {
+        assert!(!raw.contains(bad), "{bad} in {raw}");
+    }
+    let mb: Value = serde_json::from_str(&raw).unwrap();
+    assert_eq!(mb["configuration"]["clients"], 2);
+    assert_eq!(mb["configuration"]["ratio"], "1:3");
+    assert_eq!(mb["run information"]["Requests per client"], 200);
+    assert_eq!(mb["run information"]["Format version"], 2);
+    let all = &mb["ALL STATS"];
+    for key in [
+        "Runtime", "Sets", "Gets", "Waits", "Totals", "SET", "GET", "WAIT",
+    ] {
+        assert!(!all[key].is_null(), "{key} missing");
+    }
+    let t = &all["Totals"];
+    assert_eq!(t["Count"], 800);
+    assert_eq!(
+        t["Count"].as_u64().unwrap(),
+        all["Sets"]["Count"].as_u64().unwrap() + all["Gets"]["Count"].as_u64().unwrap()
+    );
+    for key in [
+        "Ops/sec",
+        "Hits/sec",
+        "Misses/sec",
+        "Latency",
+        "Average Latency",
+        "Min Latency",
+        "Max Latency",
+        "KB/sec",
+    ] {
+        assert!(t[key].is_number(), "{key}: {}", t[key]);
+    }
+    let pl = &t["Percentile Latencies"];
+    for key in ["p50.00", "p90.00", "p99.99"] {
+        assert!(pl[key].as_f64().unwrap() > 0.0, "{key} in {pl}");
+    }
+    assert!(pl["p50.00"].as_f64() <= pl["p99.99"].as_f64());
+    assert!(pl["Histogram log format"]["Compressed Histogram"]
+        .as_str()
+        .unwrap()
+        .starts_with("HISTF"));
+    let series = t["Time-Serie"].as_object().unwrap();
+    let counted: u64 = series.values().map(|s| s["Count"].as_u64().unwrap()).sum();
+    assert_eq!(counted, 800);
+    assert_eq!(
+        (t["Ops/sec"].as_f64().unwrap() * 100.0).round() / 100.0,
+        totals[0]
+    );
+    assert_eq!(all["Waits"]["Count"], 0);
+    assert_eq!(all["Runtime"]["Interrupted"], "false");
+
+    // HDR files: percentile text and a log whose histogram holds every request (in us).
+    let full = std::fs::read_to_string(dir.join("lat_FULL_RUN_1.txt")).unwrap();
+    assert!(full.contains("Value   Percentile   TotalCount 1/(1-Percentile)"));
+    assert!(full.contains("Total count    =          800]"), "{full}");
+    for name in ["lat_SET_command_run_1", "lat_GET_command_run_1"] {
+        assert!(dir.join(format!("{name}.txt")).exists(), "{name}");
+    }
+    let log = std::fs::read(dir.join("lat_FULL_RUN_1.hgrm")).unwrap();
+    let mut histograms = Vec::new();
+    for entry in IntervalLogIterator::new(&log) {
+        if let Ok(LogEntry::Interval(h)) = entry {
+            let bytes = base64::Engine::decode(
+                &base64::engine::general_purpose::STANDARD,
+                h.encoded_histogram(),
+            )
+            .unwrap();
+            let hist: hdrhistogram::Histogram<u64> = Deserializer::new()
+                .deserialize(&mut bytes.as_slice())
+                .unwrap();
+            histograms.push(hist);
+        }
+    }
+    assert_eq!(histograms.len(), 1);
+    assert_eq!(histograms[0].len(), 800);
+    let max_us = histograms[0].max() as f64;
+    assert!((max_us / 1000.0 - report.totals.latency_ms.max).abs() < 0.02 + max_us / 1e6);
+}
+
+#[test]
+fn commands_rows_run_count_and_stdout() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let json = server.dir.join("runs.json");
+    let o = memtier_cli(&[
+        "--server=127.0.0.1",
+        "--port",
+        &port,
+        "--command=SET __key__ __data__",
+        "--command-key-pattern=P",
+        "--command=GET __key__",
+        "--command-ratio",
+        "3",
+        "--command-key-pattern=P",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--key-maximum=79",
+        "-x",
+        "2",
+        "--print-all-runs",
+        "--json-out-file",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for title in [
+        "RUN #1 RESULTS",
+        "RUN #2 RESULTS",
+        "BEST RUN RESULTS",
+        "WORST RUN RESULTS",
+        "AGGREGATED AVERAGE RESULTS (2 runs)",
+    ] {
+        assert!(text.contains(&format!("\n\n{title}\n")), "{title}:\n{text}");
+    }
+    assert!(!text.contains("Waits"));
+    assert_eq!(row(&text, "Sets").len(), 8);
+    // --command rows show hits and misses as numbers.
+    assert!(row(&text, "Gets")[1].parse::<f64>().is_ok());
+    assert_eq!(server.calls("set") + server.calls("get"), 2 * 80);
+    let mb: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let avg = &mb["AGGREGATED AVERAGE RESULTS (2 runs)"];
+    assert_eq!(avg["Totals"]["Count"], 160);
+    assert_eq!(mb["RUN #2 RESULTS"]["Totals"]["Count"], 80);
+    assert!(mb["BEST RUN RESULTS"]["Gets"]["Count"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn unsupported_and_unknown_options_are_errors_naming_them() {
+    for (args, needle) in [
+        (vec!["--cluster-mode"], "--cluster-mode"),
+        (vec!["--reconnect-interval=5"], "--reconnect-interval"),
+        (vec!["--wait-ratio", "1:1"], "--wait-ratio"),
+        (vec!["--protocol=memcache_binary"], "--protocol"),
+    ] {
+        let o = memtier_cli(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&format!("`{needle}`")) && err.contains("not supported yet"),
+            "{args:?}: {err}"
+        );
+    }
+    let o = memtier_cli(&["--no-such-option"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--no-such-option") && err.contains("not a memtier_benchmark option"));
+    let o = memtier_cli(&["--ratio=1-10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--ratio") && err.contains("`1-10`") && err.contains("SET:GET"));
+    // memtier's -h is the host; --help shows the usage.
+    let o = memtier_cli(&["--help"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--key-pattern"));
+}
