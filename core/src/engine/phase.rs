@@ -254,6 +254,7 @@ pub fn run_phase(
             timeline: rows,
             client,
             target_rate: phase.spec.load.rate,
+            nodes: crate::stats::node_stats(&total, duration_s),
             workload: phase.redacted(),
         },
         recorder: total,
