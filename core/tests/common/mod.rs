@@ -505,6 +505,12 @@ impl Server {
             .collect()
     }
 
+    /// Kill the server now (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// This node's cluster id.
     pub fn node_id(&self) -> String {
         self.cli(&["CLUSTER", "MYID"])
