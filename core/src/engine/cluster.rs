@@ -40,6 +40,8 @@ pub const REFRESH_EVERY: Duration = Duration::from_millis(100);
 const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
 const NO_NODE: u16 = u16::MAX;
 const READ_BUFFER: usize = 64 * 1024;
+/// Answered request bytes kept before the retry buffer is compacted.
+const SENT_COMPACT: usize = 64 * 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// First backoff before retrying after TRYAGAIN or CLUSTERDOWN (doubled per try).
@@ -751,6 +753,12 @@ impl ClusterClient {
         }
         if n.inflight.is_empty() {
             n.sent.clear();
+            n.sent_head = 0;
+        } else if n.sent_head >= SENT_COMPACT {
+            // A pipeline that never drains: drop the answered bytes now and then, so the
+            // buffer stays bounded by what is in flight.
+            n.sent.copy_within(n.sent_head.., 0);
+            n.sent.truncate(n.sent.len() - n.sent_head);
             n.sent_head = 0;
         }
         if n.rstart == n.rend {
