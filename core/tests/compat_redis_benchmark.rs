@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Certs, Server, TlsServer};
+use common::{Certs, Cluster, Server, TlsServer};
 use respload::Report;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
@@ -238,9 +238,29 @@ fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
     let tls = TlsServer::start(&certs, "server", "no");
     let server = &tls.server;
     server.cli(&["CONFIG", "SET", "requirepass", PASSWORD]);
+    // The --cluster line runs against a cluster of 3 primaries with the same password.
+    let cluster = Cluster::start(3, 0);
+    for node in &cluster.nodes {
+        node.cli(&["CONFIG", "SET", "requirepass", PASSWORD]);
+    }
     for line in SCENARIO_1 {
         let over_tls = line.split(' ').any(|w| w == "--tls");
-        let port = if over_tls { tls.tls_port } else { server.port }.to_string();
+        let in_cluster = line.split(' ').any(|w| w == "--cluster");
+        let port = if over_tls {
+            tls.tls_port
+        } else if in_cluster {
+            cluster.port()
+        } else {
+            server.port
+        }
+        .to_string();
+        let gets = || -> u64 {
+            if in_cluster {
+                cluster.nodes.iter().map(|n| server_calls(n, "get")).sum()
+            } else {
+                server_calls(server, "get")
+            }
+        };
         let mut a = words(line);
         a.remove(0); // the program name
         for w in a.iter_mut() {
@@ -271,20 +291,8 @@ fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
             // The published line trusts the cache's public certificate; ours has a test CA.
             a.extend(["--cacert".to_string(), certs.path("ca.crt")]);
         }
-        let unsupported = ["--cluster"].into_iter().find(|o| a.iter().any(|w| w == o));
-        let gets_before = server_calls(server, "get");
+        let gets_before = gets();
         let out = respload(&a);
-        if let Some(option) = unsupported {
-            // Until cluster mode lands: a clear error before any traffic.
-            assert_eq!(out.status.code(), Some(2), "{line}");
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert!(
-                err.contains(option) && err.contains("not supported by respload yet"),
-                "{line}: {err}"
-            );
-            assert_eq!(server_calls(server, "get"), gets_before, "{line}");
-            continue;
-        }
         let text = stdout_of(&out);
         let blocks = parse_default(&text);
         assert_eq!(blocks.len(), 1, "{line}\n{text}");
@@ -304,7 +312,7 @@ fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
         assert_eq!(b.clients, clients);
         assert_eq!(b.percentiles.last().unwrap().2, n);
         if test == "GET" {
-            assert_eq!(server_calls(server, "get") - gets_before, n, "{line}");
+            assert_eq!(gets() - gets_before, n, "{line}");
         }
         if line.contains("--threads 32") {
             assert!(

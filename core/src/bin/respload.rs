@@ -126,7 +126,11 @@ struct Overrides {
     /// TLS: do not verify the server's certificate (the report says so).
     #[arg(long)]
     insecure: bool,
-    /// Total connections.
+    /// Redis Cluster: route each request to the node owning its key's slot, follow
+    /// redirections; --connections then counts connections per primary node.
+    #[arg(long)]
+    cluster: bool,
+    /// Total connections (per primary node with --cluster).
     #[arg(long, short = 'c')]
     connections: Option<u32>,
     /// Worker threads.
@@ -181,6 +185,9 @@ impl Overrides {
         if self.tls || !tls.is_empty() {
             tls.insert("enabled".into(), Value::Bool(true));
             put("tls", Some(Value::Object(tls)));
+        }
+        if self.cluster {
+            put("cluster", Some(Value::Bool(true)));
         }
         let mut load = Map::new();
         let mut put = |k: &str, v: Option<Value>| {

@@ -187,6 +187,8 @@ struct TargetArgs {
     password: Option<String>,
     db: Option<u32>,
     resp3: bool,
+    /// `--cluster`: `target.cluster`.
+    cluster: bool,
     /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
     tls: Map<String, Json>,
 }
@@ -253,6 +255,9 @@ impl TargetArgs {
         }
         if self.resp3 {
             t.insert("protocol".into(), json!(3));
+        }
+        if self.cluster {
+            t.insert("cluster".into(), json!(true));
         }
         if !self.tls.is_empty() {
             t.insert("tls".into(), Json::Object(self.tls.clone()));
@@ -343,7 +348,9 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             "--precision" => output.precision = o.int(arg, "significant digits", 1, 4)?,
             "-l" => output.repeat = true,
             "--json" => output.json = Some(o.value(arg, "a file path")?.to_string()),
-            "--cluster" => unsupported.push(not_supported(TOOL, arg, "cluster mode")),
+            // respload routes every request to the primary owning its key's slot; -c counts
+            // connections per primary there (redis-benchmark spreads -c over the primaries).
+            "--cluster" => target.cluster = true,
             "--tls" => {
                 target.tls.insert("enabled".into(), json!(true));
             }
@@ -826,7 +833,6 @@ mod tests {
     #[test]
     fn unsupported_and_unknown_options_are_errors() {
         for (line, option) in [
-            ("--cluster", "--cluster"),
             ("-k 0", "-k 0"),
             ("-I", "-I"),
             ("-e", "-e"),
@@ -841,8 +847,16 @@ mod tests {
                 "{line}: {e}"
             );
         }
-        let e = err("-h h -I --cluster -t get");
-        assert!(e.contains("-I, --cluster are not supported"), "{e}");
+        let e = err("-h h -I -e -t get");
+        assert!(e.contains("-I, -e are not supported"), "{e}");
+        let (spec, _, _) = build_spec(&["--cluster".to_string()]).unwrap();
+        let cluster = &spec["target"]["cluster"];
+        let cluster = if cluster.is_null() {
+            &spec["phases"][0]["target"]["cluster"]
+        } else {
+            cluster
+        };
+        assert_eq!(*cluster, json!(true));
         let e = err("--bogus 1");
         assert!(
             e.contains("unknown redis-benchmark option `--bogus`"),

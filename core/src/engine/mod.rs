@@ -1,5 +1,6 @@
 //! The engine: worker threads, connection tasks, request generation.
 
+mod cluster;
 mod connection;
 mod control;
 mod generator;

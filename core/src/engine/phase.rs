@@ -263,6 +263,7 @@ pub fn run_phase(
             target_rate: phase.spec.load.rate,
             server_load: ServerLoad::of(&server_timeline),
             server_timeline,
+            nodes: crate::stats::node_stats(&total, duration_s),
             workload: phase.redacted(),
         },
         recorder: total,

@@ -216,6 +216,7 @@ fn execute(
         let (totals, commands) = summarize(rec, labels, report.duration_s);
         report.totals = totals;
         report.commands = commands;
+        report.nodes = crate::stats::node_stats(rec, report.duration_s);
     }
     let total_ops: u64 = report.phases.iter().map(|p| p.totals.ops).sum();
     client.cpu_s_per_million =
@@ -227,6 +228,7 @@ fn execute(
 /// Merge a phase's recorder into the run's, matching commands by label.
 fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, labels: Vec<String>) {
     let (acc_rec, acc_labels) = acc.get_or_insert_with(|| (Recorder::new(0), Vec::new()));
+    acc_rec.merge_nodes(rec);
     for (label, c) in labels.iter().zip(&rec.commands) {
         match acc_labels.iter().position(|l| l == label) {
             Some(i) => acc_rec.commands[i].merge(c),

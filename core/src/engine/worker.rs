@@ -2,6 +2,7 @@
 //! plus a 20 ms housekeeping tick that flushes interval stats, enforces the deadline and the
 //! reply timeout, and measures its own lateness (loop lag).
 
+use super::cluster::{Cluster, ClusterClient};
 use super::connection::Connection;
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
@@ -127,21 +128,7 @@ pub fn run_worker(setup: WorkerSetup) {
 
 async fn worker(s: WorkerSetup) {
     // Open every connection before the phase starts, so set-up is not measured.
-    let handles: Vec<_> = (0..s.connections)
-        .map(|_| {
-            let connect = s.phase.connect.clone();
-            tokio::task::spawn_local(async move { Client::connect(&connect).await })
-        })
-        .collect();
-    let mut streams: Vec<Stream> = Vec::with_capacity(s.connections);
-    let mut failure = None;
-    for h in handles {
-        match h.await {
-            Ok(Ok(c)) => streams.push(c.into_stream()),
-            Ok(Err(e)) => failure = failure.or(Some(e)),
-            Err(e) => failure = failure.or(Some(Error::Internal(e.to_string()))),
-        }
-    }
+    let (cluster, links, failure) = open_links(&s).await;
     let ready = match failure {
         Some(e) => Err(e),
         None => Ok(()),
@@ -170,7 +157,7 @@ async fn worker(s: WorkerSetup) {
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),
-        live: Cell::new(streams.len() as u32),
+        live: Cell::new(links.len() as u32),
         ended: Cell::new(None),
     });
     let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
@@ -178,8 +165,8 @@ async fn worker(s: WorkerSetup) {
     let key_span = s.phase.spec.keys.count();
     let sequence = Rc::new(Sequence::new(s.sequence.clone()));
     let now = Instant::now();
-    let mut ctls = Vec::with_capacity(streams.len());
-    for (i, stream) in streams.into_iter().enumerate() {
+    let mut ctls = Vec::with_capacity(links.len());
+    for (i, link) in links.into_iter().enumerate() {
         let ctl = Rc::new(ConnCtl::new(now));
         ctls.push(Rc::clone(&ctl));
         let index = (s.first_connection + i) as u64;
@@ -209,8 +196,25 @@ async fn worker(s: WorkerSetup) {
                 Rng::for_stream(s.seed ^ PACING_SEED, s.phase_index as u64, index),
             )
         });
-        let conn = Connection::new(generator, pacer, Rc::clone(&shared), ctl);
-        tokio::task::spawn_local(conn.run(stream));
+        match link {
+            Link::Cluster(streams) => {
+                let Some(cluster) = &cluster else {
+                    continue;
+                };
+                let client = ClusterClient::new(
+                    generator,
+                    Rc::clone(&shared),
+                    ctl,
+                    Rc::clone(cluster),
+                    streams,
+                );
+                tokio::task::spawn_local(client.run());
+            }
+            Link::Plain(stream) => {
+                let conn = Connection::new(generator, pacer, Rc::clone(&shared), ctl);
+                tokio::task::spawn_local(conn.run(stream));
+            }
+        }
     }
 
     let mut next_flush = measure_start + INTERVAL;
@@ -274,6 +278,71 @@ async fn worker(s: WorkerSetup) {
         lag,
         reconnects: shared.reconnects.get(),
     });
+}
+
+/// What one connection task starts with.
+enum Link {
+    /// A plain connection's stream.
+    Plain(Stream),
+    /// Cluster mode: a stream to each primary (by node index).
+    Cluster(Vec<(usize, Stream)>),
+}
+
+/// Open every connection of the worker: one per task, or in cluster mode one per task and
+/// primary (after reading the slot map). Returns the cluster view, the links, and the first
+/// failure.
+async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<Error>) {
+    let mut failure = None;
+    let cluster = match &s.phase.connect.cluster {
+        None => None,
+        Some(_) => match Cluster::load(&s.phase.connect).await {
+            Ok(c) => Some(c),
+            Err(e) => return (None, Vec::new(), Some(e)),
+        },
+    };
+    let targets: Vec<(usize, crate::spec::Connect)> = match &cluster {
+        None => vec![(0, s.phase.connect.clone())],
+        Some(c) => c
+            .primaries()
+            .into_iter()
+            .map(|i| (i, c.connect_of(i)))
+            .collect(),
+    };
+    let handles: Vec<Vec<_>> = (0..s.connections)
+        .map(|_| {
+            targets
+                .iter()
+                .map(|(i, connect)| {
+                    let (i, connect) = (*i, connect.clone());
+                    tokio::task::spawn_local(async move {
+                        Client::connect(&connect)
+                            .await
+                            .map(|c| (i, c.into_stream()))
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let mut links = Vec::with_capacity(s.connections);
+    for task in handles {
+        let mut streams = Vec::with_capacity(targets.len());
+        for h in task {
+            match h.await {
+                Ok(Ok(c)) => streams.push(c),
+                Ok(Err(e)) => failure = failure.or(Some(e)),
+                Err(e) => failure = failure.or(Some(Error::Internal(e.to_string()))),
+            }
+        }
+        links.push(match (&cluster, streams.pop()) {
+            (None, Some((_, stream))) => Link::Plain(stream),
+            (None, None) => continue,
+            (Some(_), last) => {
+                streams.extend(last);
+                Link::Cluster(streams)
+            }
+        });
+    }
+    (cluster, links, failure)
 }
 
 /// User and system CPU seconds of the calling thread.

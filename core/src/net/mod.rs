@@ -1,6 +1,7 @@
 //! Transports and the connection handshake.
 
 mod client;
+pub mod cluster;
 mod stream;
 mod tls;
 

@@ -105,7 +105,7 @@ pub fn table(report: &Report) -> String {
     for p in &report.phases {
         let _ = writeln!(
             out,
-            "\nPhase {} ({}): {} requests in {:.2} s, {} connections on {} threads{}",
+            "\nPhase {} ({}): {} requests in {:.2} s, {} connections{} on {} threads{}",
             p.name,
             if p.measured {
                 "measured"
@@ -115,6 +115,11 @@ pub fn table(report: &Report) -> String {
             p.totals.ops,
             p.duration_s,
             p.client.connections,
+            if p.nodes.is_empty() {
+                ""
+            } else {
+                " per primary"
+            },
             p.client.threads,
             if p.interrupted { ", INTERRUPTED" } else { "" }
         );
@@ -152,6 +157,23 @@ pub fn table(report: &Report) -> String {
             if l.cpu_over_limit { " (OVER 80%: the server, not only the client, may be the limit)" } else { "" },
             l.peak_used_memory as f64 / 1e6,
             l.observer_info_ms
+        );
+    }
+    if !report.nodes.is_empty() {
+        let _ = writeln!(out);
+        stats_block(
+            &mut out,
+            "PER NODE",
+            &report.totals,
+            &report.nodes,
+            report.duration_s,
+        );
+    }
+    if report.totals.redirects > 0 {
+        let _ = writeln!(
+            out,
+            "Redirects: {} (MOVED/ASK followed, TRYAGAIN/CLUSTERDOWN retried; not errors)",
+            report.totals.redirects
         );
     }
     let c = &report.client;

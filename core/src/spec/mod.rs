@@ -289,6 +289,13 @@ impl Phase {
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
+        if connect.cluster.is_some() && spec.load.rate.is_some() {
+            return Err(Error::spec(
+                format!("{prefix}load.rate"),
+                "open loop is not supported in cluster mode yet (target.cluster): leave \
+                 load.rate out for a closed loop",
+            ));
+        }
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -304,6 +311,9 @@ impl Phase {
             }
             let mut steps = Vec::new();
             for mut compiled in c.compile(&path)? {
+                if connect.cluster.is_some() {
+                    cluster_check(&compiled, &spec.keys.prefix, &path)?;
+                }
                 if commands.iter().any(|o| o.label == compiled.label) {
                     return Err(Error::spec(
                         path,
@@ -345,6 +355,32 @@ impl Phase {
             mix,
         })
     }
+}
+
+/// In cluster mode, refuse a command that sends several keys which may hash to different
+/// slots (the cluster answers CROSSSLOT): unless the key prefix has a hash tag, which puts
+/// every key in one slot.
+fn cluster_check(c: &Compiled, prefix: &str, path: &str) -> Result<()> {
+    let keys = c
+        .args
+        .iter()
+        .filter(|a| matches!(a, Arg::Key | Arg::FreshKey))
+        .count();
+    let fresh = c.args.iter().any(|a| matches!(a, Arg::FreshKey));
+    let tagged = crate::net::cluster::hash_part(prefix.as_bytes()).len() < prefix.len();
+    if fresh && keys > 1 && !tagged {
+        return Err(Error::spec(
+            path,
+            format!(
+                "`{}` sends {keys} different keys, which hash to different slots: Redis \
+                 Cluster refuses that (CROSSSLOT). In cluster mode use single-key commands, \
+                 or give keys.prefix a hash tag (e.g. \"{{k}}:\") so that every key shares \
+                 one slot (and one node)",
+                c.label
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Phases with the same TLS settings share one client configuration: it is built once per run
@@ -427,6 +463,21 @@ mod tests {
             (4, 8, Some(7000))
         );
         assert_eq!(w.phases[1].commands.len(), 2);
+    }
+
+    #[test]
+    fn cluster_mode_refuses_multi_slot_commands_and_open_loop() {
+        let e =
+            err("target = { cluster = true }\ncommands = [{ name = 'get' }, { name = 'mset' }]");
+        assert!(e.contains("commands[1]") && e.contains("CROSSSLOT"), "{e}");
+        let ok = "target = { cluster = true }\nkeys = { prefix = '{k}:' }\ncommands = [{ name = 'mget' }]";
+        assert!(Workload::from_toml_str(ok).is_ok());
+        let e = err("target = { cluster = true }\nload = { rate = 100 }");
+        assert!(e.contains("load.rate"), "{e}");
+        let e = err("target = { cluster = true, db = 2 }");
+        assert!(e.contains("target.db"), "{e}");
+        let w = Workload::from_toml_str("target = { cluster = true, port = 7000 }").unwrap();
+        assert_eq!(w.to_json_value()["target"]["cluster"], true);
     }
 
     #[test]

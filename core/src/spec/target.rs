@@ -1,6 +1,7 @@
 //! Where the traffic goes: `[target]`, its URL form and the resolved endpoint.
 
 use super::{SpecDuration, Tls, TlsConnect};
+use crate::net::cluster::NodeAddr;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -42,6 +43,19 @@ pub struct Target {
     /// TLS settings (left out of the normalized spec while TLS is off and nothing is set).
     #[serde(default, skip_serializing_if = "Tls::is_default")]
     pub tls: Tls,
+    /// Redis Cluster: read the slot map (`CLUSTER SLOTS`) and send each request to the
+    /// primary that owns its key's slot, following MOVED and ASK redirections. In cluster
+    /// mode `load.connections` counts connections per primary node.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cluster: bool,
+    /// Cluster nodes (`host:port`) to read the slot map from, tried in order (default: the
+    /// target itself). Needs `cluster = true`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cluster_seeds: Vec<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn default_client_name() -> String {
@@ -68,6 +82,8 @@ impl Default for Target {
             protocol: default_protocol(),
             connect_timeout: default_connect_timeout(),
             tls: Tls::default(),
+            cluster: false,
+            cluster_seeds: Vec::new(),
         }
     }
 }
@@ -115,6 +131,8 @@ pub struct Connect {
     pub connect_timeout: Duration,
     /// TLS, when on: the shared client configuration and the server name to verify.
     pub tls: Option<TlsConnect>,
+    /// Cluster mode: the seed nodes to read the slot map from (`None`: not a cluster).
+    pub cluster: Option<Vec<NodeAddr>>,
 }
 
 impl Target {
@@ -132,6 +150,7 @@ impl Target {
             protocol: self.protocol,
             connect_timeout: self.connect_timeout.0,
             tls: None,
+            cluster: None,
         };
         let mut tls_url = false;
         if let Some(unix) = &self.unix {
@@ -179,7 +198,60 @@ impl Target {
             Endpoint::Unix(_) => None,
         };
         c.tls = self.tls.resolve(self.tls.enabled || tls_url, host, path)?;
+        c.cluster = self.cluster_seeds(&c, path)?;
         Ok(c)
+    }
+
+    /// The cluster seeds, checked: `None` unless `cluster` is set.
+    fn cluster_seeds(
+        &self,
+        c: &Connect,
+        path: &str,
+    ) -> Result<Option<Vec<NodeAddr>>, crate::Error> {
+        if !self.cluster {
+            if !self.cluster_seeds.is_empty() {
+                return Err(crate::Error::spec(
+                    format!("{path}target.cluster_seeds"),
+                    "applies to cluster mode only: set target.cluster = true too",
+                ));
+            }
+            return Ok(None);
+        }
+        let own = match &c.endpoint {
+            Endpoint::Tcp { host, port } => NodeAddr {
+                host: host.clone(),
+                port: *port,
+            },
+            Endpoint::Unix(_) => {
+                return Err(crate::Error::spec(
+                    format!("{path}target.cluster"),
+                    "cluster mode needs a TCP target (host and port), not a Unix socket: \
+                     cluster nodes announce TCP addresses",
+                ))
+            }
+        };
+        if c.db != 0 {
+            return Err(crate::Error::spec(
+                format!("{path}target.db"),
+                format!("{}: Redis Cluster has database 0 only", c.db),
+            ));
+        }
+        if self.cluster_seeds.is_empty() {
+            return Ok(Some(vec![own]));
+        }
+        self.cluster_seeds
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                NodeAddr::parse(s).ok_or_else(|| {
+                    crate::Error::spec(
+                        format!("{path}target.cluster_seeds[{i}]"),
+                        format!("`{s}` is not host:port (e.g. \"10.0.0.1:7000\")"),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some)
     }
 }
 
@@ -320,6 +392,39 @@ mod tests {
         let tls = c.tls.expect("rediss:// turns TLS on");
         assert_eq!(tls.server_name.to_str(), "cache.example.org");
         assert!(resolve("redis://h").unwrap().tls.is_none());
+        let cluster = |extra: &str| {
+            Target {
+                cluster: true,
+                cluster_seeds: vec![extra.into()],
+                ..Target::default()
+            }
+            .resolve("")
+        };
+        let seeds = cluster("[::1]:7001").unwrap().cluster.unwrap();
+        assert_eq!(seeds[0].to_string(), "[::1]:7001");
+        let err = cluster("nope").unwrap_err().to_string();
+        assert!(err.contains("target.cluster_seeds[0]"), "{err}");
+        let own = Target {
+            cluster: true,
+            port: Some(7000),
+            ..Target::default()
+        };
+        assert_eq!(own.resolve("").unwrap().cluster.unwrap()[0].port, 7000);
+        let unix = Target {
+            cluster: true,
+            unix: Some("/tmp/s".into()),
+            ..Target::default()
+        };
+        assert!(unix
+            .resolve("")
+            .unwrap_err()
+            .to_string()
+            .contains("target.cluster"));
+        let seeds_alone = Target {
+            cluster_seeds: vec!["h:1".into()],
+            ..Target::default()
+        };
+        assert!(seeds_alone.resolve("").is_err());
         for bad in [
             "http://x",
             "redis://h:0",

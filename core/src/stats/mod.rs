@@ -7,6 +7,7 @@ pub use recorder::{
     new_histogram, CommandRecorder, ErrorKinds, Recorder, MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
 };
 pub use report::{
-    decode_histogram, encode_histogram, percentile, stats_of, summarize, timeline_row, ClientStats,
-    IntervalLatency, Latency, PhaseReport, Report, ServerFacts, Stats, TimelineRow, SCHEMA_VERSION,
+    decode_histogram, encode_histogram, node_stats, percentile, stats_of, summarize, timeline_row,
+    ClientStats, IntervalLatency, Latency, PhaseReport, Report, ServerFacts, Stats, TimelineRow,
+    SCHEMA_VERSION,
 };

@@ -124,6 +124,9 @@ pub struct CommandRecorder {
     pub bytes_sent: u64,
     /// Reply bytes read.
     pub bytes_received: u64,
+    /// Cluster mode: redirections followed (MOVED, ASK) and TRYAGAIN / CLUSTERDOWN retries.
+    /// A request that succeeds after a redirection counts once in `ops`, as a success.
+    pub redirects: u64,
 }
 
 impl CommandRecorder {
@@ -152,6 +155,7 @@ impl CommandRecorder {
         self.error_kinds.merge(&other.error_kinds);
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
+        self.redirects += other.redirects;
     }
 }
 
@@ -160,6 +164,8 @@ impl CommandRecorder {
 pub struct Recorder {
     /// Indexed like the phase's command list.
     pub commands: Vec<CommandRecorder>,
+    /// Cluster mode: per node (`host:port`), the requests it answered last (or failed on).
+    pub nodes: Vec<(Box<str>, CommandRecorder)>,
 }
 
 impl Recorder {
@@ -167,6 +173,28 @@ impl Recorder {
     pub fn new(n: usize) -> Self {
         Recorder {
             commands: (0..n).map(|_| CommandRecorder::default()).collect(),
+            nodes: Vec::new(),
+        }
+    }
+
+    /// The recorder of node `index` (in the recording thread's numbering); `names` gives the
+    /// names of the nodes not yet seen, so indexes below its length are always present.
+    #[inline]
+    pub fn node(&mut self, index: usize, names: impl Fn(usize) -> String) -> &mut CommandRecorder {
+        while self.nodes.len() <= index {
+            let name = names(self.nodes.len()).into_boxed_str();
+            self.nodes.push((name, CommandRecorder::default()));
+        }
+        &mut self.nodes[index].1
+    }
+
+    /// Add `other`'s per-node recorders into this one's, matching nodes by name.
+    pub fn merge_nodes(&mut self, other: &Recorder) {
+        for (name, r) in &other.nodes {
+            match self.nodes.iter_mut().find(|(n, _)| n == name) {
+                Some((_, mine)) => mine.merge(r),
+                None => self.nodes.push((name.clone(), r.clone())),
+            }
         }
     }
 
@@ -175,6 +203,7 @@ impl Recorder {
         for (a, b) in self.commands.iter_mut().zip(&other.commands) {
             a.merge(b);
         }
+        self.merge_nodes(other);
     }
 
     /// All commands merged into one.

@@ -72,6 +72,14 @@ pub struct Stats {
     /// Open loop only: the service-time histogram, encoded like `histogram`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_histogram: Option<String>,
+    /// Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
+    /// CLUSTERDOWN. They are not errors: a request that succeeds after them is a success.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redirects: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One row of the per-interval timeline.
@@ -175,6 +183,10 @@ pub struct PhaseReport {
     /// `totals.ops_per_sec` and the timeline's `ops_per_sec` for the rate achieved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
+    /// Cluster mode: per node (`host:port`), the requests it answered (the last node a
+    /// redirected request went to) or failed on; left out when not a cluster run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, Stats>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }
@@ -198,6 +210,10 @@ pub struct Report {
     pub totals: Stats,
     /// Measured phases together, per command label.
     pub commands: BTreeMap<String, Stats>,
+    /// Cluster mode: measured phases together, per node (`host:port`); left out when not a
+    /// cluster run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, Stats>,
     /// Measured phases' timelines, one after the other (`t` keeps counting).
     pub timeline: Vec<TimelineRow>,
     /// The client's own cost over all phases.
@@ -307,7 +323,18 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
         histogram: encode_histogram(&r.latency.histogram),
         service_ms: r.service.as_deref().map(latency_of),
         service_histogram: r.service.as_deref().map(|s| encode_histogram(&s.histogram)),
+        redirects: r.redirects,
     }
+}
+
+/// Cluster mode: the stats of each node (by `host:port`), from a merged recorder; empty when
+/// not a cluster run.
+pub fn node_stats(rec: &Recorder, secs: f64) -> BTreeMap<String, Stats> {
+    rec.nodes
+        .iter()
+        .filter(|(_, r)| r.ops > 0)
+        .map(|(name, r)| (name.to_string(), stats_of(r, secs)))
+        .collect()
 }
 
 /// Base64 of the V2 compressed encoding, as HdrHistogram's other implementations read it.

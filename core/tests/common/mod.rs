@@ -402,3 +402,117 @@ impl TlsServer {
         format!("rediss://127.0.0.1:{}", self.tls_port)
     }
 }
+
+/// A Redis Cluster of real servers on free loopback ports: `primaries` primaries with
+/// `replicas` replicas each, joined with `redis-cli --cluster create`; killed on drop.
+pub struct Cluster {
+    pub nodes: Vec<Server>,
+}
+
+impl Cluster {
+    /// Start the cluster and wait until every node says `cluster_state:ok` (and, with
+    /// replicas, until CLUSTER SLOTS lists them: a replica is listed once it synced).
+    pub fn start(primaries: usize, replicas: usize) -> Cluster {
+        let n = primaries * (1 + replicas);
+        let nodes: Vec<Server> = (0..n)
+            .map(|_| {
+                let bus = free_port().to_string();
+                Server::start(&[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    "nodes.conf",
+                    "--cluster-node-timeout",
+                    "2000",
+                    "--cluster-port",
+                    &bus,
+                    "--repl-diskless-sync-delay",
+                    "0",
+                ])
+            })
+            .collect();
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|s| format!("127.0.0.1:{}", s.port))
+            .collect();
+        let out = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addrs)
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
+            .output()
+            .expect("redis-cli must be installed");
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create failed: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        let cluster = Cluster { nodes };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let ok = cluster
+                .nodes
+                .iter()
+                .all(|s| s.cli(&["CLUSTER", "INFO"]).contains("cluster_state:ok"));
+            let synced = replicas == 0
+                || cluster.nodes.iter().all(|s| {
+                    // redis-cli prints one line per field: each node listed gives its IP.
+                    let slots = s.cli(&["CLUSTER", "SLOTS"]);
+                    slots.lines().filter(|l| *l == "127.0.0.1").count() == n
+                });
+            if ok && synced {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the cluster did not come up");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        cluster
+    }
+
+    /// The nodes that are primaries now.
+    pub fn primaries(&self) -> Vec<&Server> {
+        self.nodes
+            .iter()
+            .filter(|s| s.cli(&["ROLE"]).lines().next() == Some("master"))
+            .collect()
+    }
+
+    /// The first node's port, as a seed.
+    pub fn port(&self) -> u16 {
+        self.nodes[0].port
+    }
+}
+
+impl Server {
+    /// Send each command (one per line) through one redis-cli and return one line per reply.
+    pub fn cli_batch(&self, commands: &[String]) -> Vec<String> {
+        use std::io::Write as _;
+        let mut child = Command::new("redis-cli")
+            .args(["-p", &self.port.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("redis-cli must be installed");
+        let mut input = child.stdin.take().unwrap();
+        for c in commands {
+            writeln!(input, "{c}").unwrap();
+        }
+        drop(input);
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.to_string())
+            .collect()
+    }
+
+    /// Kill the server now (SIGKILL), as a crash would.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// This node's cluster id.
+    pub fn node_id(&self) -> String {
+        self.cli(&["CLUSTER", "MYID"])
+    }
+}

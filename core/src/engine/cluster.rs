@@ -1,0 +1,860 @@
+//! Cluster mode: one logical client per `connections` index, holding one connection to every
+//! primary it sends to. Each request goes to the primary that owns its key's slot, so the
+//! cluster sees exactly the key distribution of the spec.
+//!
+//! - Routing: the slot of the request's first argument (the key of nearly every command);
+//!   a request without arguments goes to the owner of slot 0.
+//! - Pipelining: up to `pipeline` requests in flight per node connection. The next request
+//!   waits (and the client reads replies) while its node's pipeline is full.
+//! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map from
+//!   `CLUSTER SLOTS` is scheduled (at most one per [`REFRESH_EVERY`] per thread), and the
+//!   same request bytes are sent again to the new node. ASK: `ASKING` then the request, to
+//!   the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again after a backoff.
+//!   At most [`MAX_TRIES`] retries, then the error reply counts as an error. Retries are
+//!   counted as `redirects`; a request that finally succeeds is a success.
+//! - A node connection that fails: its requests in flight fail as `CONNECTION` errors, the
+//!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
+//!   fail as `CONNECTION` errors too.
+
+use super::control::{ConnCtl, Interrupt, Shared};
+use super::generator::Generator;
+use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
+use crate::net::{Client, Stream};
+use crate::resp::{Framer, Reply};
+use crate::spec::Connect;
+use crate::stats::CommandRecorder;
+use crate::Result;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::{poll_fn, Future};
+use std::rc::Rc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+use tokio::io::ReadBuf;
+
+/// Retries of one request (redirections and TRYAGAIN / CLUSTERDOWN) before its error reply
+/// is counted as an error.
+pub const MAX_TRIES: u8 = 5;
+/// Least time between two refreshes of the slot map, per worker thread.
+pub const REFRESH_EVERY: Duration = Duration::from_millis(100);
+const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
+const NO_NODE: u16 = u16::MAX;
+const READ_BUFFER: usize = 64 * 1024;
+/// Answered request bytes kept before the retry buffer is compacted.
+const SENT_COMPACT: usize = 64 * 1024;
+const BACKOFF_MIN: Duration = Duration::from_millis(10);
+const BACKOFF_MAX: Duration = Duration::from_secs(1);
+/// First backoff before retrying after TRYAGAIN or CLUSTERDOWN (doubled per try).
+const RETRY_DELAY: Duration = Duration::from_millis(20);
+
+/// The slot map as one worker thread sees it.
+struct Topology {
+    /// Known nodes; only ever appended to, so indexes stay valid.
+    nodes: Vec<NodeAddr>,
+    /// `host:port` of each node.
+    names: Vec<String>,
+    /// Node index of each slot (`NO_NODE`: unknown).
+    slots: Box<[u16]>,
+    seeds: Vec<NodeAddr>,
+    last_refresh: Instant,
+    stale: bool,
+    refreshing: bool,
+}
+
+/// One worker thread's view of the cluster, shared by its clients.
+pub struct Cluster {
+    topo: RefCell<Topology>,
+    base: Connect,
+}
+
+impl Cluster {
+    /// Read the slot map from the seeds of `base.cluster` (or its endpoint).
+    pub async fn load(base: &Connect) -> Result<Rc<Cluster>> {
+        let seeds = base.cluster.clone().unwrap_or_default();
+        let map = SlotMap::fetch(&seeds, base).await?;
+        let cluster = Cluster {
+            topo: RefCell::new(Topology {
+                nodes: Vec::new(),
+                names: Vec::new(),
+                slots: vec![NO_NODE; SLOTS].into_boxed_slice(),
+                seeds,
+                last_refresh: Instant::now(),
+                stale: false,
+                refreshing: false,
+            }),
+            base: base.clone(),
+        };
+        cluster.apply(&map);
+        Ok(Rc::new(cluster))
+    }
+
+    fn apply(&self, map: &SlotMap) {
+        for r in &map.ranges {
+            let i = self.index_of(&r.primary) as u16;
+            let mut t = self.topo.borrow_mut();
+            t.slots[r.start as usize..=r.end as usize].fill(i);
+        }
+    }
+
+    /// The node index of `addr`, added when new.
+    fn index_of(&self, addr: &NodeAddr) -> usize {
+        let mut t = self.topo.borrow_mut();
+        match t.nodes.iter().position(|n| n == addr) {
+            Some(i) => i,
+            None => {
+                t.nodes.push(addr.clone());
+                t.names.push(addr.to_string());
+                t.nodes.len() - 1
+            }
+        }
+    }
+
+    /// The indexes of the nodes that own slots now, each once.
+    pub fn primaries(&self) -> Vec<usize> {
+        let t = self.topo.borrow();
+        let mut out: Vec<usize> = Vec::new();
+        for &s in t.slots.iter() {
+            if s != NO_NODE && !out.contains(&(s as usize)) {
+                out.push(s as usize);
+            }
+        }
+        out
+    }
+
+    /// Connection settings for node `i`.
+    pub fn connect_of(&self, i: usize) -> Connect {
+        self.topo.borrow().nodes[i].connect(&self.base)
+    }
+
+    fn name(&self, i: usize) -> String {
+        self.topo.borrow().names[i].clone()
+    }
+
+    #[inline]
+    fn route(&self, slot: u16) -> usize {
+        match self.topo.borrow().slots[slot as usize] {
+            NO_NODE => 0,
+            n => n as usize,
+        }
+    }
+
+    fn moved(&self, slot: u16, to: usize) {
+        let mut t = self.topo.borrow_mut();
+        t.slots[slot as usize] = to as u16;
+        t.stale = true;
+    }
+
+    fn mark_stale(&self) {
+        self.topo.borrow_mut().stale = true;
+    }
+
+    /// Re-read the slot map when it is known to be stale, at most once per
+    /// [`REFRESH_EVERY`]; from the known nodes first, then the seeds.
+    async fn refresh_if_stale(&self) {
+        let sources = {
+            let mut t = self.topo.borrow_mut();
+            if !t.stale || t.refreshing || t.last_refresh.elapsed() < REFRESH_EVERY {
+                return;
+            }
+            t.refreshing = true;
+            let mut s: Vec<NodeAddr> = t.nodes.clone();
+            s.extend(t.seeds.iter().filter(|n| !t.nodes.contains(n)).cloned());
+            s
+        };
+        let map = SlotMap::fetch(&sources, &self.base).await;
+        {
+            let mut t = self.topo.borrow_mut();
+            t.refreshing = false;
+            t.last_refresh = Instant::now();
+            if map.is_ok() {
+                t.stale = false;
+            }
+        }
+        if let Ok(map) = map {
+            self.apply(&map);
+        }
+    }
+}
+
+/// The slot of a RESP-encoded request's first argument (slot 0 without one).
+#[inline]
+pub fn request_slot(req: &[u8]) -> u16 {
+    fn header(req: &[u8], i: &mut usize) -> Option<usize> {
+        let mut n = 0usize;
+        let mut j = *i + 1;
+        while let Some(&b) = req.get(j) {
+            if b == b'\r' {
+                *i = j + 2;
+                return Some(n);
+            }
+            n = n * 10 + b.wrapping_sub(b'0') as usize;
+            j += 1;
+        }
+        None
+    }
+    let mut i = 0;
+    let Some(count) = header(req, &mut i) else {
+        return 0;
+    };
+    if count < 2 {
+        return 0;
+    }
+    let Some(name_len) = header(req, &mut i) else {
+        return 0;
+    };
+    i += name_len + 2;
+    let Some(key_len) = header(req, &mut i) else {
+        return 0;
+    };
+    match req.get(i..i + key_len) {
+        Some(key) => key_slot(key),
+        None => 0,
+    }
+}
+
+/// A request written (or about to be) and not yet answered.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    cmd: u16,
+    measured: bool,
+    /// The `ASKING` before a redirected request: its reply is not recorded.
+    asking: bool,
+    tries: u8,
+    /// Length of its bytes.
+    len: u32,
+    /// When it was first generated (latency runs from here, across redirections).
+    intended: Instant,
+}
+
+/// A request to send again.
+struct Retry {
+    /// Where (`None`: route by slot again).
+    node: Option<usize>,
+    asking: bool,
+    due: Instant,
+    p: Pending,
+    bytes: Vec<u8>,
+}
+
+/// One connection of a client, to one node.
+struct Node {
+    stream: Option<Stream>,
+    ever_connected: bool,
+    framer: Framer,
+    inflight: VecDeque<Pending>,
+    wbuf: Vec<u8>,
+    /// The bytes of the requests in flight, in order, from `sent_head` (for retries).
+    sent: Vec<u8>,
+    sent_head: usize,
+    rbuf: Vec<u8>,
+    rstart: usize,
+    rend: usize,
+    down_until: Option<Instant>,
+    backoff: Duration,
+}
+
+impl Node {
+    fn new(stream: Option<Stream>) -> Node {
+        Node {
+            ever_connected: stream.is_some(),
+            stream,
+            framer: Framer::new(),
+            inflight: VecDeque::new(),
+            wbuf: Vec::new(),
+            sent: Vec::new(),
+            sent_head: 0,
+            rbuf: vec![0; READ_BUFFER],
+            rstart: 0,
+            rend: 0,
+            down_until: None,
+            backoff: BACKOFF_MIN,
+        }
+    }
+
+    fn down(&self, now: Instant) -> bool {
+        self.stream.is_none() && self.down_until.is_some_and(|d| now < d)
+    }
+}
+
+/// What became of a request offered to a node.
+enum Placed {
+    Sent,
+    Full,
+    Failed,
+}
+
+/// A logical client of the cluster: one connection per node it talks to.
+pub struct ClusterClient {
+    generator: Generator,
+    shared: Rc<Shared>,
+    ctl: Rc<ConnCtl>,
+    cluster: Rc<Cluster>,
+    nodes: Vec<Node>,
+    /// The request just generated.
+    req: Vec<u8>,
+    /// A generated request waiting for room on its node (its bytes in `req`).
+    parked: Option<(usize, Pending)>,
+    retries: VecDeque<Retry>,
+    now: Instant,
+    next_read: usize,
+}
+
+impl ClusterClient {
+    /// A client generating with `generator`, starting with `streams` (node index, stream).
+    pub fn new(
+        generator: Generator,
+        shared: Rc<Shared>,
+        ctl: Rc<ConnCtl>,
+        cluster: Rc<Cluster>,
+        streams: Vec<(usize, Stream)>,
+    ) -> Self {
+        let mut c = ClusterClient {
+            generator,
+            shared,
+            ctl,
+            cluster,
+            nodes: Vec::new(),
+            req: Vec::with_capacity(4096),
+            parked: None,
+            retries: VecDeque::new(),
+            now: Instant::now(),
+            next_read: 0,
+        };
+        for (i, s) in streams {
+            c.ensure_node(i);
+            c.nodes[i] = Node::new(Some(s));
+        }
+        c
+    }
+
+    fn ensure_node(&mut self, i: usize) {
+        while self.nodes.len() <= i {
+            self.nodes.push(Node::new(None));
+        }
+    }
+
+    /// Run until there is nothing more to send and nothing in flight, or until aborted.
+    pub async fn run(mut self) {
+        let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
+        self.shared
+            .connected
+            .set(self.shared.connected.get() + open);
+        loop {
+            match self.drive().await {
+                Ok(()) => break,
+                Err(Interrupt::Timeout) => {
+                    for i in 0..self.nodes.len() {
+                        if !self.nodes[i].inflight.is_empty() {
+                            self.node_failed(i, b"TIMEOUT");
+                            self.nodes[i].down_until = None;
+                        }
+                    }
+                }
+                Err(_) => {
+                    for i in 0..self.nodes.len() {
+                        self.node_failed(i, b"ABORTED");
+                    }
+                    let mut rec = self.shared.recorder.borrow_mut();
+                    let parked = self.parked.take().map(|(_, p)| p);
+                    for p in parked
+                        .into_iter()
+                        .chain(self.retries.drain(..).map(|r| r.p))
+                    {
+                        if p.measured {
+                            let c = &mut rec.commands[p.cmd as usize];
+                            c.ops += 1;
+                            c.errors += 1;
+                            c.error_kinds.add(b"ABORTED", 1);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
+        self.shared
+            .connected
+            .set(self.shared.connected.get() - open);
+        self.ctl.waiting.set(false);
+        self.shared.live.set(self.shared.live.get() - 1);
+        let now = Instant::now();
+        if self.shared.ended.get().is_none_or(|e| e < now) {
+            self.shared.ended.set(Some(now));
+        }
+    }
+
+    fn inflight(&self) -> usize {
+        self.nodes.iter().map(|n| n.inflight.len()).sum()
+    }
+
+    fn finished(&self) -> bool {
+        self.shared.stopping.get() || self.shared.budget.get() == 0 || self.generator.exhausted()
+    }
+
+    async fn drive(&mut self) -> std::result::Result<(), Interrupt> {
+        loop {
+            self.cluster.refresh_if_stale().await;
+            let idle = self.inflight() == 0;
+            self.dispatch_retries();
+            self.fill();
+            self.flush().await?;
+            if idle {
+                self.ctl.last_progress.set(Instant::now());
+            }
+            if self.inflight() == 0 {
+                if self.parked.is_none() && self.retries.is_empty() && self.finished() {
+                    return Ok(());
+                }
+                // Waiting for a retry's time, or for a node that is down.
+                let mut wake = self.now + BACKOFF_MIN;
+                if let Some(r) = self.retries.iter().map(|r| r.due).min() {
+                    wake = wake.min(r);
+                }
+                self.sleep_until(wake).await?;
+                self.now = Instant::now();
+                continue;
+            }
+            self.ctl.waiting.set(true);
+            let (i, read) = self.read_any().await?;
+            self.ctl.waiting.set(false);
+            self.now = Instant::now();
+            match read {
+                Some(n) if n > 0 => {
+                    self.ctl.last_progress.set(self.now);
+                    self.nodes[i].rend += n;
+                    if !self.process(i) {
+                        self.node_failed(i, b"PROTOCOL");
+                    }
+                }
+                _ => self.node_failed(i, b"CONNECTION"),
+            }
+        }
+    }
+
+    async fn sleep_until(&self, t: Instant) -> std::result::Result<(), Interrupt> {
+        let mut sleep = std::pin::pin!(tokio::time::sleep_until(t.into()));
+        let ctl = &*self.ctl;
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            why => Poll::Ready(Err(why)),
+        })
+        .await
+    }
+
+    /// Queue the retries that are due on their nodes.
+    fn dispatch_retries(&mut self) {
+        let mut k = 0;
+        while k < self.retries.len() {
+            if self.retries[k].due > self.now {
+                k += 1;
+                continue;
+            }
+            let Some(r) = self.retries.remove(k) else {
+                break;
+            };
+            let node = r
+                .node
+                .unwrap_or_else(|| self.cluster.route(request_slot(&r.bytes)));
+            self.ensure_node(node);
+            if self.nodes[node].down(self.now) {
+                self.fail(node, r.p, b"CONNECTION");
+                continue;
+            }
+            let n = &mut self.nodes[node];
+            if r.asking {
+                n.wbuf.extend_from_slice(ASKING);
+                n.sent.extend_from_slice(ASKING);
+                n.inflight.push_back(Pending {
+                    asking: true,
+                    len: ASKING.len() as u32,
+                    ..r.p
+                });
+            }
+            n.wbuf.extend_from_slice(&r.bytes);
+            n.sent.extend_from_slice(&r.bytes);
+            n.inflight.push_back(r.p);
+        }
+    }
+
+    /// Generate requests until one finds its node's pipeline full, or nothing more may start.
+    fn fill(&mut self) {
+        if let Some((node, p)) = self.parked.take() {
+            match self.place(node, p) {
+                Placed::Full => {
+                    self.parked = Some((node, p));
+                    return;
+                }
+                Placed::Failed => return,
+                Placed::Sent => {}
+            }
+        }
+        let shared = Rc::clone(&self.shared);
+        while !shared.stopping.get() && !self.generator.exhausted() {
+            let measured = self.now >= shared.measure_start;
+            if measured && !shared.claim() {
+                break;
+            }
+            self.req.clear();
+            let cmd = self.generator.next(&mut self.req, shared.budget.get());
+            let node = self.cluster.route(request_slot(&self.req));
+            let p = Pending {
+                cmd: cmd as u16,
+                measured,
+                asking: false,
+                tries: 0,
+                len: self.req.len() as u32,
+                intended: self.now,
+            };
+            match self.place(node, p) {
+                Placed::Sent => {}
+                Placed::Full => {
+                    self.parked = Some((node, p));
+                    break;
+                }
+                // One request failed on a node that is down: let the others make progress.
+                Placed::Failed => break,
+            }
+        }
+    }
+
+    /// Offer the request in `req` to `node`.
+    fn place(&mut self, node: usize, p: Pending) -> Placed {
+        self.ensure_node(node);
+        if self.nodes[node].down(self.now) {
+            self.fail(node, p, b"CONNECTION");
+            return Placed::Failed;
+        }
+        let n = &mut self.nodes[node];
+        if n.inflight.len() >= self.shared.pipeline {
+            return Placed::Full;
+        }
+        n.wbuf.extend_from_slice(&self.req);
+        n.sent.extend_from_slice(&self.req);
+        n.inflight.push_back(p);
+        Placed::Sent
+    }
+
+    /// Count `p` as failed with `kind` on `node`.
+    fn fail(&self, node: usize, p: Pending, kind: &[u8]) {
+        if !p.measured || p.asking {
+            return;
+        }
+        let mut rec = self.shared.recorder.borrow_mut();
+        let count = |c: &mut CommandRecorder| {
+            c.ops += 1;
+            c.errors += 1;
+            c.error_kinds.add(kind, 1);
+        };
+        count(&mut rec.commands[p.cmd as usize]);
+        count(rec.node(node, |i| self.cluster.name(i)));
+    }
+
+    /// Node `i`'s connection failed (or timed out): fail what it had in flight with `kind`,
+    /// drop it, reconnect later with backoff, refresh the map.
+    fn node_failed(&mut self, i: usize, kind: &[u8]) {
+        let pending: Vec<Pending> = self.nodes[i].inflight.drain(..).collect();
+        for p in pending {
+            self.fail(i, p, kind);
+        }
+        let now = self.now;
+        let n = &mut self.nodes[i];
+        if n.stream.take().is_some() {
+            self.shared.connected.set(self.shared.connected.get() - 1);
+        }
+        n.wbuf.clear();
+        n.sent.clear();
+        n.sent_head = 0;
+        n.framer.reset();
+        n.rstart = 0;
+        n.rend = 0;
+        n.down_until = Some(now + n.backoff);
+        n.backoff = (n.backoff * 2).min(BACKOFF_MAX);
+        self.cluster.mark_stale();
+    }
+
+    /// Connect where needed and write every node's queued requests.
+    async fn flush(&mut self) -> std::result::Result<(), Interrupt> {
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].wbuf.is_empty() {
+                continue;
+            }
+            if self.nodes[i].stream.is_none() {
+                match Client::connect(&self.cluster.connect_of(i)).await {
+                    Ok(c) => {
+                        let n = &mut self.nodes[i];
+                        n.stream = Some(c.into_stream());
+                        if n.ever_connected {
+                            self.shared.reconnects.set(self.shared.reconnects.get() + 1);
+                        }
+                        n.ever_connected = true;
+                        n.down_until = None;
+                        n.backoff = BACKOFF_MIN;
+                        self.shared.connected.set(self.shared.connected.get() + 1);
+                    }
+                    Err(_) => {
+                        self.now = Instant::now();
+                        self.node_failed(i, b"CONNECTION");
+                        continue;
+                    }
+                }
+            }
+            match self.write_all(i).await {
+                Ok(true) => self.nodes[i].wbuf.clear(),
+                Ok(false) => {
+                    self.now = Instant::now();
+                    self.node_failed(i, b"CONNECTION");
+                }
+                Err(why) => return Err(why),
+            }
+        }
+        Ok(())
+    }
+
+    /// Write node `i`'s buffer: `Ok(false)` when the connection failed.
+    async fn write_all(&mut self, i: usize) -> std::result::Result<bool, Interrupt> {
+        let ctl = &*self.ctl;
+        let n = &mut self.nodes[i];
+        let Some(stream) = n.stream.as_mut() else {
+            return Ok(false);
+        };
+        let buf = &n.wbuf;
+        let mut written = 0;
+        poll_fn(|cx| loop {
+            if written == buf.len() {
+                return Poll::Ready(Ok(true));
+            }
+            match ctl.check(cx.waker()) {
+                Interrupt::None => {}
+                why => return Poll::Ready(Err(why)),
+            }
+            match stream.poll_write_buf(cx, &buf[written..]) {
+                Poll::Ready(Ok(0)) | Poll::Ready(Err(_)) => return Poll::Ready(Ok(false)),
+                Poll::Ready(Ok(n)) => written += n,
+                Poll::Pending => return Poll::Pending,
+            }
+        })
+        .await
+    }
+
+    /// Read from whichever node with requests in flight has data first: `(node, Some(bytes))`
+    /// (0: closed) or `(node, None)` when its connection failed.
+    async fn read_any(&mut self) -> std::result::Result<(usize, Option<usize>), Interrupt> {
+        let ctl = &*self.ctl;
+        let nodes = &mut self.nodes;
+        let start = self.next_read;
+        self.next_read = self.next_read.wrapping_add(1);
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None => {
+                let len = nodes.len();
+                for k in 0..len {
+                    let i = (start + k) % len;
+                    let n = &mut nodes[i];
+                    if n.inflight.is_empty() {
+                        continue;
+                    }
+                    let Some(s) = n.stream.as_mut() else {
+                        continue;
+                    };
+                    let mut rb = ReadBuf::new(&mut n.rbuf[n.rend..]);
+                    match s.poll_read_buf(cx, &mut rb) {
+                        Poll::Ready(Ok(())) => {
+                            return Poll::Ready(Ok((i, Some(rb.filled().len()))))
+                        }
+                        Poll::Ready(Err(_)) => return Poll::Ready(Ok((i, None))),
+                        Poll::Pending => {}
+                    }
+                }
+                Poll::Pending
+            }
+            why => Poll::Ready(Err(why)),
+        })
+        .await
+    }
+
+    /// Frame and record (or retry) every complete reply in node `i`'s read buffer; false on
+    /// a protocol error.
+    fn process(&mut self, i: usize) -> bool {
+        let ClusterClient {
+            nodes,
+            shared,
+            cluster,
+            retries,
+            now,
+            ..
+        } = self;
+        let now = *now;
+        let n = &mut nodes[i];
+        let mut rec = shared.recorder.borrow_mut();
+        loop {
+            let buf = &n.rbuf[n.rstart..n.rend];
+            let (len, reply) = match n.framer.next(buf) {
+                Ok(Some(r)) => r,
+                Ok(None) => break,
+                Err(_) => return false,
+            };
+            if reply == Reply::Push {
+                n.rstart += len;
+                continue;
+            }
+            let Some(p) = n.inflight.pop_front() else {
+                return false;
+            };
+            let at = n.sent_head;
+            n.sent_head += p.len as usize;
+            if p.asking {
+                n.rstart += len;
+                continue;
+            }
+            if let Reply::Error { kind } = &reply {
+                if p.tries < MAX_TRIES {
+                    if let Some(retry) = redirect(&buf[..len], &buf[kind.clone()], i, cluster, now)
+                    {
+                        // Backoff doubles with each try.
+                        let due = now + (retry.due - now) * (1u32 << p.tries);
+                        if p.measured {
+                            rec.commands[p.cmd as usize].redirects += 1;
+                        }
+                        retries.push_back(Retry {
+                            p: Pending {
+                                tries: p.tries + 1,
+                                ..p
+                            },
+                            bytes: n.sent[at..at + p.len as usize].to_vec(),
+                            due,
+                            ..retry
+                        });
+                        n.rstart += len;
+                        continue;
+                    }
+                }
+            }
+            if p.measured {
+                let latency = now.duration_since(p.intended).as_nanos() as u64;
+                let reads = shared.reads[p.cmd as usize];
+                let record = |c: &mut CommandRecorder| {
+                    c.ops += 1;
+                    c.bytes_sent += p.len as u64;
+                    c.bytes_received += len as u64;
+                    c.record_latency(latency);
+                    match &reply {
+                        Reply::Error { kind } => {
+                            c.errors += 1;
+                            c.error_kinds.add(&buf[kind.clone()], 1);
+                        }
+                        Reply::Value if reads => c.hits += 1,
+                        Reply::Nil | Reply::Empty if reads => c.misses += 1,
+                        _ => {}
+                    }
+                };
+                record(&mut rec.commands[p.cmd as usize]);
+                record(rec.node(i, |k| cluster.name(k)));
+            }
+            n.rstart += len;
+        }
+        if n.inflight.is_empty() {
+            n.sent.clear();
+            n.sent_head = 0;
+        } else if n.sent_head >= SENT_COMPACT {
+            // A pipeline that never drains: drop the answered bytes now and then, so the
+            // buffer stays bounded by what is in flight.
+            n.sent.copy_within(n.sent_head.., 0);
+            n.sent.truncate(n.sent.len() - n.sent_head);
+            n.sent_head = 0;
+        }
+        if n.rstart == n.rend {
+            n.rstart = 0;
+            n.rend = 0;
+        } else if n.rend == n.rbuf.len() {
+            if n.rstart > 0 {
+                n.rbuf.copy_within(n.rstart..n.rend, 0);
+                n.rend -= n.rstart;
+                n.rstart = 0;
+            } else {
+                n.rbuf.resize(n.rbuf.len() * 2, 0);
+            }
+        }
+        true
+    }
+}
+
+/// What to do about an error reply `line` (`-KIND ...\r\n`) of first word `kind`, from node
+/// `from`: a retry (its request and bytes left to fill), or `None` to count it as an error.
+fn redirect(
+    line: &[u8],
+    kind: &[u8],
+    from: usize,
+    cluster: &Cluster,
+    now: Instant,
+) -> Option<Retry> {
+    let blank = Pending {
+        cmd: 0,
+        measured: false,
+        asking: false,
+        tries: 0,
+        len: 0,
+        intended: now,
+    };
+    let retry = |node, asking, due| Retry {
+        node,
+        asking,
+        due,
+        p: blank,
+        bytes: Vec::new(),
+    };
+    match kind {
+        b"MOVED" | b"ASK" => {
+            let text = std::str::from_utf8(line.get(1..line.len().saturating_sub(2))?).ok()?;
+            let mut words = text.split_ascii_whitespace().skip(1);
+            let slot: u16 = words
+                .next()?
+                .parse()
+                .ok()
+                .filter(|s| (*s as usize) < SLOTS)?;
+            let addr = words.next()?;
+            let addr = match addr.strip_prefix(':') {
+                // An empty host: the node that answered.
+                Some(port) => {
+                    let from_host = cluster.topo.borrow().nodes[from].host.clone();
+                    NodeAddr {
+                        host: from_host,
+                        port: port.parse().ok()?,
+                    }
+                }
+                None => NodeAddr::parse(addr)?,
+            };
+            let to = cluster.index_of(&addr);
+            if kind == b"MOVED" {
+                cluster.moved(slot, to);
+                Some(retry(Some(to), false, now))
+            } else {
+                Some(retry(Some(to), true, now))
+            }
+        }
+        b"TRYAGAIN" => Some(retry(Some(from), false, now + RETRY_DELAY)),
+        b"CLUSTERDOWN" => {
+            cluster.mark_stale();
+            Some(retry(None, false, now + RETRY_DELAY * 4))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resp::encode::encode_command;
+
+    #[test]
+    fn request_slot_reads_the_first_argument() {
+        let mut buf = Vec::new();
+        encode_command(&mut buf, &[b"SET", b"foo", b"bar"]);
+        assert_eq!(request_slot(&buf), 12182);
+        buf.clear();
+        encode_command(&mut buf, &[b"HSET", b"{user1000}.x", b"f", b"v"]);
+        assert_eq!(request_slot(&buf), key_slot(b"user1000"));
+        buf.clear();
+        encode_command(&mut buf, &[b"PING"]);
+        assert_eq!(request_slot(&buf), 0);
+        assert_eq!(request_slot(b"*2\r\n$3\r\nGET"), 0);
+    }
+}

@@ -1,0 +1,197 @@
+//! Cluster mode against a real 6-node Redis Cluster (3 primaries, 3 replicas).
+
+mod common;
+
+use common::{workload, Cluster};
+use respload::run;
+use serde_json::json;
+use std::sync::Mutex;
+
+/// One cluster at a time: six servers per test racing for free ports (and for two CPU
+/// cores, with the failover timing) would make these tests flaky.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn start(primaries: usize, replicas: usize) -> (std::sync::MutexGuard<'static, ()>, Cluster) {
+    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    (guard, Cluster::start(primaries, replicas))
+}
+
+#[test]
+fn sets_are_routed_to_the_node_owning_each_key() {
+    let (_one, cluster) = start(3, 1);
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "pipeline": 4, "requests": 3000, "threads": 2 },
+        "keys": { "range": [0, 2999], "distribution": "sequential" },
+        "values": { "size": 8 },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!(report.totals.ops, 3000);
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert_eq!(report.totals.redirects, 0);
+    let primaries = cluster.primaries();
+    assert_eq!(primaries.len(), 3);
+    assert_eq!(report.nodes.len(), 3, "{:?}", report.nodes.keys());
+    let mut owners = vec![0; 3000];
+    let mut total = 0;
+    for p in &primaries {
+        let name = format!("127.0.0.1:{}", p.port);
+        let node = &report.nodes[&name];
+        // Every SET the node saw came from the run, and the report says which node got what.
+        assert_eq!(node.ops, p.calls("set"), "{name}");
+        assert!(node.ops > 500, "{name}: {}", node.ops);
+        assert_eq!(p.dbsize(), node.ops, "{name}");
+        // A node stores a key only when it owns the key's slot (else it answers MOVED).
+        let stored = p.cli(&["KEYS", "*"]);
+        for (k, key) in stored.lines().enumerate() {
+            let i: usize = key.strip_prefix("key:").unwrap().parse().unwrap();
+            owners[i] += 1;
+            // And the node answers for it directly (a sample: redis-cli is slow to start).
+            if k % 50 == 0 {
+                assert_eq!(p.cli(&["EXISTS", key]), "1");
+            }
+        }
+        total += node.ops;
+    }
+    assert_eq!(total, 3000);
+    // Each key is on exactly one primary: the one owning its slot.
+    assert!(owners.iter().all(|&n| n == 1));
+    assert_eq!(report.phases[0].nodes.len(), 3);
+}
+
+/// The primary serving `key` now: the one that answers a GET for it without MOVED.
+fn owner<'a>(primaries: &[&'a common::Server], key: &str) -> &'a common::Server {
+    primaries
+        .iter()
+        .find(|p| !p.cli(&["GET", key]).starts_with("MOVED"))
+        .unwrap()
+}
+
+#[test]
+fn moved_slots_are_followed_and_counted_as_redirects() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let from = owner(&primaries, "key:0");
+    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    // GETs only: the slot stays empty, so it may move while the run goes on.
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "pipeline": 2, "duration": "2s", "threads": 1 },
+        "keys": { "range": [0, 9] },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    let id = to.node_id();
+    // The new owner first, then the old one (which then answers MOVED), then the rest.
+    assert_eq!(to.cli(&["CLUSTER", "SETSLOT", &slot, "NODE", &id]), "OK");
+    assert_eq!(from.cli(&["CLUSTER", "SETSLOT", &slot, "NODE", &id]), "OK");
+    for p in &primaries {
+        if p.port != from.port && p.port != to.port {
+            p.cli(&["CLUSTER", "SETSLOT", &slot, "NODE", &id]);
+        }
+    }
+    let report = runner.wait().unwrap();
+    assert_eq!(owner(&primaries, "key:0").port, to.port);
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert!(report.totals.redirects >= 1, "no redirect counted");
+    assert_eq!(report.commands["GET"].redirects, report.totals.redirects);
+    // The map was refreshed: a handful of redirects, not one per request after the move.
+    assert!(report.totals.redirects < 100, "{}", report.totals.redirects);
+    let served: u64 = primaries.iter().map(|p| p.calls("get")).sum();
+    // Every request is answered once, by the node owning its key when it arrived (a MOVED
+    // reply is a rejected call, not counted in commandstats), plus the test's own 2 GETs
+    // answered by an owner.
+    assert_eq!(served, report.totals.ops + 2);
+}
+
+#[test]
+fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
+    let (_one, mut cluster) = start(3, 1);
+    let victim = cluster
+        .nodes
+        .iter()
+        .position(|s| s.cli(&["ROLE"]).lines().next() == Some("master"))
+        .unwrap();
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.nodes[(victim + 1) % 6].port, "cluster": true },
+        "load": { "connections": 2, "pipeline": 2, "duration": "9s", "threads": 1 },
+        "keys": { "range": [0, 9999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    cluster.nodes[victim].kill();
+    let report = runner.wait().unwrap();
+    let t = &report.totals;
+    assert!(t.errors > 0, "the kill went unnoticed");
+    assert!(
+        t.errors_by_kind.contains_key("CONNECTION"),
+        "{:?}",
+        t.errors_by_kind
+    );
+    // Every request is either a success or an error, each counted once, on some node.
+    let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
+    assert_eq!(by_node, t.ops);
+    let node_errors: u64 = report.nodes.values().map(|n| n.errors).sum();
+    assert_eq!(node_errors, t.errors);
+    // After the failover (node timeout 2 s), traffic flows again without errors.
+    let tail = &report.timeline[report.timeline.len() - 2..];
+    assert!(
+        tail.iter().all(|r| r.ops > 0 && r.errors == 0),
+        "{:?}",
+        report
+            .timeline
+            .iter()
+            .map(|r| (r.t, r.ops, r.errors))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let from = owner(&primaries, "key:0");
+    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    // A migration under way: the old owner answers ASK for keys it does not hold.
+    let (from_id, to_id) = (from.node_id(), to.node_id());
+    assert_eq!(
+        to.cli(&["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id]),
+        "OK"
+    );
+    assert_eq!(
+        from.cli(&["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id]),
+        "OK"
+    );
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 1, "requests": 200 },
+        "keys": { "range": [0, 0] },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert_eq!(report.totals.misses, 200);
+    // Every request was asked along: the map still says the old owner.
+    assert_eq!(report.totals.redirects, 200);
+    let name = format!("127.0.0.1:{}", to.port);
+    assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
+    assert_eq!(to.calls("asking"), 200);
+}
