@@ -195,3 +195,21 @@ fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
     assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
     assert_eq!(to.calls("asking"), 200);
 }
+
+#[test]
+fn open_loop_keeps_its_rate_across_the_nodes() {
+    let (_one, cluster) = start(3, 0);
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "duration": "2s", "rate": 3000 },
+        "keys": { "range": [0, 9999] },
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!((t.ops_per_sec - 3000.0).abs() < 60.0, "{}", t.ops_per_sec);
+    assert!(t.service_ms.is_some());
+    assert_eq!(report.nodes.len(), 3);
+    let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
+    assert_eq!(by_node, t.ops);
+}
