@@ -213,3 +213,32 @@ fn open_loop_keeps_its_rate_across_the_nodes() {
     let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
     assert_eq!(by_node, t.ops);
 }
+
+#[test]
+fn stop_gives_a_partial_report_with_every_request_accounted_for() {
+    let (_one, cluster) = start(3, 0);
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 3, "pipeline": 8, "duration": "20s", "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let report = runner.stop().unwrap();
+    assert!(report.interrupted);
+    assert!(report.duration_s < 5.0, "{}", report.duration_s);
+    let t = &report.totals;
+    assert!(t.ops > 1000, "{}", t.ops);
+    // Requests cut off by the stop are errors (ABORTED), never lost.
+    assert_eq!(
+        t.errors,
+        t.errors_by_kind.get("ABORTED").copied().unwrap_or(0)
+    );
+    let sets: u64 = cluster.primaries().iter().map(|p| p.calls("set")).sum();
+    assert!(
+        sets >= t.ops - t.errors && sets <= t.ops,
+        "{sets} {}",
+        t.ops
+    );
+}
