@@ -242,3 +242,30 @@ fn stop_gives_a_partial_report_with_every_request_accounted_for() {
         t.ops
     );
 }
+
+#[test]
+fn clusterdown_is_retried_after_a_backoff() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let from = owner(&primaries, "key:0");
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "duration": "2s", "threads": 1 },
+        "keys": { "range": [0, 99] },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // One slot served by no node: the cluster is down (full coverage is required) ...
+    for p in &primaries {
+        p.cli(&["CLUSTER", "DELSLOTS", &slot]);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // ... until its owner takes it back.
+    assert_eq!(from.cli(&["CLUSTER", "ADDSLOTS", &slot]), "OK");
+    let report = runner.wait().unwrap();
+    let t = &report.totals;
+    assert!(t.redirects > 0, "no CLUSTERDOWN seen");
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+}
