@@ -195,3 +195,77 @@ fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
     assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
     assert_eq!(to.calls("asking"), 200);
 }
+
+#[test]
+fn open_loop_keeps_its_rate_across_the_nodes() {
+    let (_one, cluster) = start(3, 0);
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "duration": "2s", "rate": 3000 },
+        "keys": { "range": [0, 9999] },
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!((t.ops_per_sec - 3000.0).abs() < 60.0, "{}", t.ops_per_sec);
+    assert!(t.service_ms.is_some());
+    assert_eq!(report.nodes.len(), 3);
+    let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
+    assert_eq!(by_node, t.ops);
+}
+
+#[test]
+fn stop_gives_a_partial_report_with_every_request_accounted_for() {
+    let (_one, cluster) = start(3, 0);
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 3, "pipeline": 8, "duration": "20s", "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let report = runner.stop().unwrap();
+    assert!(report.interrupted);
+    assert!(report.duration_s < 5.0, "{}", report.duration_s);
+    let t = &report.totals;
+    assert!(t.ops > 1000, "{}", t.ops);
+    // Requests cut off by the stop are errors (ABORTED), never lost.
+    assert_eq!(
+        t.errors,
+        t.errors_by_kind.get("ABORTED").copied().unwrap_or(0)
+    );
+    let sets: u64 = cluster.primaries().iter().map(|p| p.calls("set")).sum();
+    assert!(
+        sets >= t.ops - t.errors && sets <= t.ops,
+        "{sets} {}",
+        t.ops
+    );
+}
+
+#[test]
+fn clusterdown_is_retried_after_a_backoff() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let from = owner(&primaries, "key:0");
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "duration": "2s", "threads": 1 },
+        "keys": { "range": [0, 99] },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // One slot served by no node: the cluster is down (full coverage is required) ...
+    for p in &primaries {
+        p.cli(&["CLUSTER", "DELSLOTS", &slot]);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // ... until its owner takes it back.
+    assert_eq!(from.cli(&["CLUSTER", "ADDSLOTS", &slot]), "OK");
+    let report = runner.wait().unwrap();
+    let t = &report.totals;
+    assert!(t.redirects > 0, "no CLUSTERDOWN seen");
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+}

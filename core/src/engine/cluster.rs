@@ -6,6 +6,8 @@
 //!   a request without arguments goes to the owner of slot 0.
 //! - Pipelining: up to `pipeline` requests in flight per node connection. The next request
 //!   waits (and the client reads replies) while its node's pipeline is full.
+//! - Open loop: the client is paced like a standalone connection; a request waiting for room
+//!   on its node keeps its intended send time.
 //! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map from
 //!   `CLUSTER SLOTS` is scheduled (at most one per [`REFRESH_EVERY`] per thread), and the
 //!   same request bytes are sent again to the new node. ASK: `ASKING` then the request, to
@@ -18,6 +20,7 @@
 
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
+use super::pacer::Pacer;
 use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
@@ -222,8 +225,11 @@ struct Pending {
     tries: u8,
     /// Length of its bytes.
     len: u32,
-    /// When it was first generated (latency runs from here, across redirections).
+    /// When it was first generated, or was due in open loop (latency runs from here,
+    /// across redirections).
     intended: Instant,
+    /// When it was queued for its (last) write: service time in open loop runs from here.
+    start: Instant,
 }
 
 /// A request to send again.
@@ -286,6 +292,8 @@ enum Placed {
 /// A logical client of the cluster: one connection per node it talks to.
 pub struct ClusterClient {
     generator: Generator,
+    /// Open loop: the schedule of intended send times.
+    pacer: Option<Pacer>,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     cluster: Rc<Cluster>,
@@ -300,9 +308,11 @@ pub struct ClusterClient {
 }
 
 impl ClusterClient {
-    /// A client generating with `generator`, starting with `streams` (node index, stream).
+    /// A client generating with `generator` (paced by `pacer` in open loop), starting with
+    /// `streams` (node index, stream).
     pub fn new(
         generator: Generator,
+        pacer: Option<Pacer>,
         shared: Rc<Shared>,
         ctl: Rc<ConnCtl>,
         cluster: Rc<Cluster>,
@@ -310,6 +320,7 @@ impl ClusterClient {
     ) -> Self {
         let mut c = ClusterClient {
             generator,
+            pacer,
             shared,
             ctl,
             cluster,
@@ -392,7 +403,12 @@ impl ClusterClient {
     }
 
     async fn drive(&mut self) -> std::result::Result<(), Interrupt> {
+        let open = self.pacer.is_some();
         loop {
+            if open {
+                // One clock reading per pass tells which intended send times have come.
+                self.now = Instant::now();
+            }
             self.cluster.refresh_if_stale().await;
             let idle = self.inflight() == 0;
             self.dispatch_retries();
@@ -405,19 +421,27 @@ impl ClusterClient {
                 if self.parked.is_none() && self.retries.is_empty() && self.finished() {
                     return Ok(());
                 }
-                // Waiting for a retry's time, or for a node that is down.
+                // Waiting for a retry's time, a node that is down, or the next request's time.
                 let mut wake = self.now + BACKOFF_MIN;
                 if let Some(r) = self.retries.iter().map(|r| r.due).min() {
                     wake = wake.min(r);
+                }
+                if let Some(p) = &self.pacer {
+                    if !self.finished() && self.parked.is_none() {
+                        wake = wake.min(p.due());
+                    }
                 }
                 self.sleep_until(wake).await?;
                 self.now = Instant::now();
                 continue;
             }
             self.ctl.waiting.set(true);
-            let (i, read) = self.read_any().await?;
+            let got = self.read_any().await?;
             self.ctl.waiting.set(false);
             self.now = Instant::now();
+            let Some((i, read)) = got else {
+                continue; // the next request is due
+            };
             match read {
                 Some(n) if n > 0 => {
                     self.ctl.last_progress.set(self.now);
@@ -472,7 +496,10 @@ impl ClusterClient {
             }
             n.wbuf.extend_from_slice(&r.bytes);
             n.sent.extend_from_slice(&r.bytes);
-            n.inflight.push_back(r.p);
+            n.inflight.push_back(Pending {
+                start: self.now,
+                ..r.p
+            });
         }
     }
 
@@ -490,7 +517,12 @@ impl ClusterClient {
         }
         let shared = Rc::clone(&self.shared);
         while !shared.stopping.get() && !self.generator.exhausted() {
-            let measured = self.now >= shared.measure_start;
+            let intended = match &self.pacer {
+                Some(p) if p.due() > self.now => break,
+                Some(p) => p.due(),
+                None => self.now,
+            };
+            let measured = intended >= shared.measure_start;
             if measured && !shared.claim() {
                 break;
             }
@@ -503,8 +535,12 @@ impl ClusterClient {
                 asking: false,
                 tries: 0,
                 len: self.req.len() as u32,
-                intended: self.now,
+                intended,
+                start: self.now,
             };
+            if let Some(p) = &mut self.pacer {
+                p.advance();
+            }
             match self.place(node, p) {
                 Placed::Sent => {}
                 Placed::Full => {
@@ -530,7 +566,10 @@ impl ClusterClient {
         }
         n.wbuf.extend_from_slice(&self.req);
         n.sent.extend_from_slice(&self.req);
-        n.inflight.push_back(p);
+        n.inflight.push_back(Pending {
+            start: self.now,
+            ..p
+        });
         Placed::Sent
     }
 
@@ -637,9 +676,17 @@ impl ClusterClient {
     }
 
     /// Read from whichever node with requests in flight has data first: `(node, Some(bytes))`
-    /// (0: closed) or `(node, None)` when its connection failed.
-    async fn read_any(&mut self) -> std::result::Result<(usize, Option<usize>), Interrupt> {
+    /// (0: closed) or `(node, None)` when its connection failed; `None` in open loop when
+    /// the next request fell due first.
+    async fn read_any(&mut self) -> std::result::Result<Option<(usize, Option<usize>)>, Interrupt> {
         let ctl = &*self.ctl;
+        let due = match &self.pacer {
+            Some(p) if self.parked.is_none() && !self.finished() => Some(p.due()),
+            _ => None,
+        };
+        let sleep = due.map(|d| tokio::time::sleep_until(d.into()));
+        let mut sleep = std::pin::pin!(sleep);
+        let shared = &*self.shared;
         let nodes = &mut self.nodes;
         let start = self.next_read;
         self.next_read = self.next_read.wrapping_add(1);
@@ -658,13 +705,16 @@ impl ClusterClient {
                     let mut rb = ReadBuf::new(&mut n.rbuf[n.rend..]);
                     match s.poll_read_buf(cx, &mut rb) {
                         Poll::Ready(Ok(())) => {
-                            return Poll::Ready(Ok((i, Some(rb.filled().len()))))
+                            return Poll::Ready(Ok(Some((i, Some(rb.filled().len())))))
                         }
-                        Poll::Ready(Err(_)) => return Poll::Ready(Ok((i, None))),
+                        Poll::Ready(Err(_)) => return Poll::Ready(Ok(Some((i, None)))),
                         Poll::Pending => {}
                     }
                 }
-                Poll::Pending
+                match sleep.as_mut().as_pin_mut() {
+                    Some(s) if !shared.stopping.get() => s.poll(cx).map(|_| Ok(None)),
+                    _ => Poll::Pending,
+                }
             }
             why => Poll::Ready(Err(why)),
         })
@@ -674,6 +724,7 @@ impl ClusterClient {
     /// Frame and record (or retry) every complete reply in node `i`'s read buffer; false on
     /// a protocol error.
     fn process(&mut self, i: usize) -> bool {
+        let open = self.pacer.is_some();
         let ClusterClient {
             nodes,
             shared,
@@ -730,12 +781,16 @@ impl ClusterClient {
             }
             if p.measured {
                 let latency = now.duration_since(p.intended).as_nanos() as u64;
+                let service = open.then(|| now.duration_since(p.start).as_nanos() as u64);
                 let reads = shared.reads[p.cmd as usize];
                 let record = |c: &mut CommandRecorder| {
                     c.ops += 1;
                     c.bytes_sent += p.len as u64;
                     c.bytes_received += len as u64;
                     c.record_latency(latency);
+                    if let Some(ns) = service {
+                        c.record_service(ns);
+                    }
                     match &reply {
                         Reply::Error { kind } => {
                             c.errors += 1;
@@ -793,6 +848,7 @@ fn redirect(
         tries: 0,
         len: 0,
         intended: now,
+        start: now,
     };
     let retry = |node, asking, due| Retry {
         node,

@@ -203,6 +203,7 @@ async fn worker(s: WorkerSetup) {
                 };
                 let client = ClusterClient::new(
                     generator,
+                    pacer,
                     Rc::clone(&shared),
                     ctl,
                     Rc::clone(cluster),

@@ -289,13 +289,6 @@ impl Phase {
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
-        if connect.cluster.is_some() && spec.load.rate.is_some() {
-            return Err(Error::spec(
-                format!("{prefix}load.rate"),
-                "open loop is not supported in cluster mode yet (target.cluster): leave \
-                 load.rate out for a closed loop",
-            ));
-        }
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -466,14 +459,12 @@ mod tests {
     }
 
     #[test]
-    fn cluster_mode_refuses_multi_slot_commands_and_open_loop() {
+    fn cluster_mode_refuses_multi_slot_commands() {
         let e =
             err("target = { cluster = true }\ncommands = [{ name = 'get' }, { name = 'mset' }]");
         assert!(e.contains("commands[1]") && e.contains("CROSSSLOT"), "{e}");
         let ok = "target = { cluster = true }\nkeys = { prefix = '{k}:' }\ncommands = [{ name = 'mget' }]";
         assert!(Workload::from_toml_str(ok).is_ok());
-        let e = err("target = { cluster = true }\nload = { rate = 100 }");
-        assert!(e.contains("load.rate"), "{e}");
         let e = err("target = { cluster = true, db = 2 }");
         assert!(e.contains("target.db"), "{e}");
         let w = Workload::from_toml_str("target = { cluster = true, port = 7000 }").unwrap();
