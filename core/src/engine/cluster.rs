@@ -18,6 +18,7 @@
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
 
+use super::connection::settle_read_buffer;
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
@@ -816,18 +817,7 @@ impl ClusterClient {
             n.sent.truncate(n.sent.len() - n.sent_head);
             n.sent_head = 0;
         }
-        if n.rstart == n.rend {
-            n.rstart = 0;
-            n.rend = 0;
-        } else if n.rend == n.rbuf.len() {
-            if n.rstart > 0 {
-                n.rbuf.copy_within(n.rstart..n.rend, 0);
-                n.rend -= n.rstart;
-                n.rstart = 0;
-            } else {
-                n.rbuf.resize(n.rbuf.len() * 2, 0);
-            }
-        }
+        settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend);
         true
     }
 }

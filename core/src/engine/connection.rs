@@ -322,19 +322,7 @@ impl Connection {
             }
             self.rstart += len;
         }
-        if self.rstart == self.rend {
-            self.rstart = 0;
-            self.rend = 0;
-        } else if self.rend == self.rbuf.len() {
-            // A reply larger than the free space: move it to the front, or grow.
-            if self.rstart > 0 {
-                self.rbuf.copy_within(self.rstart..self.rend, 0);
-                self.rend -= self.rstart;
-                self.rstart = 0;
-            } else {
-                self.rbuf.resize(self.rbuf.len() * 2, 0);
-            }
-        }
+        settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
         Ok(())
     }
 
@@ -389,5 +377,22 @@ impl Connection {
             }
         })
         .await
+    }
+}
+
+/// After framing: rewind an emptied read buffer; when a partial reply fills it to the end,
+/// move that reply to the front, or grow the buffer if it already starts there.
+pub(super) fn settle_read_buffer(buf: &mut Vec<u8>, start: &mut usize, end: &mut usize) {
+    if *start == *end {
+        *start = 0;
+        *end = 0;
+    } else if *end == buf.len() {
+        if *start > 0 {
+            buf.copy_within(*start..*end, 0);
+            *end -= *start;
+            *start = 0;
+        } else {
+            buf.resize(buf.len() * 2, 0);
+        }
     }
 }
