@@ -407,7 +407,7 @@ fn commands_rows_run_count_and_stdout() {
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
-        (vec!["--cluster-mode"], "--cluster-mode"),
+        (vec!["--transaction"], "--transaction"),
         (vec!["--reconnect-interval=5"], "--reconnect-interval"),
         (vec!["--wait-ratio", "1:1"], "--wait-ratio"),
         (vec!["--protocol=memcache_binary"], "--protocol"),
@@ -431,4 +431,53 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     let o = memtier_cli(&["--help"]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("--key-pattern"));
+}
+
+/// `--cluster-mode` runs memtier's workload against a 3-primary cluster: `-n allkeys` with
+/// `P:P` writes every key once, each on the primary owning its slot, without redirections.
+#[test]
+fn cluster_mode_writes_every_key_on_its_owner() {
+    let cluster = common::Cluster::start(3, 0);
+    let port = cluster.port().to_string();
+    let json = cluster.nodes[0].dir.join("mb.json");
+    let o = memtier_cli(&[
+        "--cluster-mode",
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--key-maximum=300",
+        "-n",
+        "allkeys",
+        "--key-pattern=P:P",
+        "--ratio=1:0",
+        "-d",
+        "20",
+        "--hide-histogram",
+        &format!("--json-out-file={}", json.display()),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let primaries = cluster.primaries();
+    let held: Vec<u64> = primaries.iter().map(|p| p.dbsize()).collect();
+    // memtier's keys run from --key-minimum (default 0) to --key-maximum inclusive.
+    assert_eq!(held.iter().sum::<u64>(), 301, "{held:?}");
+    assert!(
+        held.iter().all(|&n| n > 50),
+        "keys spread over the primaries: {held:?}"
+    );
+    for p in &primaries {
+        // Every key a node holds belongs to one of its slots: the node would refuse others.
+        assert_eq!(p.calls("set"), p.dbsize());
+    }
+    let mb: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(mb["ALL STATS"]["Totals"]["Count"], 301);
 }

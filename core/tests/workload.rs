@@ -38,11 +38,16 @@ fn template_arguments_with_spaces_quotes_and_binary_bytes_arrive_intact() {
             { "template": r#"SET line:{key} "two words \"quoted\" \x00\xff\r\n end""#, "label": "line" },
             { "template": ["SET", "list:{key}", "[  spaced  'single' \"double\" ]"], "label": "list" },
             { "template": "HSET h:{rand:5..5:4} {key} 'it\\'s'", "label": "tagged" },
+            { "template": ["SET", "{{key}:{key}", "{{value} {\"a\":{\"b\":1}}"], "label": "braces" },
         ],
     })))
     .unwrap();
     assert_eq!(report.totals.errors, 0);
     assert_eq!(report.totals.ops, 300);
+    assert_eq!(
+        server.cli(&["GET", "{key}:key:0"]),
+        r#"{value} {"a":{"b":1}}"#
+    );
     assert_eq!(
         server.cli(&["--no-raw", "GET", "line:key:1"]),
         r#""two words \"quoted\" \x00\xff\r\n end""#

@@ -16,7 +16,7 @@
 //! N measured phases `run 1` ... `run N`.
 
 use super::split_tool_line;
-use crate::spec::{parse_template, Arg, Template, Workload, MAX_VALUE_SIZE};
+use crate::spec::{escape_literal, Workload, MAX_VALUE_SIZE};
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 
@@ -401,7 +401,6 @@ fn unsupported(o: O) -> Option<&'static str> {
                           timeline of its JSON report instead)";
     Some(match o {
         O::Ipv4 | O::Ipv6 => "respload connects to the first address of the host that answers",
-        O::ClusterMode => "respload has no cluster client yet",
         O::Transaction => {
             "respload picks --command entries at random by weight, not in memtier's fixed \
              rotation, so a MULTI/EXEC rotation cannot be replayed"
@@ -455,8 +454,6 @@ enum Req {
 
 #[derive(Debug, Clone)]
 struct Cmd {
-    /// The `--command` text as given.
-    text: String,
     /// Its words, split as memtier splits them.
     args: Vec<Vec<u8>>,
     ratio: u32,
@@ -493,6 +490,8 @@ struct Cfg {
     connection_timeout: u32,
     select_db: u32,
     distinct_client_seed: bool,
+    /// `--cluster-mode`: `target.cluster`.
+    cluster_mode: bool,
     randomize: bool,
     commands: Vec<Cmd>,
     data_size: Option<u32>,
@@ -546,6 +545,7 @@ impl Default for Cfg {
             connection_timeout: 0,
             select_db: 0,
             distinct_client_seed: false,
+            cluster_mode: false,
             randomize: false,
             commands: Vec::new(),
             data_size: None,
@@ -812,6 +812,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             cfg.run_count = number(opt, v, 1, 1024, "a number of runs from 1 to 1024")?;
         }
         O::Debug => cfg.debug += 1,
+        O::ClusterMode => cfg.cluster_mode = true,
         O::OutFile => cfg.out_file = Some(v.to_string()),
         O::JsonOutFile => cfg.json_out_file = Some(v.to_string()),
         O::HdrFilePrefix => cfg.hdr_prefix = Some(v.to_string()),
@@ -1120,7 +1121,6 @@ fn command(opt: &str, text: &str) -> Result<Cmd> {
         ));
     }
     Ok(Cmd {
-        text: text.to_string(),
         args,
         ratio: 1,
         pattern: 'R',
@@ -1226,38 +1226,21 @@ fn quote_arg(arg: &[u8]) -> String {
 }
 
 /// A `--command` as a respload template: a list of arguments when all are text, else a line
-/// with quoted arguments. Literal arguments that respload would read as a placeholder
-/// (`{key}`, `{value}`, `{rand:...}`, a whole `{word}`) are errors: respload has no escape
-/// for them yet.
-fn template(opt: &str, cmd: &Cmd) -> Result<Json> {
-    for a in &cmd.args {
-        if a.as_slice() == KEY_PLACEHOLDER || a.as_slice() == DATA_PLACEHOLDER {
-            continue;
-        }
-        let parsed = parse_template(&Template::Line(format!("X {}", quote_arg(a))));
-        let literal = matches!(parsed.as_deref(), Ok([_, Arg::Lit(b)]) if **b == **a);
-        if !literal {
-            return Err(not_supported(
-                opt,
-                &format!(
-                    "the argument `{}` of --command=\"{}\" would be read as a respload \
-                     placeholder, and respload has no escape for braces yet",
-                    String::from_utf8_lossy(a),
-                    cmd.text
-                ),
-            ));
-        }
-    }
+/// with quoted arguments. Braces in literal arguments are escaped (`{{`), so that text such as
+/// `{key}` or a hash tag is sent as it is.
+fn template(cmd: &Cmd) -> Json {
     let words: Option<Vec<String>> = cmd
         .args
         .iter()
         .map(|a| match a.as_slice() {
             KEY_PLACEHOLDER => Some("{key}".to_string()),
             DATA_PLACEHOLDER => Some("{value}".to_string()),
-            other => String::from_utf8(other.to_vec()).ok(),
+            other => String::from_utf8(other.to_vec())
+                .ok()
+                .map(|t| escape_literal(&t)),
         })
         .collect();
-    Ok(match words {
+    match words {
         Some(list) => json!(list),
         // Bytes that are not UTF-8: a line with every literal argument quoted.
         None => json!(cmd
@@ -1266,11 +1249,11 @@ fn template(opt: &str, cmd: &Cmd) -> Result<Json> {
             .map(|a| match a.as_slice() {
                 KEY_PLACEHOLDER => "{key}".to_string(),
                 DATA_PLACEHOLDER => "{value}".to_string(),
-                other => quote_arg(other),
+                other => quote_arg(other).replace('{', "{{"),
             })
             .collect::<Vec<_>>()
             .join(" ")),
-    })
+    }
 }
 
 // ----------------------------------------------------------------------------------------
@@ -1573,7 +1556,7 @@ impl Cfg {
                     format!("{name}#{}", n + 1)
                 };
                 commands.push(json!({
-                    "template": template("--command", c)?,
+                    "template": template(c),
                     "label": label,
                     "weight": c.ratio,
                     "distribution": self.distribution(c.pattern),
@@ -1600,6 +1583,10 @@ impl Cfg {
             let mut tls = self.tls.clone();
             tls.insert("enabled".into(), json!(true));
             target.insert("tls".into(), Json::Object(tls));
+        }
+        if self.cluster_mode {
+            // memtier's clients each hold a connection to every shard: respload's model too.
+            target.insert("cluster".into(), json!(true));
         }
         if let Some(r) = self.rate_per_connection {
             // memtier limits each connection; respload's rate is the total.
@@ -1830,7 +1817,7 @@ Respload:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Distribution, Requests, ValueData, ValueSize};
+    use crate::spec::{Arg, Distribution, Requests, ValueData, ValueSize};
 
     fn args(line: &str) -> Vec<String> {
         crate::compat::split_command_line(line).unwrap()
@@ -1986,6 +1973,13 @@ mod tests {
             m.workload.phases[0].commands[0].args[2],
             Arg::Lit(vec![0xff, 0][..].into())
         );
+        // Braces are sent as they are, in text and in binary arguments.
+        let m = run(r#"--command="SET __key__ {value}" --command="SET {t} \"{x}\xff\"""#);
+        let p = &m.workload.phases[0];
+        assert_eq!(p.commands[0].args[2], Arg::Lit(b"{value}"[..].into()));
+        assert_eq!(p.commands[0].args[1], Arg::Key);
+        assert_eq!(p.commands[1].args[1], Arg::Lit(b"{t}"[..].into()));
+        assert_eq!(p.commands[1].args[2], Arg::Lit(b"{x}\xff"[..].into()));
     }
 
     #[test]
@@ -2010,7 +2004,7 @@ mod tests {
                 "--tls-protocols",
                 "TLS 1.0 or 1.1",
             ),
-            ("--cluster-mode", "--cluster-mode", "cluster"),
+            ("--transaction", "--transaction", "rotation"),
             ("--wait-ratio=1:1", "--wait-ratio", "WAIT"),
             ("-P memcache_text", "-P", "RESP only"),
             ("--multi-key-get=5", "--multi-key-get", "not supported"),
@@ -2033,7 +2027,6 @@ mod tests {
             ("--command=MULTI", "--command", "rotation"),
             ("--command='SET x__key__ 1'", "--command", "combined"),
             ("--command=__key__", "--command", "command name"),
-            ("--command='SET {key} 1'", "--command", "placeholder"),
             (
                 "--command='SET __key__ 1' --command-key-pattern=P --command='GET __key__'",
                 "--command-key-pattern",
@@ -2089,6 +2082,16 @@ mod tests {
             ));
             assert!(e.contains(&format!("target.tls.{field}")), "{e}");
         }
+    }
+
+    #[test]
+    fn cluster_mode_sets_target_cluster() {
+        let s = run("--cluster-mode -c 3 -t 2").workload.phases[0]
+            .spec
+            .clone();
+        assert!(s.target.cluster);
+        assert_eq!(s.load.connections, 6);
+        assert!(!run("-c 3").workload.phases[0].spec.target.cluster);
     }
 
     #[test]

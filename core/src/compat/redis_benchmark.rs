@@ -16,7 +16,7 @@
 
 use super::{bad_value, not_supported, split_tool_line, unknown_option, Options};
 use crate::output::redis_benchmark::{Format, OutputOptions};
-use crate::spec::{Target, MAX_VALUE_SIZE};
+use crate::spec::{escape_literal, Target, MAX_VALUE_SIZE};
 use crate::{Error, Result, Workload};
 use serde_json::{json, Map, Value as Json};
 
@@ -559,41 +559,18 @@ fn rand_placeholder(r: u64) -> String {
 fn command_phase(command: &[String], random: Option<u64>) -> Result<Json> {
     let mut args = Vec::with_capacity(command.len());
     for arg in command {
-        if let Some(text) = placeholder_like(arg) {
-            return Err(Error::spec(
-                "COMMAND",
-                format!(
-                    "the argument `{arg}` holds `{text}`, which respload's templates read as a \
-                     placeholder: sending it literally is not supported yet"
-                ),
-            ));
-        }
+        // Braces are sent as they are (hash tags, JSON, `{key}` text): escaped first, so
+        // that only the `__rand_int__` placeholders become random numbers.
+        let arg = escape_literal(arg);
         args.push(match random {
             Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
-            None => arg.clone(),
+            None => arg,
         });
     }
     Ok(json!({
         "name": command.join(" "),
         "commands": [{ "template": args }],
     }))
-}
-
-/// Text in `arg` that a template would not send as it is: a placeholder (`{key}`,
-/// `{keynum}`, `{value}`, `{rand:...}`) or a whole argument `{word}` (refused as a typo).
-fn placeholder_like(arg: &str) -> Option<String> {
-    for (start, _) in arg.match_indices('{') {
-        let Some(len) = arg[start..].find('}') else {
-            break;
-        };
-        let inner = &arg[start + 1..start + len];
-        let whole =
-            start == 0 && len + 1 == arg.len() && !inner.is_empty() && !inner.contains(['{', ':']);
-        if matches!(inner, "key" | "keynum" | "value") || inner.starts_with("rand:") || whole {
-            return Some(arg[start..=start + len].to_string());
-        }
-    }
-    None
 }
 
 /// Bytes of the command in RESP, which redis-benchmark reports as the payload of a command
@@ -610,7 +587,7 @@ fn resp_length(command: &[String]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Distribution, Requests, Template, ValueData};
+    use crate::spec::{Arg, Distribution, Part, Requests, Template, ValueData};
 
     fn parse(line: &str) -> RedisBenchmark {
         parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"))
@@ -893,22 +870,29 @@ mod tests {
     }
 
     #[test]
-    fn arguments_that_read_as_placeholders_are_refused() {
-        for (line, text) in [
+    fn arguments_that_read_as_placeholders_are_sent_as_they_are() {
+        for (line, arg) in [
             ("set k {value}", "{value}"),
-            ("set user:{key} v", "{key}"),
-            ("set k x{rand:1..2}", "{rand:1..2}"),
+            ("set user:{key} v", "user:{key}"),
+            ("set k x{rand:1..2}", "x{rand:1..2}"),
             ("set {tag} v", "{tag}"),
+            ("-r 10 set {key}:__rand_int__ v", "{key}:__rand_int__"),
+            (r#"set {user1}:x '{"a": 1}'"#, r#"{"a": 1}"#),
         ] {
-            let e = err(line);
-            assert!(
-                e.contains(&format!("holds `{text}`")) && e.contains("not supported yet"),
-                "{line}: {e}"
-            );
+            let rb = parse(line);
+            let args = &rb.workload.phases[0].commands[0].args;
+            let want = Arg::Lit(arg.as_bytes().into());
+            if line.starts_with("-r") {
+                // `{key}` stays text; `__rand_int__` becomes a random number beside it.
+                let Arg::Parts(parts) = &args[1] else {
+                    panic!("{line}: {args:?}")
+                };
+                assert_eq!(parts[0], Part::Lit(b"{key}:"[..].into()), "{line}");
+                assert!(matches!(parts[1], Part::Rand(0, 9, 12)), "{line}");
+            } else {
+                assert!(args.contains(&want), "{line}: {args:?}");
+            }
         }
-        // Hash tags and JSON are sent as they are.
-        let rb = parse(r#"set {user1}:x '{"a": 1}'"#);
-        assert_eq!(rb.workload.phases[0].commands[0].label, "SET");
     }
 
     #[test]

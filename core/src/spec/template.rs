@@ -145,12 +145,23 @@ fn unescape(rest: &[u8]) -> Result<(u8, usize), String> {
     }
 }
 
+/// `text` escaped so that a template sends it as it is: every `{` doubled.
+pub(crate) fn escape_literal(text: &str) -> String {
+    text.replace('{', "{{")
+}
+
 /// One argument: literal bytes with placeholders anywhere in them.
 fn parse_arg(word: &[u8]) -> Result<Arg, String> {
     let mut parts = Vec::new();
     let mut lit = Vec::new();
     let mut i = 0;
     while i < word.len() {
+        // `{{` is a literal `{`: the escape for text that would read as a placeholder.
+        if word[i..].starts_with(b"{{") {
+            lit.push(b'{');
+            i += 2;
+            continue;
+        }
         if word[i] == b'{' {
             if let Some(len) = word[i..].iter().position(|&c| c == b'}') {
                 let inner = &word[i + 1..i + len];
@@ -169,7 +180,8 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
                     && !inner.iter().any(|&c| matches!(c, b'{' | b':'))
                 {
                     return Err(format!(
-                        "has unknown placeholder `{}`: allowed are {PLACEHOLDERS}",
+                        "has unknown placeholder `{}`: allowed are {PLACEHOLDERS} \
+                         (write `{{{{` for a literal `{{`)",
                         String::from_utf8_lossy(word)
                     ));
                 }
@@ -266,6 +278,24 @@ mod tests {
         }
         assert!(line("  ").is_err());
         assert!(line("{key} GET").is_err());
+    }
+
+    #[test]
+    fn double_brace_is_a_literal_brace() {
+        assert_eq!(line("SET {{key} 1").unwrap()[1], lit("{key}"));
+        assert_eq!(line("SET {{nope}} 1").unwrap()[1], lit("{nope}}"));
+        assert_eq!(
+            line("SET {{{key} 1").unwrap()[1],
+            Arg::Parts(vec![Part::Lit(b"{"[..].into()), Part::Key].into())
+        );
+        assert_eq!(
+            line(r#"JSON.SET d $ '{"a":{"b":1}}'"#).unwrap()[3],
+            lit(r#"{"a":{"b":1}}"#)
+        );
+        for text in ["{key}", "{rand:1..2}", "a{{b", "{x}", "{value}{keynum}"] {
+            let escaped = format!("X '{}'", escape_literal(text));
+            assert_eq!(line(&escaped).unwrap()[1], lit(text), "{text}");
+        }
     }
 
     #[test]
