@@ -54,6 +54,10 @@ export interface LoadSpec {
   rate?: number
   /** Open loop spacing of send times (default `uniform`). */
   arrivals?: 'uniform' | 'poisson'
+  /** `false`: a new connection for each batch of requests, like redis-benchmark `-k 0` (default true). */
+  keepalive?: boolean
+  /** Open the connections and hold them, sending nothing, until `duration` ends (redis-benchmark `-I`). */
+  idle?: boolean
 }
 
 /** The key space (`[keys]`). */

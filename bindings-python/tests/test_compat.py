@@ -32,8 +32,8 @@ def test_from_redis_benchmark_runs_each_test_as_a_phase(redis: Redis) -> None:
 
 def test_from_redis_benchmark_errors_name_the_option() -> None:
     with pytest.raises(respload.SpecError) as caught:
-        respload.Workload.from_redis_benchmark("redis-benchmark -h cache -I -t get")
-    assert caught.value.path == "-I"
+        respload.Workload.from_redis_benchmark("redis-benchmark -h cache -e -t get")
+    assert caught.value.path == "-e"
     assert "not supported by respload yet" in str(caught.value)
 
     with pytest.raises(respload.SpecError) as caught:

@@ -326,3 +326,55 @@ fn every_builtin_command_runs_without_errors_and_reaches_the_server() {
     // HSET only adds: redis-benchmark's hash exists (the pops may empty the list and sets).
     assert_eq!(server.cli(&["TYPE", "myhash"]), "hash");
 }
+
+#[test]
+fn idle_connections_are_held_for_the_duration_and_send_nothing() {
+    let server = Server::start(&[]);
+    let started = Instant::now();
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 12, "threads": 2, "idle": true, "duration": "2s" },
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(1900), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(report.totals.ops, 0);
+    assert!(!report.interrupted);
+    let timeline = &report.phases[0].timeline;
+    assert!(timeline.len() >= 2, "{timeline:?}");
+    assert!(timeline.iter().all(|r| r.connections == 12 && r.ops == 0));
+    assert_eq!(server.calls("get") + server.calls("set"), 0);
+}
+
+#[test]
+fn keepalive_off_uses_a_new_connection_per_batch() {
+    let server = Server::start(&[]);
+    let info = || server.cli(&["INFO", "stats"]);
+    let received = |text: String| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix("total_connections_received:"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let before = received(info());
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 3, "threads": 1, "pipeline": 5, "requests": 300, "keepalive": false },
+        "keys": { "range": [0, 299], "distribution": "sequential" },
+        "commands": [{ "name": "set" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
+    assert_eq!(server.dbsize(), 300);
+    // 300 requests in batches of 5: 60 connections (the 3 first included); besides: at most
+    // 2 reopened ones that found the budget spent, respload's server probes and this INFO
+    // call. With keepalive it would be 3.
+    let opened = received(info()) - before;
+    assert!((60..=66).contains(&opened), "{opened}");
+    assert_eq!(report.client.reconnects, 0);
+}

@@ -298,6 +298,8 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     let mut random: Option<u64> = None;
     let mut tests: Option<Vec<String>> = None;
     let mut seed: Option<u64> = None;
+    let mut keepalive = true;
+    let mut idle = false;
     let mut unsupported: Vec<Error> = Vec::new();
     while let Some(arg) = o.peek() {
         if !arg.starts_with('-') {
@@ -325,12 +327,8 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 random = Some(o.int(arg, "the key space length", 0, u64::MAX - 1)?);
             }
             "-k" => match o.value(arg, "1 (keep alive) or 0 (reconnect)")? {
-                "1" => {}
-                "0" => unsupported.push(not_supported(
-                    TOOL,
-                    "-k 0",
-                    "a new connection for every request",
-                )),
+                "1" => keepalive = true,
+                "0" => keepalive = false,
                 other => return Err(bad_value(arg, other, "1 (keep alive) or 0 (reconnect)")),
             },
             "-t" => {
@@ -372,7 +370,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 o.value(arg, "a cipher list")?;
                 unsupported.push(not_supported(TOOL, arg, "choosing TLS ciphers"));
             }
-            "-I" => unsupported.push(not_supported(TOOL, arg, "idle connections only")),
+            "-I" => idle = true,
             "-e" => unsupported.push(not_supported(TOOL, arg, "printing error replies")),
             "-x" => unsupported.push(not_supported(
                 TOOL,
@@ -416,16 +414,22 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
 
     let mut base = Map::new();
     base.insert("target".into(), target.to_json()?);
-    base.insert(
-        "load".into(),
-        json!({
-            "connections": clients,
-            // Without --threads redis-benchmark runs one event loop on one thread.
-            "threads": threads.max(1),
-            "pipeline": pipeline,
-            "requests": requests,
-        }),
-    );
+    let mut load = json!({
+        "connections": clients,
+        // Without --threads redis-benchmark runs one event loop on one thread.
+        "threads": threads.max(1),
+        "pipeline": pipeline,
+        "requests": requests,
+    });
+    if !keepalive {
+        load["keepalive"] = json!(false);
+    }
+    if idle {
+        // -I: the connections are opened and held until Ctrl-C; tests and -n do not apply.
+        load = json!({ "connections": clients, "threads": threads.max(1), "idle": true });
+        output.idle = Some(clients);
+    }
+    base.insert("load".into(), load);
     if let Some(r) = random {
         base.insert(
             "keys".into(),
@@ -449,7 +453,9 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         base.insert("seed".into(), json!(seed));
     }
 
-    let phases = if command.is_empty() {
+    let phases = if idle {
+        vec![json!({ "name": "IDLE", "commands": [{ "name": "ping" }] })]
+    } else if command.is_empty() {
         output.payload_bytes = data_size as u64;
         let selected: Vec<&Test> = TESTS
             .iter()
@@ -808,10 +814,22 @@ mod tests {
     }
 
     #[test]
+    fn keepalive_off_and_idle_connections() {
+        let rb = parse("-k 0 -c 7 -t get");
+        let load = &rb.workload.phases[0].spec.load;
+        assert!(!load.keepalive);
+        assert!(parse("-k 1 -t get").workload.phases[0].spec.load.keepalive);
+        let rb = parse("-I -c 7 -n 5 -t get");
+        assert_eq!(rb.output.idle, Some(7));
+        let p = &rb.workload.phases[0];
+        assert_eq!(rb.workload.phases.len(), 1);
+        assert!(p.spec.load.idle && p.spec.load.duration.is_none());
+        assert_eq!(p.spec.load.connections, 7);
+    }
+
+    #[test]
     fn unsupported_and_unknown_options_are_errors() {
         for (line, option) in [
-            ("-k 0", "-k 0"),
-            ("-I", "-I"),
             ("-e", "-e"),
             ("-x", "-x"),
             ("--tls-ciphers x", "--tls-ciphers"),
@@ -824,8 +842,12 @@ mod tests {
                 "{line}: {e}"
             );
         }
-        let e = err("-h h -I -e -t get");
-        assert!(e.contains("-I, -e are not supported"), "{e}");
+        let e = err("-h h -x -e -t get");
+        assert!(
+            e.contains("-x, -e are not supported") || e.contains("-e, -x are not supported"),
+            "{e}"
+        );
+
         let (spec, _, _) = build_spec(&["--cluster".to_string()]).unwrap();
         let cluster = &spec["target"]["cluster"];
         let cluster = if cluster.is_null() {

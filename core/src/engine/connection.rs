@@ -43,6 +43,8 @@ enum Failure {
     Protocol,
     /// Interrupted by the housekeeping tick.
     Interrupted(Interrupt),
+    /// `keepalive = false`: the replies are in; close and open a new connection.
+    Recycle,
 }
 
 const READ_BUFFER: usize = 64 * 1024;
@@ -108,6 +110,16 @@ impl Connection {
             };
             match self.drive(s).await {
                 Ok(()) => break,
+                Err(Failure::Recycle) => {
+                    stream = None; // closes the socket
+                    self.shared.connected.set(self.shared.connected.get() - 1);
+                    // A failed connect falls back to reconnecting with backoff, counted.
+                    if let Ok(client) = Client::connect(&self.shared.connect).await {
+                        self.shared.connected.set(self.shared.connected.get() + 1);
+                        self.now = Instant::now();
+                        stream = Some(client.into_stream());
+                    }
+                }
                 Err(failure) => {
                     stream = None;
                     self.shared.connected.set(self.shared.connected.get() - 1);
@@ -115,7 +127,7 @@ impl Connection {
                         Failure::Connection => b"CONNECTION",
                         Failure::Protocol => b"PROTOCOL",
                         Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
-                        Failure::Interrupted(_) => b"ABORTED",
+                        Failure::Interrupted(_) | Failure::Recycle => b"ABORTED",
                     };
                     self.fail_inflight(kind);
                     if failure == Failure::Interrupted(Interrupt::Abort) {
@@ -222,13 +234,22 @@ impl Connection {
 
     /// Carry traffic on `stream` until done (`Ok`) or it fails.
     async fn drive(&mut self, stream: &mut Stream) -> Result<(), Failure> {
+        if self.shared.idle {
+            return self.hold().await;
+        }
         let open = self.pacer.is_some();
+        let keepalive = self.shared.keepalive;
         loop {
             if open {
                 // One clock reading per pass tells which intended send times have come.
                 self.now = Instant::now();
             }
-            let added = self.fill();
+            // Without keepalive a connection carries one batch (redis-benchmark -k 0).
+            let added = if keepalive || self.inflight.is_empty() {
+                self.fill()
+            } else {
+                0
+            };
             if added > 0 {
                 let t = Instant::now();
                 let n = self.inflight.len();
@@ -262,7 +283,22 @@ impl Connection {
             self.ctl.last_progress.set(self.now);
             self.rend += n;
             self.process_replies()?;
+            if !keepalive && self.inflight.is_empty() && !self.finished() {
+                return Err(Failure::Recycle);
+            }
         }
+    }
+
+    /// `idle`: keep the connection open, sending nothing, until the run stops.
+    async fn hold(&mut self) -> Result<(), Failure> {
+        let ctl = &*self.ctl;
+        let shared = &*self.shared;
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None if shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None => Poll::Pending,
+            why => Poll::Ready(Err(Failure::Interrupted(why))),
+        })
+        .await
     }
 
     /// Open loop with nothing in flight: sleep until the next request is due (or the run

@@ -88,6 +88,10 @@ pub struct Shared {
     pub timeout: Duration,
     /// Requests in flight per connection.
     pub pipeline: usize,
+    /// `load.keepalive`: false opens a new connection for each batch of requests.
+    pub keepalive: bool,
+    /// `load.idle`: hold the connections, send nothing.
+    pub idle: bool,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
     /// How to (re)connect.

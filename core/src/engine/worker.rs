@@ -153,6 +153,8 @@ async fn worker(s: WorkerSetup) {
         measure_start,
         timeout: s.phase.spec.load.timeout.0,
         pipeline: s.phase.spec.load.pipeline as usize,
+        keepalive: s.phase.spec.load.keepalive,
+        idle: s.phase.spec.load.idle,
         reads: commands.iter().map(|c| c.reads).collect(),
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),

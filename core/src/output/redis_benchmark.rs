@@ -42,6 +42,14 @@ pub struct OutputOptions {
     /// Whether the tests are one command given on the command line (then no blank line
     /// follows the last test, as in redis-benchmark).
     pub command_line: bool,
+    /// `-I`: the number of idle connections held (nothing is measured, nothing printed at
+    /// the end; the CLI prints [`idle_banner`] first).
+    pub idle: Option<u32>,
+}
+
+/// What redis-benchmark `-I` prints before holding its idle connections.
+pub fn idle_banner(connections: u32) -> String {
+    format!("Creating {connections} idle connections and waiting forever (Ctrl+C when done)\n")
 }
 
 impl Default for OutputOptions {
@@ -54,6 +62,7 @@ impl Default for OutputOptions {
             payload_bytes: 3,
             threads: None,
             command_line: false,
+            idle: None,
         }
     }
 }
@@ -66,6 +75,9 @@ const NS_PER_MS: f64 = 1e6;
 /// The whole output of a run (every measured phase, in order), as redis-benchmark prints it.
 pub fn render(report: &Report, options: &OutputOptions) -> String {
     let mut out = String::new();
+    if options.idle.is_some() {
+        return out;
+    }
     if options.format == Format::Csv {
         out.push_str(CSV_HEADER);
         out.push('\n');

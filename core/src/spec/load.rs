@@ -46,6 +46,22 @@ pub struct Load {
     /// `poisson` (exponential gaps, as independent users arrive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
+    /// Keep each connection open for the whole run (the default). `false`: a connection is
+    /// closed once the replies to its requests are in and a new one is opened for the next
+    /// ones, as redis-benchmark's `-k 0` does; connect time is not part of latency.
+    #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    pub keepalive: bool,
+    /// Open the connections and hold them without sending anything (redis-benchmark's `-I`),
+    /// until `duration` ends or the run is stopped. `requests` cannot be set with it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub idle: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// How open-loop send times are spaced.
@@ -84,6 +100,8 @@ impl Default for Load {
             timeout: default_timeout(),
             rate: None,
             arrivals: None,
+            keepalive: true,
+            idle: false,
         }
     }
 }
@@ -121,6 +139,20 @@ impl Load {
                 "applies to open loop only: set load.rate too",
             ));
         }
+        if self.idle && (self.requests.is_some() || self.rate.is_some()) {
+            let field = if self.rate.is_some() {
+                "rate"
+            } else {
+                "requests"
+            };
+            return Err(crate::Error::spec(
+                format!("{p}load.idle"),
+                format!(
+                    "idle connections send nothing, so load.{field} cannot be set with it: \
+                     give load.duration (or stop the run) instead"
+                ),
+            ));
+        }
         if self.timeout.0 < Duration::from_millis(10) {
             return Err(crate::Error::spec(
                 format!("{p}load.timeout"),
@@ -139,6 +171,9 @@ impl Load {
     /// The request budget: `requests` (`all_keys` is the number of keys), or the default
     /// when no `duration` is given either.
     pub fn request_budget(&self, keys: &super::Keys) -> Option<u64> {
+        if self.idle {
+            return Some(0);
+        }
         match (self.requests, self.duration) {
             (Some(Requests::Count(n)), _) => Some(n),
             (Some(Requests::AllKeys), _) => Some(keys.count()),

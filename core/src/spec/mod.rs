@@ -290,6 +290,14 @@ impl Phase {
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
+        if connect.cluster.is_some() && (spec.load.idle || !spec.load.keepalive) {
+            let field = if spec.load.idle { "idle" } else { "keepalive" };
+            return Err(Error::spec(
+                format!("{prefix}load.{field}"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 keeps one connection per primary open for the whole run",
+            ));
+        }
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -470,6 +478,27 @@ mod tests {
         assert!(e.contains("target.db"), "{e}");
         let w = Workload::from_toml_str("target = { cluster = true, port = 7000 }").unwrap();
         assert_eq!(w.to_json_value()["target"]["cluster"], true);
+    }
+
+    #[test]
+    fn idle_and_keepalive_are_checked() {
+        let e = err("[load]\nidle = true\nrequests = 5");
+        assert!(
+            e.contains("load.idle") && e.contains("load.requests"),
+            "{e}"
+        );
+        let e = err("[load]\nidle = true\nrate = 5.0");
+        assert!(e.contains("load.idle") && e.contains("load.rate"), "{e}");
+        let e = err("target = { cluster = true }\nload = { keepalive = false }");
+        assert!(e.contains("load.keepalive") && e.contains("cluster"), "{e}");
+        let w = Workload::from_toml_str("[load]\nidle = true\nduration = '1s'").unwrap();
+        assert_eq!(
+            w.phases[0].spec.load.request_budget(&w.phases[0].spec.keys),
+            Some(0)
+        );
+        // Defaults are not written out in the normalized spec.
+        let json = Workload::from_toml_str("").unwrap().to_json_value();
+        assert!(json["load"].get("keepalive").is_none() && json["load"].get("idle").is_none());
     }
 
     #[test]

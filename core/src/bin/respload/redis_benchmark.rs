@@ -3,7 +3,7 @@
 
 use clap::Args;
 use respload::compat::redis_benchmark::parse_args;
-use respload::output::redis_benchmark::{error_lines, render, Format, Progress};
+use respload::output::redis_benchmark::{error_lines, idle_banner, render, Format, Progress};
 use respload::output::write_json;
 use respload::{Runner, StopHandle};
 use std::io::{IsTerminal, Write};
@@ -47,6 +47,10 @@ pub fn run(args: RedisBenchmarkArgs) -> respload::Result<()> {
                 stop.stop();
             }
         });
+    }
+    if let Some(n) = rb.output.idle {
+        print!("{}", idle_banner(n));
+        let _ = std::io::stdout().flush();
     }
     loop {
         let runner = Runner::start(rb.workload.clone())?;
