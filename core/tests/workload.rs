@@ -110,6 +110,32 @@ fn expiry_range_gives_each_set_a_ttl_within_it() {
 }
 
 #[test]
+fn expiry_from_zero_leaves_some_keys_without_ttl() {
+    let server = Server::start(&[]);
+    // Each key is written once (sequential), a third of them with a drawn TTL of 0.
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "requests": 600 },
+        "keys": { "range": [0, 599], "distribution": "sequential" },
+        "values": { "expiry": [0, 2] },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let lua =
+        "local r = {} for i = 0, 599 do r[#r + 1] = redis.call('TTL', 'key:' .. i) end return r";
+    let out = server.cli(&["EVAL", lua, "0"]);
+    let ttls: Vec<&str> = out.lines().map(str::trim).collect();
+    assert_eq!(ttls.len(), 600, "{out}");
+    let persistent = ttls.iter().filter(|t| **t == "-1").count();
+    let expiring = ttls.iter().filter(|t| **t == "1" || **t == "2").count();
+    assert!((120..=280).contains(&persistent), "{persistent}");
+    // Keys whose 1 s TTL ran out before we asked are gone (-2).
+    assert!(persistent + expiring + ttls.iter().filter(|t| **t == "-2").count() == 600);
+    assert!(expiring > 150, "{expiring}");
+}
+
+#[test]
 fn connections_share_one_stream_only_when_asked() {
     let server = Server::start(&[]);
     let distinct = |on: bool| {

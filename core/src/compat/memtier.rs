@@ -1004,16 +1004,10 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
         O::ExpiryRange => {
             let (a, b) = pair(v, '-')
                 .map(|(a, b)| (a.min(b), a.max(b)))
-                .filter(|&(_, b)| b > 0 && b <= u32::MAX as u64)
+                .filter(|&(_, b)| b <= u32::MAX as u64)
                 .ok_or_else(|| bad(opt, v, "MIN-MAX seconds, e.g. 60-600"))?;
-            if a == 0 {
-                return Err(not_supported(
-                    opt,
-                    "a minimum of 0 (memtier then sends some SETs without expiry); respload's \
-                     expiries start at 1 second",
-                ));
-            }
-            cfg.expiry_range = Some((a as u32, b as u32));
+            // memtier: 0-0 (its default) means no expiry; a drawn 0 sends a SET without one.
+            cfg.expiry_range = (b > 0).then_some((a as u32, b as u32));
         }
         O::KeyPrefix => cfg.key_prefix = v.to_string(),
         O::KeyMinimum => {
@@ -2009,7 +2003,7 @@ mod tests {
             ("-P memcache_text", "-P", "RESP only"),
             ("--multi-key-get=5", "--multi-key-get", "not supported"),
             ("--data-offset=5", "--data-offset", "SETRANGE"),
-            ("--expiry-range=0-10", "--expiry-range", "minimum of 0"),
+            ("--expiry-range=5", "--expiry-range", "MIN-MAX"),
             ("--bogus", "--bogus", "not a memtier_benchmark option"),
             ("-q", "-q", "not a memtier_benchmark option"),
             ("--ratio=a:b", "--ratio", "`a:b`"),
@@ -2082,6 +2076,14 @@ mod tests {
             ));
             assert!(e.contains(&format!("target.tls.{field}")), "{e}");
         }
+    }
+
+    #[test]
+    fn expiry_range_from_zero() {
+        let v = |line: &str| run(line).workload.phases[0].spec.values.expiry;
+        assert_eq!(v("--expiry-range=0-10"), Some([0, 10]));
+        assert_eq!(v("--expiry-range=30-5"), Some([5, 30]));
+        assert_eq!(v("--expiry-range=0-0"), None);
     }
 
     #[test]

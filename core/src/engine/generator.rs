@@ -151,7 +151,16 @@ impl Generator {
             ..
         } = self;
         let cmd = &commands[index];
-        write_array_header(buf, cmd.args.len());
+        // A TTL of 0 drops `EX n` from the SET, so it is drawn before the header is written.
+        let n = cmd.args.len();
+        let (ttl, n) = match cmd.args.last() {
+            Some(Arg::Expiry(lo, hi)) => match rng.between(*lo as i64, *hi as i64) as u64 {
+                0 => (0, n - 1),
+                t => (t, n + 1),
+            },
+            _ => (0, n),
+        };
+        write_array_header(buf, n);
         for arg in &cmd.args {
             match arg {
                 Arg::Lit(bytes) => write_bulk(buf, bytes),
@@ -190,6 +199,11 @@ impl Generator {
                         }
                     }
                     write_bulk(buf, scratch);
+                }
+                Arg::Expiry(..) if ttl == 0 => {}
+                Arg::Expiry(..) => {
+                    write_bulk(buf, b"EX");
+                    write_bulk_prefixed_i64(buf, ttl as i64, 0);
                 }
             }
         }
@@ -379,6 +393,26 @@ mod tests {
         assert_eq!(hset[1], b"user:k007:x");
         assert_eq!(hset[2], b"n007-xxxx");
         assert!(hset[3].starts_with(b"key:000000000") && hset[3].len() == 16);
+    }
+
+    #[test]
+    fn expiry_from_zero_sends_some_sets_without_ex() {
+        let spec = "values = { size = 2, expiry = [0, 2] }\ncommands = [{ name = 'set' }]";
+        let mut g = generator(spec, 1);
+        let mut buf = Vec::new();
+        for _ in 0..300 {
+            g.next(&mut buf, 1);
+        }
+        let cmds = commands(&buf);
+        assert_eq!(cmds.len(), 300);
+        let plain = cmds.iter().filter(|c| c.len() == 3).count();
+        let with_ex: Vec<&Vec<Vec<u8>>> = cmds.iter().filter(|c| c.len() == 5).collect();
+        assert_eq!(plain + with_ex.len(), 300);
+        // A third of the draws are 0.
+        assert!((60..=140).contains(&plain), "{plain}");
+        assert!(with_ex
+            .iter()
+            .all(|c| c[3] == b"EX" && (c[4] == b"1" || c[4] == b"2")));
     }
 
     #[test]

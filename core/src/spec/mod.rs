@@ -326,8 +326,7 @@ impl Phase {
                     ));
                 }
                 if let (true, Some([lo, hi])) = (compiled.builtin_set, spec.values.expiry) {
-                    compiled.args.push(Arg::Lit(b"EX"[..].into()));
-                    compiled.args.push(Arg::Rand(lo as i64, hi as i64, 0));
+                    compiled.args.push(Arg::Expiry(lo as u32, hi as u32));
                 }
                 steps.push(commands.len());
                 commands.push(compiled);

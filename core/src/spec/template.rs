@@ -41,6 +41,9 @@ pub enum Arg {
     Rand(i64, i64, u8),
     /// Literal text and placeholders joined into one argument (`user:{key}:name`).
     Parts(Box<[Part]>),
+    /// Two arguments, `EX` and a TTL drawn in `lo..=hi` seconds, or none when 0 is drawn
+    /// (`values.expiry` on the built-in SET; always the last argument).
+    Expiry(u32, u32),
 }
 
 /// A piece of an argument made of several parts.

@@ -191,10 +191,13 @@ impl Values {
             }
         }
         if let Some([a, b]) = self.expiry {
-            if a == 0 || a > b || b > i64::MAX as u64 {
+            if a > b || b == 0 || b > u32::MAX as u64 {
                 return err(
                     "expiry",
-                    format!("[{a}, {b}]: allowed are whole seconds 1 <= min <= max"),
+                    format!(
+                        "[{a}, {b}]: allowed are whole seconds 0 <= min <= max, max from 1 to \
+                         4294967295 (a drawn 0 sends that SET without expiry)"
+                    ),
                 );
             }
         }
