@@ -189,6 +189,11 @@ export interface Stats {
   serviceMs?: Latency
   /** Open loop only: the service-time histogram, encoded like `histogram`. */
   serviceHistogram?: string
+  /**
+   * Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
+   * CLUSTERDOWN; not errors. Absent when 0.
+   */
+  redirects?: number
 }
 
 /** Latency of one interval, in milliseconds. */
@@ -293,6 +298,11 @@ export interface PhaseReport {
   serverLoad?: ServerLoad
   /** Open loop only: the rate asked for (requests per second). */
   targetRate?: number
+  /**
+   * Cluster mode: per node (`host:port`, kept as it is), the requests it answered or failed
+   * on. Absent when not a cluster run.
+   */
+  nodes?: Record<string, Stats>
   /** This phase's normalized spec, snake_case, secrets redacted. */
   workload: PhaseSpec
 }
@@ -335,6 +345,11 @@ export declare class Report {
   /** Measured phases' server samples, `t` counting on (absent when `observe.info` is off). */
   serverTimeline?: ServerSample[]
   serverLoad?: ServerLoad
+  /**
+   * Cluster mode: measured phases together, per node (`host:port`, kept as it is). Absent
+   * when not a cluster run.
+   */
+  nodes?: Record<string, Stats>
   /** The normalized workload, snake_case, secrets redacted. */
   workload: Workload
   phases: PhaseReport[]

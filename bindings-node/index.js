@@ -126,8 +126,8 @@ function callNative(fn) {
 // snake_case JSON -> camelCase objects
 
 // Fields whose value is a map: their keys are data (command labels, error kinds, config
-// names) and stay as they are; their values are converted.
-const MAP_FIELDS = new Set(['commands', 'errors_by_kind', 'config'])
+// names, cluster nodes' host:port) and stay as they are; their values are converted.
+const MAP_FIELDS = new Set(['commands', 'errors_by_kind', 'config', 'nodes'])
 // Fields kept verbatim: the normalized workload is a spec, and specs are snake_case.
 const VERBATIM_FIELDS = new Set(['workload'])
 

@@ -46,10 +46,52 @@ export declare function startRedis(options?: StartRedisOptions): Promise<RedisSe
 /** Start a server, call `fn(server)`, stop the server whatever happens. */
 export declare function withRedis<T>(fn: (server: RedisServer) => Promise<T> | T, options?: StartRedisOptions): Promise<T>
 
+export interface StartClusterOptions extends StartRedisOptions {
+  /** Primary nodes (default 3, at least 3). */
+  primaries?: number
+  /** Replicas per primary (default 1). */
+  replicas?: number
+  /** The redis-cli binary (default `$RESPLOAD_REDIS_CLI`, else `redis-cli` on PATH). */
+  redisCli?: string
+}
+
+/** A Redis Cluster of local `RedisServer` nodes. */
+export declare class RedisCluster {
+  /** Every node, primaries first as created (a failover may change roles). */
+  readonly nodes: RedisServer[]
+  readonly password?: string
+  /** `host:port` of every node, for `target.cluster_seeds`. */
+  readonly seeds: string[]
+  /** The first node's URL (with the password when one was set). */
+  readonly url: string
+  /** A workload `target`: `{ url, cluster: true, cluster_seeds: seeds }`. */
+  target(): { url: string; cluster: true; cluster_seeds: string[] }
+  /** The nodes that are primaries now. */
+  primaries(): Promise<RedisServer[]>
+  /** The primary serving `key`'s slot now. */
+  owner(key: string): Promise<RedisServer>
+  /** Stop every node (idempotent). */
+  stop(): Promise<void>
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/**
+ * Start a Redis Cluster (cluster-enabled nodes, `cluster-node-timeout 2000`, created with
+ * `redis-cli --cluster create`); resolves once every node says `cluster_state:ok` and lists
+ * every replica. Its nodes never outlive this process.
+ */
+export declare function startCluster(options?: StartClusterOptions): Promise<RedisCluster>
+
+/** Start a cluster, call `fn(cluster)`, stop every node whatever happens. */
+export declare function withCluster<T>(fn: (cluster: RedisCluster) => Promise<T> | T, options?: StartClusterOptions): Promise<T>
+
 declare const testing: {
   startRedis: typeof startRedis
   withRedis: typeof withRedis
   RedisServer: typeof RedisServer
   ReplyError: typeof ReplyError
+  startCluster: typeof startCluster
+  withCluster: typeof withCluster
+  RedisCluster: typeof RedisCluster
 }
 export default testing

@@ -4,7 +4,7 @@
 // when the pipe closes (stop(), a normal exit, a crash, even SIGKILL of this process) the
 // watchdog kills redis-server and removes its directory. Nothing outlives the test process.
 
-const { spawn, spawnSync } = require('node:child_process')
+const { execFile, spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
@@ -312,5 +312,129 @@ async function withRedis(fn, options = {}) {
   }
 }
 
-module.exports = { startRedis, withRedis, RedisServer, ReplyError }
+// --- clusters ------------------------------------------------------------------------------------
+
+/** A Redis Cluster started by `startCluster()`. */
+class RedisCluster {
+  constructor(nodes, password) {
+    /** Every node, primaries first as created (a failover may change roles). */
+    this.nodes = nodes
+    this.password = password
+  }
+
+  /** `host:port` of every node, for `target.cluster_seeds`. */
+  get seeds() {
+    return this.nodes.map((n) => `${n.host}:${n.port}`)
+  }
+
+  /** The first node's URL (with the password when one was set). */
+  get url() {
+    return this.nodes[0].url
+  }
+
+  /** A workload `target` for this cluster: cluster mode, every node a seed. */
+  target() {
+    return { url: this.url, cluster: true, cluster_seeds: this.seeds }
+  }
+
+  /** The nodes that are primaries now (`ROLE`). */
+  async primaries() {
+    const roles = await Promise.all(this.nodes.map((n) => n.command('ROLE')))
+    return this.nodes.filter((_, i) => roles[i][0] === 'master')
+  }
+
+  /** The primary serving `key`'s slot now. */
+  async owner(key) {
+    const slot = await this.nodes[0].command('CLUSTER', 'KEYSLOT', key)
+    for (const [start, end, primary] of await this.nodes[0].command('CLUSTER', 'SLOTS')) {
+      if (start <= slot && slot <= end) return this.nodes.find((n) => n.port === primary[1])
+    }
+    throw new Error(`no node serves slot ${slot}`)
+  }
+
+  /** Stop every node (idempotent). */
+  async stop() {
+    await Promise.all(this.nodes.map((n) => n.stop()))
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.stop()
+  }
+}
+
+async function clusterReady(nodes) {
+  for (const node of nodes) {
+    if (!(await node.command('CLUSTER', 'INFO')).includes('cluster_state:ok')) return false
+    // A replica is listed in CLUSTER SLOTS once it has synced with its primary.
+    const listed = new Set()
+    for (const entry of await node.command('CLUSTER', 'SLOTS')) for (const n of entry.slice(2)) listed.add(n[1])
+    if (listed.size !== nodes.length) return false
+  }
+  return true
+}
+
+/**
+ * Start a Redis Cluster of `primaries * (1 + replicas)` local nodes (cluster-enabled,
+ * `cluster-node-timeout 2000`, `repl-diskless-sync-delay 0`), created with `redis-cli --cluster
+ * create`; resolve once every node says `cluster_state:ok` and lists every replica. Options:
+ * `primaries` (default 3, at least 3), `replicas` (default 1), `password`, `args`, `redisServer`,
+ * `redisCli` (default `$RESPLOAD_REDIS_CLI` or `redis-cli`), `startTimeoutMs` (default 60 000).
+ */
+async function startCluster(options = {}) {
+  const primaries = options.primaries ?? 3
+  const replicas = options.replicas ?? 1
+  if (!Number.isInteger(primaries) || primaries < 3) {
+    throw new RangeError(`primaries = ${primaries}: Redis Cluster needs at least 3`)
+  }
+  if (!Number.isInteger(replicas) || replicas < 0) throw new RangeError(`replicas = ${replicas}: must be 0 or more`)
+  const cli = options.redisCli ?? process.env.RESPLOAD_REDIS_CLI ?? 'redis-cli'
+  const probe = spawnSync(cli, ['--version'], { encoding: 'utf8' })
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      `cannot run \`${cli} --version\` (${probe.error?.message ?? probe.stderr.trim()}): ` +
+        'install redis-cli (Debian: apt-get install redis-tools) or set RESPLOAD_REDIS_CLI',
+    )
+  }
+  const nodes = []
+  const cluster = new RedisCluster(nodes, options.password)
+  try {
+    for (let i = 0; i < primaries * (1 + replicas); i++) {
+      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
+        '--cluster-port', String(await freePort()), '--repl-diskless-sync-delay', '0']
+      if (options.password !== undefined) args.push('--masterauth', options.password)
+      args.push(...(options.args ?? []))
+      nodes.push(await startRedis({ ...options, args }))
+    }
+    const timeoutMs = options.startTimeoutMs ?? 60_000
+    const auth = options.password !== undefined ? ['-a', options.password, '--no-auth-warning'] : []
+    await new Promise((resolve, reject) => {
+      execFile(cli, [...auth, '--cluster', 'create', ...cluster.seeds, '--cluster-replicas', String(replicas), '--cluster-yes'],
+        { timeout: timeoutMs }, (err, stdout, stderr) => {
+          if (err) reject(new Error(`redis-cli --cluster create failed: ${err.message}\n${stdout}${stderr}`))
+          else resolve()
+        })
+    })
+    const deadline = Date.now() + timeoutMs
+    while (!(await clusterReady(nodes))) {
+      if (Date.now() > deadline) throw new Error(`the cluster ${cluster.seeds.join(' ')} did not come up in time`)
+      await sleep(100)
+    }
+    return cluster
+  } catch (err) {
+    await cluster.stop()
+    throw err
+  }
+}
+
+/** Start a cluster, call `fn(cluster)`, and stop every node whatever happens. */
+async function withCluster(fn, options = {}) {
+  const cluster = await startCluster(options)
+  try {
+    return await fn(cluster)
+  } finally {
+    await cluster.stop()
+  }
+}
+
+module.exports = { startRedis, withRedis, RedisServer, ReplyError, startCluster, withCluster, RedisCluster }
 module.exports.default = module.exports

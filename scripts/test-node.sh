@@ -20,4 +20,4 @@ if [ ! -x node_modules/.bin/napi ]; then
 fi
 echo "test-node: building the native addon (release)" >&2
 npm run --silent build
-node --test bindings-node/tests/
+node --test bindings-node/tests/ examples/node/

@@ -34,6 +34,9 @@ missing=()
 "$PY" -c "import hdrh" 2>/dev/null || missing+=("hdrhistogram>=0.10")
 "$PY" -c "import pandas" 2>/dev/null || missing+=("pandas>=1.5")
 "$PY" -c "import matplotlib" 2>/dev/null || missing+=("matplotlib>=3.5")
+# The example notebook is executed with nbclient on an ipykernel.
+"$PY" -c "import nbclient, nbformat" 2>/dev/null || missing+=("nbclient>=0.7")
+"$PY" -c "import ipykernel" 2>/dev/null || missing+=(ipykernel)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test-python: installing ${missing[*]}" >&2
   "$PY" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
@@ -42,7 +45,14 @@ fi
 # The native module (release build, shared target/), installed editable into the venv.
 maturin develop --release --quiet
 
-ruff check bindings-python
-ruff format --check bindings-python
+ruff check bindings-python examples/python scripts/run-notebook.py
+ruff format --check bindings-python examples/python scripts/run-notebook.py
 mypy
 pytest bindings-python/tests -q
+
+# The examples, each against a throwaway redis-server it starts itself (respload.testing).
+echo "test-python: examples" >&2
+python examples/python/quickstart.py
+python examples/python/pipeline_depths.py
+pytest examples/python -q
+python scripts/run-notebook.py examples/notebooks/quickstart.ipynb

@@ -6,12 +6,15 @@
 
 use pyo3::prelude::*;
 
+mod cli;
 mod error;
 mod runner;
 mod workload;
 
 #[pymodule]
 mod _native {
+    #[pymodule_export]
+    use super::cli::Cli;
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]

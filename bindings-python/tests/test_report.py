@@ -10,6 +10,7 @@ import pytest
 
 import respload
 from conftest import Redis, start_redis
+from typed import typed_json
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +53,8 @@ def test_typed_access_mirrors_the_json(report: respload.Report) -> None:
 
 
 def test_json_round_trip(report: respload.Report) -> None:
+    # Every field of the core's JSON is a typed attribute: rebuilt from them alone, it is equal.
+    assert typed_json(report) == report.to_dict()
     again = respload.Report.from_json(report.to_json())
     assert again == report
     assert respload.Report.from_dict(report.to_dict()) == report
@@ -157,3 +160,4 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
     assert report.server_load is not None
     assert report.server_load.cpu_limit_percent == 80
     assert report.server_load.samples == len(report.server_timeline)
+    assert typed_json(report) == report.to_dict()

@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod compat;
 pub mod engine;
 pub mod error;

@@ -111,6 +111,9 @@ class Stats:
     """Open loop only: service time, from the actual write (``latency_ms`` counts from the
     intended send time)."""
     service_histogram: str | None = field(default=None, repr=False)
+    redirects: int = 0
+    """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
+    CLUSTERDOWN; not errors (0, and absent from the JSON, otherwise)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -128,6 +131,7 @@ class Stats:
             histogram=d["histogram"],
             service_ms=Latency.from_dict(d["service_ms"]) if "service_ms" in d else None,
             service_histogram=d.get("service_histogram"),
+            redirects=d.get("redirects", 0),
         )
 
     def decode_histogram(self) -> HdrHistogram:
@@ -334,6 +338,9 @@ class PhaseReport:
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
     """The server's figures per interval (empty when ``observe.info`` is off)."""
     server_load: ServerLoad | None = None
+    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
+    """Cluster mode: per node (``host:port``), the requests it answered or failed on;
+    empty when not a cluster run."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -348,6 +355,7 @@ class PhaseReport:
             client=ClientStats.from_dict(d["client"]),
             workload=d["workload"],
             target_rate=d.get("target_rate"),
+            nodes=_commands(d.get("nodes", {})),
             **_server(d),
         )
 
@@ -375,6 +383,9 @@ class Report:
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
     """Measured phases' server samples, ``t`` counting on."""
     server_load: ServerLoad | None = None
+    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
+    """Cluster mode: measured phases together, per node (``host:port``); empty when not a
+    cluster run."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -395,6 +406,7 @@ class Report:
             workload=d["workload"],
             phases=[PhaseReport.from_dict(p) for p in d["phases"]],
             _json=text,
+            nodes=_commands(d.get("nodes", {})),
             **_server(d),
         )
 

@@ -1,0 +1,94 @@
+"""pytest fixtures for load tests, registered as the ``respload`` pytest plugin.
+
+Installing respload makes these fixtures available in every test suite (entry point
+``pytest11``); disable them with ``-p no:respload``.
+
+- ``redis_server``: a fresh :class:`respload.testing.RedisServer` for each test, stopped
+  after it.
+- ``redis_url``: that server's ``redis://127.0.0.1:PORT`` URL.
+- ``redis_cluster``: a :class:`respload.testing.RedisCluster` (3 primaries, 1 replica each),
+  started once per session, since a cluster takes seconds to form, and flushed before each
+  test. If a test broke it (stopped a node, moved slots), the next test gets a new one.
+
+::
+
+    def test_cache_latency(redis_url):
+        respload.run(target={"url": redis_url}, load={"requests": 10_000}).check(p99_ms=5)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import pytest
+
+from .testing import RedisCluster, RedisServer, redis_cluster, start_redis
+
+__all__ = ["redis_cluster_fixture", "redis_server_fixture", "redis_url_fixture"]
+
+
+class _ClusterHolder:
+    """The session's cluster, started on first use and replaced when a test broke it."""
+
+    def __init__(self) -> None:
+        self._context: contextlib.AbstractContextManager[RedisCluster] | None = None
+        self._cluster: RedisCluster | None = None
+
+    def get(self) -> RedisCluster:
+        if self._cluster is not None and not _healthy(self._cluster):
+            self.close()
+        if self._cluster is None:
+            self._context = redis_cluster(primaries=3, replicas=1)
+            self._cluster = self._context.__enter__()
+        return self._cluster
+
+    def close(self) -> None:
+        context, self._context, self._cluster = self._context, None, None
+        if context is not None:
+            context.__exit__(None, None, None)
+
+
+def _healthy(cluster: RedisCluster) -> bool:
+    try:
+        if not all(n.running for n in cluster.nodes):
+            return False
+        if len(cluster.primaries()) != 3:  # a failover swapped roles: start afresh
+            return False
+        return all("cluster_state:ok" in str(n.call("CLUSTER", "INFO")) for n in cluster.nodes)
+    except (OSError, RuntimeError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def _respload_cluster_holder() -> Iterator[_ClusterHolder]:
+    holder = _ClusterHolder()
+    try:
+        yield holder
+    finally:
+        holder.close()
+
+
+@pytest.fixture(name="redis_server")
+def redis_server_fixture() -> Iterator[RedisServer]:
+    """A fresh ``redis-server`` on a free 127.0.0.1 port for this test."""
+    server = start_redis()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(name="redis_url")
+def redis_url_fixture(redis_server: RedisServer) -> str:
+    """The URL of this test's ``redis_server``."""
+    return redis_server.url
+
+
+@pytest.fixture(name="redis_cluster")
+def redis_cluster_fixture(_respload_cluster_holder: _ClusterHolder) -> RedisCluster:
+    """The session's Redis Cluster (3 primaries, 1 replica each), emptied for this test."""
+    cluster = _respload_cluster_holder.get()
+    for node in cluster.primaries():
+        node.call("FLUSHALL")
+    return cluster

@@ -1,0 +1,209 @@
+//! The command line's arguments (clap) and the spec overrides they make.
+
+use super::redis_benchmark::RedisBenchmarkArgs;
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Map, Value};
+
+/// Load generator and benchmark for Redis and RESP servers.
+#[derive(Parser)]
+#[command(name = "respload", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Run a workload or scenario file (TOML or JSON) and print its report.
+    Run(Box<RunArgs>),
+    /// Check a spec file and print it normalized (as JSON, secrets redacted), sending nothing.
+    Check {
+        /// The spec file.
+        spec: String,
+    },
+    /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
+    /// default, -q or --csv); see docs/compat.md for every option.
+    #[command(name = "redis-benchmark", disable_help_flag = true)]
+    RedisBenchmark(RedisBenchmarkArgs),
+    /// Run a memtier_benchmark command line, its options unchanged, and report as memtier
+    /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
+    #[command(disable_help_flag = true)]
+    Memtier(MemtierArgs),
+}
+
+#[derive(Args)]
+pub(crate) struct MemtierArgs {
+    /// memtier_benchmark options, e.g. -s HOST -p PORT --ratio=1:10 --test-time=30; plus
+    /// respload's `--json FILE` (anywhere) for respload's own report as JSON.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "MEMTIER_OPTIONS"
+    )]
+    args: Vec<String>,
+}
+
+impl MemtierArgs {
+    /// Take respload's own `--json FILE` / `--json=FILE` out of the memtier options.
+    pub(crate) fn split(self) -> (Vec<String>, Option<String>) {
+        let (mut rest, mut json) = (Vec::new(), None);
+        let mut args = self.args.into_iter();
+        while let Some(a) = args.next() {
+            if a == "--json" {
+                json = args.next();
+            } else if let Some(v) = a.strip_prefix("--json=") {
+                json = Some(v.to_string());
+            } else {
+                rest.push(a);
+            }
+        }
+        (rest, json)
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct RunArgs {
+    /// The spec file (TOML or JSON). Without one, the defaults: SET:GET 1:10 against 127.0.0.1:6379.
+    pub(crate) spec: Option<String>,
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<String>,
+    /// Write the timeline as an HdrHistogram interval log to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hdr_log: Option<String>,
+    /// Print nothing while running (no live line on stderr).
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    #[command(flatten)]
+    pub(crate) overrides: Overrides,
+}
+
+/// Overrides of the spec. Target settings apply to every phase; load settings to the
+/// measured phases only (a populate phase keeps its own).
+#[derive(Args)]
+pub(crate) struct Overrides {
+    /// Server URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
+    /// unix:///path.sock.
+    #[arg(long)]
+    url: Option<String>,
+    /// Server host name or address (instead of --url).
+    #[arg(long, short = 'H')]
+    host: Option<String>,
+    /// Server port.
+    #[arg(long, short = 'p')]
+    port: Option<u16>,
+    /// Password (AUTH).
+    #[arg(long, short = 'a')]
+    password: Option<String>,
+    /// ACL user name.
+    #[arg(long)]
+    user: Option<String>,
+    /// Connect with TLS (as a rediss:// URL does); every TLS option below implies it.
+    #[arg(long)]
+    tls: bool,
+    /// TLS: PEM file of the CA certificate(s) to verify the server with (instead of the
+    /// built-in public roots).
+    #[arg(long, value_name = "FILE")]
+    cacert: Option<String>,
+    /// TLS: directory of PEM files of CA certificates to verify the server with.
+    #[arg(long, value_name = "DIR")]
+    cacertdir: Option<String>,
+    /// TLS: client certificate (PEM) for servers that require one; needs --key.
+    #[arg(long, value_name = "FILE")]
+    cert: Option<String>,
+    /// TLS: private key (PEM) of the client certificate.
+    #[arg(long, value_name = "FILE")]
+    key: Option<String>,
+    /// TLS: server name to send and verify the certificate against (default: the host).
+    #[arg(long, value_name = "NAME")]
+    sni: Option<String>,
+    /// TLS: do not verify the server's certificate (the report says so).
+    #[arg(long)]
+    insecure: bool,
+    /// Redis Cluster: route each request to the node owning its key's slot, follow
+    /// redirections; --connections then counts connections per primary node.
+    #[arg(long)]
+    cluster: bool,
+    /// Total connections (per primary node with --cluster).
+    #[arg(long, short = 'c')]
+    connections: Option<u32>,
+    /// Worker threads.
+    #[arg(long, short = 't')]
+    threads: Option<u32>,
+    /// Requests in flight per connection.
+    #[arg(long, short = 'P')]
+    pipeline: Option<u32>,
+    /// Measured requests in total.
+    #[arg(long, short = 'n')]
+    requests: Option<u64>,
+    /// Measured duration, e.g. 30s, 2m.
+    #[arg(long, short = 'd')]
+    duration: Option<String>,
+    /// Warm-up before measuring, e.g. 5s.
+    #[arg(long)]
+    warmup: Option<String>,
+    /// Seed of the request stream.
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+impl Overrides {
+    /// (target overrides, other overrides) as partial specs.
+    pub(crate) fn to_json(&self) -> (Option<Value>, Option<Value>) {
+        let mut target = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                target.insert(k.into(), v);
+            }
+        };
+        put("url", self.url.clone().map(Value::from));
+        put("host", self.host.clone().map(Value::from));
+        put("port", self.port.map(Value::from));
+        put("password", self.password.clone().map(Value::from));
+        put("user", self.user.clone().map(Value::from));
+        let mut tls = Map::new();
+        for (k, v) in [
+            ("ca_file", &self.cacert),
+            ("ca_dir", &self.cacertdir),
+            ("cert", &self.cert),
+            ("key", &self.key),
+            ("sni", &self.sni),
+        ] {
+            if let Some(v) = v {
+                tls.insert(k.into(), Value::from(v.clone()));
+            }
+        }
+        if self.insecure {
+            tls.insert("insecure".into(), Value::Bool(true));
+        }
+        if self.tls || !tls.is_empty() {
+            tls.insert("enabled".into(), Value::Bool(true));
+            put("tls", Some(Value::Object(tls)));
+        }
+        if self.cluster {
+            put("cluster", Some(Value::Bool(true)));
+        }
+        let mut load = Map::new();
+        let mut put = |k: &str, v: Option<Value>| {
+            if let Some(v) = v {
+                load.insert(k.into(), v);
+            }
+        };
+        put("connections", self.connections.map(Value::from));
+        put("threads", self.threads.map(Value::from));
+        put("pipeline", self.pipeline.map(Value::from));
+        put("requests", self.requests.map(Value::from));
+        put("duration", self.duration.clone().map(Value::from));
+        put("warmup", self.warmup.clone().map(Value::from));
+        let mut rest = Map::new();
+        if !load.is_empty() {
+            rest.insert("load".into(), Value::Object(load));
+        }
+        if let Some(seed) = self.seed {
+            rest.insert("seed".into(), json!(seed));
+        }
+        let t = (!target.is_empty()).then(|| json!({ "target": target }));
+        let r = (!rest.is_empty()).then_some(Value::Object(rest));
+        (t, r)
+    }
+}

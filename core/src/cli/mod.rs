@@ -1,0 +1,224 @@
+//! The `respload` command line as a library function, so the binary and the language bindings
+//! (`python -m respload`) run the same code.
+//!
+//! [`main`] takes the arguments, the streams to write to and an [`Interrupt`], and returns the
+//! exit code. It installs no signal handler and never exits the process: the host decides
+//! what Ctrl-C does and calls [`Interrupt::interrupt`] (the `respload` binary does so from its
+//! Ctrl-C handler, and exits with 130 on a second press).
+
+mod args;
+mod redis_benchmark;
+
+use crate::output::{progress_line, table, write_hdr_log, write_json};
+use crate::{Runner, StopHandle, Workload};
+use args::{Cli, Command, MemtierArgs, RunArgs};
+use clap::Parser;
+use serde_json::json;
+use std::ffi::OsString;
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Where the command line writes.
+pub struct Console<'a> {
+    /// Reports and tables (the process's stdout for the binary).
+    pub stdout: &'a mut dyn Write,
+    /// Live progress, warnings and errors (the process's stderr for the binary).
+    pub stderr: &'a mut dyn Write,
+    /// Whether stdout is a terminal: `--help` and usage errors are then coloured.
+    pub stdout_is_terminal: bool,
+    /// Whether stderr is a terminal: `respload redis-benchmark` then shows a live line.
+    pub stderr_is_terminal: bool,
+}
+
+/// A Ctrl-C from the host, passed on to the command running: the run in progress stops at
+/// once and its partial report is printed (and `redis-benchmark -l` ends). Clones share the
+/// same state, so one can be moved into a signal handler and another given to [`main`].
+#[derive(Clone, Default)]
+pub struct Interrupt {
+    inner: Arc<InterruptState>,
+}
+
+#[derive(Default)]
+struct InterruptState {
+    /// Presses and the run to stop, under one lock so a press never misses a run starting.
+    current: Mutex<(u32, Option<StopHandle>)>,
+}
+
+impl Interrupt {
+    /// A fresh interrupt, never pressed.
+    pub fn new() -> Interrupt {
+        Interrupt::default()
+    }
+
+    /// Stop the run in progress (or the next one to start), as a Ctrl-C does. Returns how many
+    /// times it was pressed, this one included, so a host can give up on the second.
+    pub fn interrupt(&self) -> u32 {
+        let mut current = self.lock();
+        current.0 += 1;
+        if let Some(stop) = &current.1 {
+            stop.stop();
+        }
+        current.0
+    }
+
+    /// Whether [`Interrupt::interrupt`] was called.
+    pub fn is_interrupted(&self) -> bool {
+        self.lock().0 > 0
+    }
+
+    /// Route presses to this run; stop it at once if one already came.
+    fn watch(&self, runner: &Runner) {
+        let mut current = self.lock();
+        let stop = runner.stop_handle();
+        if current.0 > 0 {
+            stop.stop();
+        }
+        current.1 = Some(stop);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (u32, Option<StopHandle>)> {
+        self.inner.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Run the command line `args` (the first is the program name, as in `std::env::args_os`),
+/// writing to `console`; returns the exit code: 0 on success (an interrupted run included,
+/// its partial report printed), 2 on errors (usage, spec, connection: the message on
+/// stderr), and clap's codes for `--help` / `--version` (0).
+pub fn main<I, T>(args: I, console: &mut Console<'_>, interrupt: &Interrupt) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let (out, colour) = if e.use_stderr() {
+                (&mut *console.stderr, console.stderr_is_terminal)
+            } else {
+                (&mut *console.stdout, console.stdout_is_terminal)
+            };
+            let text = e.render();
+            let _ = if colour && std::env::var_os("NO_COLOR").is_none() {
+                write!(out, "{}", text.ansi())
+            } else {
+                write!(out, "{text}")
+            };
+            let _ = out.flush();
+            return u8::try_from(e.exit_code()).unwrap_or(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run(*args, console, interrupt),
+        Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
+        Command::Memtier(args) => memtier(args, console, interrupt),
+        Command::Check { spec } => Workload::from_path(&spec).and_then(|w| {
+            let text = serde_json::to_string_pretty(&w.redacted()).unwrap_or_default();
+            writeln!(console.stdout, "{text}").map_err(output_error)
+        }),
+    };
+    let _ = console.stdout.flush();
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(console.stderr, "respload: {e}");
+            let _ = console.stderr.flush();
+            2
+        }
+    }
+}
+
+/// A failed write to the console (a closed pipe).
+fn output_error(e: std::io::Error) -> crate::Error {
+    crate::Error::File {
+        path: "<stdout>".into(),
+        source: e,
+    }
+}
+
+fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<()> {
+    let base = match &args.spec {
+        Some(path) => Workload::from_path(path)?,
+        None => Workload::from_json_value(json!({}))?,
+    };
+    let (target, rest) = args.overrides.to_json();
+    // Seeds and targets given on the command line apply everywhere.
+    let workload = if target.is_some() || rest.is_some() {
+        base.with_overrides(target, rest)?
+    } else {
+        base
+    };
+    let runner = Runner::start(workload)?;
+    interrupt.watch(&runner);
+    while !runner.is_finished() {
+        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+            if !args.quiet {
+                let _ = writeln!(console.stderr, "{}", progress_line(&s));
+            }
+        }
+    }
+    let report = runner.wait()?;
+    write!(console.stdout, "{}", table(&report)).map_err(output_error)?;
+    if let Some(path) = &args.json {
+        write_json(&report, path)?;
+    }
+    if let Some(path) = &args.hdr_log {
+        write_hdr_log(&report, path)?;
+    }
+    if report.interrupted {
+        let _ = writeln!(
+            console.stderr,
+            "respload: interrupted, the report above is partial"
+        );
+    }
+    Ok(())
+}
+
+fn memtier(
+    args: MemtierArgs,
+    console: &mut Console<'_>,
+    interrupt: &Interrupt,
+) -> crate::Result<()> {
+    use crate::compat::memtier::{self, Invocation};
+    let (args, json) = args.split();
+    let m = match memtier::parse(&args)? {
+        Invocation::Help => {
+            return write!(console.stdout, "{}", memtier::usage()).map_err(output_error);
+        }
+        Invocation::Version => {
+            return writeln!(console.stdout, "{}", memtier::version()).map_err(output_error);
+        }
+        Invocation::Run(m) => *m,
+    };
+    let options = m.options;
+    let err = &mut *console.stderr;
+    if options.show_config {
+        let _ = writeln!(err, "============== Configuration values: ==============");
+        let _ = write!(err, "{}", options.config_text());
+        let _ = writeln!(err, "===================================================");
+    }
+    let runner = Runner::start(m.workload)?;
+    interrupt.watch(&runner);
+    while !runner.is_finished() {
+        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+            let _ = writeln!(console.stderr, "{}", progress_line(&s));
+        }
+    }
+    let report = runner.wait()?;
+    let printed = crate::output::memtier::finish(&report, &options)?;
+    write!(console.stdout, "{}", printed.stdout).map_err(output_error)?;
+    for line in &printed.stderr {
+        let _ = writeln!(console.stderr, "{line}");
+    }
+    if let Some(path) = &json {
+        write_json(&report, path)?;
+    }
+    if report.interrupted {
+        let _ = writeln!(
+            console.stderr,
+            "respload: interrupted, the report above is partial"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! `respload redis-benchmark ARGS...`: redis-benchmark's command line, respload's engine,
+//! redis-benchmark's output.
+
+use super::{output_error, Console, Interrupt};
+use crate::compat::redis_benchmark::parse_args;
+use crate::output::redis_benchmark::{error_lines, idle_banner, render, Format, Progress};
+use crate::output::write_json;
+use crate::Runner;
+use clap::Args;
+use std::time::Duration;
+
+/// redis-benchmark's options, then optionally a command with its arguments.
+#[derive(Args)]
+pub(crate) struct RedisBenchmarkArgs {
+    /// Exactly as redis-benchmark takes them, e.g. `-h HOST -a PASS -t get -d 1024 -P 50 -c 4`
+    /// or `-r 1000 -n 10000 lpush mylist __rand_int__`. Also `--json FILE` (respload's report).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..,
+        value_name = "ARGS"
+    )]
+    args: Vec<String>,
+}
+
+/// Run it; an interrupt stops the run in progress, keeps its partial results and ends `-l`.
+pub(crate) fn run(
+    args: RedisBenchmarkArgs,
+    console: &mut Console<'_>,
+    interrupt: &Interrupt,
+) -> crate::Result<()> {
+    let rb = parse_args(&args.args)?;
+    for w in &rb.warnings {
+        let _ = writeln!(console.stderr, "{w}");
+    }
+    let live = console.stderr_is_terminal && rb.output.format != Format::Csv;
+    if let Some(n) = rb.output.idle {
+        console
+            .stdout
+            .write_all(idle_banner(n).as_bytes())
+            .and_then(|()| console.stdout.flush())
+            .map_err(output_error)?;
+    }
+    loop {
+        let runner = Runner::start(rb.workload.clone())?;
+        interrupt.watch(&runner);
+        let mut progress = Progress::new();
+        while !runner.is_finished() {
+            if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+                if live {
+                    let _ = write!(console.stderr, "{}\r", progress.line(&s));
+                }
+            }
+        }
+        if live {
+            let _ = write!(console.stderr, "\x1b[2K\r");
+        }
+        let report = runner.wait()?;
+        console
+            .stdout
+            .write_all(render(&report, &rb.output).as_bytes())
+            .and_then(|()| console.stdout.flush())
+            .map_err(output_error)?;
+        for line in error_lines(&report) {
+            let _ = writeln!(console.stderr, "respload: {line}");
+        }
+        if let Some(path) = &rb.output.json {
+            write_json(&report, path)?;
+        }
+        if report.interrupted {
+            let _ = writeln!(
+                console.stderr,
+                "respload: interrupted, the results above are partial"
+            );
+            return Ok(());
+        }
+        if !rb.output.repeat {
+            return Ok(());
+        }
+    }
+}
