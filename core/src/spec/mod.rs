@@ -6,6 +6,7 @@
 
 mod command;
 mod duration;
+mod events;
 mod keys;
 mod load;
 mod target;
@@ -15,6 +16,7 @@ mod values;
 
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
+pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
@@ -62,6 +64,9 @@ pub struct Spec {
     /// memtier_benchmark does by default.
     #[serde(default = "default_true")]
     pub distinct_streams: bool,
+    /// Fault drills at set times of the measured part of the phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -108,6 +113,8 @@ pub struct Phase {
     pub commands: Vec<Compiled>,
     /// The weighted mix over `commands`.
     pub mix: Vec<MixEntry>,
+    /// The prefix of this phase's field paths in errors (`phases[1].`, or empty).
+    pub prefix: String,
 }
 
 impl Phase {
@@ -129,6 +136,11 @@ impl Phase {
         }
         if let Some(url) = &spec.target.url {
             spec.target.url = Some(redact_url(url));
+        }
+        for e in &mut spec.events {
+            if let Some(r) = &e.replica {
+                e.replica = Some(redact_url(r));
+            }
         }
         serde_json::to_value(&spec).unwrap_or(Json::Null)
     }
@@ -289,6 +301,12 @@ impl Phase {
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
+        events::validate(
+            &spec.events,
+            prefix,
+            &connect,
+            spec.load.duration.map(|d| d.0),
+        )?;
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -346,6 +364,7 @@ impl Phase {
             connect,
             commands,
             mix,
+            prefix: prefix.to_string(),
         })
     }
 }
@@ -528,6 +547,11 @@ mod tests {
             "{text}"
         );
         let w = Workload::from_toml_str("[target]\npassword = \"hunter2\"").unwrap();
+        assert!(!w.redacted().to_string().contains("hunter2"));
+        let w = Workload::from_toml_str(
+            "events = [{ at = 1, drill = 'replica-resync', replica = 'redis://:hunter2@h:1' }]",
+        )
+        .unwrap();
         assert!(!w.redacted().to_string().contains("hunter2"));
     }
 
