@@ -84,7 +84,8 @@ pub enum DrillMode {
 }
 
 impl DrillMode {
-    fn name(self) -> &'static str {
+    /// The name as written in a spec.
+    pub fn name(self) -> &'static str {
         match self {
             DrillMode::ClusterFailover => "cluster-failover",
             DrillMode::Kill => "kill",
