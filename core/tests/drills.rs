@@ -80,6 +80,12 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
     assert_eq!(info(&server, "aof_last_bgrewrite_status"), "ok");
     assert!(server.dir.join("dump.rdb").exists());
     assert!(server.calls("bgsave") == 1 && server.calls("bgrewriteaof") == 1);
+    // The text report has a line per drill.
+    let text = respload::output::table(&report);
+    let block = &text[text.find("EVENTS").expect("an EVENTS block")..];
+    assert!(block.contains("bgsave") && block.contains("bgrewriteaof"), "{text}");
+    assert!(block.contains(&format!("fork {} us", events[0].fork_usec.unwrap())), "{text}");
+    assert!(block.contains("Longest stretch without a successful reply"), "{text}");
     // Valid JSON, no NaN: nulls for what does not apply.
     let text = report.to_json();
     let back: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -265,4 +271,45 @@ fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
     assert_eq!(by_node, t.ops);
     let successes: u64 = report.nodes.values().map(|n| n.ops - n.errors).sum();
     assert_eq!(successes + t.errors, 16000);
+}
+
+#[test]
+fn a_cluster_failover_promotes_the_replica_of_the_primary_serving_slot_0() {
+    let _one = one();
+    let cluster = Cluster::start(3, 1);
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "threads": 1, "duration": "4s" },
+        "keys": { "range": [0, 999] },
+        "events": [{ "at": "1s", "drill": "failover" }],
+    })))
+    .unwrap();
+    let e = &report.phases[0].events[0];
+    assert_eq!(e.error, None, "{}", show(e));
+    assert_eq!(e.mode.as_deref(), Some("cluster-failover"));
+    let recovery = e.recovery_s.unwrap();
+    assert!(recovery > 0.0 && recovery < 2.5, "{}", show(e));
+    // The node acted on served slot 0; its replica serves it now.
+    let replica = e.replica.as_ref().unwrap();
+    let promoted = cluster
+        .nodes
+        .iter()
+        .find(|s| &format!("127.0.0.1:{}", s.port) == replica)
+        .unwrap();
+    assert_eq!(info(promoted, "role"), "master");
+    assert!(promoted.calls("cluster|failover") == 1);
+    let nodes = promoted.cli(&["CLUSTER", "NODES"]);
+    let me = nodes.lines().find(|l| l.contains("myself")).unwrap();
+    assert!(me.contains("master") && me.contains(" 0-"), "{nodes}");
+    let old = cluster
+        .nodes
+        .iter()
+        .find(|s| format!("127.0.0.1:{}", s.port) == e.node)
+        .unwrap();
+    assert_eq!(info(old, "role"), "slave");
+    // A coordinated failover loses nothing: every request is answered.
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(e.errors_during, Some(0));
+    assert!(e.ops_during.unwrap() > 0);
 }
