@@ -83,9 +83,18 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
     // The text report has a line per drill.
     let text = respload::output::table(&report);
     let block = &text[text.find("EVENTS").expect("an EVENTS block")..];
-    assert!(block.contains("bgsave") && block.contains("bgrewriteaof"), "{text}");
-    assert!(block.contains(&format!("fork {} us", events[0].fork_usec.unwrap())), "{text}");
-    assert!(block.contains("Longest stretch without a successful reply"), "{text}");
+    assert!(
+        block.contains("bgsave") && block.contains("bgrewriteaof"),
+        "{text}"
+    );
+    assert!(
+        block.contains(&format!("fork {} us", events[0].fork_usec.unwrap())),
+        "{text}"
+    );
+    assert!(
+        block.contains("Longest stretch without a successful reply"),
+        "{text}"
+    );
     // Valid JSON, no NaN: nulls for what does not apply.
     let text = report.to_json();
     let back: serde_json::Value = serde_json::from_str(&text).unwrap();
@@ -132,7 +141,11 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
         "load": { "connections": 4, "threads": 1, "rate": 2000, "duration": "2s" },
     })))
     .unwrap();
-    assert!(calm.availability.longest_gap_ms < 100.0, "{:?}", calm.availability);
+    assert!(
+        calm.availability.longest_gap_ms < 100.0,
+        "{:?}",
+        calm.availability
+    );
     assert!(calm.phases[0].events.is_empty());
     assert!(!calm.to_json().contains("\"events\""));
 }
@@ -249,7 +262,12 @@ fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
     let recovery = e.recovery_s.unwrap();
     assert!((1.5..7.0).contains(&recovery), "{}", show(e));
     let during = e.errors_during.unwrap();
-    assert!(during > 0 && during <= t.errors, "{} {:?}", show(e), t.errors_by_kind);
+    assert!(
+        during > 0 && during <= t.errors,
+        "{} {:?}",
+        show(e),
+        t.errors_by_kind
+    );
     assert!(e.ops_during.unwrap() >= during);
     assert!(e.throughput_before.unwrap() > 1000.0, "{}", show(e));
     assert!(e.recovered_after_s.is_some(), "{}", show(e));

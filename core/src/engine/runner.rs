@@ -188,7 +188,14 @@ fn execute(
             break;
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
-        let outcome = run_phase(phase, i, std::mem::take(&mut plans[i]), phase_seed, stop, tx)?;
+        let outcome = run_phase(
+            phase,
+            i,
+            std::mem::take(&mut plans[i]),
+            phase_seed,
+            stop,
+            tx,
+        )?;
         let r = &outcome.report;
         client.threads = client.threads.max(r.client.threads);
         client.connections = client.connections.max(r.client.connections);

@@ -108,7 +108,9 @@ pub async fn prepare(phase: &Phase) -> Result<Vec<Plan>> {
         let replicas = match e.drill {
             Drill::Failover | Drill::ReplicaResync => {
                 let given = match &e.replica {
-                    Some(r) => vec![replica_connect(r, &base).map_err(|m| Error::spec(at("replica"), m))?],
+                    Some(r) => {
+                        vec![replica_connect(r, &base).map_err(|m| Error::spec(at("replica"), m))?]
+                    }
                     None if cluster => cluster_replicas,
                     None => discover_replica(&node).await?.into_iter().collect(),
                 };
@@ -156,8 +158,7 @@ async fn discover_replica(primary: &Connect) -> Result<Option<Connect>> {
         return Ok(None);
     };
     let kv: BTreeMap<&str, &str> = slave.split(',').filter_map(|f| f.split_once('=')).collect();
-    let (Some(ip), Some(port)) = (kv.get("ip"), kv.get("port").and_then(|p| p.parse().ok()))
-    else {
+    let (Some(ip), Some(port)) = (kv.get("ip"), kv.get("port").and_then(|p| p.parse().ok())) else {
         return Ok(None);
     };
     let addr = NodeAddr {
@@ -274,7 +275,11 @@ async fn connect(c: &Connect) -> std::result::Result<Client, String> {
 }
 
 /// Send one command; an error reply becomes `Err` naming the command.
-async fn call(client: &mut Client, args: &[&[u8]], timeout: Duration) -> std::result::Result<Value, String> {
+async fn call(
+    client: &mut Client,
+    args: &[&[u8]],
+    timeout: Duration,
+) -> std::result::Result<Value, String> {
     match client.call(args, timeout).await {
         Ok(Value::Error(e)) => Err(format!(
             "{} refused: {e}",
@@ -303,7 +308,11 @@ async fn persist(plan: &Plan, stop: &AtomicBool, out: &mut Outcome) -> Drilled {
     let t = plan.node.connect_timeout;
     let mut c = connect(&plan.node).await?;
     let (cmd, busy, status): (&[u8], &[&str], &str) = match plan.event.drill {
-        Drill::Bgsave => (b"BGSAVE", &["rdb_bgsave_in_progress"], "rdb_last_bgsave_status"),
+        Drill::Bgsave => (
+            b"BGSAVE",
+            &["rdb_bgsave_in_progress"],
+            "rdb_last_bgsave_status",
+        ),
         _ => (
             b"BGREWRITEAOF",
             &["aof_rewrite_in_progress", "aof_rewrite_scheduled"],
@@ -356,7 +365,10 @@ async fn pause(plan: &Plan, out: &mut Outcome) -> Drilled {
 async fn shutdown(node: &Connect) -> Drilled {
     let t = node.connect_timeout;
     let mut c = connect(node).await?;
-    for args in [&[&b"SHUTDOWN"[..], b"NOSAVE", b"NOW"][..], &[b"SHUTDOWN", b"NOSAVE"]] {
+    for args in [
+        &[&b"SHUTDOWN"[..], b"NOSAVE", b"NOW"][..],
+        &[b"SHUTDOWN", b"NOSAVE"],
+    ] {
         match c.call(args, t).await {
             Ok(Value::Error(e)) if e.contains("syntax") && args.len() == 3 => continue,
             Ok(Value::Error(e)) => return Err(format!("SHUTDOWN refused: {e}")),
@@ -384,9 +396,7 @@ async fn promoted(c: &Connect, cluster: bool) -> bool {
         return true;
     }
     match call(&mut client, &[b"CLUSTER", b"INFO"], t).await {
-        Ok(v) => v
-            .as_text()
-            .is_some_and(|s| s.contains("cluster_state:ok")),
+        Ok(v) => v.as_text().is_some_and(|s| s.contains("cluster_state:ok")),
         Err(_) => false,
     }
 }
@@ -461,7 +471,8 @@ async fn resync(plan: &Plan, stop: &AtomicBool, out: &mut Outcome) -> Drilled {
             return Ok(());
         }
         let rep = info(&mut c, "replication", t).await?;
-        if field(&rep, "master_link_status") == "up" && field(&rep, "master_sync_in_progress") != "1"
+        if field(&rep, "master_link_status") == "up"
+            && field(&rep, "master_sync_in_progress") != "1"
         {
             let now = Instant::now();
             out.finished = Some(now);

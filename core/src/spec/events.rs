@@ -203,7 +203,8 @@ pub(crate) fn validate(
             }
         }
         if let Some(r) = &e.replica {
-            let applies = e.drill == Drill::ReplicaResync || (e.drill == Drill::Failover && !cluster);
+            let applies =
+                e.drill == Drill::ReplicaResync || (e.drill == Drill::Failover && !cluster);
             if !applies {
                 return Err(Error::spec(
                     at("replica"),
@@ -303,7 +304,10 @@ mod tests {
             "{e}"
         );
         let e = err("events = [{ at = '1s', drill = 'bgsave', mode = 'kill' }]");
-        assert!(e.contains("events[0].mode") && e.contains("no modes"), "{e}");
+        assert!(
+            e.contains("events[0].mode") && e.contains("no modes"),
+            "{e}"
+        );
         let e = err("events = [{ at = '1s', drill = 'bgsave', duration = '1s' }]");
         assert!(e.contains("events[0].duration"), "{e}");
         let e = err("events = [{ at = '1s', drill = 'pause', duration = '2h' }]");

@@ -275,7 +275,14 @@ mod tests {
         g.add(&marks(&[10 * MS, 300 * MS]));
         g.settle(1000 * MS);
         g.add(&marks(&[650 * MS + 1])); // late: already settled past, ignored as a gap
-        g.add(&marks(&[1010 * MS, 1200 * MS, 1400 * MS, 1600 * MS, 1800 * MS, 1950 * MS]));
+        g.add(&marks(&[
+            1010 * MS,
+            1200 * MS,
+            1400 * MS,
+            1600 * MS,
+            1800 * MS,
+            1950 * MS,
+        ]));
         let gaps = g.finish(2000 * MS);
         // 300 to 700 ms: no success from either.
         assert_eq!(

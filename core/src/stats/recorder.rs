@@ -226,11 +226,7 @@ impl SuccessMarks {
             return Vec::new();
         }
         let n = ((bucket - self.base) as usize).min(self.slots.len());
-        let out: Vec<(u64, u64)> = self
-            .slots
-            .drain(..n)
-            .filter(|s| s.0 != u64::MAX)
-            .collect();
+        let out: Vec<(u64, u64)> = self.slots.drain(..n).filter(|s| s.0 != u64::MAX).collect();
         self.base += n as u64;
         if self.slots.is_empty() {
             self.base = 0;
