@@ -60,7 +60,7 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
         assert_eq!(e.error, None, "{}", show(e));
         assert!(e.fork_usec.unwrap_or(0) > 0, "{}", show(e));
         let (start, end) = (e.started_s.unwrap(), e.finished_s.unwrap());
-        assert!(start >= e.at_s && start < e.at_s + 0.3, "{}", show(e));
+        assert!(start >= e.at_s && start < e.at_s + 0.5, "{}", show(e));
         assert!(end > start && end < 4.0, "{}", show(e));
         assert!((e.recovery_s.unwrap() - (end - start)).abs() < 1e-9);
         assert_eq!(e.node, format!("127.0.0.1:{}", server.port));
@@ -124,7 +124,8 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
     assert_eq!(e.error, None, "{}", show(e));
     let recovery = e.recovery_s.unwrap();
     assert!((0.45..1.5).contains(&recovery), "{}", show(e));
-    let (before, during) = (e.p99_before_ms.unwrap(), e.p99_during_ms.unwrap());
+    let figure = |v: Option<f64>| v.unwrap_or_else(|| panic!("{}", show(e)));
+    let (before, during) = (figure(e.p99_before_ms), figure(e.p99_during_ms));
     assert!(during > 300.0 && during > 10.0 * before, "{}", show(e));
     assert_eq!(e.errors_during, Some(0));
     assert!(e.longest_gap_ms.unwrap() >= 400.0, "{}", show(e));
@@ -142,7 +143,7 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
     })))
     .unwrap();
     assert!(
-        calm.availability.longest_gap_ms < 100.0,
+        calm.availability.longest_gap_ms < 250.0,
         "{:?}",
         calm.availability
     );

@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 
 /// How often a drill checks whether the server is back.
 const POLL: Duration = Duration::from_millis(10);
+/// A drill's window stays open this long after it finished, so the requests the server
+/// releases when it comes back (those a pause held, say) count with the drill.
+pub const WINDOW_GRACE: Duration = Duration::from_millis(100);
 
 /// A drill resolved before any traffic: the nodes it acts on.
 #[derive(Debug, Clone)]
@@ -247,6 +250,7 @@ async fn run_one(
         Drill::Failover => failover(&plan, &stop, &mut out).await,
         Drill::ReplicaResync => resync(&plan, &stop, &mut out).await,
     };
+    sleep_until(Instant::now() + WINDOW_GRACE, &stop).await;
     mask.fetch_and(!(1 << i), Ordering::Relaxed);
     if let Err(e) = result {
         out.error = Some(e);

@@ -33,7 +33,8 @@ pub struct Event {
     pub node: Option<String>,
     /// `replica-resync`, and `failover` without cluster: the replica, `host:port` or
     /// `redis://[user:password@]host:port` (default: the first replica the primary lists in
-    /// `INFO replication`). Credentials and TLS are the target's unless the URL gives some.
+    /// `INFO replication`). Credentials are the target's unless the URL gives some; TLS
+    /// settings are always the target's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica: Option<String>,
 }
@@ -223,7 +224,7 @@ pub(crate) fn validate(
 
 /// The connection settings of a replica given as `host:port` or a `redis://` URL: the
 /// target's settings (credentials, TLS, timeouts) with the replica's address, and the URL's
-/// credentials when it has some.
+/// credentials when it has some (TLS stays the target's).
 pub fn replica_connect(text: &str, base: &Connect) -> Result<Connect, String> {
     let mut c = base.clone();
     c.cluster = None;

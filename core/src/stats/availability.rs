@@ -160,8 +160,8 @@ pub struct EventReport {
     /// The server refused the drill, or its connection failed: the message. The load
     /// figures are still given.
     pub error: Option<String>,
-    /// Requests finished during the drill (from `started_s` to `finished_s`, or to the end of
-    /// the phase), to the housekeeping tick (20 ms).
+    /// Requests finished during the drill: from `started_s` until 100 ms after `finished_s`
+    /// (or after it failed, or until the end of the phase), to the housekeeping tick (20 ms).
     pub ops_during: Option<u64>,
     /// Failed requests among them.
     pub errors_during: Option<u64>,
