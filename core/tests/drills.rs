@@ -126,7 +126,9 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
     assert!((0.45..1.5).contains(&recovery), "{}", show(e));
     let figure = |v: Option<f64>| v.unwrap_or_else(|| panic!("{}", show(e)));
     let (before, during) = (figure(e.p99_before_ms), figure(e.p99_during_ms));
-    assert!(during > 300.0 && during > 10.0 * before, "{}", show(e));
+    // The requests due when the pause began waited all of it; before, p99 was a few ms
+    // (tens on a busy machine: open loop shows the client's own stalls too).
+    assert!(during > 400.0 && during > 4.0 * before, "{}", show(e));
     assert_eq!(e.errors_during, Some(0));
     assert!(e.longest_gap_ms.unwrap() >= 400.0, "{}", show(e));
     // Throughput came back (open loop: the backlog is sent at once after the pause).
