@@ -737,6 +737,8 @@ impl ClusterClient {
         let now = *now;
         let n = &mut nodes[i];
         let mut rec = shared.recorder.borrow_mut();
+        // Whether this read delivered a successful measured reply (for the gap figures).
+        let mut ok = false;
         loop {
             let buf = &n.rbuf[n.rstart..n.rend];
             let (len, reply) = match n.framer.next(buf) {
@@ -804,8 +806,13 @@ impl ClusterClient {
                 };
                 record(&mut rec.commands[p.cmd as usize]);
                 record(rec.node(i, |k| cluster.name(k)));
+                ok |= !matches!(reply, Reply::Error { .. });
             }
             n.rstart += len;
+        }
+        if ok {
+            let ns = now.saturating_duration_since(shared.measure_start);
+            rec.marks.mark(ns.as_nanos() as u64);
         }
         if n.inflight.is_empty() {
             n.sent.clear();

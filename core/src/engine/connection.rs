@@ -323,6 +323,8 @@ impl Connection {
         let shared = &*self.shared;
         let open = self.pacer.is_some();
         let mut rec = shared.recorder.borrow_mut();
+        // Whether this read delivered a successful measured reply (for the gap figures).
+        let mut ok = false;
         loop {
             let buf = &self.rbuf[self.rstart..self.rend];
             let (len, reply) = match self.framer.next(buf) {
@@ -346,6 +348,7 @@ impl Connection {
                 if open {
                     c.record_service(self.now.duration_since(p.start).as_nanos() as u64);
                 }
+                ok |= !matches!(reply, Reply::Error { .. });
                 match reply {
                     Reply::Error { kind } => {
                         c.errors += 1;
@@ -357,6 +360,10 @@ impl Connection {
                 }
             }
             self.rstart += len;
+        }
+        if ok {
+            let ns = self.now.saturating_duration_since(shared.measure_start);
+            rec.marks.mark(ns.as_nanos() as u64);
         }
         settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
         Ok(())

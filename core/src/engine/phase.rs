@@ -4,9 +4,12 @@
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
-use crate::observe::{Sampler, ServerLoad};
+use crate::observe::{DrillPlan, Drills, Sampler, ServerLoad};
 use crate::spec::Phase;
-use crate::stats::{summarize, timeline_row, ClientStats, PhaseReport, Recorder, TimelineRow};
+use crate::stats::{
+    summarize, timeline_row, Availability, ClientStats, EventReport, GapTracker, PhaseReport,
+    Recorder, TimelineRow,
+};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::{channel, Sender};
@@ -60,6 +63,7 @@ impl Timeline {
 pub fn run_phase(
     phase: &Phase,
     phase_index: usize,
+    plans: Vec<DrillPlan>,
     seed: u64,
     stop: &Arc<AtomicBool>,
     snapshots: &Sender<Snapshot>,
@@ -88,6 +92,8 @@ pub fn run_phase(
     };
     let (tx, rx) = channel();
     let sequence = Arc::new(AtomicU64::new(0));
+    // Bit i set while drill i is active (only when the phase has drills).
+    let drill_mask = (!plans.is_empty()).then(|| Arc::new(AtomicU64::new(0)));
     let mut gos = Vec::with_capacity(threads);
     let mut joins = Vec::with_capacity(threads);
     let mut first = 0;
@@ -105,6 +111,7 @@ pub fn run_phase(
             seed,
             sequence: Arc::clone(&sequence),
             stop: Arc::clone(stop),
+            drills: drill_mask.clone(),
             tx: tx.clone(),
             go: go_rx,
         };
@@ -152,6 +159,19 @@ pub fn run_phase(
     } else {
         None
     };
+    let events: Vec<(crate::spec::Event, Option<String>)> = plans
+        .iter()
+        .map(|p| (p.event.clone(), p.mode.map(|m| m.name().to_string())))
+        .collect();
+    let drills = match &drill_mask {
+        Some(mask) => Some(
+            Drills::start(plans, measure_start, Arc::clone(mask))
+                .map_err(|e| Error::Internal(format!("cannot start the drill thread: {e}")))?,
+        ),
+        None => None,
+    };
+    let mut gaps = GapTracker::default();
+    let mut windows: Vec<Option<Recorder>> = vec![None; events.len()];
 
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
@@ -200,7 +220,7 @@ pub fn run_phase(
                 break;
             }
         };
-        let (thread, index, recorder, connected) = match msg {
+        let (thread, index, mut recorder, connected) = match msg {
             WorkerMsg::Interval {
                 thread,
                 index,
@@ -216,7 +236,14 @@ pub fn run_phase(
                 cpu,
                 lag,
                 reconnects,
+                windows: parts,
             } => {
+                for (e, part) in parts {
+                    if let Some(w) = windows.get_mut(e) {
+                        w.get_or_insert_with(|| Recorder::new(labels.len()))
+                            .merge_commands(&part);
+                    }
+                }
                 timeline.done[thread] = true;
                 ended = ended.max(e);
                 client.cpu_user_s += cpu.0;
@@ -227,6 +254,8 @@ pub fn run_phase(
             }
             WorkerMsg::Ready(..) => continue,
         };
+        // The success marks go to the gap figures only, not into every merged recorder.
+        gaps.add(&std::mem::take(&mut recorder.marks));
         let i = index as usize;
         while timeline.rows.len() <= i {
             timeline.rows.push((Recorder::new(labels.len()), 0));
@@ -237,15 +266,49 @@ pub fn run_phase(
         timeline.sent_upto[thread] = Some(index);
         let all_done = timeline.done.iter().all(|d| *d);
         emit(&mut timeline, &mut rows, all_done.then_some(ended));
+        // Every worker reported past the emitted intervals: their marks are all in.
+        gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
     }
     join_all(joins);
     let server_timeline = sampler.map(Sampler::finish).unwrap_or_default();
+    let outcomes = drills.map(Drills::finish).unwrap_or_default();
     if lost_worker {
         return Err(Error::Internal(
             "a worker thread ended without reporting".into(),
         ));
     }
-    let duration_s = ended.saturating_duration_since(measure_start).as_secs_f64();
+    let measured = ended.saturating_duration_since(measure_start);
+    let duration_s = measured.as_secs_f64();
+    let gaps = gaps.finish(measured.as_nanos() as u64);
+    let since = |t: std::time::Instant| t.saturating_duration_since(measure_start).as_secs_f64();
+    let intervals: Vec<&Recorder> = timeline.rows.iter().map(|(r, _)| r).collect();
+    let events: Vec<EventReport> = events
+        .into_iter()
+        .zip(outcomes)
+        .zip(&windows)
+        .map(|(((event, mode), o), window)| {
+            let mut e = EventReport {
+                drill: event.drill.name().to_string(),
+                mode,
+                node: o.node,
+                replica: o.replica,
+                at_s: event.at.0.as_secs_f64(),
+                started_s: o.started.map(since),
+                finished_s: o.finished.map(since),
+                recovery_s: o
+                    .started
+                    .zip(o.finished)
+                    .map(|(s, f)| f.saturating_duration_since(s).as_secs_f64()),
+                fork_usec: o.fork_usec,
+                sync_s: o.sync.map(|d| d.as_secs_f64()),
+                full_sync: o.full_sync,
+                error: o.error,
+                ..EventReport::default()
+            };
+            e.fill_load_figures(window.as_ref(), &rows, &intervals, &gaps, duration_s);
+            e
+        })
+        .collect();
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
@@ -264,6 +327,8 @@ pub fn run_phase(
             server_load: ServerLoad::of(&server_timeline),
             server_timeline,
             nodes: crate::stats::node_stats(&total, duration_s),
+            availability: Availability::of(&gaps),
+            events,
             workload: phase.redacted(),
         },
         recorder: total,

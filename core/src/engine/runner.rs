@@ -5,7 +5,7 @@ use super::phase::run_phase;
 use super::rng::mix;
 use super::Snapshot;
 use crate::net::Client;
-use crate::observe::{read_facts, ServerLoad, ServerSample};
+use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
 use crate::spec::Workload;
 use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA_VERSION};
 use crate::{Error, Result};
@@ -155,14 +155,20 @@ fn execute(
         .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
-    let server = rt.block_on(async {
+    let (server, mut plans) = rt.block_on(async {
         let mut client = Client::connect(&first.connect).await?;
-        read_facts(
+        let facts = read_facts(
             &mut client,
             first.connect.endpoint.to_string(),
             first.connect.connect_timeout,
         )
-        .await
+        .await?;
+        // Every phase's drills are resolved (replicas found) before any traffic.
+        let mut plans = Vec::with_capacity(workload.phases.len());
+        for phase in &workload.phases {
+            plans.push(prepare_drills(phase).await?);
+        }
+        Ok::<_, Error>((facts, plans))
     })?;
     drop(rt);
 
@@ -182,7 +188,14 @@ fn execute(
             break;
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
-        let outcome = run_phase(phase, i, phase_seed, stop, tx)?;
+        let outcome = run_phase(
+            phase,
+            i,
+            std::mem::take(&mut plans[i]),
+            phase_seed,
+            stop,
+            tx,
+        )?;
         let r = &outcome.report;
         client.threads = client.threads.max(r.client.threads);
         client.connections = client.connections.max(r.client.connections);
@@ -204,6 +217,13 @@ fn execute(
                     t: s.t + offset,
                     ..s.clone()
                 }));
+            let a = &r.availability;
+            if report.availability.longest_gap_ms < a.longest_gap_ms {
+                report.availability = crate::stats::Availability {
+                    longest_gap_ms: a.longest_gap_ms,
+                    longest_gap_at_s: a.longest_gap_at_s + offset,
+                };
+            }
             report.duration_s += r.duration_s;
             let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
             merge_by_label(&mut measured, &outcome.recorder, labels);

@@ -63,6 +63,8 @@ pub enum WorkerMsg {
         lag: Duration,
         /// Reconnections.
         reconnects: u64,
+        /// Per fault drill (by event index): the requests finished while it was active.
+        windows: Vec<(usize, Recorder)>,
     },
 }
 
@@ -101,6 +103,8 @@ pub struct WorkerSetup {
     pub sequence: Arc<AtomicU64>,
     /// Set by `stop()`.
     pub stop: Arc<AtomicBool>,
+    /// When the phase has fault drills: bit `i` is set while event `i` is active.
+    pub drills: Option<Arc<AtomicU64>>,
     /// To the aggregator.
     pub tx: Sender<WorkerMsg>,
     /// From the coordinator.
@@ -228,6 +232,21 @@ async fn worker(s: WorkerSetup) {
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut peak_connected = shared.connected.get();
     let take = || shared.recorder.replace(Recorder::new(commands.len()));
+    // With fault drills, the recorder is also split whenever the set of active drills
+    // changes (seen at the next tick), so each drill gets the requests finished during it.
+    let mut drills = Drills {
+        mask: 0,
+        interval: Recorder::new(commands.len()),
+        windows: Vec::new(),
+    };
+    let split = |d: &mut Drills| d.add(take());
+    let finish_interval = |d: &mut Drills| match &s.drills {
+        Some(_) => {
+            split(d);
+            std::mem::replace(&mut d.interval, Recorder::new(commands.len()))
+        }
+        None => take(),
+    };
     while shared.live.get() > 0 {
         let planned = ticker.tick().await;
         let now = Instant::now();
@@ -254,12 +273,19 @@ async fn worker(s: WorkerSetup) {
                 c.interrupt(Interrupt::Timeout);
             }
         }
+        if let Some(mask) = &s.drills {
+            let m = mask.load(Ordering::Relaxed);
+            if m != drills.mask {
+                split(&mut drills);
+                drills.mask = m;
+            }
+        }
         peak_connected = peak_connected.max(shared.connected.get());
         while now >= next_flush && shared.live.get() > 0 {
             let _ = s.tx.send(WorkerMsg::Interval {
                 thread: s.thread,
                 index,
-                recorder: take(),
+                recorder: finish_interval(&mut drills),
                 connected: peak_connected,
             });
             peak_connected = shared.connected.get();
@@ -274,13 +300,44 @@ async fn worker(s: WorkerSetup) {
     let _ = s.tx.send(WorkerMsg::Done {
         thread: s.thread,
         index: index.max(last as u64),
-        recorder: take(),
+        recorder: finish_interval(&mut drills),
         connected: peak_connected,
         ended,
         cpu: (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1),
         lag,
         reconnects: shared.reconnects.get(),
+        windows: drills.windows,
     });
+}
+
+/// A worker's split of its measurements between the interval and the active fault drills.
+struct Drills {
+    /// The events active since the last split (bit per event index).
+    mask: u64,
+    /// The interval so far.
+    interval: Recorder,
+    /// Per event index, what finished while it was active.
+    windows: Vec<(usize, Recorder)>,
+}
+
+impl Drills {
+    /// Hand `part` (finished since the last split) to the interval and the active drills.
+    fn add(&mut self, part: Recorder) {
+        let mut bits = self.mask;
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            match self.windows.iter_mut().find(|(e, _)| *e == i) {
+                Some((_, w)) => w.merge_commands(&part),
+                None => {
+                    let mut w = Recorder::new(part.commands.len());
+                    w.merge_commands(&part);
+                    self.windows.push((i, w));
+                }
+            }
+        }
+        self.interval.merge(&part);
+    }
 }
 
 /// What one connection task starts with.

@@ -1,7 +1,9 @@
 //! Server-side observation.
 
+mod drills;
 mod sampler;
 mod server_info;
 
+pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Plan as DrillPlan};
 pub use sampler::{Sampler, ServerLoad, ServerSample};
 pub use server_info::{parse_info, read_facts};

@@ -134,6 +134,7 @@ pub fn table(report: &Report) -> String {
         if report.phases.len() > 1 {
             stats_block(&mut out, "", &p.totals, &p.commands, p.duration_s);
         }
+        events_block(&mut out, p);
     }
     let _ = writeln!(out);
     let title = if report.interrupted {
@@ -183,6 +184,79 @@ pub fn table(report: &Report) -> String {
         c.cpu_user_s, c.cpu_sys_s, c.cpu_s_per_million, c.loop_lag_ms_max, c.reconnects
     );
     out
+}
+
+/// The phase's fault drills, one line each, and its longest stretch without a success.
+fn events_block(out: &mut String, p: &crate::stats::PhaseReport) {
+    if p.events.is_empty() {
+        return;
+    }
+    let secs = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let _ = writeln!(out, "EVENTS");
+    let _ = writeln!(
+        out,
+        "{:<16}{:>8}{:>10}{:>11}{:>10}{:>10}{:>12}{:>12}{:>12}{:>11}  detail",
+        "Drill",
+        "At",
+        "Started",
+        "Recovery",
+        "Errors",
+        "Gap ms",
+        "p99 before",
+        "p99 during",
+        "Ops/s before",
+        "Back after"
+    );
+    for e in &p.events {
+        let mut detail = Vec::new();
+        if let Some(m) = &e.mode {
+            detail.push(m.clone());
+        }
+        detail.push(format!("node {}", e.node));
+        if let Some(r) = &e.replica {
+            detail.push(format!("replica {r}"));
+        }
+        if let Some(f) = e.fork_usec {
+            detail.push(format!("fork {f} us"));
+        }
+        if let Some(s) = e.sync_s {
+            let kind = match e.full_sync {
+                Some(true) => " (full)",
+                Some(false) => " (partial)",
+                None => "",
+            };
+            detail.push(format!("sync {s:.3} s{kind}"));
+        }
+        if e.started_s.is_none() {
+            detail.push("not reached: the phase ended first".into());
+        }
+        if let Some(err) = &e.error {
+            detail.push(format!("ERROR {err}"));
+        }
+        let _ = writeln!(
+            out,
+            "{:<16}{:>8.3}{:>10}{:>11}{:>10}{:>10}{:>12}{:>12}{:>12}{:>11}  {}",
+            e.drill,
+            e.at_s,
+            secs(e.started_s),
+            secs(e.recovery_s),
+            e.errors_during.map_or("-".into(), |n| n.to_string()),
+            ms(e.longest_gap_ms),
+            ms(e.p99_before_ms),
+            ms(e.p99_during_ms),
+            e.throughput_before
+                .map_or("-".into(), |v| format!("{v:.0}")),
+            secs(e.recovered_after_s),
+            detail.join(", ")
+        );
+    }
+    let a = &p.availability;
+    let _ = writeln!(
+        out,
+        "Longest stretch without a successful reply: {:.1} ms, from {:.3} s",
+        a.longest_gap_ms, a.longest_gap_at_s
+    );
 }
 
 /// `TLS: ...` when some phase of the (normalized) workload uses TLS; insecure stands out.

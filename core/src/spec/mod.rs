@@ -6,6 +6,7 @@
 
 mod command;
 mod duration;
+mod events;
 mod keys;
 mod load;
 mod target;
@@ -15,6 +16,7 @@ mod values;
 
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
+pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
 pub use target::{Connect, Endpoint, Target};
@@ -63,6 +65,9 @@ pub struct Spec {
     /// memtier_benchmark does by default.
     #[serde(default = "default_true")]
     pub distinct_streams: bool,
+    /// Fault drills at set times of the measured part of the phase.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -109,6 +114,8 @@ pub struct Phase {
     pub commands: Vec<Compiled>,
     /// The weighted mix over `commands`.
     pub mix: Vec<MixEntry>,
+    /// The prefix of this phase's field paths in errors (`phases[1].`, or empty).
+    pub prefix: String,
 }
 
 impl Phase {
@@ -130,6 +137,11 @@ impl Phase {
         }
         if let Some(url) = &spec.target.url {
             spec.target.url = Some(redact_url(url));
+        }
+        for e in &mut spec.events {
+            if let Some(r) = &e.replica {
+                e.replica = Some(redact_url(r));
+            }
         }
         serde_json::to_value(&spec).unwrap_or(Json::Null)
     }
@@ -298,6 +310,12 @@ impl Phase {
                  keeps one connection per primary open for the whole run",
             ));
         }
+        events::validate(
+            &spec.events,
+            prefix,
+            &connect,
+            spec.load.duration.map(|d| d.0),
+        )?;
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -354,6 +372,7 @@ impl Phase {
             connect,
             commands,
             mix,
+            prefix: prefix.to_string(),
         })
     }
 }
@@ -557,6 +576,11 @@ mod tests {
             "{text}"
         );
         let w = Workload::from_toml_str("[target]\npassword = \"hunter2\"").unwrap();
+        assert!(!w.redacted().to_string().contains("hunter2"));
+        let w = Workload::from_toml_str(
+            "events = [{ at = 1, drill = 'replica-resync', replica = 'redis://:hunter2@h:1' }]",
+        )
+        .unwrap();
         assert!(!w.redacted().to_string().contains("hunter2"));
     }
 

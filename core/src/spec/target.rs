@@ -256,7 +256,7 @@ impl Target {
 }
 
 /// Fill `c` from a `redis://`, `rediss://` or `unix://` URL; returns whether it asks for TLS.
-fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
+pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or("not a URL: expected redis://host:port/db or unix:///path.sock")?;

@@ -1,10 +1,13 @@
 //! Measurement: per-thread recorders, merging, and the Report.
 
+mod availability;
 mod recorder;
 mod report;
 
+pub use availability::{Availability, EventReport, Gap, GapTracker, Gaps};
 pub use recorder::{
-    new_histogram, CommandRecorder, ErrorKinds, Recorder, MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
+    new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, MARK_BUCKET_NS,
+    MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
 };
 pub use report::{
     decode_histogram, encode_histogram, node_stats, percentile, stats_of, summarize, timeline_row,

@@ -159,6 +159,82 @@ impl CommandRecorder {
     }
 }
 
+/// Width of one bucket of [`SuccessMarks`], in nanoseconds (10 ms).
+pub const MARK_BUCKET_NS: u64 = 10_000_000;
+
+const NO_MARK: (u64, u64) = (u64::MAX, 0);
+
+/// When successful replies arrived, per 10 ms bucket: the first and the last read that
+/// delivered one (nanoseconds since the start of measurement). Merging keeps the earliest and
+/// the latest per bucket, so the stretches without any success (over all connections) are
+/// found exactly, from a few bytes per bucket.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SuccessMarks {
+    base: u64,
+    slots: Vec<(u64, u64)>,
+}
+
+impl SuccessMarks {
+    /// A read at `ns` delivered at least one successful reply.
+    #[inline]
+    pub fn mark(&mut self, ns: u64) {
+        self.put(ns / MARK_BUCKET_NS, ns, ns);
+    }
+
+    fn put(&mut self, bucket: u64, first: u64, last: u64) {
+        if self.slots.is_empty() {
+            self.base = bucket;
+        } else if bucket < self.base {
+            // Rare: an earlier bucket merged in later.
+            let n = (self.base - bucket) as usize;
+            self.slots.splice(0..0, std::iter::repeat_n(NO_MARK, n));
+            self.base = bucket;
+        }
+        let i = (bucket - self.base) as usize;
+        if i >= self.slots.len() {
+            self.slots.resize(i + 1, NO_MARK);
+        }
+        let s = &mut self.slots[i];
+        s.0 = s.0.min(first);
+        s.1 = s.1.max(last);
+    }
+
+    /// Add `other`'s marks.
+    pub fn merge(&mut self, other: &SuccessMarks) {
+        for (b, (first, last)) in other.iter() {
+            self.put(b, first, last);
+        }
+    }
+
+    /// Whether nothing was marked.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// (bucket index, (first ns, last ns)) of every bucket with a mark, in order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, (u64, u64))> + '_ {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.0 != u64::MAX)
+            .map(move |(i, s)| (self.base + i as u64, *s))
+    }
+
+    /// Remove and return, in order, the marked buckets below `bucket`.
+    pub fn take_below(&mut self, bucket: u64) -> Vec<(u64, u64)> {
+        if self.slots.is_empty() || bucket <= self.base {
+            return Vec::new();
+        }
+        let n = ((bucket - self.base) as usize).min(self.slots.len());
+        let out: Vec<(u64, u64)> = self.slots.drain(..n).filter(|s| s.0 != u64::MAX).collect();
+        self.base += n as u64;
+        if self.slots.is_empty() {
+            self.base = 0;
+        }
+        out
+    }
+}
+
 /// One thread's (or the merged) recorders, one per command of the mix, in spec order.
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {
@@ -166,6 +242,8 @@ pub struct Recorder {
     pub commands: Vec<CommandRecorder>,
     /// Cluster mode: per node (`host:port`), the requests it answered last (or failed on).
     pub nodes: Vec<(Box<str>, CommandRecorder)>,
+    /// When successful replies arrived (measured requests only).
+    pub marks: SuccessMarks,
 }
 
 impl Recorder {
@@ -174,6 +252,7 @@ impl Recorder {
         Recorder {
             commands: (0..n).map(|_| CommandRecorder::default()).collect(),
             nodes: Vec::new(),
+            marks: SuccessMarks::default(),
         }
     }
 
@@ -200,10 +279,16 @@ impl Recorder {
 
     /// Add `other` (same command list) into this one.
     pub fn merge(&mut self, other: &Recorder) {
+        self.merge_commands(other);
+        self.merge_nodes(other);
+        self.marks.merge(&other.marks);
+    }
+
+    /// Add `other`'s per-command recorders (same command list) only.
+    pub fn merge_commands(&mut self, other: &Recorder) {
         for (a, b) in self.commands.iter_mut().zip(&other.commands) {
             a.merge(b);
         }
-        self.merge_nodes(other);
     }
 
     /// All commands merged into one.
@@ -248,6 +333,34 @@ mod tests {
         a.merge(&c);
         assert_eq!(a.service.as_ref().map(|s| s.histogram.len()), Some(1));
         assert_eq!(a.service.as_ref().map(|s| s.sum_ns), Some(500));
+    }
+
+    #[test]
+    fn success_marks_keep_the_first_and_last_per_bucket() {
+        let mut a = SuccessMarks::default();
+        for ns in [25_000_000, 21_000_000, 29_000_000, 71_000_000] {
+            a.mark(ns);
+        }
+        let mut b = SuccessMarks::default();
+        b.mark(5_000_000);
+        b.mark(20_000_000);
+        a.merge(&b);
+        let got: Vec<_> = a.iter().collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, (5_000_000, 5_000_000)),
+                (2, (20_000_000, 29_000_000)),
+                (7, (71_000_000, 71_000_000))
+            ]
+        );
+        assert_eq!(
+            a.take_below(3),
+            vec![(5_000_000, 5_000_000), (20_000_000, 29_000_000)]
+        );
+        assert_eq!(a.iter().count(), 1);
+        assert_eq!(a.take_below(100).len(), 1);
+        assert!(a.is_empty());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The Report: one schema for Rust, Python, Node and the JSON file.
 
+use super::availability::{Availability, EventReport};
 use super::recorder::{CommandRecorder, Recorder, Timings};
 use crate::observe::{ServerLoad, ServerSample};
 use base64::Engine as _;
@@ -187,6 +188,12 @@ pub struct PhaseReport {
     /// redirected request went to) or failed on; left out when not a cluster run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub nodes: BTreeMap<String, Stats>,
+    /// The longest stretch without a successful reply.
+    #[serde(default)]
+    pub availability: Availability,
+    /// The fault drills of the phase, in spec order; left out when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventReport>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }
@@ -226,6 +233,10 @@ pub struct Report {
     /// Summary of `server_timeline`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_load: Option<ServerLoad>,
+    /// Measured phases: the longest stretch without a successful reply in any of them
+    /// (`longest_gap_at_s` on the run's timeline, as `timeline[].t`).
+    #[serde(default)]
+    pub availability: Availability,
     /// The normalized workload, secrets redacted.
     pub workload: Json,
     /// Every phase, measured or not, in order.
@@ -256,7 +267,7 @@ pub fn percentile(h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
 }
 
 /// A percentile in milliseconds, capped at the exact maximum `max_ns` (0 when empty).
-fn percentile_ms(h: &hdrhistogram::Histogram<u64>, q: f64, max_ns: u64) -> f64 {
+pub(crate) fn percentile_ms(h: &hdrhistogram::Histogram<u64>, q: f64, max_ns: u64) -> f64 {
     percentile(h, q).min(max_ns) as f64 / NS_PER_MS
 }
 
