@@ -115,48 +115,191 @@ fn moved_slots_are_followed_and_counted_as_redirects() {
     assert_eq!(served, report.totals.ops + 2);
 }
 
+/// Successes per second in a timeline row.
+fn successes_per_sec(r: &respload::stats::TimelineRow) -> f64 {
+    (r.ops - r.errors) as f64 / r.interval_s.max(1e-3)
+}
+
 #[test]
 fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     let (_one, mut cluster) = start(3, 1);
+    let before: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
     let victim = cluster
         .nodes
         .iter()
-        .position(|s| s.cli(&["ROLE"]).lines().next() == Some("master"))
+        .position(|s| s.port == before[0])
         .unwrap();
+    let victim_name = format!("127.0.0.1:{}", cluster.nodes[victim].port);
     let runner = respload::Runner::start(workload(json!({
         "target": { "port": cluster.nodes[(victim + 1) % 6].port, "cluster": true },
-        "load": { "connections": 2, "pipeline": 2, "duration": "9s", "threads": 1 },
+        "load": { "connections": 2, "pipeline": 2, "duration": "12s", "threads": 1 },
         "keys": { "range": [0, 9999] },
         "values": { "size": 8 },
         "commands": [{ "name": "set" }],
     })))
     .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // Two full intervals before the kill give the level to come back to.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
     cluster.nodes[victim].kill();
     let report = runner.wait().unwrap();
     let t = &report.totals;
+    let rows: Vec<_> = report
+        .timeline
+        .iter()
+        .map(|r| (r.t, r.ops, r.errors))
+        .collect();
     assert!(t.errors > 0, "the kill went unnoticed");
     assert!(
         t.errors_by_kind.contains_key("CONNECTION"),
         "{:?}",
         t.errors_by_kind
     );
-    // Every request is either a success or an error, each counted once, on some node.
+    // Every request issued is either a success or an error, counted once: in the totals, in
+    // the timeline and on one node.
     let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
     assert_eq!(by_node, t.ops);
     let node_errors: u64 = report.nodes.values().map(|n| n.errors).sum();
     assert_eq!(node_errors, t.errors);
-    // After the failover (node timeout 2 s), traffic flows again without errors.
-    let tail = &report.timeline[report.timeline.len() - 2..];
-    assert!(
-        tail.iter().all(|r| r.ops > 0 && r.errors == 0),
-        "{:?}",
-        report
-            .timeline
-            .iter()
-            .map(|r| (r.t, r.ops, r.errors))
-            .collect::<Vec<_>>()
+    assert_eq!(report.timeline.iter().map(|r| r.ops).sum::<u64>(), t.ops);
+    assert_eq!(
+        report.timeline.iter().map(|r| r.errors).sum::<u64>(),
+        t.errors
     );
+    // Only the killed node failed requests.
+    assert_eq!(report.nodes[&victim_name].errors, t.errors, "{rows:?}");
+    // The servers agree: a primary that stayed up executed exactly the SETs the report says
+    // it answered; the promoted replica executed its own plus what it replicated from the
+    // killed primary (at most everything that primary answered).
+    let after: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let promoted = after
+        .iter()
+        .find(|p| !before.contains(p))
+        .expect("no failover");
+    for node in cluster.nodes.iter().filter(|n| after.contains(&n.port)) {
+        let stats = &report.nodes[&format!("127.0.0.1:{}", node.port)];
+        let answered = stats.ops - stats.errors;
+        if node.port == *promoted {
+            let v = &report.nodes[&victim_name];
+            let replicated_at_most = v.ops - v.errors;
+            let calls = node.calls("set");
+            assert!(
+                calls >= answered && calls <= answered + replicated_at_most,
+                "{calls} {answered} {replicated_at_most}"
+            );
+        } else {
+            assert_eq!(node.calls("set"), answered, "{}", node.port);
+        }
+    }
+    // After the failover (node timeout 2 s), traffic flows again without errors ...
+    let tail = &report.timeline[report.timeline.len() - 2..];
+    assert!(tail.iter().all(|r| r.ops > 0 && r.errors == 0), "{rows:?}");
+    // ... at (nearly) the level it had before the kill: the best of the last three full
+    // intervals against the best of the two before it (one slow interval on a busy machine
+    // is forgiven, a lasting loss of a third of the nodes is not).
+    let full: Vec<_> = report
+        .timeline
+        .iter()
+        .filter(|r| r.interval_s > 0.99)
+        .collect();
+    let pre = successes_per_sec(full[0]).max(successes_per_sec(full[1]));
+    assert!(full[1].errors == 0 && full[1].t <= 2.5, "{rows:?}");
+    let post = full[full.len() - 3..]
+        .iter()
+        .map(|r| successes_per_sec(r))
+        .fold(0.0, f64::max);
+    assert!(
+        post >= 0.8 * pre,
+        "after the failover {post:.0}/s, before {pre:.0}/s: {rows:?}"
+    );
+}
+
+#[test]
+fn the_slot_map_is_read_again_periodically() {
+    let (_one, cluster) = start(3, 0);
+    let slots_calls = || -> u64 { cluster.nodes.iter().map(|n| n.calls("cluster|slots")).sum() };
+    let spec = |duration: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 1, "duration": duration, "threads": 1, "rate": 500 },
+            "keys": { "range": [0, 99] },
+            "commands": [{ "name": "get" }],
+        }))
+    };
+    // The same run short and long: the long one reads the map once more (every 5 s), with
+    // no MOVED or error to prompt it.
+    let c0 = slots_calls();
+    let short = run(&spec("1s")).unwrap();
+    let c1 = slots_calls();
+    let long = run(&spec("6500ms")).unwrap();
+    let c2 = slots_calls();
+    for r in [&short, &long] {
+        assert_eq!(r.totals.errors, 0, "{:?}", r.totals.errors_by_kind);
+        assert_eq!(r.totals.redirects, 0);
+    }
+    let (once, periodic) = (c1 - c0, c2 - c1);
+    assert!(once >= 1, "{once}");
+    assert!(periodic > once && periodic <= once + 2, "{once} {periodic}");
+}
+
+#[test]
+fn read_from_replica_sends_reads_to_replicas_and_writes_to_primaries() {
+    let (_one, cluster) = start(3, 1);
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true, "read_from": "replica" },
+        "load": { "connections": 2, "pipeline": 4, "requests": 6000, "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "get", "weight": 2 }, { "name": "set" }],
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    assert_eq!(report.nodes.len(), 6, "{:?}", report.nodes.keys());
+    let (gets, sets) = (report.commands["GET"].ops, report.commands["SET"].ops);
+    let (mut on_replicas, mut on_primaries) = (0, 0);
+    for node in &cluster.nodes {
+        let stats = &report.nodes[&format!("127.0.0.1:{}", node.port)];
+        if primaries.contains(&node.port) {
+            // Writes only: no GET reached a primary.
+            assert_eq!(node.calls("get"), 0, "{}", node.port);
+            assert_eq!(node.calls("set"), stats.ops, "{}", node.port);
+            on_primaries += stats.ops;
+        } else {
+            // Every request a replica answered was a GET (it executed SETs only as
+            // replicated from its primary), and it answered its share of them.
+            assert_eq!(node.calls("get"), stats.ops, "{}", node.port);
+            assert!(stats.ops > gets / 6, "{}: {}", node.port, stats.ops);
+            assert!(node.calls("readonly") >= 2, "{}", node.port);
+            on_replicas += stats.ops;
+        }
+    }
+    assert_eq!((on_replicas, on_primaries), (gets, sets));
+}
+
+#[test]
+fn read_from_replica_needs_replicas_and_prefer_replica_falls_back() {
+    let (_one, cluster) = start(3, 0);
+    let spec = |read_from: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true, "read_from": read_from },
+            "load": { "connections": 1, "requests": 300 },
+            "keys": { "range": [0, 99] },
+            "commands": [{ "name": "get" }],
+        }))
+    };
+    let err = run(&spec("replica")).unwrap_err().to_string();
+    assert!(
+        err.contains("target.read_from") && err.contains("no replica"),
+        "{err}"
+    );
+    let gets = || -> u64 { cluster.nodes.iter().map(|n| n.calls("get")).sum() };
+    assert_eq!(gets(), 0, "traffic before the error");
+    let report = run(&spec("prefer-replica")).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(report.totals.redirects, 0);
+    assert_eq!(gets(), 300);
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
 pub use keys::{Distribution, Keys};
 pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
-pub use target::{Connect, Endpoint, Target};
+pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
