@@ -412,3 +412,64 @@ fn clusterdown_is_retried_after_a_backoff() {
     assert!(t.redirects > 0, "no CLUSTERDOWN seen");
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
 }
+
+#[test]
+fn a_tls_cluster_is_loaded_over_rediss_on_its_tls_ports() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let certs = common::Certs::generate();
+    let cluster = Cluster::start_tls(3, 1, &certs);
+    let report = run(&workload(json!({
+        "target": {
+            "url": format!("rediss://127.0.0.1:{}", cluster.tls_ports[0]),
+            "cluster": true,
+            "read_from": "replica",
+            "tls": { "ca_file": certs.path("ca.crt") },
+        },
+        "load": { "connections": 2, "pipeline": 4, "requests": 4000, "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    // Over TLS the cluster names its nodes by their TLS ports (CLUSTER SLOTS answers a TLS
+    // client with them): every node of the report is one, and its counts are what the node
+    // executed (read on its plain port).
+    assert_eq!(report.nodes.len(), 6, "{:?}", report.nodes.keys());
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let mut total = 0;
+    for (node, tls_port) in cluster.nodes.iter().zip(&cluster.tls_ports) {
+        let stats = &report.nodes[&format!("127.0.0.1:{tls_port}")];
+        let command = if primaries.contains(&node.port) {
+            "set"
+        } else {
+            "get"
+        };
+        assert_eq!(node.calls(command), stats.ops, "{} {command}", node.port);
+        assert!(stats.ops > 100, "{}: {}", node.port, stats.ops);
+        total += stats.ops;
+    }
+    assert_eq!(total, 4000);
+    // The replicas were kept in sync over TLS (tls-replication): each comes to hold its
+    // primary's keys.
+    let counts = || -> (u64, u64) {
+        let on = |primary: bool| -> u64 {
+            cluster
+                .nodes
+                .iter()
+                .filter(|n| primaries.contains(&n.port) == primary)
+                .map(|n| n.dbsize())
+                .sum()
+        };
+        (on(true), on(false))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while counts().0 != counts().1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (on_primaries, on_replicas) = counts();
+    assert!(on_primaries > 500, "{on_primaries}");
+    assert_eq!(on_replicas, on_primaries);
+}
