@@ -169,7 +169,8 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     assert_eq!(report.nodes[&victim_name].errors, t.errors, "{rows:?}");
     // The servers agree: a primary that stayed up executed exactly the SETs the report says
     // it answered; the promoted replica executed its own plus what it replicated from the
-    // killed primary (at most everything that primary answered).
+    // killed primary: at most what that primary answered, plus the requests in flight when
+    // it died (executed, reply lost: errors), at most connections x pipeline = 4.
     let after: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
     let promoted = after
         .iter()
@@ -180,7 +181,7 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
         let answered = stats.ops - stats.errors;
         if node.port == *promoted {
             let v = &report.nodes[&victim_name];
-            let replicated_at_most = v.ops - v.errors;
+            let replicated_at_most = v.ops - v.errors + 4;
             let calls = node.calls("set");
             assert!(
                 calls >= answered && calls <= answered + replicated_at_most,
@@ -190,6 +191,17 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
             assert_eq!(node.calls("set"), answered, "{}", node.port);
         }
     }
+    // The observer kept sampling every live node each interval, the dead one holding none
+    // of them back, and saw the replica become a primary.
+    for node in cluster.nodes.iter().filter(|n| n.port != before[0]) {
+        let samples = &report.server_nodes[&format!("127.0.0.1:{}", node.port)].server_timeline;
+        assert!(samples.len() >= 11, "{}: {}", node.port, samples.len());
+        if node.port == *promoted {
+            assert_eq!(samples[0].role, "slave");
+            assert_eq!(samples.last().unwrap().role, "master");
+        }
+    }
+    assert!(report.server_nodes[&victim_name].server_timeline.len() <= 3);
     // After the failover (node timeout 2 s), traffic flows again without errors ...
     let tail = &report.timeline[report.timeline.len() - 2..];
     assert!(tail.iter().all(|r| r.ops > 0 && r.errors == 0), "{rows:?}");
@@ -472,4 +484,88 @@ fn a_tls_cluster_is_loaded_over_rediss_on_its_tls_ports() {
     let (on_primaries, on_replicas) = counts();
     assert!(on_primaries > 500, "{on_primaries}");
     assert_eq!(on_replicas, on_primaries);
+}
+
+#[test]
+fn every_node_is_sampled_with_info_aligned_with_the_timeline() {
+    let (_one, cluster) = start(3, 1);
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true, "read_from": "replica" },
+        "load": { "connections": 2, "pipeline": 4, "duration": "3s", "threads": 1 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "get" }, { "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    // Per node, not one series for the seed node.
+    assert!(report.server_timeline.is_empty());
+    let names: Vec<&String> = report.server_nodes.keys().collect();
+    assert_eq!(names, report.nodes.keys().collect::<Vec<_>>());
+    for node in &cluster.nodes {
+        let name = format!("127.0.0.1:{}", node.port);
+        let series = &report.server_nodes[&name];
+        let samples = &series.server_timeline;
+        assert!(samples.len() >= 3, "{name}: {samples:?}");
+        // Sampled at the timeline's instants, every node at the same ones.
+        for (s, row) in samples.iter().zip(&report.timeline).take(2) {
+            assert!((s.t - row.t).abs() < 0.05, "{name}: {} vs {}", s.t, row.t);
+        }
+        let primary = primaries.contains(&node.port);
+        assert!(samples
+            .iter()
+            .all(|s| s.role == if primary { "master" } else { "slave" }));
+        // What the node says it processed covers what the report says it answered (plus,
+        // on a replica, the writes it replicated; plus INFO and the like).
+        let mut processed = 0.0;
+        let mut t0 = 0.0;
+        for s in samples {
+            processed += s.ops_per_sec * (s.t - t0);
+            t0 = s.t;
+        }
+        let answered = report.nodes[&name].ops as f64;
+        assert!(
+            processed > 0.85 * answered,
+            "{name}: {processed} vs {answered}"
+        );
+        if primary {
+            assert!(
+                processed < 1.15 * answered + 50.0,
+                "{name}: {processed} vs {answered}"
+            );
+            assert!(samples[0].connected_slaves == 1 && samples[0].cpu_percent > 0.0);
+        } else {
+            assert_eq!(samples[0].master_link_status, "up");
+        }
+        let load = series.server_load.as_ref().unwrap();
+        assert_eq!(load.samples, samples.len() as u64);
+        assert!(load.peak_node.is_none());
+    }
+    // The summary flags the busiest node against the 80% line.
+    let load = report.server_load.as_ref().unwrap();
+    let busiest = report
+        .server_nodes
+        .iter()
+        .map(|(n, s)| (n, s.server_load.as_ref().unwrap().peak_cpu_percent))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(load.peak_node.as_ref(), Some(busiest.0));
+    assert_eq!(load.peak_cpu_percent, busiest.1);
+    assert_eq!(load.cpu_over_limit, busiest.1 > 80.0);
+    let all: u64 = report
+        .server_nodes
+        .values()
+        .map(|s| s.server_timeline.len() as u64)
+        .sum();
+    assert_eq!(load.samples, all);
+    assert_eq!(report.phases[0].server_nodes.len(), 6);
+    assert_eq!(
+        report.phases[0].server_load.as_ref().unwrap().peak_node,
+        load.peak_node
+    );
 }

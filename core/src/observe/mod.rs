@@ -3,5 +3,5 @@
 mod sampler;
 mod server_info;
 
-pub use sampler::{Sampler, ServerLoad, ServerSample};
+pub use sampler::{NodeServer, Sampler, ServerLoad, ServerSample};
 pub use server_info::{parse_info, read_facts};
