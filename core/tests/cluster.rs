@@ -569,3 +569,46 @@ fn every_node_is_sampled_with_info_aligned_with_the_timeline() {
         load.peak_node
     );
 }
+
+#[test]
+fn multi_key_templates_run_when_their_keys_share_a_hash_tag_and_are_refused_otherwise() {
+    let (_one, cluster) = start(3, 0);
+    let spec = |template: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 2, "requests": 600 },
+            "keys": { "range": [0, 299], "distribution": "sequential" },
+            "values": { "size": 8 },
+            "commands": [{ "template": template }],
+        }))
+    };
+    // Keys of unrelated slots: refused before any traffic, naming the field and the fix.
+    let err = respload::Workload::from_json_value(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "commands": [{ "name": "get" }, { "template": "MSET user:{key}:a {value} user:{key}:b {value}" }],
+    }))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("commands[1].template")
+            && err.contains("CROSSSLOT")
+            && err.contains("hash tag"),
+        "{err}"
+    );
+    // The request's key as the hash tag of both: one slot, on the node owning the key.
+    let report = run(&spec("MSET user:{{key}}:a {value} user:{{key}}:b {value}")).unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    let primaries = cluster.primaries();
+    let msets: u64 = primaries.iter().map(|p| p.calls("mset")).sum();
+    assert_eq!(msets, 600);
+    let stored: u64 = primaries.iter().map(|p| p.dbsize()).sum();
+    assert_eq!(stored, 600);
+    for i in [0, 137, 299] {
+        let key = format!("key:{i}");
+        let node = owner(&primaries, &key);
+        assert_eq!(node.cli(&["EXISTS", &format!("user:{{{key}}}:a")]), "1");
+        assert_eq!(node.cli(&["EXISTS", &format!("user:{{{key}}}:b")]), "1");
+    }
+}
