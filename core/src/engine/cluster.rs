@@ -15,11 +15,11 @@
 //!   change (at most once per [`REFRESH_EVERY`]), by a task of the worker thread: no client
 //!   waits for it.
 //! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map is
-//!   scheduled, and the
-//!   same request bytes are sent again to the new node. ASK: `ASKING` then the request, to
-//!   the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again after a backoff.
-//!   At most [`MAX_TRIES`] retries, then the error reply counts as an error. Retries are
-//!   counted as `redirects`; a request that finally succeeds is a success.
+//!   scheduled, and the same request bytes are sent again to the new node. ASK: `ASKING`
+//!   then the request, to the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again
+//!   after a backoff. At most [`MAX_TRIES`] retries, then the error reply counts as an
+//!   error. Retries are counted as `redirects`; a request that finally succeeds is a
+//!   success.
 //! - A node connection that fails: its requests in flight fail as `CONNECTION` errors, the
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
