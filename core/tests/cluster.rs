@@ -115,48 +115,203 @@ fn moved_slots_are_followed_and_counted_as_redirects() {
     assert_eq!(served, report.totals.ops + 2);
 }
 
+/// Successes per second in a timeline row.
+fn successes_per_sec(r: &respload::stats::TimelineRow) -> f64 {
+    (r.ops - r.errors) as f64 / r.interval_s.max(1e-3)
+}
+
 #[test]
 fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     let (_one, mut cluster) = start(3, 1);
+    let before: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
     let victim = cluster
         .nodes
         .iter()
-        .position(|s| s.cli(&["ROLE"]).lines().next() == Some("master"))
+        .position(|s| s.port == before[0])
         .unwrap();
+    let victim_name = format!("127.0.0.1:{}", cluster.nodes[victim].port);
     let runner = respload::Runner::start(workload(json!({
         "target": { "port": cluster.nodes[(victim + 1) % 6].port, "cluster": true },
-        "load": { "connections": 2, "pipeline": 2, "duration": "9s", "threads": 1 },
+        "load": { "connections": 2, "pipeline": 2, "duration": "12s", "threads": 1 },
         "keys": { "range": [0, 9999] },
         "values": { "size": 8 },
         "commands": [{ "name": "set" }],
     })))
     .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // Two full intervals before the kill give the level to come back to.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
     cluster.nodes[victim].kill();
     let report = runner.wait().unwrap();
     let t = &report.totals;
+    let rows: Vec<_> = report
+        .timeline
+        .iter()
+        .map(|r| (r.t, r.ops, r.errors))
+        .collect();
     assert!(t.errors > 0, "the kill went unnoticed");
     assert!(
         t.errors_by_kind.contains_key("CONNECTION"),
         "{:?}",
         t.errors_by_kind
     );
-    // Every request is either a success or an error, each counted once, on some node.
+    // Every request issued is either a success or an error, counted once: in the totals, in
+    // the timeline and on one node.
     let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
     assert_eq!(by_node, t.ops);
     let node_errors: u64 = report.nodes.values().map(|n| n.errors).sum();
     assert_eq!(node_errors, t.errors);
-    // After the failover (node timeout 2 s), traffic flows again without errors.
-    let tail = &report.timeline[report.timeline.len() - 2..];
-    assert!(
-        tail.iter().all(|r| r.ops > 0 && r.errors == 0),
-        "{:?}",
-        report
-            .timeline
-            .iter()
-            .map(|r| (r.t, r.ops, r.errors))
-            .collect::<Vec<_>>()
+    assert_eq!(report.timeline.iter().map(|r| r.ops).sum::<u64>(), t.ops);
+    assert_eq!(
+        report.timeline.iter().map(|r| r.errors).sum::<u64>(),
+        t.errors
     );
+    // Only the killed node failed requests.
+    assert_eq!(report.nodes[&victim_name].errors, t.errors, "{rows:?}");
+    // The servers agree: a primary that stayed up executed exactly the SETs the report says
+    // it answered; the promoted replica executed its own plus what it replicated from the
+    // killed primary: at most what that primary answered, plus the requests in flight when
+    // it died (executed, reply lost: errors), at most connections x pipeline = 4.
+    let after: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let promoted = after
+        .iter()
+        .find(|p| !before.contains(p))
+        .expect("no failover");
+    for node in cluster.nodes.iter().filter(|n| after.contains(&n.port)) {
+        let stats = &report.nodes[&format!("127.0.0.1:{}", node.port)];
+        let answered = stats.ops - stats.errors;
+        if node.port == *promoted {
+            let v = &report.nodes[&victim_name];
+            let replicated_at_most = v.ops - v.errors + 4;
+            let calls = node.calls("set");
+            assert!(
+                calls >= answered && calls <= answered + replicated_at_most,
+                "{calls} {answered} {replicated_at_most}"
+            );
+        } else {
+            assert_eq!(node.calls("set"), answered, "{}", node.port);
+        }
+    }
+    // The observer kept sampling every live node each interval, the dead one holding none
+    // of them back, and saw the replica become a primary.
+    for node in cluster.nodes.iter().filter(|n| n.port != before[0]) {
+        let samples = &report.server_nodes[&format!("127.0.0.1:{}", node.port)].server_timeline;
+        assert!(samples.len() >= 11, "{}: {}", node.port, samples.len());
+        if node.port == *promoted {
+            assert_eq!(samples[0].role, "slave");
+            assert_eq!(samples.last().unwrap().role, "master");
+        }
+    }
+    assert!(report.server_nodes[&victim_name].server_timeline.len() <= 3);
+    // After the failover (node timeout 2 s), traffic flows again without errors ...
+    let tail = &report.timeline[report.timeline.len() - 2..];
+    assert!(tail.iter().all(|r| r.ops > 0 && r.errors == 0), "{rows:?}");
+    // ... at (nearly) the level it had before the kill: the best of the last three full
+    // intervals against the best of the two before it (one slow interval on a busy machine
+    // is forgiven, a lasting loss of a third of the nodes is not).
+    let full: Vec<_> = report
+        .timeline
+        .iter()
+        .filter(|r| r.interval_s > 0.99)
+        .collect();
+    let pre = successes_per_sec(full[0]).max(successes_per_sec(full[1]));
+    assert!(full[1].errors == 0 && full[1].t <= 2.5, "{rows:?}");
+    let post = full[full.len() - 3..]
+        .iter()
+        .map(|r| successes_per_sec(r))
+        .fold(0.0, f64::max);
+    assert!(
+        post >= 0.8 * pre,
+        "after the failover {post:.0}/s, before {pre:.0}/s: {rows:?}"
+    );
+}
+
+#[test]
+fn the_slot_map_is_read_again_periodically() {
+    let (_one, cluster) = start(3, 0);
+    let slots_calls = || -> u64 { cluster.nodes.iter().map(|n| n.calls("cluster|slots")).sum() };
+    let spec = |duration: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 1, "duration": duration, "threads": 1, "rate": 500 },
+            "keys": { "range": [0, 99] },
+            "commands": [{ "name": "get" }],
+        }))
+    };
+    // The same run short and long: the long one reads the map once more (every 5 s), with
+    // no MOVED or error to prompt it.
+    let c0 = slots_calls();
+    let short = run(&spec("1s")).unwrap();
+    let c1 = slots_calls();
+    let long = run(&spec("6500ms")).unwrap();
+    let c2 = slots_calls();
+    for r in [&short, &long] {
+        assert_eq!(r.totals.errors, 0, "{:?}", r.totals.errors_by_kind);
+        assert_eq!(r.totals.redirects, 0);
+    }
+    let (once, periodic) = (c1 - c0, c2 - c1);
+    assert!(once >= 1, "{once}");
+    assert!(periodic > once && periodic <= once + 2, "{once} {periodic}");
+}
+
+#[test]
+fn read_from_replica_sends_reads_to_replicas_and_writes_to_primaries() {
+    let (_one, cluster) = start(3, 1);
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true, "read_from": "replica" },
+        "load": { "connections": 2, "pipeline": 4, "requests": 6000, "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "get", "weight": 2 }, { "name": "set" }],
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    assert_eq!(report.nodes.len(), 6, "{:?}", report.nodes.keys());
+    let (gets, sets) = (report.commands["GET"].ops, report.commands["SET"].ops);
+    let (mut on_replicas, mut on_primaries) = (0, 0);
+    for node in &cluster.nodes {
+        let stats = &report.nodes[&format!("127.0.0.1:{}", node.port)];
+        if primaries.contains(&node.port) {
+            // Writes only: no GET reached a primary.
+            assert_eq!(node.calls("get"), 0, "{}", node.port);
+            assert_eq!(node.calls("set"), stats.ops, "{}", node.port);
+            on_primaries += stats.ops;
+        } else {
+            // Every request a replica answered was a GET (it executed SETs only as
+            // replicated from its primary), and it answered its share of them.
+            assert_eq!(node.calls("get"), stats.ops, "{}", node.port);
+            assert!(stats.ops > gets / 6, "{}: {}", node.port, stats.ops);
+            assert!(node.calls("readonly") >= 2, "{}", node.port);
+            on_replicas += stats.ops;
+        }
+    }
+    assert_eq!((on_replicas, on_primaries), (gets, sets));
+}
+
+#[test]
+fn read_from_replica_needs_replicas_and_prefer_replica_falls_back() {
+    let (_one, cluster) = start(3, 0);
+    let spec = |read_from: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true, "read_from": read_from },
+            "load": { "connections": 1, "requests": 300 },
+            "keys": { "range": [0, 99] },
+            "commands": [{ "name": "get" }],
+        }))
+    };
+    let err = run(&spec("replica")).unwrap_err().to_string();
+    assert!(
+        err.contains("target.read_from") && err.contains("no replica"),
+        "{err}"
+    );
+    let gets = || -> u64 { cluster.nodes.iter().map(|n| n.calls("get")).sum() };
+    assert_eq!(gets(), 0, "traffic before the error");
+    let report = run(&spec("prefer-replica")).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(report.totals.redirects, 0);
+    assert_eq!(gets(), 300);
 }
 
 #[test]
@@ -268,4 +423,192 @@ fn clusterdown_is_retried_after_a_backoff() {
     let t = &report.totals;
     assert!(t.redirects > 0, "no CLUSTERDOWN seen");
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+}
+
+#[test]
+fn a_tls_cluster_is_loaded_over_rediss_on_its_tls_ports() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let certs = common::Certs::generate();
+    let cluster = Cluster::start_tls(3, 1, &certs);
+    let report = run(&workload(json!({
+        "target": {
+            "url": format!("rediss://127.0.0.1:{}", cluster.tls_ports[0]),
+            "cluster": true,
+            "read_from": "replica",
+            "tls": { "ca_file": certs.path("ca.crt") },
+        },
+        "load": { "connections": 2, "pipeline": 4, "requests": 4000, "threads": 2 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    // Over TLS the cluster names its nodes by their TLS ports (CLUSTER SLOTS answers a TLS
+    // client with them): every node of the report is one, and its counts are what the node
+    // executed (read on its plain port).
+    assert_eq!(report.nodes.len(), 6, "{:?}", report.nodes.keys());
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let mut total = 0;
+    for (node, tls_port) in cluster.nodes.iter().zip(&cluster.tls_ports) {
+        let stats = &report.nodes[&format!("127.0.0.1:{tls_port}")];
+        let command = if primaries.contains(&node.port) {
+            "set"
+        } else {
+            "get"
+        };
+        assert_eq!(node.calls(command), stats.ops, "{} {command}", node.port);
+        assert!(stats.ops > 100, "{}: {}", node.port, stats.ops);
+        total += stats.ops;
+    }
+    assert_eq!(total, 4000);
+    // The replicas were kept in sync over TLS (tls-replication): each comes to hold its
+    // primary's keys.
+    let counts = || -> (u64, u64) {
+        let on = |primary: bool| -> u64 {
+            cluster
+                .nodes
+                .iter()
+                .filter(|n| primaries.contains(&n.port) == primary)
+                .map(|n| n.dbsize())
+                .sum()
+        };
+        (on(true), on(false))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while counts().0 != counts().1 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (on_primaries, on_replicas) = counts();
+    assert!(on_primaries > 500, "{on_primaries}");
+    assert_eq!(on_replicas, on_primaries);
+}
+
+#[test]
+fn every_node_is_sampled_with_info_aligned_with_the_timeline() {
+    let (_one, cluster) = start(3, 1);
+    let primaries: Vec<u16> = cluster.primaries().iter().map(|p| p.port).collect();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true, "read_from": "replica" },
+        "load": { "connections": 2, "pipeline": 4, "duration": "3s", "threads": 1 },
+        "keys": { "range": [0, 999] },
+        "values": { "size": 8 },
+        "commands": [{ "name": "get" }, { "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    // Per node, not one series for the seed node.
+    assert!(report.server_timeline.is_empty());
+    let names: Vec<&String> = report.server_nodes.keys().collect();
+    assert_eq!(names, report.nodes.keys().collect::<Vec<_>>());
+    for node in &cluster.nodes {
+        let name = format!("127.0.0.1:{}", node.port);
+        let series = &report.server_nodes[&name];
+        let samples = &series.server_timeline;
+        assert!(samples.len() >= 3, "{name}: {samples:?}");
+        // Sampled at the timeline's instants, every node at the same ones.
+        for (s, row) in samples.iter().zip(&report.timeline).take(2) {
+            assert!((s.t - row.t).abs() < 0.05, "{name}: {} vs {}", s.t, row.t);
+        }
+        let primary = primaries.contains(&node.port);
+        assert!(samples
+            .iter()
+            .all(|s| s.role == if primary { "master" } else { "slave" }));
+        // What the node says it processed covers what the report says it answered (plus,
+        // on a replica, the writes it replicated; plus INFO and the like).
+        let mut processed = 0.0;
+        let mut t0 = 0.0;
+        for s in samples {
+            processed += s.ops_per_sec * (s.t - t0);
+            t0 = s.t;
+        }
+        let answered = report.nodes[&name].ops as f64;
+        assert!(
+            processed > 0.85 * answered,
+            "{name}: {processed} vs {answered}"
+        );
+        if primary {
+            assert!(
+                processed < 1.15 * answered + 50.0,
+                "{name}: {processed} vs {answered}"
+            );
+            assert!(samples[0].connected_slaves == 1 && samples[0].cpu_percent > 0.0);
+        } else {
+            assert_eq!(samples[0].master_link_status, "up");
+        }
+        let load = series.server_load.as_ref().unwrap();
+        assert_eq!(load.samples, samples.len() as u64);
+        assert!(load.peak_node.is_none());
+    }
+    // The summary flags the busiest node against the 80% line.
+    let load = report.server_load.as_ref().unwrap();
+    let busiest = report
+        .server_nodes
+        .iter()
+        .map(|(n, s)| (n, s.server_load.as_ref().unwrap().peak_cpu_percent))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .unwrap();
+    assert_eq!(load.peak_node.as_ref(), Some(busiest.0));
+    assert_eq!(load.peak_cpu_percent, busiest.1);
+    assert_eq!(load.cpu_over_limit, busiest.1 > 80.0);
+    let all: u64 = report
+        .server_nodes
+        .values()
+        .map(|s| s.server_timeline.len() as u64)
+        .sum();
+    assert_eq!(load.samples, all);
+    assert_eq!(report.phases[0].server_nodes.len(), 6);
+    assert_eq!(
+        report.phases[0].server_load.as_ref().unwrap().peak_node,
+        load.peak_node
+    );
+}
+
+#[test]
+fn multi_key_templates_run_when_their_keys_share_a_hash_tag_and_are_refused_otherwise() {
+    let (_one, cluster) = start(3, 0);
+    let spec = |template: &str| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 2, "requests": 600 },
+            "keys": { "range": [0, 299], "distribution": "sequential" },
+            "values": { "size": 8 },
+            "commands": [{ "template": template }],
+        }))
+    };
+    // Keys of unrelated slots: refused before any traffic, naming the field and the fix.
+    let err = respload::Workload::from_json_value(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "commands": [{ "name": "get" }, { "template": "MSET user:{key}:a {value} user:{key}:b {value}" }],
+    }))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("commands[1].template")
+            && err.contains("CROSSSLOT")
+            && err.contains("hash tag"),
+        "{err}"
+    );
+    // The request's key as the hash tag of both: one slot, on the node owning the key.
+    let report = run(&spec("MSET user:{{key}}:a {value} user:{{key}}:b {value}")).unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(t.redirects, 0);
+    let primaries = cluster.primaries();
+    let msets: u64 = primaries.iter().map(|p| p.calls("mset")).sum();
+    assert_eq!(msets, 600);
+    let stored: u64 = primaries.iter().map(|p| p.dbsize()).sum();
+    assert_eq!(stored, 600);
+    for i in [0, 137, 299] {
+        let key = format!("key:{i}");
+        let node = owner(&primaries, &key);
+        assert_eq!(node.cli(&["EXISTS", &format!("user:{{{key}}}:a")]), "1");
+        assert_eq!(node.cli(&["EXISTS", &format!("user:{{{key}}}:b")]), "1");
+    }
 }

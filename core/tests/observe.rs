@@ -50,6 +50,8 @@ fn info_sampling_gives_a_server_cpu_series_aligned_with_the_timeline() {
     assert_eq!(load.cpu_over_limit, load.peak_cpu_percent > 80.0);
     assert_eq!(load.samples, samples.len() as u64);
     assert_eq!(report.phases[0].server_timeline.len(), samples.len());
+    // A single server: no per-node series, no peak node.
+    assert!(report.server_nodes.is_empty() && load.peak_node.is_none());
 
     let quiet = run(&workload(json!({
         "target": { "url": server.url() },

@@ -38,7 +38,7 @@ fn template_arguments_with_spaces_quotes_and_binary_bytes_arrive_intact() {
             { "template": r#"SET line:{key} "two words \"quoted\" \x00\xff\r\n end""#, "label": "line" },
             { "template": ["SET", "list:{key}", "[  spaced  'single' \"double\" ]"], "label": "list" },
             { "template": "HSET h:{rand:5..5:4} {key} 'it\\'s'", "label": "tagged" },
-            { "template": ["SET", "{{key}:{key}", "{{value} {\"a\":{\"b\":1}}"], "label": "braces" },
+            { "template": ["SET", "{lbrace}key}:{key}", "{lbrace}value} {\"a\":{\"b\":1}}"], "label": "braces" },
         ],
     })))
     .unwrap();

@@ -1220,8 +1220,8 @@ fn quote_arg(arg: &[u8]) -> String {
 }
 
 /// A `--command` as a respload template: a list of arguments when all are text, else a line
-/// with quoted arguments. Braces in literal arguments are escaped (`{{`), so that text such as
-/// `{key}` or a hash tag is sent as it is.
+/// with quoted arguments. Braces in literal arguments are escaped (`{lbrace}`), so that text
+/// such as `{key}` or a hash tag is sent as it is.
 fn template(cmd: &Cmd) -> Json {
     let words: Option<Vec<String>> = cmd
         .args
@@ -1243,7 +1243,7 @@ fn template(cmd: &Cmd) -> Json {
             .map(|a| match a.as_slice() {
                 KEY_PLACEHOLDER => "{key}".to_string(),
                 DATA_PLACEHOLDER => "{value}".to_string(),
-                other => quote_arg(other).replace('{', "{{"),
+                other => escape_literal(&quote_arg(other)),
             })
             .collect::<Vec<_>>()
             .join(" ")),

@@ -3,17 +3,23 @@
 //! cluster sees exactly the key distribution of the spec.
 //!
 //! - Routing: the slot of the request's first argument (the key of nearly every command);
-//!   a request without arguments goes to the owner of slot 0.
+//!   a request without arguments goes to the owner of slot 0. With `target.read_from` other
+//!   than `primary`, reading commands go to a replica of that owner (each client keeps to
+//!   one replica per primary, spread by client index), and to the owner itself when the
+//!   slot has no replica or the replica's connection is down.
 //! - Pipelining: up to `pipeline` requests in flight per node connection. The next request
 //!   waits (and the client reads replies) while its node's pipeline is full.
 //! - Open loop: the client is paced like a standalone connection; a request waiting for room
 //!   on its node keeps its intended send time.
-//! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map from
-//!   `CLUSTER SLOTS` is scheduled (at most one per [`REFRESH_EVERY`] per thread), and the
-//!   same request bytes are sent again to the new node. ASK: `ASKING` then the request, to
-//!   the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again after a backoff.
-//!   At most [`MAX_TRIES`] retries, then the error reply counts as an error. Retries are
-//!   counted as `redirects`; a request that finally succeeds is a success.
+//! - Slot map: re-read from `CLUSTER SLOTS` every [`REFRESH_PERIOD`], and after a sign of
+//!   change (at most once per [`REFRESH_EVERY`]), by a task of the worker thread: no client
+//!   waits for it.
+//! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map is
+//!   scheduled, and the same request bytes are sent again to the new node. ASK: `ASKING`
+//!   then the request, to the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again
+//!   after a backoff. At most [`MAX_TRIES`] retries, then the error reply counts as an
+//!   error. Retries are counted as `redirects`; a request that finally succeeds is a
+//!   success.
 //! - A node connection that fails: its requests in flight fail as `CONNECTION` errors, the
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
@@ -25,9 +31,9 @@ use super::pacer::Pacer;
 use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
-use crate::spec::Connect;
+use crate::spec::{Connect, ReadFrom};
 use crate::stats::CommandRecorder;
-use crate::Result;
+use crate::{Error, Result};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
@@ -41,6 +47,9 @@ use tokio::io::ReadBuf;
 pub const MAX_TRIES: u8 = 5;
 /// Least time between two refreshes of the slot map, per worker thread.
 pub const REFRESH_EVERY: Duration = Duration::from_millis(100);
+/// The slot map is re-read this often even when nothing says it changed (new replicas,
+/// slots moved by a resharding that no request of this thread ran into yet).
+pub const REFRESH_PERIOD: Duration = Duration::from_secs(5);
 const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
 const NO_NODE: u16 = u16::MAX;
 const READ_BUFFER: usize = 64 * 1024;
@@ -59,6 +68,10 @@ struct Topology {
     names: Vec<String>,
     /// Node index of each slot (`NO_NODE`: unknown).
     slots: Box<[u16]>,
+    /// Index into `replicas` of each slot's replica set (`NO_NODE`: none known).
+    replica_set: Box<[u16]>,
+    /// Replica sets: node indexes of the replicas of one slot range.
+    replicas: Vec<Vec<u16>>,
     seeds: Vec<NodeAddr>,
     last_refresh: Instant,
     stale: bool,
@@ -69,34 +82,65 @@ struct Topology {
 pub struct Cluster {
     topo: RefCell<Topology>,
     base: Connect,
+    /// Reads go to replicas.
+    replica_reads: bool,
 }
 
 impl Cluster {
-    /// Read the slot map from the seeds of `base.cluster` (or its endpoint).
+    /// Read the slot map from the seeds of `base.cluster` (or its endpoint). With
+    /// `read_from = "replica"`, fails when some slot has no replica.
     pub async fn load(base: &Connect) -> Result<Rc<Cluster>> {
         let seeds = base.cluster.clone().unwrap_or_default();
         let map = SlotMap::fetch(&seeds, base).await?;
+        if base.read_from == ReadFrom::Replica {
+            if let Some(r) = map.ranges.iter().find(|r| r.replicas.is_empty()) {
+                return Err(Error::spec(
+                    "target.read_from",
+                    format!(
+                        "\"replica\", but slots {}-{} (primary {}) have no replica: add \
+                         replicas, or use \"prefer-replica\" to read such slots from their \
+                         primary",
+                        r.start, r.end, r.primary
+                    ),
+                ));
+            }
+        }
         let cluster = Cluster {
             topo: RefCell::new(Topology {
                 nodes: Vec::new(),
                 names: Vec::new(),
                 slots: vec![NO_NODE; SLOTS].into_boxed_slice(),
+                replica_set: vec![NO_NODE; SLOTS].into_boxed_slice(),
+                replicas: Vec::new(),
                 seeds,
                 last_refresh: Instant::now(),
                 stale: false,
                 refreshing: false,
             }),
             base: base.clone(),
+            replica_reads: base.read_from != ReadFrom::Primary,
         };
         cluster.apply(&map);
         Ok(Rc::new(cluster))
     }
 
     fn apply(&self, map: &SlotMap) {
+        {
+            let mut t = self.topo.borrow_mut();
+            t.replicas.clear();
+            t.replica_set.fill(NO_NODE);
+        }
         for r in &map.ranges {
             let i = self.index_of(&r.primary) as u16;
+            let set: Vec<u16> = r.replicas.iter().map(|a| self.index_of(a) as u16).collect();
             let mut t = self.topo.borrow_mut();
-            t.slots[r.start as usize..=r.end as usize].fill(i);
+            let range = r.start as usize..=r.end as usize;
+            t.slots[range.clone()].fill(i);
+            if !set.is_empty() {
+                let k = t.replicas.len() as u16;
+                t.replicas.push(set);
+                t.replica_set[range].fill(k);
+            }
         }
     }
 
@@ -125,6 +169,22 @@ impl Cluster {
         out
     }
 
+    /// The nodes logical client `pick` talks to at first: every primary, plus (reading from
+    /// replicas) its replica of each primary.
+    pub fn nodes_for(&self, pick: usize) -> Vec<usize> {
+        let mut out = self.primaries();
+        if self.replica_reads {
+            let t = self.topo.borrow();
+            for set in &t.replicas {
+                let n = set[pick % set.len()] as usize;
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        out
+    }
+
     /// Connection settings for node `i`.
     pub fn connect_of(&self, i: usize) -> Connect {
         self.topo.borrow().nodes[i].connect(&self.base)
@@ -142,6 +202,22 @@ impl Cluster {
         }
     }
 
+    /// The node to read `slot` from for client `pick`: its replica, else its primary.
+    #[inline]
+    fn route_read(&self, slot: u16, pick: usize) -> usize {
+        let t = self.topo.borrow();
+        match t.replica_set[slot as usize] {
+            NO_NODE => match t.slots[slot as usize] {
+                NO_NODE => 0,
+                n => n as usize,
+            },
+            k => {
+                let set = &t.replicas[k as usize];
+                set[pick % set.len()] as usize
+            }
+        }
+    }
+
     fn moved(&self, slot: u16, to: usize) {
         let mut t = self.topo.borrow_mut();
         t.slots[slot as usize] = to as u16;
@@ -152,15 +228,27 @@ impl Cluster {
         self.topo.borrow_mut().stale = true;
     }
 
-    /// Re-read the slot map when it is known to be stale, at most once per
-    /// [`REFRESH_EVERY`]; from the known nodes first, then the seeds.
-    async fn refresh_if_stale(&self) {
-        let sources = {
+    /// Called on the worker's housekeeping tick: start re-reading the slot map in a task of
+    /// its own when it is known to be stale (at most once per [`REFRESH_EVERY`]) or older
+    /// than [`REFRESH_PERIOD`].
+    pub fn maintain(self: &Rc<Self>) {
+        {
             let mut t = self.topo.borrow_mut();
-            if !t.stale || t.refreshing || t.last_refresh.elapsed() < REFRESH_EVERY {
+            let age = t.last_refresh.elapsed();
+            let due = (t.stale && age >= REFRESH_EVERY) || age >= REFRESH_PERIOD;
+            if !due || t.refreshing {
                 return;
             }
             t.refreshing = true;
+        }
+        let me = Rc::clone(self);
+        tokio::task::spawn_local(async move { me.refresh().await });
+    }
+
+    /// Re-read the slot map, from the known nodes first, then the seeds.
+    async fn refresh(&self) {
+        let sources = {
+            let t = self.topo.borrow();
             let mut s: Vec<NodeAddr> = t.nodes.clone();
             s.extend(t.seeds.iter().filter(|n| !t.nodes.contains(n)).cloned());
             s
@@ -298,6 +386,8 @@ pub struct ClusterClient {
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     cluster: Rc<Cluster>,
+    /// This client's index: which replica of each primary it reads from.
+    pick: usize,
     nodes: Vec<Node>,
     /// The request just generated.
     req: Vec<u8>,
@@ -309,14 +399,14 @@ pub struct ClusterClient {
 }
 
 impl ClusterClient {
-    /// A client generating with `generator` (paced by `pacer` in open loop), starting with
-    /// `streams` (node index, stream).
+    /// Client number `pick`, generating with `generator` (paced by `pacer` in open loop),
+    /// starting with `streams` (node index, stream).
     pub fn new(
         generator: Generator,
         pacer: Option<Pacer>,
         shared: Rc<Shared>,
         ctl: Rc<ConnCtl>,
-        cluster: Rc<Cluster>,
+        (cluster, pick): (Rc<Cluster>, usize),
         streams: Vec<(usize, Stream)>,
     ) -> Self {
         let mut c = ClusterClient {
@@ -325,6 +415,7 @@ impl ClusterClient {
             shared,
             ctl,
             cluster,
+            pick,
             nodes: Vec::new(),
             req: Vec::with_capacity(4096),
             parked: None,
@@ -410,7 +501,6 @@ impl ClusterClient {
                 // One clock reading per pass tells which intended send times have come.
                 self.now = Instant::now();
             }
-            self.cluster.refresh_if_stale().await;
             let idle = self.inflight() == 0;
             self.dispatch_retries();
             self.fill();
@@ -529,7 +619,12 @@ impl ClusterClient {
             }
             self.req.clear();
             let cmd = self.generator.next(&mut self.req, shared.budget.get());
-            let node = self.cluster.route(request_slot(&self.req));
+            let slot = request_slot(&self.req);
+            let node = if self.cluster.replica_reads && shared.read_only[cmd] {
+                self.read_node(slot)
+            } else {
+                self.cluster.route(slot)
+            };
             let p = Pending {
                 cmd: cmd as u16,
                 measured,
@@ -551,6 +646,16 @@ impl ClusterClient {
                 // One request failed on a node that is down: let the others make progress.
                 Placed::Failed => break,
             }
+        }
+    }
+
+    /// The node to read `slot` from: this client's replica of its owner, or the owner when
+    /// there is none or its connection is down.
+    fn read_node(&self, slot: u16) -> usize {
+        let n = self.cluster.route_read(slot, self.pick);
+        match self.nodes.get(n) {
+            Some(node) if node.down(self.now) => self.cluster.route(slot),
+            _ => n,
         }
     }
 

@@ -94,6 +94,8 @@ pub struct Shared {
     pub idle: bool,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
+    /// Whether each command (by index) may be served by a replica (`target.read_from`).
+    pub read_only: Box<[bool]>,
     /// How to (re)connect.
     pub connect: Connect,
     /// Reconnections made.

@@ -4,13 +4,14 @@
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
-use crate::observe::{DrillPlan, Drills, Sampler, ServerLoad};
+use crate::observe::{DrillPlan, Drills, NodeServer, Sampler, ServerLoad};
 use crate::spec::Phase;
 use crate::stats::{
     summarize, timeline_row, Availability, ClientStats, EventReport, GapTracker, PhaseReport,
     Recorder, TimelineRow,
 };
 use crate::{Error, Result};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
@@ -154,10 +155,11 @@ pub fn run_phase(
             deadline,
         });
     });
-    let sampler = if phase.spec.observe.info {
-        Sampler::start(phase.connect.clone(), measure_start, INTERVAL).ok()
-    } else {
-        None
+    let cluster = phase.connect.cluster.is_some();
+    let sampler = match (phase.spec.observe.info, cluster) {
+        (false, _) => None,
+        (true, false) => Sampler::start(phase.connect.clone(), measure_start, INTERVAL).ok(),
+        (true, true) => Sampler::start_cluster(phase.connect.clone(), measure_start, INTERVAL).ok(),
     };
     let events: Vec<(crate::spec::Event, Option<String>)> = plans
         .iter()
@@ -270,8 +272,19 @@ pub fn run_phase(
         gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
     }
     join_all(joins);
-    let server_timeline = sampler.map(Sampler::finish).unwrap_or_default();
     let outcomes = drills.map(Drills::finish).unwrap_or_default();
+    let sampled = sampler.map(Sampler::finish).unwrap_or_default();
+    // A cluster's nodes each get their own series; a single server's is `server_timeline`.
+    let (server_timeline, server_nodes): (_, BTreeMap<String, NodeServer>) = if cluster {
+        let nodes = sampled
+            .into_iter()
+            .map(|(name, samples)| (name, NodeServer::new(samples)))
+            .collect();
+        (Vec::new(), nodes)
+    } else {
+        let one = sampled.into_iter().next().map(|(_, s)| s);
+        (one.unwrap_or_default(), BTreeMap::new())
+    };
     if lost_worker {
         return Err(Error::Internal(
             "a worker thread ended without reporting".into(),
@@ -324,8 +337,12 @@ pub fn run_phase(
             timeline: rows,
             client,
             target_rate: phase.spec.load.rate,
-            server_load: ServerLoad::of(&server_timeline),
+            server_load: match cluster {
+                false => ServerLoad::of(&server_timeline),
+                true => ServerLoad::of_nodes(&server_nodes),
+            },
             server_timeline,
+            server_nodes,
             nodes: crate::stats::node_stats(&total, duration_s),
             availability: Availability::of(&gaps),
             events,

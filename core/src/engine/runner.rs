@@ -224,6 +224,14 @@ fn execute(
                     longest_gap_at_s: a.longest_gap_at_s + offset,
                 };
             }
+            for (name, node) in &r.server_nodes {
+                let acc = report.server_nodes.entry(name.clone()).or_default();
+                acc.server_timeline
+                    .extend(node.server_timeline.iter().map(|s| ServerSample {
+                        t: s.t + offset,
+                        ..s.clone()
+                    }));
+            }
             report.duration_s += r.duration_s;
             let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
             merge_by_label(&mut measured, &outcome.recorder, labels);
@@ -231,7 +239,13 @@ fn execute(
         report.phases.push(outcome.report);
     }
     report.interrupted = stop.load(Ordering::Relaxed);
-    report.server_load = ServerLoad::of(&report.server_timeline);
+    for node in report.server_nodes.values_mut() {
+        node.server_load = ServerLoad::of(&node.server_timeline);
+    }
+    report.server_load = match report.server_nodes.is_empty() {
+        true => ServerLoad::of(&report.server_timeline),
+        false => ServerLoad::of_nodes(&report.server_nodes),
+    };
     if let Some((rec, labels)) = &measured {
         let (totals, commands) = summarize(rec, labels, report.duration_s);
         report.totals = totals;

@@ -160,6 +160,7 @@ async fn worker(s: WorkerSetup) {
         keepalive: s.phase.spec.load.keepalive,
         idle: s.phase.spec.load.idle,
         reads: commands.iter().map(|c| c.reads).collect(),
+        read_only: commands.iter().map(|c| c.read_only()).collect(),
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),
@@ -212,7 +213,7 @@ async fn worker(s: WorkerSetup) {
                     pacer,
                     Rc::clone(&shared),
                     ctl,
-                    Rc::clone(cluster),
+                    (Rc::clone(cluster), index as usize),
                     streams,
                 );
                 tokio::task::spawn_local(client.run());
@@ -280,6 +281,9 @@ async fn worker(s: WorkerSetup) {
                 drills.mask = m;
             }
         }
+        if let Some(c) = &cluster {
+            c.maintain();
+        }
         peak_connected = peak_connected.max(shared.connected.get());
         while now >= next_flush && shared.live.get() > 0 {
             let _ = s.tx.send(WorkerMsg::Interval {
@@ -344,13 +348,13 @@ impl Drills {
 enum Link {
     /// A plain connection's stream.
     Plain(Stream),
-    /// Cluster mode: a stream to each primary (by node index).
+    /// Cluster mode: a stream to each node it starts with (by node index).
     Cluster(Vec<(usize, Stream)>),
 }
 
 /// Open every connection of the worker: one per task, or in cluster mode one per task and
-/// primary (after reading the slot map). Returns the cluster view, the links, and the first
-/// failure.
+/// primary (and replica it reads from), after reading the slot map. Returns the cluster
+/// view, the links, and the first failure.
 async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<Error>) {
     let mut failure = None;
     let cluster = match &s.phase.connect.cluster {
@@ -360,17 +364,19 @@ async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<
             Err(e) => return (None, Vec::new(), Some(e)),
         },
     };
-    let targets: Vec<(usize, crate::spec::Connect)> = match &cluster {
-        None => vec![(0, s.phase.connect.clone())],
-        Some(c) => c
-            .primaries()
-            .into_iter()
-            .map(|i| (i, c.connect_of(i)))
-            .collect(),
+    let targets = |k: usize| -> Vec<(usize, crate::spec::Connect)> {
+        match &cluster {
+            None => vec![(0, s.phase.connect.clone())],
+            Some(c) => c
+                .nodes_for(s.first_connection + k)
+                .into_iter()
+                .map(|i| (i, c.connect_of(i)))
+                .collect(),
+        }
     };
     let handles: Vec<Vec<_>> = (0..s.connections)
-        .map(|_| {
-            targets
+        .map(|k| {
+            targets(k)
                 .iter()
                 .map(|(i, connect)| {
                     let (i, connect) = (*i, connect.clone());
@@ -385,7 +391,7 @@ async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<
         .collect();
     let mut links = Vec::with_capacity(s.connections);
     for task in handles {
-        let mut streams = Vec::with_capacity(targets.len());
+        let mut streams = Vec::with_capacity(task.len());
         for h in task {
             match h.await {
                 Ok(Ok(c)) => streams.push(c),

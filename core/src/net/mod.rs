@@ -11,8 +11,9 @@ pub use stream::Stream;
 use crate::spec::Connect;
 
 /// The commands that set a connection up, in order: HELLO 3 (with AUTH inside) or AUTH,
-/// then SELECT and CLIENT SETNAME when asked for. Sent pipelined; any error reply fails
-/// the connection before traffic.
+/// then SELECT and CLIENT SETNAME when asked for, and READONLY on cluster connections that
+/// may read from replicas. Sent pipelined; any error reply fails the connection before
+/// traffic.
 pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
     let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
     let auth: Vec<Vec<u8>> = match (&c.user, &c.password) {
@@ -45,6 +46,11 @@ pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
             b"SETNAME".to_vec(),
             c.client_name.as_bytes().to_vec(),
         ]);
+    }
+    // Every node connection, primaries too (harmless there): a node's role may change
+    // during the run, and a replica without READONLY answers reads with MOVED.
+    if c.cluster.is_some() && c.read_from != crate::spec::ReadFrom::Primary {
+        cmds.push(vec![b"READONLY".to_vec()]);
     }
     cmds
 }

@@ -2,11 +2,14 @@
 //! aligned with the timeline, and turns its counters into per-interval rates.
 
 use super::server_info::parse_info;
+use crate::net::cluster::SlotMap;
 use crate::net::Client;
 use crate::spec::Connect;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::future::{poll_fn, Future};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::task::Poll;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -63,6 +66,30 @@ pub struct ServerLoad {
     pub samples: u64,
     /// Mean INFO round trip (ms), one per interval on one extra connection.
     pub observer_info_ms: f64,
+    /// Cluster mode, in the summary over all nodes: the node (`host:port`) with the highest
+    /// `cpu_percent` of an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_node: Option<String>,
+}
+
+/// Cluster mode: one node's server figures.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct NodeServer {
+    /// The node's samples, aligned with the timeline like the standalone `server_timeline`.
+    pub server_timeline: Vec<ServerSample>,
+    /// Their summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_load: Option<ServerLoad>,
+}
+
+impl NodeServer {
+    /// A node's samples and their summary.
+    pub fn new(server_timeline: Vec<ServerSample>) -> Self {
+        NodeServer {
+            server_load: ServerLoad::of(&server_timeline),
+            server_timeline,
+        }
+    }
 }
 
 impl ServerLoad {
@@ -81,7 +108,24 @@ impl ServerLoad {
             peak_used_memory: samples.iter().map(|s| s.used_memory).max().unwrap_or(0),
             samples: samples.len() as u64,
             observer_info_ms: samples.iter().map(|s| s.info_ms).sum::<f64>() / n,
+            peak_node: None,
         })
+    }
+
+    /// The summary over every node of a cluster: the peak is the busiest node's (named in
+    /// `peak_node`), the mean is over every node's intervals (`None` without samples).
+    pub fn of_nodes(nodes: &BTreeMap<String, NodeServer>) -> Option<ServerLoad> {
+        let all: Vec<ServerSample> = nodes
+            .values()
+            .flat_map(|n| n.server_timeline.iter().cloned())
+            .collect();
+        let mut load = Self::of(&all)?;
+        load.peak_node = nodes
+            .iter()
+            .filter_map(|(name, n)| Some((name, n.server_load.as_ref()?.peak_cpu_percent)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(name, _)| name.clone());
+        Some(load)
     }
 }
 
@@ -91,21 +135,46 @@ pub const CPU_LIMIT_PERCENT: f64 = 80.0;
 /// The sampling thread of one phase.
 pub struct Sampler {
     stop: Sender<()>,
-    join: JoinHandle<Vec<ServerSample>>,
+    join: JoinHandle<Vec<(String, Vec<ServerSample>)>>,
 }
+
+/// What to sample: one server, or the nodes of a cluster (read from its slot map).
+enum Targets {
+    One(Connect),
+    Cluster(Connect),
+}
+
+/// One sampled server.
+struct Node {
+    name: String,
+    connect: Connect,
+    client: Option<Client>,
+    previous: Option<Reading>,
+    samples: Vec<ServerSample>,
+}
+
+/// One INFO reading: when it was due, its round trip (ms), its fields.
+type Reading = (Instant, f64, BTreeMap<String, String>);
 
 impl Sampler {
     /// Start sampling `connect`'s server every `interval` from `start` (a baseline is read
     /// at `start` itself). Failures to connect or to read INFO only leave samples out.
-    pub fn start(
-        mut connect: Connect,
+    pub fn start(connect: Connect, start: Instant, interval: Duration) -> std::io::Result<Sampler> {
+        Self::spawn(Targets::One(connect), start, interval)
+    }
+
+    /// Cluster mode: sample every node of the cluster `connect` names (primaries and
+    /// replicas), each on its own side connection, all at the same instants. The nodes are
+    /// those of the slot map at the start.
+    pub fn start_cluster(
+        connect: Connect,
         start: Instant,
         interval: Duration,
     ) -> std::io::Result<Sampler> {
-        // Named apart from the load connections in CLIENT LIST.
-        if !connect.client_name.is_empty() {
-            connect.client_name.push_str("-observer");
-        }
+        Self::spawn(Targets::Cluster(connect), start, interval)
+    }
+
+    fn spawn(targets: Targets, start: Instant, interval: Duration) -> std::io::Result<Sampler> {
         let (stop, stopped) = channel::<()>();
         let join = std::thread::Builder::new()
             .name("respload-observer".into())
@@ -116,36 +185,16 @@ impl Sampler {
                 else {
                     return Vec::new();
                 };
-                let timeout = connect.connect_timeout;
-                let Ok(mut client) = rt.block_on(Client::connect(&connect)) else {
-                    return Vec::new();
-                };
-                let mut read = |at: Instant| -> Option<(Instant, f64, BTreeMap<String, String>)> {
-                    let reply = rt.block_on(client.call(&[b"INFO"], timeout)).ok()?;
-                    let done = Instant::now();
-                    let text = reply.as_text()?;
-                    Some((
-                        at,
-                        done.duration_since(at).as_secs_f64() * 1e3,
-                        parse_info(&text),
-                    ))
-                };
-                let mut samples = Vec::new();
+                let mut nodes = rt.block_on(nodes_of(targets));
                 let mut next = start;
-                let mut previous = None;
                 loop {
                     let wait = next.saturating_duration_since(Instant::now());
                     let last =
                         !matches!(stopped.recv_timeout(wait), Err(RecvTimeoutError::Timeout));
                     let at = if last { Instant::now() } else { next };
-                    if let Some(now) = read(at) {
-                        if let Some(before) = &previous {
-                            samples.push(sample(before, &now, start));
-                        }
-                        previous = Some(now);
-                    }
+                    rt.block_on(read_all(&mut nodes, at, start, interval));
                     if last {
-                        return samples;
+                        return nodes.into_iter().map(|n| (n.name, n.samples)).collect();
                     }
                     next += interval;
                 }
@@ -153,19 +202,113 @@ impl Sampler {
         Ok(Sampler { stop, join })
     }
 
-    /// Take a last sample, stop, and return every sample.
-    pub fn finish(self) -> Vec<ServerSample> {
+    /// Take a last sample, stop, and return every server's samples (`host:port` and its
+    /// samples, in the order the nodes were found; one entry for a single server).
+    pub fn finish(self) -> Vec<(String, Vec<ServerSample>)> {
         let _ = self.stop.send(());
         self.join.join().unwrap_or_default()
     }
 }
 
+/// The servers to sample, named apart from the load connections in CLIENT LIST.
+async fn nodes_of(targets: Targets) -> Vec<Node> {
+    let observer = |mut c: Connect| {
+        if !c.client_name.is_empty() {
+            c.client_name.push_str("-observer");
+        }
+        c
+    };
+    let node = |name: String, connect: Connect| Node {
+        name,
+        connect: observer(connect),
+        client: None,
+        previous: None,
+        samples: Vec::new(),
+    };
+    match targets {
+        Targets::One(c) => vec![node(c.endpoint.to_string(), c)],
+        Targets::Cluster(c) => {
+            let seeds = c.cluster.clone().unwrap_or_default();
+            let Ok(map) = SlotMap::fetch(&seeds, &c).await else {
+                return Vec::new();
+            };
+            // Replicas too: those serving reads, and those a failover will promote.
+            let mut addrs = map.primaries();
+            for a in map.ranges.iter().flat_map(|r| &r.replicas) {
+                if !addrs.contains(a) {
+                    addrs.push(a.clone());
+                }
+            }
+            addrs
+                .into_iter()
+                .map(|a| node(a.to_string(), a.connect(&c)))
+                .collect()
+        }
+    }
+}
+
+/// Read INFO from every node at once (a slow or dead node delays no other); a node whose
+/// connection failed is connected again first.
+async fn read_all(nodes: &mut [Node], at: Instant, start: Instant, interval: Duration) {
+    let mut reads: Vec<_> = nodes
+        .iter_mut()
+        .map(|n| Some(Box::pin(read_one(n, at, start, interval))))
+        .collect();
+    poll_fn(|cx| {
+        let mut pending = false;
+        for slot in reads.iter_mut() {
+            if let Some(f) = slot {
+                if f.as_mut().poll(cx).is_ready() {
+                    *slot = None;
+                } else {
+                    pending = true;
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await
+}
+
+async fn read_one(n: &mut Node, at: Instant, start: Instant, interval: Duration) {
+    // A dead node must not hold the others' next reading back.
+    let timeout = n.connect.connect_timeout.min(interval);
+    if n.client.is_none() {
+        let mut c = n.connect.clone();
+        c.connect_timeout = timeout;
+        n.client = Client::connect(&c).await.ok();
+    }
+    let Some(client) = n.client.as_mut() else {
+        return;
+    };
+    let reply = match client.call(&[b"INFO"], timeout).await {
+        Ok(r) => r,
+        Err(_) => {
+            n.client = None;
+            n.previous = None;
+            return;
+        }
+    };
+    let Some(text) = reply.as_text() else {
+        return;
+    };
+    let now = (
+        at,
+        Instant::now().duration_since(at).as_secs_f64() * 1e3,
+        parse_info(&text),
+    );
+    if let Some(before) = &n.previous {
+        n.samples.push(sample(before, &now, start));
+    }
+    n.previous = Some(now);
+}
+
 /// The interval between two INFO readings.
-fn sample(
-    before: &(Instant, f64, BTreeMap<String, String>),
-    now: &(Instant, f64, BTreeMap<String, String>),
-    start: Instant,
-) -> ServerSample {
+fn sample(before: &Reading, now: &Reading, start: Instant) -> ServerSample {
     let (t0, _, a) = before;
     let (t1, info_ms, b) = now;
     let secs = t1.duration_since(*t0).as_secs_f64().max(1e-6);

@@ -152,8 +152,9 @@ pub fn table(report: &Report) -> String {
     if let Some(l) = &report.server_load {
         let _ = writeln!(
             out,
-            "Server: CPU peak {:.1}% of a core, mean {:.1}%{}; used_memory peak {:.1} MB (INFO every second, {:.2} ms each)",
+            "Server: CPU peak {:.1}% of a core{}, mean {:.1}%{}; used_memory peak {:.1} MB (INFO every second, {:.2} ms each)",
             l.peak_cpu_percent,
+            l.peak_node.as_ref().map(|n| format!(" (node {n})")).unwrap_or_default(),
             l.mean_cpu_percent,
             if l.cpu_over_limit { " (OVER 80%: the server, not only the client, may be the limit)" } else { "" },
             l.peak_used_memory as f64 / 1e6,

@@ -127,6 +127,20 @@ const READ_COMMANDS: &[&str] = &[
     "XRANGE",
 ];
 
+/// Reading commands that also write (pop, delete, touch the TTL): a replica refuses them,
+/// so they always go to the primary.
+const WRITING_READS: &[&str] = &[
+    "GETEX", "GETDEL", "LPOP", "RPOP", "SPOP", "ZPOPMIN", "ZPOPMAX",
+];
+
+impl Compiled {
+    /// Whether a replica may serve it (`target.read_from`): a reading command that
+    /// writes nothing.
+    pub fn read_only(&self) -> bool {
+        self.reads && !WRITING_READS.contains(&command_name(&self.args).as_str())
+    }
+}
+
 fn lit(s: &str) -> Arg {
     Arg::Lit(s.as_bytes().into())
 }
@@ -291,6 +305,9 @@ mod tests {
             let c = CommandSpec::builtin(name).compile("commands[0]").unwrap();
             assert_eq!(c[0].label, name.to_ascii_uppercase());
         }
+        let only = |name: &str| CommandSpec::builtin(name).compile("c").unwrap()[0].read_only();
+        assert!(only("get") && only("mget") && only("lrange_100"));
+        assert!(!only("lpop") && !only("spop") && !only("zpopmin") && !only("set"));
         let err = CommandSpec::builtin("fly")
             .compile("commands[2]")
             .unwrap_err()

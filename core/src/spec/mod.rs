@@ -9,6 +9,7 @@ mod duration;
 mod events;
 mod keys;
 mod load;
+mod slots;
 mod target;
 mod template;
 mod tls;
@@ -19,7 +20,7 @@ pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
-pub use target::{Connect, Endpoint, Target};
+pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
@@ -330,9 +331,14 @@ impl Phase {
                 d.validate(&format!("{path}.distribution"), spec.keys.range)?;
             }
             let mut steps = Vec::new();
-            for mut compiled in c.compile(&path)? {
+            for (j, mut compiled) in c.compile(&path)?.into_iter().enumerate() {
                 if connect.cluster.is_some() {
-                    cluster_check(&compiled, &spec.keys.prefix, &path)?;
+                    let field = match (&c.chain, &c.template) {
+                        (Some(_), _) => format!("{path}.chain[{j}]"),
+                        (None, Some(_)) => format!("{path}.template"),
+                        (None, None) => format!("{path}.name"),
+                    };
+                    slots::cluster_check(&compiled, &spec.keys.prefix, &field)?;
                 }
                 if commands.iter().any(|o| o.label == compiled.label) {
                     return Err(Error::spec(
@@ -375,32 +381,6 @@ impl Phase {
             prefix: prefix.to_string(),
         })
     }
-}
-
-/// In cluster mode, refuse a command that sends several keys which may hash to different
-/// slots (the cluster answers CROSSSLOT): unless the key prefix has a hash tag, which puts
-/// every key in one slot.
-fn cluster_check(c: &Compiled, prefix: &str, path: &str) -> Result<()> {
-    let keys = c
-        .args
-        .iter()
-        .filter(|a| matches!(a, Arg::Key | Arg::FreshKey))
-        .count();
-    let fresh = c.args.iter().any(|a| matches!(a, Arg::FreshKey));
-    let tagged = crate::net::cluster::hash_part(prefix.as_bytes()).len() < prefix.len();
-    if fresh && keys > 1 && !tagged {
-        return Err(Error::spec(
-            path,
-            format!(
-                "`{}` sends {keys} different keys, which hash to different slots: Redis \
-                 Cluster refuses that (CROSSSLOT). In cluster mode use single-key commands, \
-                 or give keys.prefix a hash tag (e.g. \"{{k}}:\") so that every key shares \
-                 one slot (and one node)",
-                c.label
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Phases with the same TLS settings share one client configuration: it is built once per run
@@ -489,7 +469,17 @@ mod tests {
     fn cluster_mode_refuses_multi_slot_commands() {
         let e =
             err("target = { cluster = true }\ncommands = [{ name = 'get' }, { name = 'mset' }]");
-        assert!(e.contains("commands[1]") && e.contains("CROSSSLOT"), "{e}");
+        assert!(
+            e.contains("commands[1].name") && e.contains("CROSSSLOT"),
+            "{e}"
+        );
+        let e = err("target = { cluster = true }\ncommands = [{ chain = ['SET {key} v', 'RENAME {key} x:{key}'] }]");
+        assert!(
+            e.contains("commands[0].chain[1]") && e.contains("hash tag"),
+            "{e}"
+        );
+        let standalone = "commands = [{ template = 'RENAME {key} x:{key}' }]";
+        assert!(Workload::from_toml_str(standalone).is_ok());
         let ok = "target = { cluster = true }\nkeys = { prefix = '{k}:' }\ncommands = [{ name = 'mget' }]";
         assert!(Workload::from_toml_str(ok).is_ok());
         let e = err("target = { cluster = true, db = 2 }");

@@ -52,6 +52,29 @@ pub struct Target {
     /// target itself). Needs `cluster = true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cluster_seeds: Vec<String>,
+    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`).
+    #[serde(default, skip_serializing_if = "ReadFrom::is_primary")]
+    pub read_from: ReadFrom,
+}
+
+/// Cluster mode: which nodes serve reading commands (`target.read_from`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadFrom {
+    /// Every request goes to the primary owning its slot.
+    #[default]
+    Primary,
+    /// Reads go to a replica of the slot's primary (connections send `READONLY`); the run
+    /// refuses to start when some slot has no replica.
+    Replica,
+    /// Like `Replica`, but slots without a replica are read from their primary.
+    PreferReplica,
+}
+
+impl ReadFrom {
+    fn is_primary(&self) -> bool {
+        *self == ReadFrom::Primary
+    }
 }
 
 fn is_false(b: &bool) -> bool {
@@ -84,6 +107,7 @@ impl Default for Target {
             tls: Tls::default(),
             cluster: false,
             cluster_seeds: Vec::new(),
+            read_from: ReadFrom::Primary,
         }
     }
 }
@@ -133,6 +157,8 @@ pub struct Connect {
     pub tls: Option<TlsConnect>,
     /// Cluster mode: the seed nodes to read the slot map from (`None`: not a cluster).
     pub cluster: Option<Vec<NodeAddr>>,
+    /// Cluster mode: where reads go; anything but `Primary` sends `READONLY` at connect.
+    pub read_from: ReadFrom,
 }
 
 impl Target {
@@ -151,6 +177,7 @@ impl Target {
             connect_timeout: self.connect_timeout.0,
             tls: None,
             cluster: None,
+            read_from: self.read_from,
         };
         let mut tls_url = false;
         if let Some(unix) = &self.unix {
@@ -209,6 +236,14 @@ impl Target {
         path: &str,
     ) -> Result<Option<Vec<NodeAddr>>, crate::Error> {
         if !self.cluster {
+            if !self.read_from.is_primary() {
+                return Err(crate::Error::spec(
+                    format!("{path}target.read_from"),
+                    "applies to cluster mode only (a standalone server has no replicas to \
+                     route to): set target.cluster = true too, or point the target at the \
+                     replica itself",
+                ));
+            }
             if !self.cluster_seeds.is_empty() {
                 return Err(crate::Error::spec(
                     format!("{path}target.cluster_seeds"),
@@ -425,6 +460,21 @@ mod tests {
             ..Target::default()
         };
         assert!(seeds_alone.resolve("").is_err());
+        let replica_alone: Target =
+            serde_json::from_value(serde_json::json!({ "read_from": "replica" })).unwrap();
+        let err = replica_alone.resolve("").unwrap_err().to_string();
+        assert!(err.contains("target.read_from"), "{err}");
+        let prefer: Target = serde_json::from_value(
+            serde_json::json!({ "cluster": true, "read_from": "prefer-replica" }),
+        )
+        .unwrap();
+        assert_eq!(
+            prefer.resolve("").unwrap().read_from,
+            ReadFrom::PreferReplica
+        );
+        assert!(
+            serde_json::from_value::<Target>(serde_json::json!({ "read_from": "any" })).is_err()
+        );
         for bad in [
             "http://x",
             "redis://h:0",

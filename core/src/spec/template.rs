@@ -148,9 +148,9 @@ fn unescape(rest: &[u8]) -> Result<(u8, usize), String> {
     }
 }
 
-/// `text` escaped so that a template sends it as it is: every `{` doubled.
+/// `text` escaped so that a template sends it as it is: every `{` as `{lbrace}`.
 pub(crate) fn escape_literal(text: &str) -> String {
-    text.replace('{', "{{")
+    text.replace('{', "{lbrace}")
 }
 
 /// One argument: literal bytes with placeholders anywhere in them.
@@ -159,15 +159,16 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
     let mut lit = Vec::new();
     let mut i = 0;
     while i < word.len() {
-        // `{{` is a literal `{`: the escape for text that would read as a placeholder.
-        if word[i..].starts_with(b"{{") {
-            lit.push(b'{');
-            i += 2;
-            continue;
-        }
         if word[i] == b'{' {
             if let Some(len) = word[i..].iter().position(|&c| c == b'}') {
                 let inner = &word[i + 1..i + len];
+                // `{lbrace}` is a literal `{`: the escape for text that would read as a
+                // placeholder (`{{key}}` stays a hash tag around the key).
+                if inner == b"lbrace" {
+                    lit.push(b'{');
+                    i += len + 1;
+                    continue;
+                }
                 if let Some(part) = placeholder(inner)? {
                     if !lit.is_empty() {
                         parts.push(Part::Lit(std::mem::take(&mut lit).into()));
@@ -184,7 +185,7 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
                 {
                     return Err(format!(
                         "has unknown placeholder `{}`: allowed are {PLACEHOLDERS} \
-                         (write `{{{{` for a literal `{{`)",
+                         (write `{{lbrace}}` for a literal `{{`)",
                         String::from_utf8_lossy(word)
                     ));
                 }
@@ -284,18 +285,37 @@ mod tests {
     }
 
     #[test]
-    fn double_brace_is_a_literal_brace() {
-        assert_eq!(line("SET {{key} 1").unwrap()[1], lit("{key}"));
-        assert_eq!(line("SET {{nope}} 1").unwrap()[1], lit("{nope}}"));
+    fn lbrace_is_a_literal_brace() {
+        assert_eq!(line("SET {lbrace}key} 1").unwrap()[1], lit("{key}"));
+        assert_eq!(line("SET {lbrace}nope}} 1").unwrap()[1], lit("{nope}}"));
         assert_eq!(
-            line("SET {{{key} 1").unwrap()[1],
+            line("SET {lbrace}{key} 1").unwrap()[1],
             Arg::Parts(vec![Part::Lit(b"{"[..].into()), Part::Key].into())
+        );
+        // Braces around a placeholder stay a hash tag around it.
+        assert_eq!(
+            line("SET u:{{key}} 1").unwrap()[1],
+            Arg::Parts(
+                vec![
+                    Part::Lit(b"u:{"[..].into()),
+                    Part::Key,
+                    Part::Lit(b"}"[..].into())
+                ]
+                .into()
+            )
         );
         assert_eq!(
             line(r#"JSON.SET d $ '{"a":{"b":1}}'"#).unwrap()[3],
             lit(r#"{"a":{"b":1}}"#)
         );
-        for text in ["{key}", "{rand:1..2}", "a{{b", "{x}", "{value}{keynum}"] {
+        for text in [
+            "{key}",
+            "{rand:1..2}",
+            "a{{b",
+            "{x}",
+            "{value}{keynum}",
+            "{lbrace}",
+        ] {
             let escaped = format!("X '{}'", escape_literal(text));
             assert_eq!(line(&escaped).unwrap()[1], lit(text), "{text}");
         }

@@ -2,7 +2,7 @@
 
 use super::availability::{Availability, EventReport};
 use super::recorder::{CommandRecorder, Recorder, Timings};
-use crate::observe::{ServerLoad, ServerSample};
+use crate::observe::{NodeServer, ServerLoad, ServerSample};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use serde::{Deserialize, Serialize};
@@ -177,9 +177,14 @@ pub struct PhaseReport {
     /// with `timeline`; empty when `observe.info` is off or INFO is refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_timeline: Vec<ServerSample>,
-    /// Summary of `server_timeline`: peak and mean CPU, the 80% line, peak memory.
+    /// Summary of `server_timeline` (in cluster mode, of `server_nodes`): peak and mean CPU,
+    /// the 80% line, peak memory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_load: Option<ServerLoad>,
+    /// Cluster mode: the server samples of each node (`host:port`) instead of
+    /// `server_timeline`; left out when not a cluster run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub server_nodes: BTreeMap<String, NodeServer>,
     /// Open loop: the rate asked for (requests per second); compare with
     /// `totals.ops_per_sec` and the timeline's `ops_per_sec` for the rate achieved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,13 +235,16 @@ pub struct Report {
     /// Measured phases' server samples, one after the other (`t` keeps counting).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_timeline: Vec<ServerSample>,
-    /// Summary of `server_timeline`.
+    /// Summary of `server_timeline` (in cluster mode, of `server_nodes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_load: Option<ServerLoad>,
     /// Measured phases: the longest stretch without a successful reply in any of them
     /// (`longest_gap_at_s` on the run's timeline, as `timeline[].t`).
     #[serde(default)]
     pub availability: Availability,
+    /// Cluster mode: measured phases' server samples per node (`t` keeps counting).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub server_nodes: BTreeMap<String, NodeServer>,
     /// The normalized workload, secrets redacted.
     pub workload: Json,
     /// Every phase, measured or not, in order.

@@ -407,17 +407,32 @@ impl TlsServer {
 /// `replicas` replicas each, joined with `redis-cli --cluster create`; killed on drop.
 pub struct Cluster {
     pub nodes: Vec<Server>,
+    /// With TLS: each node's TLS port (its plain `port` stays open for the harness).
+    pub tls_ports: Vec<u16>,
 }
 
 impl Cluster {
     /// Start the cluster and wait until every node says `cluster_state:ok` (and, with
     /// replicas, until CLUSTER SLOTS lists them: a replica is listed once it synced).
     pub fn start(primaries: usize, replicas: usize) -> Cluster {
+        Self::start_with(primaries, replicas, None)
+    }
+
+    /// A cluster whose nodes also listen for TLS (certificate `server` of `certs`, no client
+    /// certificate asked) and talk TLS among themselves (`tls-cluster yes`,
+    /// `tls-replication yes`). Clients on a TLS port are told the TLS ports (CLUSTER SLOTS,
+    /// MOVED), clients on the plain port the plain ones.
+    pub fn start_tls(primaries: usize, replicas: usize, certs: &Certs) -> Cluster {
+        Self::start_with(primaries, replicas, Some(certs))
+    }
+
+    fn start_with(primaries: usize, replicas: usize, certs: Option<&Certs>) -> Cluster {
         let n = primaries * (1 + replicas);
+        let mut tls_ports = Vec::new();
         let nodes: Vec<Server> = (0..n)
             .map(|_| {
                 let bus = free_port().to_string();
-                Server::start(&[
+                let mut args: Vec<String> = [
                     "--cluster-enabled",
                     "yes",
                     "--cluster-config-file",
@@ -428,7 +443,32 @@ impl Cluster {
                     &bus,
                     "--repl-diskless-sync-delay",
                     "0",
-                ])
+                ]
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+                if let Some(certs) = certs {
+                    let tls_port = free_port();
+                    tls_ports.push(tls_port);
+                    args.extend([
+                        "--tls-port".into(),
+                        tls_port.to_string(),
+                        "--tls-cert-file".into(),
+                        certs.path("server.crt"),
+                        "--tls-key-file".into(),
+                        certs.path("server.key"),
+                        "--tls-ca-cert-file".into(),
+                        certs.path("ca.crt"),
+                        "--tls-auth-clients".into(),
+                        "no".into(),
+                        "--tls-cluster".into(),
+                        "yes".into(),
+                        "--tls-replication".into(),
+                        "yes".into(),
+                    ]);
+                }
+                let args: Vec<&str> = args.iter().map(|a| a.as_str()).collect();
+                Server::start(&args)
             })
             .collect();
         let addrs: Vec<String> = nodes
@@ -447,7 +487,7 @@ impl Cluster {
             "redis-cli --cluster create failed: {}",
             String::from_utf8_lossy(&out.stdout)
         );
-        let cluster = Cluster { nodes };
+        let cluster = Cluster { nodes, tls_ports };
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let ok = cluster
