@@ -5,8 +5,11 @@ use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
 use crate::observe::{Sampler, ServerLoad};
-use crate::spec::Phase;
-use crate::stats::{summarize, timeline_row, ClientStats, PhaseReport, Recorder, TimelineRow};
+use crate::spec::{Load, Phase};
+use crate::stats::{
+    stats_of, summarize, timeline_row, ClientStats, CommandRecorder, PhaseReport, RampStep,
+    Recorder, TimelineRow,
+};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::{channel, Sender};
@@ -101,6 +104,7 @@ pub fn run_phase(
             first_connection: first,
             connections: conns[t],
             total_connections: load.connections as usize,
+            threads,
             budget: budgets[t],
             seed,
             sequence: Arc::clone(&sequence),
@@ -182,7 +186,8 @@ pub fn run_phase(
                     .max(start_s),
                 _ => start_s + INTERVAL.as_secs_f64(),
             };
-            let row = timeline_row(rec, t, t - start_s, *connected);
+            let mut row = timeline_row(rec, t, t - start_s, *connected);
+            row.target_rate = load.rate_at(start_s);
             let _ = snapshots.send(Snapshot {
                 phase: phase.spec.name.clone(),
                 measured: phase.spec.measured,
@@ -246,6 +251,7 @@ pub fn run_phase(
         ));
     }
     let duration_s = ended.saturating_duration_since(measure_start).as_secs_f64();
+    let steps = ramp_steps(load, &timeline.rows, &rows);
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
@@ -264,10 +270,51 @@ pub fn run_phase(
             server_load: ServerLoad::of(&server_timeline),
             server_timeline,
             nodes: crate::stats::node_stats(&total, duration_s),
+            steps,
+            slo: None,
             workload: phase.redacted(),
         },
         recorder: total,
     })
+}
+
+/// One summary per step of the phase's ramp (the rate ramp's when both are given): each
+/// step is a whole number of timeline rows, the last one runs to the end.
+fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Vec<RampStep> {
+    let (step, n) = match (load.rate_ramp, load.connections_ramp) {
+        (Some(r), _) => (r.step_duration.0, r.rates().len()),
+        (None, Some(c)) => (c.step_duration.0, c.counts(load.connections).len()),
+        (None, None) => return Vec::new(),
+    };
+    let per = (step.as_secs_f64() / INTERVAL.as_secs_f64()).round().max(1.0) as usize;
+    let len = rows.len().min(recs.len());
+    let mut steps = Vec::new();
+    for k in 0..n {
+        let lo = k * per;
+        if lo >= len {
+            break;
+        }
+        let hi = if k + 1 == n { len } else { (lo + per).min(len) };
+        let mut merged = CommandRecorder::default();
+        for (rec, _) in &recs[lo..hi] {
+            merged.merge(&rec.total());
+        }
+        let duration_s: f64 = rows[lo..hi].iter().map(|r| r.interval_s).sum();
+        let s = stats_of(&merged, duration_s);
+        steps.push(RampStep {
+            start_s: lo as f64 * INTERVAL.as_secs_f64(),
+            duration_s,
+            target_rate: load.rate_at_step(k),
+            connections: rows[lo..hi].iter().map(|r| r.connections).max().unwrap_or(0),
+            ops: s.ops,
+            ops_per_sec: s.ops_per_sec,
+            errors: s.errors,
+            error_rate: s.error_rate,
+            latency_ms: s.latency_ms,
+            service_ms: s.service_ms,
+        });
+    }
+    steps
 }
 
 #[cfg(test)]

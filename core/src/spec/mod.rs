@@ -8,6 +8,7 @@ mod command;
 mod duration;
 mod keys;
 mod load;
+mod slo;
 mod target;
 mod template;
 mod tls;
@@ -16,7 +17,11 @@ mod values;
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
 pub use keys::{Distribution, Keys};
-pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
+pub use load::{
+    Arrivals, ConnectionsRamp, Load, RateRamp, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS,
+    MAX_RATE,
+};
+pub use slo::Slo;
 pub use target::{Connect, Endpoint, Target};
 pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
@@ -62,6 +67,10 @@ pub struct Spec {
     /// memtier_benchmark does by default.
     #[serde(default = "default_true")]
     pub distinct_streams: bool,
+    /// SLO search: run the phase as a series of open-loop steps at different rates to find
+    /// the highest rate that meets a latency budget (see [`Slo`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<Slo>,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -280,12 +289,16 @@ impl Workload {
 
 impl Phase {
     fn from_json(raw: Json, prefix: &str) -> Result<Self> {
-        let spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
+        let mut spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             Error::spec(format!("{prefix}{path}"), e.into_inner())
         })?;
         spec.load.validate(prefix)?;
+        if let Some(slo) = &spec.slo {
+            slo.validate(prefix, &spec.load)?;
+        }
+        spec.load.normalize();
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
