@@ -432,3 +432,28 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("--key-pattern"));
 }
+
+#[test]
+fn the_client_staircase_adds_clients_per_thread_each_step() {
+    let server = Server::start(&[]);
+    let m = parse(&format!(
+        "memtier_benchmark -s 127.0.0.1 -p {} -t 2 -c 3 --clients-start=1 --clients-step=1 \
+         --step-duration=1 --test-time=3 --hide-histogram",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    // 2 threads x 1, then 2, then 3 clients; a row counts the most open during it, so the
+    // connections opening right at a row's end may count in it.
+    let conns: Vec<u32> = report.timeline.iter().map(|r| r.connections).collect();
+    assert!(conns.windows(2).all(|w| w[0] <= w[1]), "{conns:?}");
+    assert!((2..=4).contains(&conns[0]), "{conns:?}");
+    assert!((4..=6).contains(&conns[1]) && conns[2] == 6, "{conns:?}");
+    let steps: Vec<u32> = report.phases[0].steps.iter().map(|s| s.connections).collect();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[2], 6);
+    assert_eq!(
+        server.calls("set") + server.calls("get"),
+        report.totals.ops
+    );
+    assert_eq!(report.totals.errors, 0);
+}
