@@ -448,12 +448,13 @@ fn the_client_staircase_adds_clients_per_thread_each_step() {
     assert!(conns.windows(2).all(|w| w[0] <= w[1]), "{conns:?}");
     assert!((2..=4).contains(&conns[0]), "{conns:?}");
     assert!((4..=6).contains(&conns[1]) && conns[2] == 6, "{conns:?}");
-    let steps: Vec<u32> = report.phases[0].steps.iter().map(|s| s.connections).collect();
+    let steps: Vec<u32> = report.phases[0]
+        .steps
+        .iter()
+        .map(|s| s.connections)
+        .collect();
     assert_eq!(steps.len(), 3);
     assert_eq!(steps[2], 6);
-    assert_eq!(
-        server.calls("set") + server.calls("get"),
-        report.totals.ops
-    );
+    assert_eq!(server.calls("set") + server.calls("get"), report.totals.ops);
     assert_eq!(report.totals.errors, 0);
 }

@@ -40,6 +40,11 @@ fn a_rate_ramp_achieves_each_steps_rate() {
             assert!((row.ops_per_sec / want - 1.0).abs() < 0.05, "{row:?}");
         }
     }
+    let text = respload::output::table(&report);
+    assert!(
+        text.contains("Rate asked") && text.contains("2000.0"),
+        "{text}"
+    );
     // The server saw 500 + 1000 + 1500 + 2000 requests.
     let sent = server.calls("set") + server.calls("get");
     assert!((sent as f64 / 5000.0 - 1.0).abs() < 0.03, "{sent}");
@@ -118,10 +123,16 @@ fn a_connection_ramp_opens_connections_step_by_step() {
     let conns: Vec<u32> = p.timeline.iter().map(|r| r.connections).collect();
     assert!(conns.windows(2).all(|w| w[0] <= w[1]), "{conns:?}");
     assert!((4..=8).contains(&conns[0]), "{conns:?}");
-    assert!(conns[1] >= 8 && conns[2] == 12 && conns[3] == 12, "{conns:?}");
+    assert!(
+        conns[1] >= 8 && conns[2] == 12 && conns[3] == 12,
+        "{conns:?}"
+    );
     let steps: Vec<u32> = p.steps.iter().map(|s| s.connections).collect();
     assert_eq!(steps.len(), 3, "{:?}", p.steps);
-    assert!(steps[0] <= 8 && steps[1] >= 8 && steps[2] == 12, "{steps:?}");
+    assert!(
+        steps[0] <= 8 && steps[1] >= 8 && steps[2] == 12,
+        "{steps:?}"
+    );
     // The rate is shared per connection: a third, then two thirds, then all of it.
     for (s, want) in p.steps.iter().zip([400.0, 800.0]) {
         assert!((s.ops_per_sec / want - 1.0).abs() < 0.1, "{s:?}");

@@ -21,7 +21,12 @@ fn check_curve(slo: &SloResult) {
             && p.achieved_rate >= slo.min_achieved * p.rate;
         assert_eq!(p.met, met, "{p:?}");
     }
-    let best = slo.curve.iter().filter(|p| p.met).map(|p| p.rate).reduce(f64::max);
+    let best = slo
+        .curve
+        .iter()
+        .filter(|p| p.met)
+        .map(|p| p.rate)
+        .reduce(f64::max);
     assert_eq!(slo.best_rate, best);
     assert!(slo.curve.windows(2).all(|w| w[0].rate <= w[1].rate));
 }
@@ -69,6 +74,12 @@ fn a_generous_budget_finds_a_rate_that_meets_it_again() {
     assert_eq!(rows.first(), Some(&Some(500.0)));
     assert_eq!(rows.last(), Some(&Some(2000.0)));
     assert!(report.timeline.windows(2).all(|w| w[0].t < w[1].t));
+    let text = respload::output::table(&report);
+    assert!(text.contains("SLO search: p99 <= 500 ms"), "{text}");
+    assert!(
+        text.contains("Highest rate meeting the SLO: 2000.0"),
+        "{text}"
+    );
 
     // The rate found, run again on its own, meets the budget.
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -79,7 +90,11 @@ fn a_generous_budget_finds_a_rate_that_meets_it_again() {
         "commands": [{ "name": "set" }, { "name": "get" }],
     })))
     .unwrap();
-    assert!(again.totals.latency_ms.p99 <= 500.0, "{:?}", again.totals.latency_ms);
+    assert!(
+        again.totals.latency_ms.p99 <= 500.0,
+        "{:?}",
+        again.totals.latency_ms
+    );
     assert_eq!(again.totals.errors, 0);
 }
 
@@ -97,7 +112,9 @@ fn a_server_that_serves_under_a_thousand_requests_a_second_bounds_the_rate() {
     );
     let slo = report.slo.as_ref().unwrap();
     check_curve(slo);
-    let best = slo.best_rate.expect("200/s is well within the server's reach");
+    let best = slo
+        .best_rate
+        .expect("200/s is well within the server's reach");
     // At most ~1,000/s can be served, and a met rate must be 95% achieved.
     assert!((200.0..=1060.0).contains(&best), "{slo:?}");
     // The search went past it and bisected: a failed rate above the best, and more than
@@ -139,4 +156,6 @@ fn an_impossible_budget_finds_no_rate_but_reports_the_curve() {
     let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
     assert!(json["slo"]["best_rate"].is_null() && json["slo"].get("best_rate").is_some());
     assert_eq!(json["slo"]["curve"].as_array().unwrap().len(), 3);
+    let text = respload::output::table(&report);
+    assert!(text.contains("No rate tried met the SLO"), "{text}");
 }

@@ -2131,17 +2131,27 @@ mod tests {
 
     #[test]
     fn the_client_staircase_maps_to_a_connection_ramp() {
-        let m = run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
+        let m =
+            run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
         let load = &m.workload.phases[0].spec.load;
         let ramp = load.connections_ramp.unwrap();
         // Per thread in memtier: 2 x 2 threads to start, 3 x 2 more per step.
-        assert_eq!((ramp.start, ramp.step, ramp.step_duration.0.as_secs()), (4, 6, 5));
+        assert_eq!(
+            (ramp.start, ramp.step, ramp.step_duration.0.as_secs()),
+            (4, 6, 5)
+        );
         assert_eq!(ramp.counts(load.connections), vec![4, 10, 16, 20]);
         assert_eq!(load.duration.map(|d| d.0.as_secs()), Some(30));
         let e = err("-c 10 --clients-start=2 --clients-step=3");
-        assert!(e.contains("--clients-start") && e.contains("go together"), "{e}");
+        assert!(
+            e.contains("--clients-start") && e.contains("go together"),
+            "{e}"
+        );
         let e = err("-c 10 --clients-start=10 --clients-step=3 --step-duration=1");
-        assert!(e.contains("--clients-start") && e.contains("less than --clients"), "{e}");
+        assert!(
+            e.contains("--clients-start") && e.contains("less than --clients"),
+            "{e}"
+        );
         let e = err("--clients-start=2 --clients-step=0 --step-duration=1");
         assert!(e.contains("--clients-step") && e.contains("`0`"), "{e}");
     }

@@ -200,6 +200,9 @@ mod tests {
         let p = Pacer::ramped(start, t0, step, &rates, Arrivals::Uniform, 0.0, Rng::new(3));
         let counts = per_second(p, start, 3);
         assert!(counts[0].abs_diff(100 + 200) <= 2, "{counts:?}");
-        assert!(counts[1].abs_diff(400) <= 1 && counts[2].abs_diff(400) <= 1, "{counts:?}");
+        assert!(
+            counts[1].abs_diff(400) <= 1 && counts[2].abs_diff(400) <= 1,
+            "{counts:?}"
+        );
     }
 }

@@ -286,7 +286,9 @@ fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Ve
         (None, Some(c)) => (c.step_duration.0, c.counts(load.connections).len()),
         (None, None) => return Vec::new(),
     };
-    let per = (step.as_secs_f64() / INTERVAL.as_secs_f64()).round().max(1.0) as usize;
+    let per = (step.as_secs_f64() / INTERVAL.as_secs_f64())
+        .round()
+        .max(1.0) as usize;
     let len = rows.len().min(recs.len());
     let mut steps = Vec::new();
     for k in 0..n {
@@ -305,7 +307,11 @@ fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Ve
             start_s: lo as f64 * INTERVAL.as_secs_f64(),
             duration_s,
             target_rate: load.rate_at_step(k),
-            connections: rows[lo..hi].iter().map(|r| r.connections).max().unwrap_or(0),
+            connections: rows[lo..hi]
+                .iter()
+                .map(|r| r.connections)
+                .max()
+                .unwrap_or(0),
             ops: s.ops,
             ops_per_sec: s.ops_per_sec,
             errors: s.errors,

@@ -126,7 +126,11 @@ fn evaluate(outcome: &PhaseOutcome, run: u32, rate: f64, slo: &Slo) -> SloPoint 
     let all = outcome.recorder.total();
     let secs = outcome.report.duration_s;
     let s = stats_of(&all, secs);
-    let q = percentile_ms(&all.latency.histogram, slo.percentile / 100.0, all.latency.max_ns);
+    let q = percentile_ms(
+        &all.latency.histogram,
+        slo.percentile / 100.0,
+        all.latency.max_ns,
+    );
     let met = s.ops > 0
         && all.latency.histogram.len() > 0
         && q <= slo.budget_ms

@@ -5,7 +5,6 @@
 use super::cluster::{Cluster, ClusterClient};
 use super::connection::Connection;
 use super::control::{ConnCtl, Interrupt, Shared};
-use std::future::Future as _;
 use super::generator::Generator;
 use super::keys::Sequence;
 use super::pacer::Pacer;
@@ -16,6 +15,7 @@ use crate::spec::{Compiled, ConnectionsRamp, Phase};
 use crate::stats::Recorder;
 use crate::{Error, Result};
 use std::cell::{Cell, RefCell};
+use std::future::Future as _;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -359,9 +359,9 @@ impl Spawner {
                 )
                 .run(),
             ),
-            (Link::Plain(stream), _) => Box::pin(
-                Connection::new(generator, pacer, Rc::clone(&s.shared), ctl).run(stream),
-            ),
+            (Link::Plain(stream), _) => {
+                Box::pin(Connection::new(generator, pacer, Rc::clone(&s.shared), ctl).run(stream))
+            }
             (Link::Cluster(_), None) => {
                 let shared = Rc::clone(&s.shared);
                 Box::pin(async move { shared.task_ended() })

@@ -202,7 +202,11 @@ impl Load {
                     "sets the rate itself: give either load.rate or load.rate_ramp, not both",
                 ));
             }
-            for (field, v) in [("start", ramp.start), ("end", ramp.end), ("step", ramp.step)] {
+            for (field, v) in [
+                ("start", ramp.start),
+                ("end", ramp.end),
+                ("step", ramp.step),
+            ] {
                 if !(v > 0.0 && v <= MAX_RATE) {
                     return Err(crate::Error::spec(
                         format!("{at}.{field}"),
@@ -227,10 +231,22 @@ impl Load {
         }
         if let Some(ramp) = &self.connections_ramp {
             let at = format!("{p}load.connections_ramp");
-            range("", &format!("{at}.start"), ramp.start as u64, 1, self.connections as u64)
-                .map_err(|e| with_hint(e, "(at most load.connections)"))?;
-            range("", &format!("{at}.step"), ramp.step as u64, 1, self.connections as u64)
-                .map_err(|e| with_hint(e, "(at most load.connections)"))?;
+            range(
+                "",
+                &format!("{at}.start"),
+                ramp.start as u64,
+                1,
+                self.connections as u64,
+            )
+            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
+            range(
+                "",
+                &format!("{at}.step"),
+                ramp.step as u64,
+                1,
+                self.connections as u64,
+            )
+            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
             whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
             if ramp.counts(self.connections).len() > MAX_RAMP_STEPS {
                 return Err(crate::Error::spec(

@@ -82,7 +82,12 @@ impl Slo {
             }
         };
         let p_ = self.percentile;
-        check("percentile", p_, p_ > 0.0 && p_ <= 100.0, "above 0 and up to 100")?;
+        check(
+            "percentile",
+            p_,
+            p_ > 0.0 && p_ <= 100.0,
+            "above 0 and up to 100",
+        )?;
         let b = self.budget_ms;
         check(
             "budget_ms",
@@ -93,7 +98,12 @@ impl Slo {
         let e = self.max_error_rate;
         check("max_error_rate", e, (0.0..=1.0).contains(&e), "0 to 1")?;
         let m = self.min_achieved;
-        check("min_achieved", m, m > 0.0 && m <= 1.0, "above 0 and up to 1")?;
+        check(
+            "min_achieved",
+            m,
+            m > 0.0 && m <= 1.0,
+            "above 0 and up to 1",
+        )?;
         let rate_range = format!("above 0 and up to {MAX_RATE} requests per second");
         let s = self.start_rate;
         check("start_rate", s, s > 0.0 && s <= MAX_RATE, &rate_range)?;

@@ -6,9 +6,9 @@ mod report;
 pub use recorder::{
     new_histogram, CommandRecorder, ErrorKinds, Recorder, MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
 };
-pub(crate) use report::{latency_of, percentile_ms};
 pub use report::{
     decode_histogram, encode_histogram, node_stats, percentile, stats_of, summarize, timeline_row,
     ClientStats, IntervalLatency, Latency, PhaseReport, RampStep, Report, ServerFacts, SloPoint,
     SloResult, Stats, TimelineRow, SCHEMA_VERSION,
 };
+pub(crate) use report::{latency_of, percentile_ms};
