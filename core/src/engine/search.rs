@@ -132,7 +132,7 @@ fn evaluate(outcome: &PhaseOutcome, run: u32, rate: f64, slo: &Slo) -> SloPoint 
         all.latency.max_ns,
     );
     let met = s.ops > 0
-        && all.latency.histogram.len() > 0
+        && !all.latency.histogram.is_empty()
         && q <= slo.budget_ms
         && s.error_rate <= slo.max_error_rate
         && s.ops_per_sec >= slo.min_achieved * rate;
