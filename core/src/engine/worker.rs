@@ -208,6 +208,7 @@ async fn worker(s: WorkerSetup) {
         });
     }
 
+    let mut waiting_to_open = ramp.is_some();
     let mut next_flush = measure_start + INTERVAL;
     let mut index = 0u64;
     let mut stop_at: Option<Instant> = None;
@@ -241,6 +242,11 @@ async fn worker(s: WorkerSetup) {
             if c.waiting.get() && now.duration_since(c.last_progress.get()) >= shared.timeout {
                 c.interrupt(Interrupt::Timeout);
             }
+        }
+        if waiting_to_open && shared.budget.get() == 0 {
+            // Connections still waiting for their ramp step will send nothing: end them.
+            waiting_to_open = false;
+            ctls.iter().for_each(|c| c.wake());
         }
         peak_connected = peak_connected.max(shared.connected.get());
         while now >= next_flush && shared.live.get() > 0 {
@@ -378,7 +384,9 @@ impl Spawner {
             let mut sleep = std::pin::pin!(tokio::time::sleep_until(when.into()));
             let go = std::future::poll_fn(|cx| match ctl.check(cx.waker()) {
                 Interrupt::Abort => std::task::Poll::Ready(false),
-                _ if shared.stopping.get() => std::task::Poll::Ready(false),
+                _ if shared.stopping.get() || shared.budget.get() == 0 => {
+                    std::task::Poll::Ready(false)
+                }
                 _ => sleep.as_mut().poll(cx).map(|_| true),
             })
             .await;
