@@ -481,3 +481,29 @@ fn cluster_mode_writes_every_key_on_its_owner() {
     let mb: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(mb["ALL STATS"]["Totals"]["Count"], 301);
 }
+
+#[test]
+fn the_client_staircase_adds_clients_per_thread_each_step() {
+    let server = Server::start(&[]);
+    let m = parse(&format!(
+        "memtier_benchmark -s 127.0.0.1 -p {} -t 2 -c 3 --clients-start=1 --clients-step=1 \
+         --step-duration=1 --test-time=3 --hide-histogram",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    // 2 threads x 1, then 2, then 3 clients; a row counts the most open during it, so the
+    // connections opening right at a row's end may count in it.
+    let conns: Vec<u32> = report.timeline.iter().map(|r| r.connections).collect();
+    assert!(conns.windows(2).all(|w| w[0] <= w[1]), "{conns:?}");
+    assert!((2..=4).contains(&conns[0]), "{conns:?}");
+    assert!((4..=6).contains(&conns[1]) && conns[2] == 6, "{conns:?}");
+    let steps: Vec<u32> = report.phases[0]
+        .steps
+        .iter()
+        .map(|s| s.connections)
+        .collect();
+    assert_eq!(steps.len(), 3);
+    assert_eq!(steps[2], 6);
+    assert_eq!(server.calls("set") + server.calls("get"), report.totals.ops);
+    assert_eq!(report.totals.errors, 0);
+}

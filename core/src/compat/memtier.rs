@@ -409,9 +409,6 @@ fn unsupported(o: O) -> Option<&'static str> {
         O::StatsdHost | O::StatsdPort | O::StatsdPrefix | O::StatsdRunLabel | O::GraphitePort => {
             STATSD
         }
-        O::ClientsStart | O::ClientsStep | O::StepDuration => {
-            "respload opens all connections at the start (no client staircase)"
-        }
         O::ReconnectInterval => "respload reconnects only after a lost connection",
         O::MaxReconnectAttempts | O::ReconnectBackoffFactor => {
             "respload reconnects at once after a lost connection, without limit or backoff"
@@ -512,6 +509,10 @@ struct Cfg {
     tls: Map<String, Json>,
     /// --rate-limiting: requests per second per connection.
     rate_per_connection: Option<u32>,
+    /// --clients-start, --clients-step (per thread) and --step-duration (seconds).
+    clients_start: Option<u32>,
+    clients_step: Option<u32>,
+    step_duration: Option<u32>,
 }
 
 impl Default for Cfg {
@@ -563,6 +564,9 @@ impl Default for Cfg {
             key_zipf_exp: None,
             tls: Map::new(),
             rate_per_connection: None,
+            clients_start: None,
+            clients_step: None,
+            step_duration: None,
         }
     }
 }
@@ -888,6 +892,33 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
         }
         O::Threads => {
             cfg.threads = number(opt, v, 1, 1024, "a number of threads from 1 to 1024")?;
+        }
+        O::ClientsStart => {
+            cfg.clients_start = Some(number(
+                opt,
+                v,
+                1,
+                1_000_000,
+                "a number of clients per thread greater than zero",
+            )?)
+        }
+        O::ClientsStep => {
+            cfg.clients_step = Some(number(
+                opt,
+                v,
+                1,
+                1_000_000,
+                "a number of clients per thread greater than zero",
+            )?)
+        }
+        O::StepDuration => {
+            cfg.step_duration = Some(number(
+                opt,
+                v,
+                1,
+                1_000_000_000,
+                "a number of seconds greater than zero",
+            )?)
         }
         O::TestTime => {
             let t = number(
@@ -1420,6 +1451,26 @@ impl Cfg {
                 "UNIX domain socket and TCP cannot be used together",
             ));
         }
+        match (self.clients_start, self.clients_step, self.step_duration) {
+            (None, None, None) => {}
+            (Some(start), Some(_), Some(_)) if start >= self.clients => {
+                return Err(Error::spec(
+                    "--clients-start",
+                    format!(
+                        "{start} clients per thread: must be less than --clients ({})",
+                        self.clients
+                    ),
+                ))
+            }
+            (Some(_), Some(_), Some(_)) => {}
+            _ => {
+                return Err(Error::spec(
+                    "--clients-start",
+                    "--clients-start, --clients-step and --step-duration go together \
+                     (as in memtier_benchmark)",
+                ))
+            }
+        }
         let conns = self.clients as u64 * self.threads as u64;
         if conns > 1_000_000 {
             return Err(Error::spec(
@@ -1581,6 +1632,17 @@ impl Cfg {
         if self.cluster_mode {
             // memtier's clients each hold a connection to every shard: respload's model too.
             target.insert("cluster".into(), json!(true));
+        }
+        if let Some(start) = self.clients_start {
+            // memtier counts clients per thread; respload's ramp counts connections.
+            load.insert(
+                "connections_ramp".into(),
+                json!({
+                    "start": start as u64 * self.threads as u64,
+                    "step": self.clients_step.unwrap_or(1) as u64 * self.threads as u64,
+                    "step_duration": format!("{}s", self.step_duration.unwrap_or(1)),
+                }),
+            );
         }
         if let Some(r) = self.rate_per_connection {
             // memtier limits each connection; respload's rate is the total.
@@ -1764,6 +1826,9 @@ Test:
   -c, --clients=NUMBER           Clients (connections) per thread (default: 50)
   -t, --threads=NUMBER           Threads (default: 4)
       --test-time=SECS           Seconds to run (instead of --requests)
+      --clients-start=NUMBER     Staircase: clients per thread at first (less than -c)
+      --clients-step=NUMBER      Staircase: clients per thread added each step
+      --step-duration=SECS       Staircase: seconds per step
   -x, --run-count=NUMBER         Runs (measured phases "run 1" ... "run N")
       --ratio=SET:GET            Set:Get ratio (default: 1:10), weights of a random mix
       --pipeline=NUMBER          Requests in flight per connection (default: 1)
@@ -2049,6 +2114,33 @@ mod tests {
                 "{line}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn the_client_staircase_maps_to_a_connection_ramp() {
+        let m =
+            run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
+        let load = &m.workload.phases[0].spec.load;
+        let ramp = load.connections_ramp.unwrap();
+        // Per thread in memtier: 2 x 2 threads to start, 3 x 2 more per step.
+        assert_eq!(
+            (ramp.start, ramp.step, ramp.step_duration.0.as_secs()),
+            (4, 6, 5)
+        );
+        assert_eq!(ramp.counts(load.connections), vec![4, 10, 16, 20]);
+        assert_eq!(load.duration.map(|d| d.0.as_secs()), Some(30));
+        let e = err("-c 10 --clients-start=2 --clients-step=3");
+        assert!(
+            e.contains("--clients-start") && e.contains("go together"),
+            "{e}"
+        );
+        let e = err("-c 10 --clients-start=10 --clients-step=3 --step-duration=1");
+        assert!(
+            e.contains("--clients-start") && e.contains("less than --clients"),
+            "{e}"
+        );
+        let e = err("--clients-start=2 --clients-step=0 --step-duration=1");
+        assert!(e.contains("--clients-step") && e.contains("`0`"), "{e}");
     }
 
     #[test]

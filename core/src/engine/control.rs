@@ -109,6 +109,15 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// A connection task ended: one fewer live, and the end of the last one is noted.
+    pub fn task_ended(&self) {
+        self.live.set(self.live.get() - 1);
+        let now = Instant::now();
+        if self.ended.get().is_none_or(|e| e < now) {
+            self.ended.set(Some(now));
+        }
+    }
+
     /// Take one request from the budget; false when it is spent.
     #[inline]
     pub fn claim(&self) -> bool {

@@ -9,6 +9,7 @@ mod pacer;
 mod phase;
 mod rng;
 mod runner;
+mod search;
 mod values;
 mod worker;
 

@@ -1,8 +1,22 @@
-//! Open-loop pacing: each connection's intended send times, evenly spaced or Poisson.
+//! Open-loop pacing: each connection's intended send times, evenly spaced or Poisson, at a
+//! fixed rate or along a rate staircase.
 
 use super::rng::Rng;
 use crate::spec::Arrivals;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// A rate staircase as a connection sees it: its own gap in each step.
+#[derive(Debug, Clone)]
+pub struct Staircase {
+    /// Seconds from the pacer's start to the end of the first step (may be negative when
+    /// the connection opened later).
+    first_end: f64,
+    /// Length of a step in seconds.
+    step: f64,
+    /// Seconds between this connection's requests in each step; the last holds forever.
+    gaps: Arc<[f64]>,
+}
 
 /// One connection's schedule of intended send times.
 #[derive(Debug, Clone)]
@@ -15,6 +29,8 @@ pub struct Pacer {
     gap: f64,
     poisson: bool,
     rng: Rng,
+    /// With a rate ramp: the staircase, and the step `offset` lies in.
+    ramp: Option<(Staircase, usize)>,
 }
 
 impl Pacer {
@@ -30,7 +46,44 @@ impl Pacer {
             gap,
             poisson: arrivals == Arrivals::Poisson,
             rng,
+            ramp: None,
         }
+    }
+
+    /// A schedule from `start` along a staircase: `rates[k]` requests per second from
+    /// `origin + k * step` (the first rate before that too, the last one for ever after).
+    pub fn ramped(
+        start: Instant,
+        origin: Instant,
+        step: Duration,
+        rates: &Arc<[f64]>,
+        arrivals: Arrivals,
+        phase: f64,
+        rng: Rng,
+    ) -> Self {
+        let secs = |t: Instant| match t.checked_duration_since(start) {
+            Some(d) => d.as_secs_f64(),
+            None => -start.duration_since(t).as_secs_f64(),
+        };
+        let step = step.as_secs_f64();
+        let gaps: Arc<[f64]> = rates.iter().map(|r| 1.0 / r).collect();
+        let first_end = secs(origin) + step;
+        // The step the pacer starts in (a connection opened during a ramp).
+        let k = if first_end > 0.0 {
+            0
+        } else {
+            ((-first_end / step).floor() as usize + 1).min(gaps.len() - 1)
+        };
+        let mut p = Pacer::new(start, 1.0 / gaps[k], arrivals, phase, rng);
+        p.ramp = Some((
+            Staircase {
+                first_end,
+                step,
+                gaps,
+            },
+            k,
+        ));
+        p
     }
 
     /// When the next request is due.
@@ -42,13 +95,33 @@ impl Pacer {
     /// Move on to the request after.
     #[inline]
     pub fn advance(&mut self) {
-        self.offset += if self.poisson {
-            // Exponential gap with mean `gap`; 1 - U lies in (0, 1], so ln is finite.
-            -(1.0 - self.rng.unit()).ln() * self.gap
+        // One gap's worth of "work": 1 for even gaps, Exp(1) for Poisson; 1 - U lies in
+        // (0, 1], so ln is finite.
+        let units = if self.poisson {
+            -(1.0 - self.rng.unit()).ln()
         } else {
-            self.gap
+            1.0
         };
-        self.next = self.base + Duration::from_secs_f64(self.offset);
+        match &mut self.ramp {
+            None => self.offset += units * self.gap,
+            Some((s, k)) => {
+                // Spend the units step by step: the part that crosses into the next step
+                // runs at that step's rate (exact for Poisson, which is memoryless).
+                let mut units = units;
+                loop {
+                    let gap = s.gaps[*k];
+                    let end = s.first_end + s.step * *k as f64;
+                    if *k + 1 == s.gaps.len() || self.offset + units * gap <= end {
+                        self.offset += units * gap;
+                        break;
+                    }
+                    units -= (end - self.offset).max(0.0) / gap;
+                    self.offset = self.offset.max(end);
+                    *k += 1;
+                }
+            }
+        }
+        self.next = self.base + Duration::from_secs_f64(self.offset.max(0.0));
     }
 }
 
@@ -81,5 +154,55 @@ mod tests {
                 Arrivals::Poisson => assert!((var.sqrt() / mean - 1.0).abs() < 0.02),
             }
         }
+    }
+
+    /// Count the sends of `p` in each second up to `secs` seconds after `t0`.
+    fn per_second(mut p: Pacer, t0: Instant, secs: usize) -> Vec<u64> {
+        let mut counts = vec![0u64; secs];
+        loop {
+            let at = p.due().duration_since(t0).as_secs_f64() as usize;
+            if at >= secs {
+                return counts;
+            }
+            counts[at] += 1;
+            p.advance();
+        }
+    }
+
+    #[test]
+    fn a_staircase_sends_each_steps_rate_in_that_step() {
+        let t0 = Instant::now();
+        let rates: Arc<[f64]> = vec![1000.0, 3000.0, 500.0].into();
+        let step = Duration::from_secs(10);
+        let even = Pacer::ramped(t0, t0, step, &rates, Arrivals::Uniform, 0.0, Rng::new(1));
+        let counts = per_second(even, t0, 40);
+        for (s, &n) in counts.iter().enumerate() {
+            let want = [1000, 3000, 500, 500][s / 10];
+            assert!(n.abs_diff(want) <= 1, "second {s}: {n} for {want}");
+        }
+        let poisson = Pacer::ramped(t0, t0, step, &rates, Arrivals::Poisson, 0.0, Rng::new(2));
+        let counts = per_second(poisson, t0, 30);
+        for k in 0..3 {
+            let n: u64 = counts[k * 10..(k + 1) * 10].iter().sum();
+            let want = rates[k] * 10.0;
+            // Poisson counts: within 5 standard deviations.
+            assert!((n as f64 - want).abs() < 5.0 * want.sqrt(), "step {k}: {n}");
+        }
+    }
+
+    #[test]
+    fn a_connection_opened_during_a_ramp_starts_at_the_current_step() {
+        let t0 = Instant::now();
+        let rates: Arc<[f64]> = vec![100.0, 200.0, 400.0].into();
+        let step = Duration::from_secs(1);
+        // Opened 1.5 s after the ramp began: in the second step, then the third.
+        let start = t0 + Duration::from_millis(1500);
+        let p = Pacer::ramped(start, t0, step, &rates, Arrivals::Uniform, 0.0, Rng::new(3));
+        let counts = per_second(p, start, 3);
+        assert!(counts[0].abs_diff(100 + 200) <= 2, "{counts:?}");
+        assert!(
+            counts[1].abs_diff(400) <= 1 && counts[2].abs_diff(400) <= 1,
+            "{counts:?}"
+        );
     }
 }

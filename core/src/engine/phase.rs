@@ -5,10 +5,10 @@ use super::keys::parallel_slice;
 use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
 use crate::observe::{DrillPlan, Drills, NodeServer, Sampler, ServerLoad};
-use crate::spec::Phase;
+use crate::spec::{Load, Phase};
 use crate::stats::{
-    summarize, timeline_row, Availability, ClientStats, EventReport, GapTracker, PhaseReport,
-    Recorder, TimelineRow,
+    stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder, EventReport,
+    GapTracker, PhaseReport, RampStep, Recorder, TimelineRow,
 };
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -108,6 +108,7 @@ pub fn run_phase(
             first_connection: first,
             connections: conns[t],
             total_connections: load.connections as usize,
+            threads,
             budget: budgets[t],
             seed,
             sequence: Arc::clone(&sequence),
@@ -204,7 +205,8 @@ pub fn run_phase(
                     .max(start_s),
                 _ => start_s + INTERVAL.as_secs_f64(),
             };
-            let row = timeline_row(rec, t, t - start_s, *connected);
+            let mut row = timeline_row(rec, t, t - start_s, *connected);
+            row.target_rate = load.rate_at(start_s);
             let _ = snapshots.send(Snapshot {
                 phase: phase.spec.name.clone(),
                 measured: phase.spec.measured,
@@ -322,6 +324,7 @@ pub fn run_phase(
             e
         })
         .collect();
+    let steps = ramp_steps(load, &timeline.rows, &rows);
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
@@ -346,10 +349,57 @@ pub fn run_phase(
             nodes: crate::stats::node_stats(&total, duration_s),
             availability: Availability::of(&gaps),
             events,
+            steps,
+            slo: None,
             workload: phase.redacted(),
         },
         recorder: total,
     })
+}
+
+/// One summary per step of the phase's ramp (the rate ramp's when both are given): each
+/// step is a whole number of timeline rows, the last one runs to the end.
+fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Vec<RampStep> {
+    let (step, n) = match (load.rate_ramp, load.connections_ramp) {
+        (Some(r), _) => (r.step_duration.0, r.rates().len()),
+        (None, Some(c)) => (c.step_duration.0, c.counts(load.connections).len()),
+        (None, None) => return Vec::new(),
+    };
+    let per = (step.as_secs_f64() / INTERVAL.as_secs_f64())
+        .round()
+        .max(1.0) as usize;
+    let len = rows.len().min(recs.len());
+    let mut steps = Vec::new();
+    for k in 0..n {
+        let lo = k * per;
+        if lo >= len {
+            break;
+        }
+        let hi = if k + 1 == n { len } else { (lo + per).min(len) };
+        let mut merged = CommandRecorder::default();
+        for (rec, _) in &recs[lo..hi] {
+            merged.merge(&rec.total());
+        }
+        let duration_s: f64 = rows[lo..hi].iter().map(|r| r.interval_s).sum();
+        let s = stats_of(&merged, duration_s);
+        steps.push(RampStep {
+            start_s: lo as f64 * INTERVAL.as_secs_f64(),
+            duration_s,
+            target_rate: load.rate_at_step(k),
+            connections: rows[lo..hi]
+                .iter()
+                .map(|r| r.connections)
+                .max()
+                .unwrap_or(0),
+            ops: s.ops,
+            ops_per_sec: s.ops_per_sec,
+            errors: s.errors,
+            error_rate: s.error_rate,
+            latency_ms: s.latency_ms,
+            service_ms: s.service_ms,
+        });
+    }
+    steps
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use super::phase::run_phase;
 use super::rng::mix;
+use super::search::run_search;
 use super::Snapshot;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
@@ -188,14 +189,15 @@ fn execute(
             break;
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
-        let outcome = run_phase(
-            phase,
-            i,
-            std::mem::take(&mut plans[i]),
-            phase_seed,
-            stop,
-            tx,
-        )?;
+        let plans_i = std::mem::take(&mut plans[i]);
+        let outcome = if phase.spec.slo.is_some() {
+            run_search(phase, i, phase_seed, stop, tx)?
+        } else {
+            run_phase(phase, i, plans_i, phase_seed, stop, tx)?
+        };
+        if outcome.report.slo.is_some() {
+            report.slo.clone_from(&outcome.report.slo);
+        }
         let r = &outcome.report;
         client.threads = client.threads.max(r.client.threads);
         client.connections = client.connections.max(r.client.connections);

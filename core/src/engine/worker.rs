@@ -11,10 +11,11 @@ use super::pacer::Pacer;
 use super::rng::Rng;
 use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
-use crate::spec::{Compiled, Phase};
+use crate::spec::{Compiled, ConnectionsRamp, Phase};
 use crate::stats::Recorder;
 use crate::{Error, Result};
 use std::cell::{Cell, RefCell};
+use std::future::Future as _;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -95,6 +96,8 @@ pub struct WorkerSetup {
     pub connections: usize,
     /// Connections in the whole phase (for parallel key slices).
     pub total_connections: usize,
+    /// Worker threads in the phase (connections open round-robin over them in a ramp).
+    pub threads: usize,
     /// Measured requests for this thread (`u64::MAX`: no limit).
     pub budget: u64,
     /// The run's seed.
@@ -131,8 +134,12 @@ pub fn run_worker(setup: WorkerSetup) {
 }
 
 async fn worker(s: WorkerSetup) {
-    // Open every connection before the phase starts, so set-up is not measured.
-    let (cluster, links, failure) = open_links(&s).await;
+    // Open every connection that starts with the phase before it starts, so set-up is not
+    // measured; with a connection ramp, the others open at their step.
+    let ramp = s.phase.spec.load.connections_ramp;
+    let (now_local, later): (Vec<usize>, Vec<usize>) =
+        (0..s.connections).partition(|&l| opens_at_step(&s, ramp, l) == 0);
+    let (cluster, links, failure) = open_links(&s, &now_local).await;
     let ready = match failure {
         Some(e) => Err(e),
         None => Ok(()),
@@ -164,67 +171,51 @@ async fn worker(s: WorkerSetup) {
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),
-        live: Cell::new(links.len() as u32),
+        live: Cell::new((links.len() + later.len()) as u32),
         ended: Cell::new(None),
     });
     let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
-    let pool = value_pool(&s.phase.spec.values, &mut pool_rng);
-    let key_span = s.phase.spec.keys.count();
-    let sequence = Rc::new(Sequence::new(s.sequence.clone()));
+    let total = s.total_connections as f64;
+    let load = &s.phase.spec.load;
+    let spawner = Rc::new(Spawner {
+        phase: s.phase.clone(),
+        phase_index: s.phase_index,
+        seed: s.seed,
+        total_connections: s.total_connections,
+        commands: Rc::clone(&commands),
+        pool: value_pool(&s.phase.spec.values, &mut pool_rng),
+        key_span: s.phase.spec.keys.count(),
+        sequence: Rc::new(Sequence::new(s.sequence.clone())),
+        shared: Rc::clone(&shared),
+        cluster,
+        ramp_rates: load
+            .rate_ramp
+            .map(|r| r.rates().iter().map(|rate| rate / total).collect()),
+    });
     let now = Instant::now();
-    let mut ctls = Vec::with_capacity(links.len());
-    for (i, link) in links.into_iter().enumerate() {
+    let mut ctls = Vec::with_capacity(s.connections);
+    for (l, link) in links {
         let ctl = Rc::new(ConnCtl::new(now));
         ctls.push(Rc::clone(&ctl));
-        let index = (s.first_connection + i) as u64;
-        // Without distinct streams every connection replays connection 0's stream.
-        let stream_index = if s.phase.spec.distinct_streams {
-            index
-        } else {
-            0
-        };
-        let rng = Rng::for_stream(s.seed, s.phase_index as u64, stream_index);
-        let generator = Generator::new(
-            &s.phase,
-            Rc::clone(&commands),
-            ValueSource::new(&s.phase.spec.values, Rc::clone(&pool), key_span),
-            Rc::clone(&sequence),
-            rng,
-            (index, s.total_connections as u64),
-        );
-        let load = &s.phase.spec.load;
-        let pacer = load.rate.map(|rate| {
-            let total = s.total_connections as f64;
-            Pacer::new(
-                now,
-                rate / total,
-                load.arrivals.unwrap_or_default(),
-                index as f64 / total,
-                Rng::for_stream(s.seed ^ PACING_SEED, s.phase_index as u64, index),
-            )
+        let client = spawner.client(s.first_connection + l, link, ctl, now);
+        tokio::task::spawn_local(client);
+    }
+    for l in later {
+        let ctl = Rc::new(ConnCtl::new(now));
+        ctls.push(Rc::clone(&ctl));
+        let step = opens_at_step(&s, ramp, l);
+        let at = measure_start + ramp.map_or(Duration::ZERO, |r| r.step_duration.0 * step);
+        let spawner = Rc::clone(&spawner);
+        let index = s.first_connection + l;
+        tokio::task::spawn_local(async move {
+            match spawner.open_later(&ctl, at, index).await {
+                Some(link) => spawner.client(index, link, ctl, Instant::now()).await,
+                None => spawner.shared.task_ended(),
+            }
         });
-        match link {
-            Link::Cluster(streams) => {
-                let Some(cluster) = &cluster else {
-                    continue;
-                };
-                let client = ClusterClient::new(
-                    generator,
-                    pacer,
-                    Rc::clone(&shared),
-                    ctl,
-                    (Rc::clone(cluster), index as usize),
-                    streams,
-                );
-                tokio::task::spawn_local(client.run());
-            }
-            Link::Plain(stream) => {
-                let conn = Connection::new(generator, pacer, Rc::clone(&shared), ctl);
-                tokio::task::spawn_local(conn.run(stream));
-            }
-        }
     }
 
+    let mut waiting_to_open = ramp.is_some();
     let mut next_flush = measure_start + INTERVAL;
     let mut index = 0u64;
     let mut stop_at: Option<Instant> = None;
@@ -281,8 +272,13 @@ async fn worker(s: WorkerSetup) {
                 drills.mask = m;
             }
         }
-        if let Some(c) = &cluster {
+        if let Some(c) = &spawner.cluster {
             c.maintain();
+        }
+        if waiting_to_open && shared.budget.get() == 0 {
+            // Connections still waiting for their ramp step will send nothing: end them.
+            waiting_to_open = false;
+            ctls.iter().for_each(|c| c.wake());
         }
         peak_connected = peak_connected.max(shared.connected.get());
         while now >= next_flush && shared.live.get() > 0 {
@@ -352,10 +348,151 @@ enum Link {
     Cluster(Vec<(usize, Stream)>),
 }
 
-/// Open every connection of the worker: one per task, or in cluster mode one per task and
-/// primary (and replica it reads from), after reading the slot map. Returns the cluster
-/// view, the links, and the first failure.
-async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<Error>) {
+/// In which step of the connection ramp the worker's `local`-th connection opens (0: at the
+/// start). Connections open round-robin over the worker threads, so every thread carries
+/// its share of each step.
+fn opens_at_step(s: &WorkerSetup, ramp: Option<ConnectionsRamp>, local: usize) -> u32 {
+    let rank = local * s.threads + s.thread;
+    ramp.map_or(0, |r| r.step_of(rank.min(u32::MAX as usize) as u32))
+}
+
+/// Everything a worker needs to start a connection task, at the start or later.
+struct Spawner {
+    phase: Phase,
+    phase_index: usize,
+    seed: u64,
+    total_connections: usize,
+    commands: Rc<[Compiled]>,
+    pool: Rc<[u8]>,
+    key_span: u64,
+    sequence: Rc<Sequence>,
+    shared: Rc<Shared>,
+    cluster: Option<Rc<Cluster>>,
+    /// With a rate ramp: each step's rate for one connection.
+    ramp_rates: Option<Arc<[f64]>>,
+}
+
+impl Spawner {
+    /// The task of connection `index` (global), starting on `link` at `now`.
+    fn client(
+        &self,
+        index: usize,
+        link: Link,
+        ctl: Rc<ConnCtl>,
+        now: Instant,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>> {
+        let s = self;
+        let index = index as u64;
+        // Without distinct streams every connection replays connection 0's stream.
+        let stream_index = if s.phase.spec.distinct_streams {
+            index
+        } else {
+            0
+        };
+        let rng = Rng::for_stream(s.seed, s.phase_index as u64, stream_index);
+        let generator = Generator::new(
+            &s.phase,
+            Rc::clone(&s.commands),
+            ValueSource::new(&s.phase.spec.values, Rc::clone(&s.pool), s.key_span),
+            Rc::clone(&s.sequence),
+            rng,
+            (index, s.total_connections as u64),
+        );
+        let load = &s.phase.spec.load;
+        let total = s.total_connections as f64;
+        let arrivals = load.arrivals.unwrap_or_default();
+        let pacing = Rng::for_stream(s.seed ^ PACING_SEED, s.phase_index as u64, index);
+        let stagger = index as f64 / total;
+        let pacer = match (&s.ramp_rates, load.rate_ramp, load.rate) {
+            (Some(rates), Some(r), _) => Some(Pacer::ramped(
+                now,
+                s.shared.measure_start,
+                r.step_duration.0,
+                rates,
+                arrivals,
+                stagger,
+                pacing,
+            )),
+            (_, _, Some(rate)) => Some(Pacer::new(now, rate / total, arrivals, stagger, pacing)),
+            _ => None,
+        };
+        match (link, &s.cluster) {
+            (Link::Cluster(streams), Some(cluster)) => Box::pin(
+                ClusterClient::new(
+                    generator,
+                    pacer,
+                    Rc::clone(&s.shared),
+                    ctl,
+                    (Rc::clone(cluster), index as usize),
+                    streams,
+                )
+                .run(),
+            ),
+            (Link::Plain(stream), _) => {
+                Box::pin(Connection::new(generator, pacer, Rc::clone(&s.shared), ctl).run(stream))
+            }
+            (Link::Cluster(_), None) => {
+                let shared = Rc::clone(&s.shared);
+                Box::pin(async move { shared.task_ended() })
+            }
+        }
+    }
+
+    /// Connection ramp: wait until `at`, then connect (retrying with backoff, as a lost
+    /// connection does); `None` when the run stops or the budget is spent first.
+    async fn open_later(&self, ctl: &ConnCtl, at: Instant, index: usize) -> Option<Link> {
+        let shared = &*self.shared;
+        let (mut when, mut backoff) = (at, Duration::from_millis(10));
+        loop {
+            let mut sleep = std::pin::pin!(tokio::time::sleep_until(when.into()));
+            let go = std::future::poll_fn(|cx| match ctl.check(cx.waker()) {
+                Interrupt::Abort => std::task::Poll::Ready(false),
+                _ if shared.stopping.get() || shared.budget.get() == 0 => {
+                    std::task::Poll::Ready(false)
+                }
+                _ => sleep.as_mut().poll(cx).map(|_| true),
+            })
+            .await;
+            if !go || shared.stopping.get() || shared.budget.get() == 0 {
+                return None;
+            }
+            let link = match &self.cluster {
+                None => Client::connect(&self.phase.connect)
+                    .await
+                    .map(|c| Link::Plain(c.into_stream())),
+                Some(cluster) => {
+                    let mut streams = Vec::new();
+                    let mut result = Ok(());
+                    for i in cluster.nodes_for(index) {
+                        match Client::connect(&cluster.connect_of(i)).await {
+                            Ok(c) => streams.push((i, c.into_stream())),
+                            Err(e) => {
+                                result = Err(e);
+                                break;
+                            }
+                        }
+                    }
+                    result.map(|()| Link::Cluster(streams))
+                }
+            };
+            match link {
+                Ok(link) => return Some(link),
+                Err(_) => {
+                    when = Instant::now() + backoff;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                }
+            }
+        }
+    }
+}
+
+/// Open the worker's connections numbered `locals`: one per task, or in cluster mode one per
+/// task and primary (after reading the slot map). Returns the cluster view (read even when
+/// no connection opens now), the links with their local numbers, and the first failure.
+async fn open_links(
+    s: &WorkerSetup,
+    locals: &[usize],
+) -> (Option<Rc<Cluster>>, Vec<(usize, Link)>, Option<Error>) {
     let mut failure = None;
     let cluster = match &s.phase.connect.cluster {
         None => None,
@@ -374,9 +511,10 @@ async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<
                 .collect(),
         }
     };
-    let handles: Vec<Vec<_>> = (0..s.connections)
-        .map(|k| {
-            targets(k)
+    let handles: Vec<Vec<_>> = locals
+        .iter()
+        .map(|&l| {
+            targets(l)
                 .iter()
                 .map(|(i, connect)| {
                     let (i, connect) = (*i, connect.clone());
@@ -389,8 +527,8 @@ async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<
                 .collect()
         })
         .collect();
-    let mut links = Vec::with_capacity(s.connections);
-    for task in handles {
+    let mut links = Vec::with_capacity(locals.len());
+    for (&l, task) in locals.iter().zip(handles) {
         let mut streams = Vec::with_capacity(task.len());
         for h in task {
             match h.await {
@@ -400,11 +538,11 @@ async fn open_links(s: &WorkerSetup) -> (Option<Rc<Cluster>>, Vec<Link>, Option<
             }
         }
         links.push(match (&cluster, streams.pop()) {
-            (None, Some((_, stream))) => Link::Plain(stream),
+            (None, Some((_, stream))) => (l, Link::Plain(stream)),
             (None, None) => continue,
             (Some(_), last) => {
                 streams.extend(last);
-                Link::Cluster(streams)
+                (l, Link::Cluster(streams))
             }
         });
     }

@@ -1,6 +1,6 @@
 //! Human-readable output: the final table (laid out like memtier_benchmark's) and the live line.
 
-use crate::stats::{Report, Stats};
+use crate::stats::{RampStep, Report, SloResult, Stats};
 use crate::Snapshot;
 use std::fmt::Write as _;
 
@@ -131,6 +131,12 @@ pub fn table(report: &Report) -> String {
                 achieved / rate * 100.0
             );
         }
+        if !p.steps.is_empty() {
+            steps_block(&mut out, &p.steps);
+        }
+        if let Some(slo) = &p.slo {
+            slo_block(&mut out, slo);
+        }
         if report.phases.len() > 1 {
             stats_block(&mut out, "", &p.totals, &p.commands, p.duration_s);
         }
@@ -258,6 +264,63 @@ fn events_block(out: &mut String, p: &crate::stats::PhaseReport) {
         "Longest stretch without a successful reply: {:.1} ms, from {:.3} s",
         a.longest_gap_ms, a.longest_gap_at_s
     );
+}
+
+/// One line per ramp step: rate asked and achieved, connections, latency, errors.
+fn steps_block(out: &mut String, steps: &[RampStep]) {
+    let _ = writeln!(
+        out,
+        "{:>8}{:>12}{:>12}{:>8}{:>12}{:>12}{:>10}",
+        "Step at", "Rate asked", "Achieved", "Conns", "p50 (ms)", "p99 (ms)", "Errors"
+    );
+    for s in steps {
+        let asked = s.target_rate.map_or("---".into(), |r| format!("{r:.1}"));
+        let _ = writeln!(
+            out,
+            "{:>7.0}s{asked:>12}{:>12.1}{:>8}{:>12.3}{:>12.3}{:>10}",
+            s.start_s, s.ops_per_sec, s.connections, s.latency_ms.p50, s.latency_ms.p99, s.errors
+        );
+    }
+}
+
+/// The SLO search: the curve (sorted by rate) and the answer.
+fn slo_block(out: &mut String, slo: &SloResult) {
+    let pct = format!("p{}", slo.percentile);
+    let _ = writeln!(
+        out,
+        "SLO search: {pct} <= {} ms, error rate <= {}, achieved >= {}% of the rate",
+        slo.budget_ms,
+        slo.max_error_rate,
+        slo.min_achieved * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "{:>12}{:>12}{:>12}{:>12}{:>14}{:>12}{:>6}",
+        "Rate asked",
+        "Achieved",
+        "p50 (ms)",
+        "p99 (ms)",
+        format!("{pct} (ms)"),
+        "Error rate",
+        "Met"
+    );
+    for p in &slo.curve {
+        let _ = writeln!(
+            out,
+            "{:>12.1}{:>12.1}{:>12.3}{:>12.3}{:>14.3}{:>12.5}{:>6}",
+            p.rate,
+            p.achieved_rate,
+            p.latency_ms.p50,
+            p.latency_ms.p99,
+            p.percentile_ms,
+            p.error_rate,
+            if p.met { "yes" } else { "no" }
+        );
+    }
+    let _ = match slo.best_rate {
+        Some(r) => writeln!(out, "Highest rate meeting the SLO: {r:.1} requests/s"),
+        None => writeln!(out, "No rate tried met the SLO"),
+    };
 }
 
 /// `TLS: ...` when some phase of the (normalized) workload uses TLS; insecure stands out.

@@ -46,6 +46,14 @@ pub struct Load {
     /// `poisson` (exponential gaps, as independent users arrive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
+    /// Open loop with a rate staircase instead of one `rate`: from `start` to `end` in
+    /// steps of `step`, each held for `step_duration`; the last rate holds until the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_ramp: Option<RateRamp>,
+    /// Open connections gradually: `start` at first, `step` more every `step_duration`, up
+    /// to `connections` (memtier_benchmark's `--clients-start`/`--clients-step`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections_ramp: Option<ConnectionsRamp>,
     /// Keep each connection open for the whole run (the default). `false`: a connection is
     /// closed once the replies to its requests are in and a new one is opened for the next
     /// ones, as redis-benchmark's `-k 0` does; connect time is not part of latency.
@@ -63,6 +71,75 @@ fn default_true() -> bool {
 fn is_true(b: &bool) -> bool {
     *b
 }
+
+/// A rate staircase (`load.rate_ramp`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RateRamp {
+    /// Requests per second in total during the first step.
+    pub start: f64,
+    /// Requests per second of the last step (above or below `start`).
+    pub end: f64,
+    /// How much the rate changes from one step to the next.
+    pub step: f64,
+    /// How long each step lasts: a whole number of seconds, so steps match timeline rows.
+    pub step_duration: SpecDuration,
+}
+
+impl RateRamp {
+    /// The rate of each step, in order: `start`, `start ± step`, ..., `end`.
+    pub fn rates(&self) -> Vec<f64> {
+        let span = (self.end - self.start).abs();
+        let n = (span / self.step - 1e-9).ceil().max(0.0) as usize;
+        let dir = if self.end >= self.start { 1.0 } else { -1.0 };
+        (0..=n)
+            .map(|k| {
+                if k == n {
+                    self.end
+                } else {
+                    self.start + dir * self.step * k as f64
+                }
+            })
+            .collect()
+    }
+}
+
+/// A connection staircase (`load.connections_ramp`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionsRamp {
+    /// Connections open during the first step (in cluster mode: clients, each with a
+    /// connection to every primary).
+    pub start: u32,
+    /// Connections added at each step, until `load.connections` are open.
+    pub step: u32,
+    /// How long each step lasts: a whole number of seconds, so steps match timeline rows.
+    pub step_duration: SpecDuration,
+}
+
+impl ConnectionsRamp {
+    /// Connections open in each step, in order, up to `total`.
+    pub fn counts(&self, total: u32) -> Vec<u32> {
+        let mut out = vec![self.start.min(total)];
+        while *out.last().unwrap_or(&total) < total {
+            let next = out[out.len() - 1].saturating_add(self.step).min(total);
+            out.push(next);
+        }
+        out
+    }
+
+    /// The step (0 for the first) in which the connection opened `rank`-th opens.
+    pub fn step_of(&self, rank: u32) -> u32 {
+        if rank < self.start {
+            0
+        } else {
+            (rank - self.start) / self.step.max(1) + 1
+        }
+    }
+}
+
+/// The most steps a ramp may have.
+pub const MAX_RAMP_STEPS: usize = 10_000;
 
 /// How open-loop send times are spaced.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
@@ -102,6 +179,8 @@ impl Default for Load {
             arrivals: None,
             keepalive: true,
             idle: false,
+            rate_ramp: None,
+            connections_ramp: None,
         }
     }
 }
@@ -126,25 +205,87 @@ impl Load {
             }
         }
         if let Some(r) = self.rate {
-            if !(r > 0.0 && r <= 100_000_000.0) {
+            if !(r > 0.0 && r <= MAX_RATE) {
                 return Err(crate::Error::spec(
                     format!("{p}load.rate"),
                     format!("{r} is out of range: allowed is above 0 and up to 100000000 requests per second"),
                 ));
             }
         }
-        if self.arrivals.is_some() && self.rate.is_none() {
+        if let Some(ramp) = &self.rate_ramp {
+            let at = format!("{p}load.rate_ramp");
+            if self.rate.is_some() {
+                return Err(crate::Error::spec(
+                    at,
+                    "sets the rate itself: give either load.rate or load.rate_ramp, not both",
+                ));
+            }
+            for (field, v) in [
+                ("start", ramp.start),
+                ("end", ramp.end),
+                ("step", ramp.step),
+            ] {
+                if !(v > 0.0 && v <= MAX_RATE) {
+                    return Err(crate::Error::spec(
+                        format!("{at}.{field}"),
+                        format!("{v} is out of range: allowed is above 0 and up to {MAX_RATE} requests per second"),
+                    ));
+                }
+            }
+            let steps = (ramp.end - ramp.start).abs() / ramp.step;
+            if steps >= MAX_RAMP_STEPS as f64 {
+                return Err(crate::Error::spec(
+                    format!("{at}.step"),
+                    format!(
+                        "{} makes {} steps from {} to {}: allowed are at most {MAX_RAMP_STEPS}",
+                        ramp.step,
+                        steps.ceil() as u64 + 1,
+                        ramp.start,
+                        ramp.end
+                    ),
+                ));
+            }
+            whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
+        }
+        if let Some(ramp) = &self.connections_ramp {
+            let at = format!("{p}load.connections_ramp");
+            range(
+                "",
+                &format!("{at}.start"),
+                ramp.start as u64,
+                1,
+                self.connections as u64,
+            )
+            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
+            range(
+                "",
+                &format!("{at}.step"),
+                ramp.step as u64,
+                1,
+                self.connections as u64,
+            )
+            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
+            whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
+            if ramp.counts(self.connections).len() > MAX_RAMP_STEPS {
+                return Err(crate::Error::spec(
+                    format!("{at}.step"),
+                    format!("{} makes more than {MAX_RAMP_STEPS} steps", ramp.step),
+                ));
+            }
+        }
+        if self.arrivals.is_some() && self.rate.is_none() && self.rate_ramp.is_none() {
             return Err(crate::Error::spec(
                 format!("{p}load.arrivals"),
-                "applies to open loop only: set load.rate too",
+                "applies to open loop only: set load.rate or load.rate_ramp too",
             ));
         }
-        if self.idle && (self.requests.is_some() || self.rate.is_some()) {
-            let field = if self.rate.is_some() {
-                "rate"
-            } else {
-                "requests"
-            };
+        let paced = [
+            ("requests", self.requests.is_some()),
+            ("rate", self.rate.is_some()),
+            ("rate_ramp", self.rate_ramp.is_some()),
+            ("connections_ramp", self.connections_ramp.is_some()),
+        ];
+        if let (true, Some((field, _))) = (self.idle, paced.iter().find(|(_, set)| *set)) {
             return Err(crate::Error::spec(
                 format!("{p}load.idle"),
                 format!(
@@ -160,6 +301,52 @@ impl Load {
             ));
         }
         Ok(())
+    }
+
+    /// With a ramp and neither `requests` nor `duration`: measure for as long as the ramp
+    /// takes to reach its last step and hold it for one step.
+    pub(crate) fn normalize(&mut self) {
+        if self.requests.is_some() || self.duration.is_some() {
+            return;
+        }
+        let rate = self
+            .rate_ramp
+            .map(|r| r.step_duration.0 * r.rates().len() as u32);
+        let conns = self
+            .connections_ramp
+            .map(|r| r.step_duration.0 * r.counts(self.connections).len() as u32);
+        if let Some(d) = rate.into_iter().chain(conns).max() {
+            self.duration = Some(SpecDuration(d));
+        }
+    }
+
+    /// Whether requests are paced (open loop).
+    pub fn open_loop(&self) -> bool {
+        self.rate.is_some() || self.rate_ramp.is_some()
+    }
+
+    /// The total rate asked for during ramp step `step` (or the fixed rate); `None` in
+    /// closed loop.
+    pub fn rate_at_step(&self, step: usize) -> Option<f64> {
+        match &self.rate_ramp {
+            Some(r) => {
+                let rates = r.rates();
+                rates.get(step).or(rates.last()).copied()
+            }
+            None => self.rate,
+        }
+    }
+
+    /// The total rate asked for `secs` seconds into measurement; `None` in closed loop.
+    pub fn rate_at(&self, secs: f64) -> Option<f64> {
+        match &self.rate_ramp {
+            Some(r) => {
+                let rates = r.rates();
+                let k = (secs.max(0.0) / r.step_duration.0.as_secs_f64()).floor() as usize;
+                rates.get(k).or(rates.last()).copied()
+            }
+            None => self.rate,
+        }
     }
 
     /// Worker threads actually used: the setting, or one per core, never more than connections.
@@ -180,6 +367,34 @@ impl Load {
             (None, None) => Some(DEFAULT_REQUESTS),
             (None, Some(_)) => None,
         }
+    }
+}
+
+/// The highest rate allowed (requests per second).
+pub const MAX_RATE: f64 = 100_000_000.0;
+
+/// A ramp step lasts a whole number of seconds (at least one), so that each step is a
+/// whole number of timeline rows.
+pub(crate) fn whole_seconds(path: &str, d: SpecDuration) -> crate::Result<()> {
+    if d.0.is_zero() || d.0.subsec_nanos() != 0 {
+        return Err(crate::Error::spec(
+            path,
+            format!(
+                "{:?}: allowed is a whole number of seconds, at least 1 (e.g. \"5s\")",
+                d.0
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn with_hint(e: crate::Error, hint: &str) -> crate::Error {
+    match e {
+        crate::Error::Spec { path, message } => crate::Error::Spec {
+            path,
+            message: format!("{message} {hint}"),
+        },
+        other => other,
     }
 }
 

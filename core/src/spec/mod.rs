@@ -9,6 +9,7 @@ mod duration;
 mod events;
 mod keys;
 mod load;
+mod slo;
 mod slots;
 mod target;
 mod template;
@@ -19,7 +20,10 @@ pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
-pub use load::{Arrivals, Load, Requests, DEFAULT_REQUESTS};
+pub use load::{
+    Arrivals, ConnectionsRamp, Load, RateRamp, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE,
+};
+pub use slo::Slo;
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
@@ -69,6 +73,10 @@ pub struct Spec {
     /// Fault drills at set times of the measured part of the phase.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<Event>,
+    /// SLO search: run the phase as a series of open-loop steps at different rates to find
+    /// the highest rate that meets a latency budget (see [`Slo`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<Slo>,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -294,12 +302,16 @@ impl Workload {
 
 impl Phase {
     fn from_json(raw: Json, prefix: &str) -> Result<Self> {
-        let spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
+        let mut spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             Error::spec(format!("{prefix}{path}"), e.into_inner())
         })?;
         spec.load.validate(prefix)?;
+        if let Some(slo) = &spec.slo {
+            slo.validate(prefix, &spec.load)?;
+        }
+        spec.load.normalize();
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
@@ -543,6 +555,126 @@ mod tests {
         assert!(e.contains("load.duration") && e.contains("soon"), "{e}");
         let e = err("[target]\nurl = \"redis://h\"\nport = 1");
         assert!(e.contains("target.url"), "{e}");
+    }
+
+    #[test]
+    fn ramps_are_checked_and_set_the_duration() {
+        let w = Workload::from_toml_str(
+            "[load]\nconnections = 20\nrate_ramp = { start = 500, end = 2000, step = 500, step_duration = '2s' }\n\
+             connections_ramp = { start = 5, step = 5, step_duration = '1s' }",
+        )
+        .unwrap();
+        let load = &w.phases[0].spec.load;
+        let ramp = load.rate_ramp.unwrap();
+        assert_eq!(ramp.rates(), vec![500.0, 1000.0, 1500.0, 2000.0]);
+        assert_eq!(
+            load.connections_ramp.unwrap().counts(20),
+            vec![5, 10, 15, 20]
+        );
+        // Neither duration nor requests: the longer ramp's length (4 steps of 2 s).
+        assert_eq!(load.duration.map(|d| d.0.as_secs()), Some(8));
+        assert_eq!(
+            (load.rate_at(0.5), load.rate_at(7.9), load.rate_at(99.0)),
+            (Some(500.0), Some(2000.0), Some(2000.0))
+        );
+        // Downwards, with a last step shorter than `step`.
+        let r = RateRamp {
+            start: 1000.0,
+            end: 100.0,
+            step: 400.0,
+            step_duration: SpecDuration(std::time::Duration::from_secs(1)),
+        };
+        assert_eq!(r.rates(), vec![1000.0, 600.0, 200.0, 100.0]);
+        let e = err(
+            "[load]\nrate = 5\nrate_ramp = { start = 1, end = 2, step = 1, step_duration = '1s' }",
+        );
+        assert!(
+            e.contains("load.rate_ramp") && e.contains("not both"),
+            "{e}"
+        );
+        let e = err("[load]\nrate_ramp = { start = 1, end = 2, step = 0, step_duration = '1s' }");
+        assert!(
+            e.contains("load.rate_ramp.step") && e.contains("0 is out of range"),
+            "{e}"
+        );
+        let e =
+            err("[load]\nrate_ramp = { start = 1, end = 2, step = 1, step_duration = '1500ms' }");
+        assert!(
+            e.contains("load.rate_ramp.step_duration") && e.contains("whole number of seconds"),
+            "{e}"
+        );
+        let e = err("[load]\nrate_ramp = { start = 1, end = 1e6, step = 1, step_duration = '1s' }");
+        assert!(
+            e.contains("load.rate_ramp.step") && e.contains("at most 10000"),
+            "{e}"
+        );
+        let e = err("[load]\nrate_ramp = { start = 1, end = 2, step_duration = '1s' }");
+        assert!(e.contains("load.rate_ramp") && e.contains("step"), "{e}");
+        let e = err("[load]\nconnections = 10\nconnections_ramp = { start = 11, step = 1, step_duration = '1s' }");
+        assert!(
+            e.contains("load.connections_ramp.start")
+                && e.contains("11 is out of range")
+                && e.contains("load.connections"),
+            "{e}"
+        );
+        let e = err("[load]\nconnections_ramp = { start = 1, step = 0, step_duration = '1s' }");
+        assert!(e.contains("load.connections_ramp.step"), "{e}");
+        let e = err("[load]\nconnections_ramp = { start = 1, step = 1, step_duration = '0s' }");
+        assert!(e.contains("load.connections_ramp.step_duration"), "{e}");
+        let e = err("[load]\narrivals = 'poisson'");
+        assert!(
+            e.contains("load.arrivals") && e.contains("rate_ramp"),
+            "{e}"
+        );
+        assert!(Workload::from_toml_str("[load]\narrivals = 'poisson'\nrate_ramp = { start = 1, end = 2, step = 1, step_duration = '1s' }").is_ok());
+        // A requests budget keeps the run's length to it.
+        let w = Workload::from_toml_str("[load]\nrequests = 10\nconnections_ramp = { start = 1, step = 1, step_duration = '1s' }").unwrap();
+        assert_eq!(w.phases[0].spec.load.duration, None);
+    }
+
+    #[test]
+    fn slo_fields_are_checked() {
+        let w = Workload::from_toml_str("[slo]\nbudget_ms = 2").unwrap();
+        let slo = w.phases[0].spec.slo.unwrap();
+        assert_eq!(
+            (slo.percentile, slo.max_error_rate, slo.min_achieved),
+            (99.0, 0.001, 0.95)
+        );
+        assert_eq!(
+            (slo.start_rate, slo.max_steps, slo.step_duration.0.as_secs()),
+            (1000.0, 12, 5)
+        );
+        let e = err("[slo]\npercentile = 99");
+        assert!(e.contains("slo") && e.contains("budget_ms"), "{e}");
+        for (field, bad) in [
+            ("percentile", "0"),
+            ("percentile", "100.5"),
+            ("budget_ms", "-1"),
+            ("max_error_rate", "2"),
+            ("min_achieved", "0"),
+            ("start_rate", "0"),
+            ("max_rate", "10"),
+            ("max_steps", "0"),
+            ("precision", "0"),
+        ] {
+            let mut fields = vec![("budget_ms", "1"), ("start_rate", "100")];
+            fields.retain(|(f, _)| *f != field);
+            fields.push((field, bad));
+            let table: Vec<String> = fields.iter().map(|(f, v)| format!("{f} = {v}")).collect();
+            let e = err(&format!("[slo]\n{}", table.join("\n")));
+            assert!(
+                e.contains(&format!("slo.{field}")) && e.contains(bad),
+                "{field}: {e}"
+            );
+        }
+        let e = err("[slo]\nbudget_ms = 1\nstep_duration = '100ms'");
+        assert!(e.contains("slo.step_duration"), "{e}");
+        let e = err("[slo]\nbudget_ms = 1\n[load]\nrate = 100");
+        assert!(e.contains("load.rate") && e.contains("slo"), "{e}");
+        let e = err("[[phases]]\nname = 'a'\n[[phases]]\nname = 'b'\nload = { duration = '1s' }\nslo = { budget_ms = 1 }");
+        assert!(e.contains("phases[1].load.duration"), "{e}");
+        let e = err("[slo]\nbudget_ms = 1\nbudget = 2");
+        assert!(e.contains("budget"), "{e}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub use recorder::{
 };
 pub use report::{
     decode_histogram, encode_histogram, node_stats, percentile, stats_of, summarize, timeline_row,
-    ClientStats, IntervalLatency, Latency, PhaseReport, Report, ServerFacts, Stats, TimelineRow,
-    SCHEMA_VERSION,
+    ClientStats, IntervalLatency, Latency, PhaseReport, RampStep, Report, ServerFacts, SloPoint,
+    SloResult, Stats, TimelineRow, SCHEMA_VERSION,
 };
+pub(crate) use report::{latency_of, percentile_ms};

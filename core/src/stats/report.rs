@@ -101,8 +101,12 @@ pub struct TimelineRow {
     /// Open loop only: service time in this interval (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_ms: Option<IntervalLatency>,
-    /// Connections open at the end of this interval.
+    /// Most connections open at once during this interval.
     pub connections: u32,
+    /// Open loop: the total rate asked for in this interval (requests per second), which
+    /// follows `load.rate_ramp` step by step; compare with `ops_per_sec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
     /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`].
     pub histogram: String,
 }
@@ -199,8 +203,90 @@ pub struct PhaseReport {
     /// The fault drills of the phase, in spec order; left out when it has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventReport>,
+    /// With `load.rate_ramp` or `load.connections_ramp`: one summary per ramp step (the rate
+    /// ramp's steps when both are given); left out otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<RampStep>,
+    /// With `slo`: the search's result and its latency-versus-throughput curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloResult>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
+}
+
+/// One step of a ramp: its part of the timeline, summarized.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RampStep {
+    /// Seconds since the phase's measurement began, at the step's start.
+    pub start_s: f64,
+    /// Measured seconds in the step (shorter for a step the run cut short; the last step
+    /// runs to the end of the phase).
+    pub duration_s: f64,
+    /// Open loop: the total rate asked for in the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
+    /// Most connections open at once in the step.
+    pub connections: u32,
+    /// Requests finished in the step.
+    pub ops: u64,
+    /// `ops / duration_s`: the rate achieved.
+    pub ops_per_sec: f64,
+    /// Failed requests in the step.
+    pub errors: u64,
+    /// `errors / ops`.
+    pub error_rate: f64,
+    /// Latency of the step's replies (ms).
+    pub latency_ms: Latency,
+    /// Open loop only: service time of the step's replies (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<Latency>,
+}
+
+/// The outcome of an SLO search.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SloResult {
+    /// The percentile held to the budget (99: p99).
+    pub percentile: f64,
+    /// The latency budget for it (ms).
+    pub budget_ms: f64,
+    /// The highest error rate allowed.
+    pub max_error_rate: f64,
+    /// The lowest achieved rate allowed, as a fraction of the rate asked for.
+    pub min_achieved: f64,
+    /// The highest rate asked for that met every condition; `null` when none did.
+    pub best_rate: Option<f64>,
+    /// Every rate tried, sorted by rate: plot `achieved_rate` against `latency_ms.p99` (or
+    /// `percentile_ms`) for the latency-versus-throughput curve.
+    pub curve: Vec<SloPoint>,
+}
+
+/// One rate tried by an SLO search.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SloPoint {
+    /// Order in which the rates were tried (0 first).
+    pub run: u32,
+    /// The total rate asked for (requests per second).
+    pub rate: f64,
+    /// The rate achieved: requests finished per measured second.
+    pub achieved_rate: f64,
+    /// Measured seconds.
+    pub duration_s: f64,
+    /// Requests finished.
+    pub ops: u64,
+    /// Failed requests.
+    pub errors: u64,
+    /// `errors / ops`.
+    pub error_rate: f64,
+    /// The searched percentile's latency (ms), from intended send times.
+    pub percentile_ms: f64,
+    /// Latency summary (ms), from intended send times.
+    pub latency_ms: Latency,
+    /// Service time summary (ms), from the actual writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<Latency>,
+    /// Whether the step met the percentile budget, the error bound and the achieved-rate
+    /// bound.
+    pub met: bool,
 }
 
 /// The result of a run.
@@ -249,6 +335,9 @@ pub struct Report {
     pub workload: Json,
     /// Every phase, measured or not, in order.
     pub phases: Vec<PhaseReport>,
+    /// The SLO search's result (of the last phase that searched); left out without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloResult>,
 }
 
 impl Report {
@@ -280,7 +369,7 @@ pub(crate) fn percentile_ms(h: &hdrhistogram::Histogram<u64>, q: f64, max_ns: u6
 }
 
 /// The summary of some timings.
-fn latency_of(t: &Timings) -> Latency {
+pub(crate) fn latency_of(t: &Timings) -> Latency {
     let h = &t.histogram;
     let received = h.len();
     if received == 0 {
@@ -402,6 +491,7 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         latency_ms: interval_latency_of(&total.latency),
         service_ms: total.service.as_deref().map(interval_latency_of),
         connections,
+        target_rate: None,
         histogram: encode_histogram(&total.latency.histogram),
     }
 }

@@ -1,0 +1,161 @@
+//! SLO search against a real redis-server: the rate found meets the budget when run again,
+//! a server that can serve only so much bounds it, and an impossible budget finds none.
+
+mod common;
+
+use common::{workload, Server};
+use respload::stats::SloResult;
+use respload::{run, Report};
+use serde_json::json;
+use std::sync::Mutex;
+
+/// Searches measure latency: one at a time, so that they do not disturb each other.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Every point of the curve is judged by the rules, and `best_rate` is the highest met.
+fn check_curve(slo: &SloResult) {
+    for p in &slo.curve {
+        let met = p.ops > 0
+            && p.percentile_ms <= slo.budget_ms
+            && p.error_rate <= slo.max_error_rate
+            && p.achieved_rate >= slo.min_achieved * p.rate;
+        assert_eq!(p.met, met, "{p:?}");
+    }
+    let best = slo
+        .curve
+        .iter()
+        .filter(|p| p.met)
+        .map(|p| p.rate)
+        .reduce(f64::max);
+    assert_eq!(slo.best_rate, best);
+    assert!(slo.curve.windows(2).all(|w| w[0].rate <= w[1].rate));
+}
+
+fn search(server: &Server, commands: serde_json::Value, slo: serde_json::Value) -> Report {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 4 },
+        "observe": { "info": false },
+        "commands": commands,
+        "slo": slo,
+    })))
+    .unwrap()
+}
+
+#[test]
+fn a_generous_budget_finds_a_rate_that_meets_it_again() {
+    let server = Server::start(&[]);
+    let report = search(
+        &server,
+        json!([{ "name": "set" }, { "name": "get" }]),
+        json!({ "budget_ms": 500, "start_rate": 500, "max_rate": 2000, "step_duration": "1s" }),
+    );
+    let slo = report.slo.as_ref().unwrap();
+    assert_eq!(report.phases[0].slo.as_ref(), Some(slo));
+    check_curve(slo);
+    // Loopback requests take well under a millisecond: 500, 1000 and 2000/s all meet a
+    // 500 ms budget, and max_rate ends the search (the budget leaves room for the stalls of
+    // a busy test machine).
+    let rates: Vec<f64> = slo.curve.iter().map(|p| p.rate).collect();
+    assert_eq!(rates, vec![500.0, 1000.0, 2000.0], "{slo:#?}");
+    assert_eq!(slo.best_rate, Some(2000.0));
+    let best = slo.curve.last().unwrap();
+    assert!(best.latency_ms.p99 <= 500.0 && best.percentile_ms == best.latency_ms.p99);
+    assert!(best.latency_ms.p50 < 5.0, "{best:?}");
+    assert!((best.achieved_rate / 2000.0 - 1.0).abs() < 0.05, "{best:?}");
+    // The server saw every step's requests.
+    let sent = server.calls("set") + server.calls("get");
+    assert_eq!(sent, report.totals.ops);
+    let asked: f64 = slo.curve.iter().map(|p| p.ops as f64).sum();
+    assert_eq!(sent as f64, asked);
+    // Steps follow one another in the timeline, each row with its step's rate.
+    let rows: Vec<Option<f64>> = report.timeline.iter().map(|r| r.target_rate).collect();
+    assert_eq!(rows.first(), Some(&Some(500.0)));
+    assert_eq!(rows.last(), Some(&Some(2000.0)));
+    assert!(report.timeline.windows(2).all(|w| w[0].t < w[1].t));
+    let text = respload::output::table(&report);
+    assert!(text.contains("SLO search: p99 <= 500 ms"), "{text}");
+    assert!(
+        text.contains("Highest rate meeting the SLO: 2000.0"),
+        "{text}"
+    );
+
+    // The rate found, run again on its own, meets the budget.
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let again = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 4, "rate": slo.best_rate, "duration": "2s" },
+        "observe": { "info": false },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    })))
+    .unwrap();
+    assert!(
+        again.totals.latency_ms.p99 <= 500.0,
+        "{:?}",
+        again.totals.latency_ms
+    );
+    assert_eq!(again.totals.errors, 0);
+}
+
+#[test]
+fn a_server_that_serves_under_a_thousand_requests_a_second_bounds_the_rate() {
+    // Each DEBUG SLEEP 0.001 holds the server for at least 1 ms: it cannot serve 1,000/s.
+    let server = Server::start(&["--enable-debug-command", "yes"]);
+    let report = search(
+        &server,
+        json!([{ "template": "DEBUG SLEEP 0.001" }]),
+        json!({
+            "budget_ms": 200, "start_rate": 200, "max_rate": 6400,
+            "step_duration": "1s", "max_steps": 7, "precision": 0.1,
+        }),
+    );
+    let slo = report.slo.as_ref().unwrap();
+    check_curve(slo);
+    let best = slo
+        .best_rate
+        .expect("200/s is well within the server's reach");
+    // At most ~1,000/s can be served, and a met rate must be 95% achieved.
+    assert!((200.0..=1060.0).contains(&best), "{slo:?}");
+    // The search went past it and bisected: a failed rate above the best, and more than
+    // the doubling steps alone.
+    assert!(slo.curve.iter().any(|p| !p.met && p.rate > best), "{slo:?}");
+    assert!(slo.curve.iter().filter(|p| p.rate > best).all(|p| !p.met));
+    let fails = slo.curve.iter().filter(|p| !p.met).count();
+    assert!(fails >= 2, "{slo:?}");
+    // The failing rates could not be served: the server capped what was achieved.
+    for p in slo.curve.iter().filter(|p| p.rate >= 1600.0) {
+        assert!(p.achieved_rate < 1100.0 && p.percentile_ms > 50.0, "{p:?}");
+    }
+    assert_eq!(server.calls("debug"), report.totals.ops);
+}
+
+#[test]
+fn an_impossible_budget_finds_no_rate_but_reports_the_curve() {
+    let server = Server::start(&[]);
+    let report = search(
+        &server,
+        json!([{ "name": "get" }]),
+        json!({
+            "budget_ms": 0.001, "start_rate": 400, "step_duration": "1s", "max_steps": 3,
+        }),
+    );
+    let slo = report.slo.as_ref().unwrap();
+    check_curve(slo);
+    assert_eq!(slo.best_rate, None);
+    // Every step failed, so the rate halved each time.
+    let rates: Vec<f64> = slo.curve.iter().map(|p| p.rate).collect();
+    assert_eq!(rates, vec![100.0, 200.0, 400.0]);
+    let order: Vec<u32> = slo.curve.iter().map(|p| p.run).collect();
+    assert_eq!(order, vec![2, 1, 0]);
+    for p in &slo.curve {
+        assert!(!p.met && p.percentile_ms > 0.001 && p.ops > 0, "{p:?}");
+        assert!(p.achieved_rate > 0.0 && p.latency_ms.p50 > 0.0, "{p:?}");
+    }
+    // JSON: best_rate is null, not left out.
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).unwrap();
+    assert!(json["slo"]["best_rate"].is_null() && json["slo"].get("best_rate").is_some());
+    assert_eq!(json["slo"]["curve"].as_array().unwrap().len(), 3);
+    let text = respload::output::table(&report);
+    assert!(text.contains("No rate tried met the SLO"), "{text}");
+}
