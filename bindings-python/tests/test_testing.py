@@ -194,7 +194,9 @@ def test_mutual_tls_needs_the_client_certificate() -> None:
         tls = r.target()["tls"]
         assert tls == {"ca_file": r.tls.ca_file, "cert": r.tls.client_cert, "key": r.tls.client_key}
         with pytest.raises(respload.TlsError) as refused:
-            respload.run(target={"url": r.url, "tls": {"ca_file": r.tls.ca_file}}, load={"requests": 10})
+            respload.run(
+                target={"url": r.url, "tls": {"ca_file": r.tls.ca_file}}, load={"requests": 10}
+            )
         assert "certificate" in str(refused.value)
         report = _run_set_get(r.target(), 400)
         assert report.totals.errors == 0

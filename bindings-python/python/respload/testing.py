@@ -441,9 +441,7 @@ def _start(
     for _ in range(5):  # another process may take the port between our probe and the bind
         port = free_port()
         directory = Path(tempfile.mkdtemp(prefix="respload-redis-"))
-        ports = (
-            ["--port", str(port)] if certs is None else _tls_args(certs, port, tls_auth_clients)
-        )
+        ports = ["--port", str(port)] if certs is None else _tls_args(certs, port, tls_auth_clients)
         argv = [
             exe,
             *ports,
