@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -246,3 +248,29 @@ def test_cluster_over_mutual_tls_bus_and_replication_included() -> None:
             assert report.nodes[p.address].ops == p.calls("set") == p.call("DBSIZE") > 0
         certs = Path(cluster.tls.dir)
     assert not certs.exists()
+
+
+def test_nothing_outlives_a_process_killed_with_sigkill() -> None:
+    script = (
+        "import json, sys, time\n"
+        "from respload.testing import start_redis\n"
+        "r = start_redis(tls=True)\n"
+        "pid = int(r.info('server')['process_id'])\n"
+        "print(json.dumps([pid, r.port, str(r.dir), r.tls.dir]), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        pid, port, server_dir, certs_dir = json.loads(child.stdout.readline())
+        assert Path(certs_dir, "ca.crt").is_file()
+        assert Path(server_dir).is_dir()
+    finally:
+        child.kill()  # SIGKILL: no cleanup code of the child runs
+        child.wait()
+    assert _gone(pid, port)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (Path(certs_dir).exists() or Path(server_dir).exists()):
+        time.sleep(0.02)
+    assert not Path(certs_dir).exists(), "the certificates outlived the process"
+    assert not Path(server_dir).exists(), "the server's directory outlived the process"
