@@ -320,7 +320,7 @@ class RedisServer {
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000)
     await this.#exited
     clearTimeout(timer)
-    if (this.#ownsCerts) await this.tls.remove()
+    if (this.#ownsCerts && this.tls) await this.tls.remove()
   }
 
   async [Symbol.asyncDispose]() {

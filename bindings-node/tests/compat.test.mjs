@@ -36,8 +36,8 @@ test('each -t test becomes a phase named as redis-benchmark names it', async () 
 })
 
 test('options respload cannot honour yet throw SpecError naming the option', async () => {
-  assert.throws(() => fromRedisBenchmark('redis-benchmark -h cache -I -t get'), (err) => {
-    return err instanceof SpecError && err.path === '-I' && /not supported by respload yet/.test(err.message)
+  assert.throws(() => fromRedisBenchmark('redis-benchmark -h cache -e -t get'), (err) => {
+    return err instanceof SpecError && err.path === '-e' && /not supported by respload yet/.test(err.message)
   })
   assert.throws(() => fromRedisBenchmark('redis-benchmark -c zero'), (err) => err instanceof SpecError && err.path === '-c')
   assert.throws(() => fromRedisBenchmark('redis-benchmark -l'), (err) => err instanceof SpecError && /CLI/.test(err.message))
