@@ -95,6 +95,9 @@ class Connection {
 
   constructor(socket) {
     this.#socket = socket
+    // Referenced only while a reply is awaited: an idle connection (a forgotten stop()) does not
+    // keep the process alive, and an awaited command() is not cut short.
+    socket.unref()
     socket.on('data', (chunk) => this.#onData(chunk))
     socket.on('error', (err) => this.#fail(err))
     socket.on('close', () => this.#fail(new Error('connection closed')))
@@ -129,6 +132,7 @@ class Connection {
       else resolve(reply.value)
     }
     this.#buffer = this.#buffer.subarray(offset)
+    if (this.#pending.length === 0) this.#socket.unref()
   }
 
   #fail(err) {
@@ -140,6 +144,7 @@ class Connection {
     if (this.#failure) return Promise.reject(this.#failure)
     return new Promise((resolve, reject) => {
       this.#pending.push({ resolve, reject })
+      this.#socket.ref()
       this.#socket.write(encode(args))
     })
   }
