@@ -9,14 +9,54 @@ export interface StartRedisOptions {
   redisServer?: string
   /** How long to wait for the first PONG (default 10 000 ms). */
   startTimeoutMs?: number
+  /**
+   * Serve TLS only, with throwaway certificates made by the `openssl` command line
+   * (`$RESPLOAD_OPENSSL`): `--tls-port` on the free port, `--port 0`. `url` is then `rediss://`
+   * and `tls` holds the certificate paths.
+   */
+  tls?: boolean
+  /** Also require a client certificate (`--tls-auth-clients yes`, mutual TLS); needs `tls`. */
+  tlsAuthClients?: boolean
+}
+
+/** A workload `target.tls` for the throwaway CA (and client certificate). */
+export interface TestTargetTls {
+  ca_file: string
+  cert?: string
+  key?: string
+}
+
+/**
+ * Throwaway certificates (EC P-256) made by `tls: true`: `caFile` signs `certFile` (the server's,
+ * for 127.0.0.1 and localhost) and `clientCert`. Removed when the server or cluster stops, or
+ * when the process ends.
+ */
+export declare class TlsCerts {
+  /** The directory holding every file. */
+  readonly dir: string
+  /** The CA certificate (PEM): `target.tls.ca_file`. */
+  readonly caFile: string
+  /** The server's certificate (`--tls-cert-file`). */
+  readonly certFile: string
+  /** The server's private key (`--tls-key-file`). */
+  readonly keyFile: string
+  /** A client certificate signed by the CA: `target.tls.cert`. */
+  readonly clientCert: string
+  /** Its private key: `target.tls.key`. */
+  readonly clientKey: string
+  /** `{ ca_file }`, with `cert` and `key` when `clientCert` is true. */
+  targetTls(clientCert?: boolean): TestTargetTls
+  /** Remove the directory (idempotent). */
+  remove(): Promise<void>
 }
 
 /** A redis-server on a free loopback port, persistence off, files in a temporary directory. */
 export declare class RedisServer {
   /** `127.0.0.1`. */
   readonly host: string
+  /** Its port: the TLS port with `tls: true` (it then has no plain-text port). */
   readonly port: number
-  /** `redis://127.0.0.1:PORT` (with the password when one was set). */
+  /** `redis://127.0.0.1:PORT` (`rediss://` with TLS; with the password when one was set). */
   readonly url: string
   /** The redis-server process id. */
   readonly pid: number
@@ -25,7 +65,16 @@ export declare class RedisServer {
   /** `redis_version`. */
   readonly version: string
   readonly password?: string
-  /** Send one command; error replies reject with `ReplyError`. Replies: string, number, null, arrays. */
+  /** The certificates when started with `tls: true`. */
+  readonly tls?: TlsCerts
+  /** Whether it requires a client certificate. */
+  readonly tlsAuthClients: boolean
+  /** A workload `target`: `{ url }`, plus `tls` (the CA, and the client certificate when required) with TLS. */
+  target(): { url: string; tls?: TestTargetTls }
+  /**
+   * Send one command (over TLS with the client certificate when the server has TLS); error
+   * replies reject with `ReplyError`. Replies: string, number, null, arrays.
+   */
   command(...args: Array<string | number | Uint8Array>): Promise<any>
   /** Stop the server and remove its directory (idempotent). */
   stop(): Promise<void>
@@ -60,12 +109,16 @@ export declare class RedisCluster {
   /** Every node, primaries first as created (a failover may change roles). */
   readonly nodes: RedisServer[]
   readonly password?: string
+  /** The certificates every node shares when started with `tls: true`. */
+  readonly tls?: TlsCerts
+  /** Whether the nodes require a client certificate. */
+  readonly tlsAuthClients: boolean
   /** `host:port` of every node, for `target.cluster_seeds`. */
   readonly seeds: string[]
   /** The first node's URL (with the password when one was set). */
   readonly url: string
-  /** A workload `target`: `{ url, cluster: true, cluster_seeds: seeds }`. */
-  target(): { url: string; cluster: true; cluster_seeds: string[] }
+  /** A workload `target`: `{ url, cluster: true, cluster_seeds: seeds }`, plus `tls` with TLS. */
+  target(): { url: string; cluster: true; cluster_seeds: string[]; tls?: TestTargetTls }
   /** The nodes that are primaries now. */
   primaries(): Promise<RedisServer[]>
   /** The primary serving `key`'s slot now. */
@@ -78,7 +131,9 @@ export declare class RedisCluster {
 /**
  * Start a Redis Cluster (cluster-enabled nodes, `cluster-node-timeout 2000`, created with
  * `redis-cli --cluster create`); resolves once every node says `cluster_state:ok` and lists
- * every replica. Its nodes never outlive this process.
+ * every replica. Its nodes never outlive this process. With `tls: true` the nodes share one set
+ * of certificates and also run `--tls-cluster yes --tls-replication yes` (the cluster bus and
+ * replication over TLS); `redis-cli` creates it with `--tls`.
  */
 export declare function startCluster(options?: StartClusterOptions): Promise<RedisCluster>
 
@@ -93,5 +148,6 @@ declare const testing: {
   startCluster: typeof startCluster
   withCluster: typeof withCluster
   RedisCluster: typeof RedisCluster
+  TlsCerts: typeof TlsCerts
 }
 export default testing

@@ -3,12 +3,15 @@
 // tests. Each server runs under a small shell watchdog that holds a pipe from this process:
 // when the pipe closes (stop(), a normal exit, a crash, even SIGKILL of this process) the
 // watchdog kills redis-server and removes its directory. Nothing outlives the test process.
+// With `tls: true` the helpers make throwaway certificates with the openssl command line, in a
+// directory held the same way by a watchdog of its own.
 
 const { execFile, spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
+const tls = require('node:tls')
 
 const WATCHDOG = `
 dir=$1; shift
@@ -16,6 +19,13 @@ dir=$1; shift
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT
+trap 'exit 143' HUP INT TERM
+read -r _ || true
+`
+
+// Holds a directory (the certificates); removes it when stdin closes.
+const DIR_WATCHDOG = `
+trap 'rm -rf "$1"' EXIT
 trap 'exit 143' HUP INT TERM
 read -r _ || true
 `
@@ -85,16 +95,20 @@ class Connection {
 
   constructor(socket) {
     this.#socket = socket
+    // Referenced only while a reply is awaited: an idle connection (a forgotten stop()) does not
+    // keep the process alive, and an awaited command() is not cut short.
+    socket.unref()
     socket.on('data', (chunk) => this.#onData(chunk))
     socket.on('error', (err) => this.#fail(err))
     socket.on('close', () => this.#fail(new Error('connection closed')))
   }
 
-  static open(port, host, timeoutMs = 2000) {
+  /** Connect; over TLS when `tlsOptions` (`{ ca, cert, key }`) is given. */
+  static open(port, host, timeoutMs = 2000, tlsOptions = null) {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host })
+      const socket = tlsOptions ? tls.connect({ port, host, ...tlsOptions }) : net.connect({ port, host })
       const timer = setTimeout(() => socket.destroy(new Error(`timeout connecting to ${host}:${port}`)), timeoutMs)
-      socket.once('connect', () => {
+      socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer)
         socket.removeListener('error', reject)
         resolve(new Connection(socket))
@@ -118,6 +132,7 @@ class Connection {
       else resolve(reply.value)
     }
     this.#buffer = this.#buffer.subarray(offset)
+    if (this.#pending.length === 0) this.#socket.unref()
   }
 
   #fail(err) {
@@ -129,6 +144,7 @@ class Connection {
     if (this.#failure) return Promise.reject(this.#failure)
     return new Promise((resolve, reject) => {
       this.#pending.push({ resolve, reject })
+      this.#socket.ref()
       this.#socket.write(encode(args))
     })
   }
@@ -171,24 +187,128 @@ function freePort() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+// --- certificates --------------------------------------------------------------------------------
+
+/**
+ * Throwaway certificates (EC P-256): `caFile` signs `certFile` (the server's, for 127.0.0.1 and
+ * localhost) and `clientCert` (for mutual TLS). Removed by `remove()`, or when the process ends.
+ */
+class TlsCerts {
+  #child
+  #exited
+
+  constructor(dir, child, exited) {
+    this.dir = dir
+    this.caFile = path.join(dir, 'ca.crt')
+    this.certFile = path.join(dir, 'server.crt')
+    this.keyFile = path.join(dir, 'server.key')
+    this.clientCert = path.join(dir, 'client.crt')
+    this.clientKey = path.join(dir, 'client.key')
+    this.#child = child
+    this.#exited = exited
+  }
+
+  /** A workload `target.tls` trusting the CA, with the client certificate when `clientCert`. */
+  targetTls(clientCert = false) {
+    return clientCert ? { ca_file: this.caFile, cert: this.clientCert, key: this.clientKey } : { ca_file: this.caFile }
+  }
+
+  /** Remove the directory (idempotent). */
+  async remove() {
+    this.#child.ref()
+    this.#child.stdin.end()
+    await this.#exited
+    fs.rmSync(this.dir, { recursive: true, force: true })
+  }
+}
+
+function run(file, args, options) {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, options, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stdout, stderr })) : resolve(stdout)))
+  })
+}
+
+/** Make a CA, a server and a client certificate with openssl, in a watched temporary directory. */
+async function makeCerts() {
+  const openssl = process.env.RESPLOAD_OPENSSL ?? 'openssl'
+  const probe = spawnSync(openssl, ['version'], { encoding: 'utf8' })
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      `cannot run \`${openssl} version\` (${probe.error?.message ?? probe.stderr.trim()}): tls: true needs the openssl ` +
+        'command line to make certificates: install it (Debian: apt-get install openssl) or set RESPLOAD_OPENSSL',
+    )
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respload-certs-'))
+  const child = spawn('sh', ['-c', DIR_WATCHDOG, 'respload-watchdog', dir], { stdio: ['pipe', 'ignore', 'ignore'] })
+  const exited = new Promise((resolve) => child.once('exit', () => resolve()))
+  child.unref()
+  child.stdin.unref?.()
+  child.stdin.on('error', () => {})
+  const certs = new TlsCerts(dir, child, exited)
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
+  const ssl = async (...args) => {
+    try {
+      await run(openssl, args, { cwd: dir, timeout: 60_000 })
+    } catch (err) {
+      throw new Error(`openssl ${args.join(' ')} failed: ${(err.stderr || err.message).trim()}`)
+    }
+  }
+  const leaf = async (name, cn, extension) => {
+    fs.writeFileSync(path.join(dir, `${name}.ext`), `${extension}\n`)
+    await ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`)
+    await ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+      '-days', '825', '-extfile', `${name}.ext`, '-out', `${name}.crt`)
+  }
+  try {
+    await ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '825', '-subj', '/CN=respload throwaway CA')
+    // No extendedKeyUsage: cluster nodes present this certificate as clients too (bus and
+    // replication links with --tls-auth-clients yes).
+    await leaf('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost')
+    await leaf('client', 'respload client', 'extendedKeyUsage=clientAuth')
+  } catch (err) {
+    await certs.remove()
+    throw err
+  }
+  return certs
+}
+
+/** The redis-server arguments serving TLS only on `port` with `certs`. */
+const tlsArgs = (certs, port, authClients) => ['--port', '0', '--tls-port', String(port),
+  '--tls-cert-file', certs.certFile, '--tls-key-file', certs.keyFile, '--tls-ca-cert-file', certs.caFile,
+  '--tls-auth-clients', authClients ? 'yes' : 'no']
+
+function checkTls(options) {
+  if (options.tlsAuthClients && !options.tls) {
+    throw new TypeError('tlsAuthClients: true needs tls: true (client certificates are TLS)')
+  }
+}
+
 /** A redis-server started by `startRedis()`. */
 class RedisServer {
   #child
   #exited
   #connection = null
   #stopped = false
+  #ownsCerts
 
-  constructor(fields, child, exited) {
+  constructor(fields, child, exited, ownsCerts) {
     Object.assign(this, fields)
     this.#child = child
     this.#exited = exited
+    this.#ownsCerts = ownsCerts
+  }
+
+  /** A workload `target`: `{ url }`, and with TLS `tls` trusting the throwaway CA (with the
+   * client certificate when the server requires one). */
+  target() {
+    return this.tls ? { url: this.url, tls: this.tls.targetTls(this.tlsAuthClients) } : { url: this.url }
   }
 
   /** Send one command and resolve with its reply (error replies reject with `ReplyError`). */
   async command(...args) {
     if (this.#stopped) throw new Error(`redis-server on port ${this.port} was stopped`)
     if (this.#connection === null) {
-      const connection = await Connection.open(this.port, this.host)
+      const connection = await Connection.open(this.port, this.host, 2000, tlsOptions(this.tls))
       if (this.password !== undefined) await connection.send(['AUTH', this.password])
       this.#connection = connection
     }
@@ -205,6 +325,7 @@ class RedisServer {
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000)
     await this.#exited
     clearTimeout(timer)
+    if (this.#ownsCerts && this.tls) await this.tls.remove()
   }
 
   async [Symbol.asyncDispose]() {
@@ -212,19 +333,39 @@ class RedisServer {
   }
 }
 
+/** The client TLS options of the helper's own connections: trust the CA, offer the client certificate. */
+function tlsOptions(certs) {
+  if (!certs) return null
+  const read = (file) => fs.readFileSync(file)
+  return { ca: read(certs.caFile), cert: read(certs.clientCert), key: read(certs.clientKey) }
+}
+
 /**
  * Start a redis-server on a free loopback port, with persistence off and its files in a
  * temporary directory; resolve once it answers PING. Options: `args` (extra redis-server
  * arguments, e.g. `['--maxmemory', '10mb']`), `password` (sets `requirepass`), `redisServer`
- * (the binary; default `$RESPLOAD_REDIS_SERVER` or `redis-server`), `startTimeoutMs`.
+ * (the binary; default `$RESPLOAD_REDIS_SERVER` or `redis-server`), `startTimeoutMs`, `tls`
+ * (throwaway certificates, TLS only: `--tls-port` on the free port, `--port 0`), `tlsAuthClients`
+ * (also require a client certificate).
  */
 async function startRedis(options = {}) {
+  checkTls(options)
   const binary = redisBinary(options)
+  const certs = options.tls ? await makeCerts() : null
+  try {
+    return await startAttempts(binary, options, certs, true)
+  } catch (err) {
+    await certs?.remove()
+    throw err
+  }
+}
+
+async function startAttempts(binary, options, certs, ownsCerts) {
   const attempts = 5
   let lastError
   for (let attempt = 0; attempt < attempts; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), options)
+      return await startOnce(binary, await freePort(), options, certs, ownsCerts)
     } catch (err) {
       lastError = err
       // Another process took the port between our probe and redis-server's bind: try another.
@@ -234,11 +375,13 @@ async function startRedis(options = {}) {
   throw lastError
 }
 
-async function startOnce(binary, port, options) {
+async function startOnce(binary, port, options, certs, ownsCerts) {
   const host = '127.0.0.1'
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respload-redis-'))
   const logfile = path.join(dir, 'redis.log')
-  const args = ['--port', String(port), '--bind', host, '--save', '', '--appendonly', 'no',
+  const ports = certs ? tlsArgs(certs, port, options.tlsAuthClients) : ['--port', String(port)]
+  const connectTls = tlsOptions(certs)
+  const args = [...ports, '--bind', host, '--save', '', '--appendonly', 'no',
     '--dir', dir, '--logfile', logfile, '--daemonize', 'no']
   if (options.password !== undefined) args.push('--requirepass', options.password)
   args.push(...(options.args ?? []))
@@ -277,18 +420,20 @@ async function startOnce(binary, port, options) {
   for (;;) {
     if (childGone) return fail(`redis-server on port ${port} exited at start`)
     try {
-      const connection = await Connection.open(port, host, 500)
+      const connection = await Connection.open(port, host, 500, connectTls)
       try {
         if (options.password !== undefined) await connection.send(['AUTH', options.password])
         await connection.send(['PING'])
         const info = await connection.send(['INFO', 'server'])
         const field = (name) => info.match(new RegExp(`^${name}:(.*)$`, 'm'))?.[1]?.trim()
         const pid = Number(field('process_id'))
+        const scheme = certs ? 'rediss' : 'redis'
         const url = options.password !== undefined
-          ? `redis://:${encodeURIComponent(options.password)}@${host}:${port}`
-          : `redis://${host}:${port}`
-        return new RedisServer({ host, port, url, pid, dir, version: field('redis_version'), password: options.password },
-          child, exited)
+          ? `${scheme}://:${encodeURIComponent(options.password)}@${host}:${port}`
+          : `${scheme}://${host}:${port}`
+        const fields = { host, port, url, pid, dir, version: field('redis_version'), password: options.password,
+          tls: certs ?? undefined, tlsAuthClients: Boolean(certs && options.tlsAuthClients) }
+        return new RedisServer(fields, child, exited, ownsCerts)
       } finally {
         connection.close()
       }
@@ -316,10 +461,16 @@ async function withRedis(fn, options = {}) {
 
 /** A Redis Cluster started by `startCluster()`. */
 class RedisCluster {
-  constructor(nodes, password) {
+  #certs
+
+  constructor(nodes, password, certs, tlsAuthClients) {
     /** Every node, primaries first as created (a failover may change roles). */
     this.nodes = nodes
     this.password = password
+    /** The certificates every node shares (`tls: true`), else undefined. */
+    this.tls = certs ?? undefined
+    this.tlsAuthClients = Boolean(certs && tlsAuthClients)
+    this.#certs = certs
   }
 
   /** `host:port` of every node, for `target.cluster_seeds`. */
@@ -332,9 +483,10 @@ class RedisCluster {
     return this.nodes[0].url
   }
 
-  /** A workload `target` for this cluster: cluster mode, every node a seed. */
+  /** A workload `target` for this cluster: cluster mode, every node a seed (and `tls` with TLS). */
   target() {
-    return { url: this.url, cluster: true, cluster_seeds: this.seeds }
+    const target = { url: this.url, cluster: true, cluster_seeds: this.seeds }
+    return this.tls ? { ...target, tls: this.tls.targetTls(this.tlsAuthClients) } : target
   }
 
   /** The nodes that are primaries now (`ROLE`). */
@@ -352,9 +504,10 @@ class RedisCluster {
     throw new Error(`no node serves slot ${slot}`)
   }
 
-  /** Stop every node (idempotent). */
+  /** Stop every node and remove the certificates (idempotent). */
   async stop() {
     await Promise.all(this.nodes.map((n) => n.stop()))
+    await this.#certs?.remove()
   }
 
   async [Symbol.asyncDispose]() {
@@ -378,7 +531,9 @@ async function clusterReady(nodes) {
  * `cluster-node-timeout 2000`, `repl-diskless-sync-delay 0`), created with `redis-cli --cluster
  * create`; resolve once every node says `cluster_state:ok` and lists every replica. Options:
  * `primaries` (default 3, at least 3), `replicas` (default 1), `password`, `args`, `redisServer`,
- * `redisCli` (default `$RESPLOAD_REDIS_CLI` or `redis-cli`), `startTimeoutMs` (default 60 000).
+ * `redisCli` (default `$RESPLOAD_REDIS_CLI` or `redis-cli`), `startTimeoutMs` (default 60 000),
+ * `tls` (one set of certificates for the cluster; every node TLS only, with `--tls-cluster yes`
+ * and `--tls-replication yes`; created with `redis-cli --tls`), `tlsAuthClients`.
  */
 async function startCluster(options = {}) {
   const primaries = options.primaries ?? 3
@@ -387,6 +542,8 @@ async function startCluster(options = {}) {
     throw new RangeError(`primaries = ${primaries}: Redis Cluster needs at least 3`)
   }
   if (!Number.isInteger(replicas) || replicas < 0) throw new RangeError(`replicas = ${replicas}: must be 0 or more`)
+  checkTls(options)
+  const binary = redisBinary(options)
   const cli = options.redisCli ?? process.env.RESPLOAD_REDIS_CLI ?? 'redis-cli'
   const probe = spawnSync(cli, ['--version'], { encoding: 'utf8' })
   if (probe.error || probe.status !== 0) {
@@ -395,20 +552,23 @@ async function startCluster(options = {}) {
         'install redis-cli (Debian: apt-get install redis-tools) or set RESPLOAD_REDIS_CLI',
     )
   }
+  const certs = options.tls ? await makeCerts() : null
   const nodes = []
-  const cluster = new RedisCluster(nodes, options.password)
+  const cluster = new RedisCluster(nodes, options.password, certs, options.tlsAuthClients)
   try {
     for (let i = 0; i < primaries * (1 + replicas); i++) {
       const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
         '--cluster-port', String(await freePort()), '--repl-diskless-sync-delay', '0']
       if (options.password !== undefined) args.push('--masterauth', options.password)
+      if (certs) args.push('--tls-cluster', 'yes', '--tls-replication', 'yes')
       args.push(...(options.args ?? []))
-      nodes.push(await startRedis({ ...options, args }))
+      nodes.push(await startAttempts(binary, { ...options, args }, certs, false))
     }
     const timeoutMs = options.startTimeoutMs ?? 60_000
-    const auth = options.password !== undefined ? ['-a', options.password, '--no-auth-warning'] : []
+    const cliOptions = options.password !== undefined ? ['-a', options.password, '--no-auth-warning'] : []
+    if (certs) cliOptions.push('--tls', '--cacert', certs.caFile, '--cert', certs.clientCert, '--key', certs.clientKey)
     await new Promise((resolve, reject) => {
-      execFile(cli, [...auth, '--cluster', 'create', ...cluster.seeds, '--cluster-replicas', String(replicas), '--cluster-yes'],
+      execFile(cli, [...cliOptions, '--cluster', 'create', ...cluster.seeds, '--cluster-replicas', String(replicas), '--cluster-yes'],
         { timeout: timeoutMs }, (err, stdout, stderr) => {
           if (err) reject(new Error(`redis-cli --cluster create failed: ${err.message}\n${stdout}${stderr}`))
           else resolve()
@@ -436,5 +596,5 @@ async function withCluster(fn, options = {}) {
   }
 }
 
-module.exports = { startRedis, withRedis, RedisServer, ReplyError, startCluster, withCluster, RedisCluster }
+module.exports = { startRedis, withRedis, RedisServer, ReplyError, startCluster, withCluster, RedisCluster, TlsCerts }
 module.exports.default = module.exports

@@ -59,6 +59,8 @@ for (const how of ['exits without stop()', 'is killed with SIGKILL']) {
     const script = `
       import { startRedis } from 'respload/testing'
       const redis = await startRedis()
+      // An open helper connection must not keep the process alive either.
+      await redis.command('SET', 'k', 'v')
       console.log(JSON.stringify({ pid: redis.pid, dir: redis.dir }))
       ${how.includes('SIGKILL') ? 'setInterval(() => {}, 1000)' : ''}
     `

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +20,7 @@ from respload.testing import (
     ReplyError,
     redis_cluster,
     redis_server,
+    start_redis,
 )
 from typed import typed_json
 
@@ -141,3 +146,131 @@ def test_cluster_with_a_password_and_no_replicas() -> None:
 def test_cluster_needs_three_primaries() -> None:
     with pytest.raises(ValueError, match="at least 3"), redis_cluster(primaries=2):
         pass
+
+
+def _run_set_get(target: dict[str, object], n: int) -> respload.Report:
+    return respload.run(
+        target=target,
+        load={"requests": n, "connections": 2, "pipeline": 4},
+        keys={"prefix": "t:", "range": [0, n - 1], "distribution": "sequential"},
+        commands=[{"name": "set", "weight": 1}, {"name": "get", "weight": 1}],
+    )
+
+
+def test_tls_server_serves_tls_only_and_counts_match_its_commandstats() -> None:
+    with redis_server(tls=True) as r:
+        assert r.tls is not None
+        assert r.url == f"rediss://127.0.0.1:{r.port}"
+        assert r.target() == {"url": r.url, "tls": {"ca_file": r.tls.ca_file}}
+        assert r.call("CONFIG", "GET", "tls-port") == ["tls-port", str(r.port)]
+        assert r.call("CONFIG", "GET", "port") == ["port", "0"]  # no plain-text port
+        assert r.call("CONFIG", "GET", "tls-auth-clients") == ["tls-auth-clients", "no"]
+        report = _run_set_get(r.target(), 1000)
+        assert report.totals.errors == 0
+        assert report.totals.ops == 1000
+        # What the server counted, read over TLS by the helper's own client.
+        assert r.calls("set") == report.commands["SET"].ops > 0
+        assert r.calls("get") == report.commands["GET"].ops > 0
+        assert r.call("DBSIZE") == r.calls("set")
+        # Without TLS the port does not answer: the run fails to connect, nothing is sent.
+        with pytest.raises(respload.ConnectError):
+            respload.run(target={"url": f"redis://127.0.0.1:{r.port}"}, load={"requests": 10})
+        assert r.calls("set") == report.commands["SET"].ops
+        # redis-cli over TLS sees the same server.
+        cli = subprocess.run(
+            ["redis-cli", "--tls", "--cacert", r.tls.ca_file, "-p", str(r.port), "DBSIZE"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert int(cli.stdout) == r.calls("set")
+        certs = Path(r.tls.dir)
+        assert certs.is_dir()
+    assert not certs.exists()
+
+
+def test_mutual_tls_needs_the_client_certificate() -> None:
+    with redis_server(tls=True, tls_auth_clients=True, password="pw") as r:
+        assert r.tls is not None
+        assert r.url == f"rediss://:pw@127.0.0.1:{r.port}"
+        tls = r.target()["tls"]
+        assert tls == {"ca_file": r.tls.ca_file, "cert": r.tls.client_cert, "key": r.tls.client_key}
+        with pytest.raises(respload.TlsError) as refused:
+            respload.run(
+                target={"url": r.url, "tls": {"ca_file": r.tls.ca_file}}, load={"requests": 10}
+            )
+        assert "certificate" in str(refused.value)
+        report = _run_set_get(r.target(), 400)
+        assert report.totals.errors == 0
+        assert r.calls("set") + r.calls("get") == 400
+        assert r.call("CONFIG", "GET", "tls-auth-clients") == ["tls-auth-clients", "yes"]
+
+
+def test_tls_needs_openssl_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RESPLOAD_OPENSSL", "/nonexistent/openssl")
+    with pytest.raises(RedisNotFoundError, match="openssl is not on PATH: install it"):
+        start_redis(tls=True)
+    with pytest.raises(ValueError, match="tls_auth_clients = True needs tls = True"):
+        start_redis(tls_auth_clients=True)
+
+
+def test_fixture_redis_tls_server(redis_tls_server: RedisServer) -> None:
+    assert redis_tls_server.url.startswith("rediss://127.0.0.1:")
+    _run_set_get(redis_tls_server.target(), 200).check(error_rate=0)
+    assert redis_tls_server.calls("set") + redis_tls_server.calls("get") == 200
+
+
+def test_cluster_over_mutual_tls_bus_and_replication_included() -> None:
+    with redis_cluster(primaries=3, replicas=1, tls=True, tls_auth_clients=True) as cluster:
+        assert cluster.tls is not None
+        assert all(n.url.startswith("rediss://") for n in cluster.nodes)
+        target = cluster.target()
+        assert target["tls"] == {
+            "ca_file": cluster.tls.ca_file,
+            "cert": cluster.tls.client_cert,
+            "key": cluster.tls.client_key,
+        }
+        for n in cluster.nodes:
+            assert n.call("CONFIG", "GET", "tls-cluster") == ["tls-cluster", "yes"]
+            assert n.call("CONFIG", "GET", "tls-replication") == ["tls-replication", "yes"]
+        primaries = cluster.primaries()
+        assert len(primaries) == 3
+        assert len(cluster.replicas()) == 3  # each synced with its primary over TLS
+        report = respload.run(
+            target=target,
+            load={"requests": 3000, "connections": 2},
+            keys={"prefix": "c:", "range": [0, 2999], "distribution": "sequential"},
+            commands=[{"name": "set"}],
+        )
+        assert report.totals.errors == 0
+        assert set(report.nodes) == {p.address for p in primaries}
+        for p in primaries:
+            assert report.nodes[p.address].ops == p.calls("set") == p.call("DBSIZE") > 0
+        certs = Path(cluster.tls.dir)
+    assert not certs.exists()
+
+
+def test_nothing_outlives_a_process_killed_with_sigkill() -> None:
+    script = (
+        "import json, sys, time\n"
+        "from respload.testing import start_redis\n"
+        "r = start_redis(tls=True)\n"
+        "pid = int(r.info('server')['process_id'])\n"
+        "print(json.dumps([pid, r.port, str(r.dir), r.tls.dir]), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        pid, port, server_dir, certs_dir = json.loads(child.stdout.readline())
+        assert Path(certs_dir, "ca.crt").is_file()
+        assert Path(server_dir).is_dir()
+    finally:
+        child.kill()  # SIGKILL: no cleanup code of the child runs
+        child.wait()
+    assert _gone(pid, port)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (Path(certs_dir).exists() or Path(server_dir).exists()):
+        time.sleep(0.02)
+    assert not Path(certs_dir).exists(), "the certificates outlived the process"
+    assert not Path(server_dir).exists(), "the server's directory outlived the process"

@@ -6,6 +6,9 @@ Installing respload makes these fixtures available in every test suite (entry po
 - ``redis_server``: a fresh :class:`respload.testing.RedisServer` for each test, stopped
   after it.
 - ``redis_url``: that server's ``redis://127.0.0.1:PORT`` URL.
+- ``redis_tls_server``: a fresh TLS-only server (throwaway certificates, no client
+  certificate asked) for each test; ``redis_tls_server.target()`` is a workload ``target``
+  with its ``rediss://`` URL and ``tls.ca_file``.
 - ``redis_cluster``: a :class:`respload.testing.RedisCluster` (3 primaries, 1 replica each),
   started once per session, since a cluster takes seconds to form, and flushed before each
   test. If a test broke it (stopped a node, moved slots), the next test gets a new one.
@@ -25,7 +28,12 @@ import pytest
 
 from .testing import RedisCluster, RedisServer, redis_cluster, start_redis
 
-__all__ = ["redis_cluster_fixture", "redis_server_fixture", "redis_url_fixture"]
+__all__ = [
+    "redis_cluster_fixture",
+    "redis_server_fixture",
+    "redis_tls_server_fixture",
+    "redis_url_fixture",
+]
 
 
 class _ClusterHolder:
@@ -83,6 +91,16 @@ def redis_server_fixture() -> Iterator[RedisServer]:
 def redis_url_fixture(redis_server: RedisServer) -> str:
     """The URL of this test's ``redis_server``."""
     return redis_server.url
+
+
+@pytest.fixture(name="redis_tls_server")
+def redis_tls_server_fixture() -> Iterator[RedisServer]:
+    """A fresh TLS-only ``redis-server`` (``tls=True``) for this test."""
+    server = start_redis(tls=True)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(name="redis_cluster")

@@ -11,13 +11,18 @@
     with redis_cluster(primaries=3, replicas=1) as cluster:
         report = respload.run(target=cluster.target(), load={"requests": 1000})
 
+    with redis_server(tls=True) as redis:         # TLS only, with a throwaway CA
+        redis.url                                 # rediss://127.0.0.1:PORT
+        report = respload.run(target=redis.target(), load={"requests": 1000})
+
 Each server runs with persistence off and its files in a temporary directory, under a small
 shell watchdog holding a pipe from this process: when the pipe closes (the ``with`` block
 ends, or this process exits, crashes or is killed, even with SIGKILL) the watchdog stops
 ``redis-server`` and removes its directory. Nothing outlives the Python process.
 
 The binary is ``redis-server`` on ``PATH``, or ``$RESPLOAD_REDIS_SERVER``, or the
-``redis_server`` argument; the cluster helper also needs ``redis-cli`` (``$RESPLOAD_REDIS_CLI``).
+``redis_server`` argument; the cluster helper also needs ``redis-cli`` (``$RESPLOAD_REDIS_CLI``),
+and ``tls=True`` needs the ``openssl`` command line (``$RESPLOAD_OPENSSL``) to make certificates.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -39,6 +45,7 @@ __all__ = [
     "RedisNotFoundError",
     "RedisServer",
     "ReplyError",
+    "TlsCerts",
     "free_port",
     "redis_cluster",
     "redis_server",
@@ -56,13 +63,21 @@ trap 'exit 143' HUP INT TERM
 read -r _ || true
 """
 
+# Holds a directory (the certificates); removes it when stdin closes.
+_DIR_WATCHDOG = """
+trap 'rm -rf "$1"' EXIT
+trap 'exit 143' HUP INT TERM
+read -r _ || true
+"""
+
 _HOST = "127.0.0.1"
 Reply = Any
 """A reply: ``str`` (simple and bulk strings), ``int``, ``None``, or a list of replies."""
 
 
 class RedisNotFoundError(RuntimeError):
-    """``redis-server`` (or ``redis-cli``) is not installed or cannot run."""
+    """A program the helpers run is not installed: ``redis-server``, ``redis-cli``, or
+    ``openssl`` (for ``tls=True``)."""
 
 
 class ReplyError(Exception):
@@ -119,15 +134,128 @@ def _read_reply(f: BinaryIO) -> Reply:
     raise ConnectionError(f"unexpected reply {line!r}")
 
 
+class TlsCerts:
+    """Throwaway certificates made by ``tls=True`` (EC P-256, with the ``openssl`` command line).
+
+    ``ca_file`` signs ``cert_file`` (the server's, for ``127.0.0.1`` and ``localhost``) and
+    ``client_cert`` (for mutual TLS). The paths are strings, ready for a workload's
+    ``target.tls``. The directory is removed when the server (or cluster) stops, or when this
+    process ends, whatever way it ends.
+    """
+
+    dir: str
+    """The directory holding every file."""
+    ca_file: str
+    """The CA certificate (PEM): ``target.tls.ca_file``."""
+    cert_file: str
+    """The server's certificate (``--tls-cert-file``)."""
+    key_file: str
+    """The server's private key (``--tls-key-file``)."""
+    client_cert: str
+    """A client certificate signed by the CA: ``target.tls.cert``."""
+    client_key: str
+    """Its private key: ``target.tls.key``."""
+
+    def __init__(self, directory: str, watchdog: subprocess.Popen[bytes]) -> None:
+        self.dir = directory
+        self.ca_file = os.path.join(directory, "ca.crt")
+        self.cert_file = os.path.join(directory, "server.crt")
+        self.key_file = os.path.join(directory, "server.key")
+        self.client_cert = os.path.join(directory, "client.crt")
+        self.client_key = os.path.join(directory, "client.key")
+        self._watchdog = watchdog
+
+    def target_tls(self, client_cert: bool = False) -> dict[str, str]:
+        """A workload ``target.tls`` trusting the CA, with the client certificate if asked."""
+        tls = {"ca_file": self.ca_file}
+        if client_cert:
+            tls.update(cert=self.client_cert, key=self.client_key)
+        return tls
+
+    def ssl_context(self, client_cert: bool = True) -> ssl.SSLContext:
+        """A client :class:`ssl.SSLContext` trusting the CA (with the client certificate)."""
+        context = ssl.create_default_context(cafile=self.ca_file)
+        if client_cert:
+            context.load_cert_chain(self.client_cert, self.client_key)
+        return context
+
+    def remove(self) -> None:
+        """Remove the directory (idempotent)."""
+        _close_watchdog(self._watchdog)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __repr__(self) -> str:
+        return f"<TlsCerts {self.dir}>"
+
+
+def _close_watchdog(watchdog: subprocess.Popen[bytes]) -> None:
+    if watchdog.stdin is not None and not watchdog.stdin.closed:
+        with contextlib.suppress(OSError):
+            watchdog.stdin.close()
+    try:
+        watchdog.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        watchdog.kill()
+        watchdog.wait()
+
+
+def _make_certs() -> TlsCerts:
+    """A CA, a server certificate and a client certificate in a watched temporary directory."""
+    exe = _binary(None, "RESPLOAD_OPENSSL", "openssl", "openssl")
+    directory = tempfile.mkdtemp(prefix="respload-certs-")
+    watchdog = subprocess.Popen(
+        ["sh", "-c", _DIR_WATCHDOG, "respload-watchdog", directory],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    certs = TlsCerts(directory, watchdog)
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def openssl(*args: str) -> None:
+        done = subprocess.run(
+            [exe, *args], cwd=directory, capture_output=True, text=True, timeout=60
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"openssl {' '.join(args)} failed:\n{done.stderr.strip()}")
+
+    def leaf(name: str, cn: str, extension: str) -> None:
+        Path(directory, f"{name}.ext").write_text(extension + "\n")
+        openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}")
+        openssl(
+            "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+            "-CAcreateserial", "-days", "825", "-extfile", f"{name}.ext", "-out", f"{name}.crt",
+        )  # fmt: skip
+
+    try:
+        openssl(
+            "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "825",
+            "-subj", "/CN=respload throwaway CA",
+        )  # fmt: skip
+        # No extendedKeyUsage: cluster nodes present this certificate as clients too
+        # (bus and replication links with --tls-auth-clients yes).
+        leaf("server", "127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost")
+        leaf("client", "respload client", "extendedKeyUsage=clientAuth")
+    except BaseException:
+        certs.remove()
+        raise
+    return certs
+
+
 class RedisServer:
     """A ``redis-server`` started by :func:`redis_server` or :func:`start_redis`."""
 
     host: str
     """``127.0.0.1``."""
     port: int
+    """Its port: the TLS port when started with ``tls=True`` (it then has no plain port)."""
     password: str | None
     dir: Path
     """Its working directory (removed when it stops)."""
+    tls: TlsCerts | None
+    """The certificates when started with ``tls=True``, else ``None``."""
+    tls_auth_clients: bool
+    """Whether it requires a client certificate (``--tls-auth-clients yes``)."""
 
     def __init__(
         self,
@@ -135,12 +263,19 @@ class RedisServer:
         password: str | None,
         directory: Path,
         watchdog: subprocess.Popen[bytes],
+        tls: TlsCerts | None = None,
+        tls_auth_clients: bool = False,
+        owns_certs: bool = False,
     ) -> None:
         self.host = _HOST
         self.port = port
         self.password = password
         self.dir = directory
+        self.tls = tls
+        self.tls_auth_clients = tls_auth_clients
         self._watchdog = watchdog
+        self._owns_certs = owns_certs
+        self._ssl = tls.ssl_context() if tls is not None else None
         self._conn: tuple[socket.socket, BinaryIO] | None = None
 
     @property
@@ -150,13 +285,19 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        """``redis://127.0.0.1:PORT``, with the password when one was set."""
+        """``redis://127.0.0.1:PORT`` (``rediss://`` with TLS), with the password when one
+        was set."""
         auth = f":{self.password}@" if self.password is not None else ""
-        return f"redis://{auth}{self.host}:{self.port}"
+        scheme = "rediss" if self.tls is not None else "redis"
+        return f"{scheme}://{auth}{self.host}:{self.port}"
 
     def target(self) -> dict[str, Any]:
-        """A workload ``target`` for this server."""
-        return {"url": self.url}
+        """A workload ``target`` for this server: its URL and, with TLS, ``tls`` trusting the
+        throwaway CA (and the client certificate when the server requires one)."""
+        target: dict[str, Any] = {"url": self.url}
+        if self.tls is not None:
+            target["tls"] = self.tls.target_tls(client_cert=self.tls_auth_clients)
+        return target
 
     @property
     def running(self) -> bool:
@@ -166,7 +307,8 @@ class RedisServer:
     def call(self, *args: str | int | bytes) -> Reply:
         """Send one command and return its reply; an error reply raises :class:`ReplyError`.
 
-        One connection is kept open (authenticated when a password was set)."""
+        One connection is kept open (authenticated when a password was set; over TLS, with
+        the client certificate, when the server has TLS)."""
         reply = self._send(args)
         if isinstance(reply, ReplyError):
             raise reply
@@ -175,6 +317,12 @@ class RedisServer:
     def _send(self, args: Sequence[str | int | bytes]) -> Reply:
         if self._conn is None:
             sock = socket.create_connection((self.host, self.port), timeout=10)
+            if self._ssl is not None:
+                try:
+                    sock = self._ssl.wrap_socket(sock, server_hostname=self.host)
+                except OSError:
+                    sock.close()
+                    raise
             f: BinaryIO = sock.makefile("rb")
             self._conn = (sock, f)
             if self.password is not None:
@@ -210,17 +358,13 @@ class RedisServer:
                 sock.close()
 
     def stop(self) -> None:
-        """Stop the server and remove its directory (idempotent)."""
+        """Stop the server and remove its directory, and its certificates if they are its
+        own (a cluster's nodes share the cluster's) (idempotent)."""
         self._close()
-        if self._watchdog.stdin is not None and not self._watchdog.stdin.closed:
-            with contextlib.suppress(OSError):
-                self._watchdog.stdin.close()
-        try:
-            self._watchdog.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._watchdog.kill()
-            self._watchdog.wait()
+        _close_watchdog(self._watchdog)
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self._owns_certs and self.tls is not None:
+            self.tls.remove()
 
     def __enter__(self) -> RedisServer:
         return self
@@ -238,23 +382,69 @@ def start_redis(
     args: Sequence[str] = (),
     redis_server: str | None = None,
     start_timeout: float = 10.0,
+    tls: bool = False,
+    tls_auth_clients: bool = False,
 ) -> RedisServer:
     """Start a ``redis-server`` on a free 127.0.0.1 port and return it once it answers PING.
 
     ``password`` sets ``requirepass`` (and ``masterauth``); ``args`` are extra
-    ``redis-server`` arguments (``["--maxmemory", "10mb"]``). Call ``stop()`` when done, or
-    use :func:`redis_server`, which always does. Raises :class:`RedisNotFoundError` when the
-    binary is missing.
+    ``redis-server`` arguments (``["--maxmemory", "10mb"]``). ``tls=True`` makes throwaway
+    certificates (:class:`TlsCerts`, in ``server.tls``) and serves TLS only: ``--tls-port``
+    on the free port, ``--port 0``; ``tls_auth_clients=True`` also requires a client
+    certificate (mutual TLS). Call ``stop()`` when done, or use :func:`redis_server`, which
+    always does. Raises :class:`RedisNotFoundError` when ``redis-server`` (or, for TLS,
+    ``openssl``) is missing.
     """
+    _check_tls(tls, tls_auth_clients)
     exe = _binary(redis_server, "RESPLOAD_REDIS_SERVER", "redis-server", "redis-server")
+    certs = _make_certs() if tls else None
+    try:
+        return _start(exe, password, args, start_timeout, certs, tls_auth_clients, True)
+    except BaseException:
+        if certs is not None:
+            certs.remove()
+        raise
+
+
+def _check_tls(tls: bool, tls_auth_clients: bool) -> None:
+    if tls_auth_clients and not tls:
+        raise ValueError("tls_auth_clients = True needs tls = True (client certificates are TLS)")
+
+
+def _tls_args(certs: TlsCerts, port: int, tls_auth_clients: bool) -> list[str]:
+    return [
+        "--port",
+        "0",
+        "--tls-port",
+        str(port),
+        "--tls-cert-file",
+        certs.cert_file,
+        "--tls-key-file",
+        certs.key_file,
+        "--tls-ca-cert-file",
+        certs.ca_file,
+        "--tls-auth-clients",
+        "yes" if tls_auth_clients else "no",
+    ]
+
+
+def _start(
+    exe: str,
+    password: str | None,
+    args: Sequence[str],
+    start_timeout: float,
+    certs: TlsCerts | None,
+    tls_auth_clients: bool,
+    owns_certs: bool,
+) -> RedisServer:
     last = ""
     for _ in range(5):  # another process may take the port between our probe and the bind
         port = free_port()
         directory = Path(tempfile.mkdtemp(prefix="respload-redis-"))
+        ports = ["--port", str(port)] if certs is None else _tls_args(certs, port, tls_auth_clients)
         argv = [
             exe,
-            "--port",
-            str(port),
+            *ports,
             "--bind",
             _HOST,
             "--save",
@@ -277,18 +467,19 @@ def start_redis(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        server = RedisServer(port, password, directory, watchdog)
+        server = RedisServer(port, password, directory, watchdog, certs, tls_auth_clients)
         log = directory / "redis.log"
         deadline = time.monotonic() + start_timeout
         while time.monotonic() < deadline and server.running:
             try:
                 if server.call("PING") == "PONG":
+                    server._owns_certs = owns_certs  # only now: a failed try leaves them
                     return server
             except ReplyError as e:
                 if e.code != "LOADING":
                     server.stop()
                     raise RuntimeError(f"redis-server on port {port}: {e}") from None
-            except OSError:
+            except OSError:  # ssl.SSLError too, while TLS is not up yet
                 server._close()
             time.sleep(0.02)
         with contextlib.suppress(OSError):
@@ -306,10 +497,18 @@ def redis_server(
     password: str | None = None,
     args: Sequence[str] = (),
     redis_server: str | None = None,
+    tls: bool = False,
+    tls_auth_clients: bool = False,
 ) -> Iterator[RedisServer]:
     """A ``redis-server`` for the duration of a ``with`` block (see :func:`start_redis`),
-    stopped and its directory removed whatever happens."""
-    server = start_redis(password=password, args=args, redis_server=redis_server)
+    stopped and its directory (and certificates) removed whatever happens."""
+    server = start_redis(
+        password=password,
+        args=args,
+        redis_server=redis_server,
+        tls=tls,
+        tls_auth_clients=tls_auth_clients,
+    )
     try:
         yield server
     finally:
@@ -322,10 +521,22 @@ class RedisCluster:
     nodes: list[RedisServer]
     """Every node, primaries first as created (a failover may change roles)."""
     password: str | None
+    tls: TlsCerts | None
+    """The certificates every node shares when started with ``tls=True``, else ``None``."""
+    tls_auth_clients: bool
+    """Whether the nodes require a client certificate."""
 
-    def __init__(self, nodes: list[RedisServer], password: str | None) -> None:
+    def __init__(
+        self,
+        nodes: list[RedisServer],
+        password: str | None,
+        tls: TlsCerts | None = None,
+        tls_auth_clients: bool = False,
+    ) -> None:
         self.nodes = nodes
         self.password = password
+        self.tls = tls
+        self.tls_auth_clients = tls_auth_clients
 
     @property
     def seeds(self) -> list[str]:
@@ -334,7 +545,8 @@ class RedisCluster:
 
     @property
     def seed_urls(self) -> list[str]:
-        """``redis://`` URL of every node (with the password when one was set)."""
+        """``redis://`` (``rediss://``) URL of every node (with the password when one was
+        set)."""
         return [n.url for n in self.nodes]
 
     @property
@@ -343,8 +555,12 @@ class RedisCluster:
         return self.nodes[0].url
 
     def target(self) -> dict[str, Any]:
-        """A workload ``target`` for this cluster: cluster mode, every node a seed."""
-        return {"url": self.url, "cluster": True, "cluster_seeds": self.seeds}
+        """A workload ``target`` for this cluster: cluster mode, every node a seed, and with
+        TLS, ``tls`` as :meth:`RedisServer.target` gives it."""
+        target: dict[str, Any] = {"url": self.url, "cluster": True, "cluster_seeds": self.seeds}
+        if self.tls is not None:
+            target["tls"] = self.tls.target_tls(client_cert=self.tls_auth_clients)
+        return target
 
     def primaries(self) -> list[RedisServer]:
         """The nodes that are primaries now (``ROLE``)."""
@@ -363,9 +579,11 @@ class RedisCluster:
         raise RuntimeError(f"no node serves slot {slot}")
 
     def stop(self) -> None:
-        """Stop every node (idempotent)."""
+        """Stop every node and remove the certificates (idempotent)."""
         for n in self.nodes:
             n.stop()
+        if self.tls is not None:
+            self.tls.remove()
 
     def __repr__(self) -> str:
         return f"<RedisCluster {' '.join(self.seeds)}>"
@@ -391,6 +609,8 @@ def redis_cluster(
     args: Sequence[str] = (),
     redis_server: str | None = None,
     start_timeout: float = 60.0,
+    tls: bool = False,
+    tls_auth_clients: bool = False,
 ) -> Iterator[RedisCluster]:
     """A Redis Cluster of ``primaries * (1 + replicas)`` local nodes for a ``with`` block.
 
@@ -399,13 +619,22 @@ def redis_cluster(
     ``redis-cli --cluster create ... --cluster-yes`` and yielded once every node says
     ``cluster_state:ok`` and lists every replica in ``CLUSTER SLOTS``. Every node is stopped
     at the end, whatever happens. ``primaries`` must be at least 3 (Redis Cluster's minimum).
+
+    ``tls=True``: one set of throwaway certificates for the cluster (``cluster.tls``), every
+    node TLS only (as :func:`start_redis`) with ``--tls-cluster yes`` and
+    ``--tls-replication yes``, so the cluster bus and replication use TLS too, and the
+    cluster is created with ``redis-cli --tls``. ``tls_auth_clients=True`` requires client
+    certificates, the nodes' own included (they present their server certificate).
     """
     if primaries < 3:
         raise ValueError(f"primaries = {primaries}: Redis Cluster needs at least 3")
     if replicas < 0:
         raise ValueError(f"replicas = {replicas}: must be 0 or more")
+    _check_tls(tls, tls_auth_clients)
+    exe = _binary(redis_server, "RESPLOAD_REDIS_SERVER", "redis-server", "redis-server")
     cli = _binary(None, "RESPLOAD_REDIS_CLI", "redis-cli", "redis-tools")
-    cluster = RedisCluster([], password)
+    certs = _make_certs() if tls else None
+    cluster = RedisCluster([], password, certs, tls_auth_clients)
     try:
         for _ in range(primaries * (1 + replicas)):
             node_args = [
@@ -419,16 +648,20 @@ def redis_cluster(
                 str(free_port()),
                 "--repl-diskless-sync-delay",
                 "0",
+                *(["--tls-cluster", "yes", "--tls-replication", "yes"] if tls else []),
                 *args,
             ]
             cluster.nodes.append(
-                start_redis(password=password, args=node_args, redis_server=redis_server)
+                _start(exe, password, node_args, 10.0, certs, tls_auth_clients, False)
             )
-        auth = ["-a", password, "--no-auth-warning"] if password is not None else []
+        cli_opts = ["-a", password, "--no-auth-warning"] if password is not None else []
+        if certs is not None:
+            cli_opts += ["--tls", "--cacert", certs.ca_file]
+            cli_opts += ["--cert", certs.client_cert, "--key", certs.client_key]
         created = subprocess.run(
             [
                 cli,
-                *auth,
+                *cli_opts,
                 "--cluster",
                 "create",
                 *cluster.seeds,
