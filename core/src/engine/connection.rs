@@ -45,7 +45,12 @@ enum Failure {
     Interrupted(Interrupt),
 }
 
+/// Read buffer of a busy connection: one read takes a whole pipeline's replies.
 const READ_BUFFER: usize = 64 * 1024;
+/// Read buffer a connection starts with; it grows to [`READ_BUFFER`] on the first read that
+/// fills it, so thousands of idle-ish connections stay small (the zeroed 64 KiB would be
+/// resident from the start).
+const FIRST_READ_BUFFER: usize = 4 * 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
@@ -85,7 +90,7 @@ impl Connection {
             framer: Framer::new(),
             inflight: VecDeque::with_capacity(pipeline),
             wbuf: Vec::with_capacity(4096),
-            rbuf: vec![0; READ_BUFFER],
+            rbuf: vec![0; FIRST_READ_BUFFER],
             rstart: 0,
             rend: 0,
             now: Instant::now(),
@@ -261,6 +266,9 @@ impl Connection {
             self.now = Instant::now();
             self.ctl.last_progress.set(self.now);
             self.rend += n;
+            if self.rend == self.rbuf.len() && self.rbuf.len() < READ_BUFFER {
+                self.rbuf.resize(READ_BUFFER, 0);
+            }
             self.process_replies()?;
         }
     }
