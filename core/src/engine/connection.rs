@@ -295,26 +295,37 @@ impl Connection {
         let shared = &*self.shared;
         let open = self.pacer.is_some();
         let mut rec = shared.recorder.borrow_mut();
-        loop {
+        // Replies framed from one read share its clock reading, and requests written
+        // together share theirs: a run of equal latencies is recorded at once.
+        let mut run: Option<(u16, u64, u64)> = None;
+        let outcome = loop {
             let buf = &self.rbuf[self.rstart..self.rend];
             let (len, reply) = match self.framer.next(buf) {
                 Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(_) => return Err(Failure::Protocol),
+                Ok(None) => break Ok(()),
+                Err(_) => break Err(Failure::Protocol),
             };
             if reply == Reply::Push {
                 self.rstart += len;
                 continue;
             }
             let Some(p) = self.inflight.pop_front() else {
-                return Err(Failure::Protocol);
+                break Err(Failure::Protocol);
             };
             if p.measured {
+                let ns = self.now.duration_since(p.intended).as_nanos() as u64;
+                match &mut run {
+                    Some((cmd, v, n)) if *cmd == p.cmd && *v == ns => *n += 1,
+                    _ => {
+                        if let Some((cmd, v, n)) = run.replace((p.cmd, ns, 1)) {
+                            rec.commands[cmd as usize].record_latency_n(v, n);
+                        }
+                    }
+                }
                 let c = &mut rec.commands[p.cmd as usize];
                 c.ops += 1;
                 c.bytes_sent += p.sent as u64;
                 c.bytes_received += len as u64;
-                c.record_latency(self.now.duration_since(p.intended).as_nanos() as u64);
                 if open {
                     c.record_service(self.now.duration_since(p.start).as_nanos() as u64);
                 }
@@ -329,7 +340,11 @@ impl Connection {
                 }
             }
             self.rstart += len;
+        };
+        if let Some((cmd, v, n)) = run {
+            rec.commands[cmd as usize].record_latency_n(v, n);
         }
+        outcome?;
         settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
         Ok(())
     }
