@@ -3,7 +3,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node lint bench clean
+.PHONY: deps build demo test test-rust test-python test-node lint bench bench-quick clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -29,8 +29,13 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --release -- -D warnings
 
+# A benchmark, never a test: W1-W5, TLS vs plaintext, cluster vs one node (docs/performance.md).
 bench: build
 	scripts/bench.sh
+
+# Under a minute: W1 and W2 briefly, prints respload's ratios to redis-benchmark.
+bench-quick: build
+	scripts/bench.sh --quick
 
 clean:
 	cargo clean

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """respload against redis-benchmark (and resp-benchmark when installed), same server, same run.
 
-Each scenario runs every tool in alternation for several rounds against one local
-redis-server; each tool's client CPU (user + sys, from wait4's rusage) and its own reported
-throughput are recorded. The machine is shared and noisy, so the result is the ratio of
-medians, not absolute numbers.
+Each scenario runs every tool in alternation (the starting tool rotates each round) for
+several rounds against one local redis-server. For every run it records the tool's own
+throughput figure, the client process's CPU time (user + sys) and peak RSS (both from
+wait4's rusage). The machine is shared and noisy, so what counts is the median of the
+*paired* ratios: respload's figure divided by redis-benchmark's from the same round.
 
-    python3 scripts/bench.py [--rounds 3] [--scale 1.0] [--out bench-results/latest.md]
+    python3 scripts/bench.py                      # W1-W5, TLS vs plain, cluster (make bench)
+    python3 scripts/bench.py --quick              # W1 and W2, briefly (make bench-quick)
+    python3 scripts/bench.py --only W1,W4         # some scenarios
+    python3 scripts/bench.py --soak 10            # RSS stability at 50k ops/s for 10 minutes
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -22,10 +28,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 RESPLOAD = ROOT / "target" / "release" / "respload"
+
+
+@dataclass
+class Sample:
+    """One run of one tool."""
+
+    ops: float  # requests per second, as the tool reports it
+    cpu: float  # client CPU seconds (user + sys)
+    rss_mb: float  # client peak RSS, MiB
+    requests: int
+
+    @property
+    def cpu_per_m(self) -> float:
+        return self.cpu / self.requests * 1e6
 
 
 def free_port() -> int:
@@ -34,126 +56,518 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def timed(cmd: list[str]) -> tuple[str, float, float]:
-    """Run cmd; return (stdout, wall seconds, client CPU seconds)."""
-    start = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    out = p.stdout.read() if p.stdout else ""
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.monotonic() - start
-    if status != 0:
-        sys.exit(f"bench: {' '.join(cmd)} failed with status {status}")
-    return out, wall, usage.ru_utime + usage.ru_stime
+RUSAGE = ROOT / "target" / "bench-rusage"
 
 
-def respload(port: int, spec: dict, n: int) -> tuple[float, float]:
+def run_child(cmd: list[str]) -> tuple[str, float, float, float]:
+    """Run cmd to its end through the small rusage launcher (scripts/rusage.c); return
+    (stdout, wall seconds, CPU seconds, peak RSS MiB)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rusage") as f:
+        start = time.monotonic()
+        p = subprocess.run([str(RUSAGE), f.name, *cmd], capture_output=True, text=True, errors="replace")
+        wall = time.monotonic() - start
+        if p.returncode != 0:
+            sys.exit(f"bench: {' '.join(cmd)} failed with status {p.returncode}: {p.stderr[-2000:]}")
+        user, sys_s, maxrss_kb, _ = f.read().split()
+    return p.stdout, wall, float(user) + float(sys_s), int(maxrss_kb) / 1024
+
+
+# --- the tools -----------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """Where a tool connects: a port, TLS (CA file) or not, cluster or not."""
+
+    port: int
+    ca: str | None = None
+    cluster: bool = False
+
+
+def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sample:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "spec.json"
         report = Path(d) / "report.json"
         path.write_text(json.dumps(spec))
-        _, _, cpu = timed([str(RESPLOAD), "run", str(path), "--port", str(port), "-q", "--json", str(report)])
+        cmd = [str(RESPLOAD), "run", str(path), "-H", "127.0.0.1", "--port", str(t.port), "-q", "--json", str(report)]
+        if t.ca:
+            cmd += ["--tls", "--cacert", t.ca]
+        if t.cluster:
+            cmd.append("--cluster")
+        _, _, cpu, rss = run_child(cmd + list(extra))
         r = json.loads(report.read_text())
-    assert r["totals"]["ops"] == n and r["totals"]["errors"] == 0, r["totals"]
-    return r["totals"]["ops_per_sec"], cpu
+    totals = r["totals"]
+    if n is not None:
+        assert totals["ops"] == n and totals["errors"] == 0, totals
+    return Sample(totals["ops_per_sec"], cpu, rss, totals["ops"])
 
 
-def redis_benchmark(port: int, args: list[str], n: int) -> tuple[float, float]:
-    out, _, cpu = timed(["redis-benchmark", "-p", str(port), "--csv", *args])
+def redis_benchmark(t: Target, args: list[str], n: int) -> Sample:
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(t.port), "--csv", *args]
+    if t.ca:
+        cmd += ["--tls", "--cacert", t.ca]
+    if t.cluster:
+        cmd.append("--cluster")
+    out, _, cpu, rss = run_child(cmd)
     rates = [float(m) for m in re.findall(r'^"[A-Z_ ]+[^"]*","([0-9.]+)"', out, re.M)]
+    if not rates:
+        sys.exit(f"bench: no result from {' '.join(cmd)}: {out[-500:]}")
     # Several tests run one after another: total requests over the sum of their times.
     seconds = sum(n / len(rates) / r for r in rates)
-    return n / seconds, cpu
+    return Sample(n / seconds, cpu, rss, n)
 
 
-def resp_benchmark(port: int, args: list[str], n: int) -> tuple[float, float] | None:
-    exe = shutil.which("resp-benchmark") or str(ROOT / ".venv" / "bin" / "resp-benchmark")
-    if not Path(exe).exists():
-        return None
-    out, wall, cpu = timed([exe, "-p", str(port), *args])
+def resp_benchmark_exe() -> str | None:
+    exe = shutil.which("resp-benchmark")
+    return exe if exe and Path(exe).exists() else None
+
+
+def resp_benchmark(t: Target, args: list[str], n: int) -> Sample:
+    exe = resp_benchmark_exe()
+    assert exe
+    out, wall, cpu, rss = run_child([exe, "-h", "127.0.0.1", "-p", str(t.port), *args])
     m = re.search(r"QPS:\s*([0-9.]+)", out)
-    return (float(m.group(1)) if m else n / wall), cpu
+    return Sample(float(m.group(1)) if m else n / wall, cpu, rss, n)
 
 
-SCENARIOS = {
-    "a: GET 1 KiB, 100k keys, P=50, c=50": {
-        "requests": 2_000_000,
-        "respload": lambda n: {
-            "load": {"connections": 50, "threads": 1, "pipeline": 50, "requests": n},
-            "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
-            "commands": [{"name": "get"}],
-        },
-        "redis-benchmark": lambda n: ["-t", "get", "-n", str(n), "-d", "1024", "-P", "50", "-c", "50", "-r", "100000"],
-        "resp-benchmark": lambda n: ["-c", "50", "-P", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"],
-    },
-    "b: SET/GET 1:1, 1 KiB, no pipeline, c=50": {
-        "requests": 200_000,
-        "respload": lambda n: {
-            "load": {"connections": 50, "threads": 1, "pipeline": 1, "requests": n},
-            "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
-            "values": {"size": 1024},
-            "commands": [{"name": "set"}, {"name": "get"}],
-        },
-        "redis-benchmark": lambda n: ["-t", "set,get", "-n", str(n // 2), "-d", "1024", "-c", "50", "-r", "100000"],
-        "resp-benchmark": None,
-    },
-}
+# --- scenarios -----------------------------------------------------------------------------
+
+
+def get_spec(n: int, conns: int, pipeline: int, threads: int | None = 1) -> dict:
+    load = {"connections": conns, "pipeline": pipeline, "requests": n}
+    if threads:
+        load["threads"] = threads
+    return {
+        "load": load,
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "commands": [{"name": "get"}],
+    }
+
+
+def set_spec(n: int, conns: int, pipeline: int, size, threads: int = 1) -> dict:
+    return {
+        "load": {"connections": conns, "threads": threads, "pipeline": pipeline, "requests": n},
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "values": {"size": size},
+        "commands": [{"name": "set"}],
+    }
+
+
+@dataclass
+class Scenario:
+    key: str
+    title: str
+    requests: int
+    tools: dict[str, Callable[[dict, int], Sample]]  # tool -> run(targets, n)
+    target: float | None = None  # respload's CPU ratio must be at most this
+    quick: int = 0  # requests in --quick mode
+
+
+def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
+    w1_rb = lambda n: ["-t", "get", "-n", str(n), "-d", "1024", "-P", "50", "-c", "50", "-r", "100000"]
+    out = [
+        Scenario(
+            "W1",
+            "GET 1 KiB, 100k keys, pipeline 50, 50 connections",
+            2_000_000,
+            {
+                "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 50), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(tg["plain"], w1_rb(n), n),
+                "resp-benchmark": lambda tg, n: resp_benchmark(
+                    tg["plain"], ["-c", "50", "-P", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"], n
+                ),
+            },
+            0.5,
+            300_000,
+        ),
+        Scenario(
+            "W2",
+            "GET 1 KiB, no pipeline, 50 connections",
+            500_000,
+            {
+                "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 1), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(
+                    tg["plain"], ["-t", "get", "-n", str(n), "-d", "1024", "-c", "50", "-r", "100000"], n
+                ),
+                "resp-benchmark": lambda tg, n: resp_benchmark(
+                    tg["plain"], ["-c", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"], n
+                ),
+            },
+            0.65,
+            50_000,
+        ),
+        Scenario(
+            "W3",
+            "SET/GET 1:1, values 100-1000 B (redis-benchmark: 550 B), 100 connections, no pipeline",
+            400_000,
+            {
+                "respload": lambda tg, n: respload(
+                    tg["plain"],
+                    {
+                        "load": {"connections": 100, "threads": 1, "pipeline": 1, "requests": n},
+                        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+                        "values": {"size": [100, 1000]},
+                        "commands": [{"name": "set"}, {"name": "get"}],
+                    },
+                    n,
+                ),
+                "redis-benchmark": lambda tg, n: redis_benchmark(
+                    tg["plain"], ["-t", "set,get", "-n", str(n // 2), "-d", "550", "-c", "100", "-r", "100000"], n
+                ),
+            },
+            0.65,
+        ),
+        Scenario(
+            "W4",
+            "W1 over TLS (TLS 1.3, both tools)",
+            2_000_000,
+            {
+                "respload": lambda tg, n: respload(tg["tls"], get_spec(n, 50, 50), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(tg["tls"], w1_rb(n), n),
+            },
+            0.6,
+        ),
+        Scenario(
+            "C1",
+            "SET 1 KiB, pipeline 50, one node, 51 connections",
+            1_000_000,
+            {
+                "respload": lambda tg, n: respload(tg["plain"], set_spec(n, 51, 50, 1024), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(
+                    tg["plain"], ["-t", "set", "-n", str(n), "-d", "1024", "-P", "50", "-c", "51", "-r", "100000"], n
+                ),
+            },
+        ),
+        Scenario(
+            "C3",
+            "SET 1 KiB, pipeline 50, cluster of 3 primaries, 17 connections per primary (51)",
+            1_000_000,
+            {
+                "respload": lambda tg, n: respload(tg["cluster"], set_spec(n, 17, 50, 1024), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(
+                    tg["cluster"], ["-t", "set", "-n", str(n), "-d", "1024", "-P", "50", "-c", "51", "-r", "100000"], n
+                ),
+            },
+        ),
+    ]
+    if not have_resp_benchmark:
+        for s in out:
+            s.tools.pop("resp-benchmark", None)
+    return out
+
+
+# --- servers -------------------------------------------------------------------------------
+
+
+class Servers:
+    """One redis-server (plain and TLS ports), and a 3-primary cluster when asked; killed on close."""
+
+    def __init__(self, tls: bool, cluster: bool, maxclients: int = 10_100) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="respload-bench-"))
+        self.procs: list[subprocess.Popen] = []
+        self.port = free_port()
+        args = ["--maxclients", str(maxclients)]
+        self.ca = None
+        self.tls_port = None
+        if tls:
+            self.ca = self._certs()
+            self.tls_port = free_port()
+            args += [
+                "--tls-port", str(self.tls_port),
+                "--tls-cert-file", str(self.tmp / "server.crt"),
+                "--tls-key-file", str(self.tmp / "server.key"),
+                "--tls-ca-cert-file", self.ca,
+                "--tls-auth-clients", "no",
+            ]
+        self._start(self.port, "main", args)
+        self.cluster_port = None
+        if cluster:
+            ports = [free_port() for _ in range(3)]
+            for i, p in enumerate(ports):
+                self._start(p, f"node{i}", ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
+            out = subprocess.run(
+                ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports], "--cluster-yes"],
+                capture_output=True, text=True,
+            )
+            if out.returncode != 0:
+                sys.exit(f"bench: redis-cli --cluster create failed: {out.stdout}{out.stderr}")
+            deadline = time.monotonic() + 30
+            while not all("cluster_state:ok" in cli(p, "cluster", "info") for p in ports):
+                if time.monotonic() > deadline:
+                    sys.exit("bench: the cluster did not come up")
+                time.sleep(0.1)
+            self.cluster_port = ports[0]
+
+    def _certs(self) -> str:
+        def ossl(*a: str) -> None:
+            subprocess.run(["openssl", *a], cwd=self.tmp, check=True, capture_output=True)
+
+        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "30", "-subj", "/CN=bench CA")
+        ossl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+        (self.tmp / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+        ossl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+             "-days", "30", "-extfile", "server.ext", "-out", "server.crt")
+        return str(self.tmp / "ca.crt")
+
+    def _start(self, port: int, name: str, extra: list[str]) -> None:
+        d = self.tmp / name
+        d.mkdir()
+        self.procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(d), *extra],
+            stdout=subprocess.DEVNULL,
+        ))
+        for _ in range(200):
+            if cli(port, "ping") == "PONG":
+                return
+            time.sleep(0.05)
+        sys.exit(f"bench: redis-server on port {port} did not start")
+
+    def targets(self) -> dict[str, Target]:
+        t = {"plain": Target(self.port)}
+        if self.tls_port:
+            t["tls"] = Target(self.tls_port, ca=self.ca)
+        if self.cluster_port:
+            t["cluster"] = Target(self.cluster_port, cluster=True)
+        return t
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def cli(port: int, *args: str) -> str:
+    r = subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True)
+    return r.stdout.strip()
+
+
+def preload(t: Target, prefix: str, pad: int) -> None:
+    """100k keys of 1 KiB, so every tool's GETs hit."""
+    respload(t, {
+        "load": {"connections": 20, "pipeline": 50, "requests": 100_000},
+        "keys": {"prefix": prefix, "pad": pad, "range": [0, 99_999], "distribution": "sequential"},
+        "values": {"size": 1024},
+        "commands": [{"name": "set"}],
+    }, 100_000)
+
+
+# --- reporting -----------------------------------------------------------------------------
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs) if xs else float("nan")
+
+
+def run_scenario(sc: Scenario, tg: dict, rounds: int, scale: float, quick: bool, log) -> dict:
+    n = sc.quick if quick else max(1000, int(sc.requests * scale))
+    tools = list(sc.tools)
+    samples: dict[str, list[Sample]] = {t: [] for t in tools}
+    for r in range(rounds):
+        order = tools[r % len(tools):] + tools[: r % len(tools)]
+        for tool in order:
+            s = sc.tools[tool](tg, n)
+            samples[tool].append(s)
+            log(f"  {sc.key} round {r + 1}/{rounds} {tool}: {s.ops:,.0f} ops/s, "
+                f"{s.cpu_per_m:.2f} CPU s/M, {s.rss_mb:.1f} MiB")
+    base = samples["redis-benchmark"]
+    result = {"key": sc.key, "title": sc.title, "requests": n, "target": sc.target, "tools": {}}
+    for tool, ss in samples.items():
+        result["tools"][tool] = {
+            "ops": med([s.ops for s in ss]),
+            "cpu_per_m": med([s.cpu_per_m for s in ss]),
+            "rss_mb": med([s.rss_mb for s in ss]),
+            # Paired: this tool's figure over redis-benchmark's of the same round.
+            "cpu_ratio": med([a.cpu_per_m / b.cpu_per_m for a, b in zip(ss, base)]),
+            "ops_ratio": med([a.ops / b.ops for a, b in zip(ss, base)]),
+            "rss_ratio": med([a.rss_mb / b.rss_mb for a, b in zip(ss, base)]),
+            "raw": [s.__dict__ for s in ss],
+        }
+    return result
+
+
+def table(results: list[dict]) -> list[str]:
+    lines = [
+        "| scenario | tool | ops/s | CPU s / 1M req | peak RSS MiB | CPU ratio | ops/s ratio | RSS ratio | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        for tool, m in res["tools"].items():
+            target = ""
+            if tool == "respload" and res["target"] is not None:
+                ok = m["cpu_ratio"] <= res["target"] and m["ops_ratio"] >= 1.0
+                target = f"CPU <= {res['target']}x, ops >= 1x: {'met' if ok else 'NOT met'}"
+            lines.append(
+                f"| {res['key']}: {res['title']} ({res['requests']:,} req) | {tool} | {m['ops']:,.0f} | "
+                f"{m['cpu_per_m']:.2f} | {m['rss_mb']:.1f} | {m['cpu_ratio']:.2f} | {m['ops_ratio']:.2f} | "
+                f"{m['rss_ratio']:.2f} | {target} |"
+            )
+    return lines
+
+
+def cross_ratios(results: list[dict]) -> list[str]:
+    """TLS / plain (W4 / W1) and cluster / one node (C3 / C1), per tool, ratio of medians."""
+    by = {r["key"]: r for r in results}
+    lines = []
+    for a, b, what in (("W4", "W1", "TLS / plaintext (W4 / W1)"), ("C3", "C1", "cluster of 3 / one node (C3 / C1)")):
+        if a in by and b in by:
+            lines += ["", f"{what}, ratio of medians:", "", "| tool | CPU per request | ops/s | peak RSS |", "|---|---|---|---|"]
+            for tool in by[a]["tools"]:
+                if tool in by[b]["tools"]:
+                    x, y = by[a]["tools"][tool], by[b]["tools"][tool]
+                    lines.append(f"| {tool} | {x['cpu_per_m'] / y['cpu_per_m']:.2f} | {x['ops'] / y['ops']:.2f} | "
+                                 f"{x['rss_mb'] / y['rss_mb']:.2f} |")
+    return lines
+
+
+def w5(srv: Servers, conns: int, seconds: int, log) -> list[str]:
+    """Many idle-ish connections at a low rate (one request per connection per second)."""
+    t = srv.targets()["plain"]
+    spec = {
+        "load": {"connections": conns, "rate": conns, "duration": f"{seconds}s", "timeout": "30s"},
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "commands": [{"name": "get"}],
+    }
+    s = respload(t, spec, None)
+    log(f"  W5 respload: {conns} connections, {s.ops:,.0f} ops/s, {s.rss_mb:.1f} MiB peak RSS")
+    # redis-benchmark has no rate limit: the same connection count, flat out, for its RSS only.
+    rb = redis_benchmark(t, ["-t", "get", "-n", str(conns * 5), "-d", "1024", "-c", str(conns), "-r", "100000"], conns * 5)
+    log(f"  W5 redis-benchmark -c {conns} (no rate limit): {rb.rss_mb:.1f} MiB peak RSS")
+    ok = s.rss_mb < 100
+    return [
+        "",
+        f"W5: {conns:,} connections, {conns:,} requests/s in total (open loop), {seconds} s:",
+        "",
+        "| tool | peak RSS MiB | ops/s | target |",
+        "|---|---|---|---|",
+        f"| respload | {s.rss_mb:.1f} | {s.ops:,.0f} | under 100 MB: {'met' if ok else 'NOT met'} |",
+        f"| redis-benchmark (`-c {conns}`, no rate limit, for comparison) | {rb.rss_mb:.1f} | {rb.ops:,.0f} | |",
+    ]
+
+
+def soak(srv: Servers, minutes: float, rate: int, log) -> list[str]:
+    """RSS over a long open-loop run: sampled every 5 s from /proc, compared with its value after 1 minute."""
+    t = srv.targets()["plain"]
+    spec = {
+        "load": {"connections": 50, "pipeline": 8, "rate": rate, "duration": f"{int(minutes * 60)}s"},
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "values": {"size": 1024},
+        "commands": [{"name": "set", "weight": 1}, {"name": "get", "weight": 10}],
+    }
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "spec.json"
+        path.write_text(json.dumps(spec))
+        report = Path(d) / "report.json"
+        p = subprocess.Popen([str(RESPLOAD), "run", str(path), "--port", str(t.port), "-q", "--json", str(report)],
+                             stdout=subprocess.DEVNULL)
+        start = time.monotonic()
+        samples: list[tuple[float, float]] = []
+        while p.poll() is None:
+            try:
+                status = Path(f"/proc/{p.pid}/status").read_text()
+                kb = int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+                samples.append((time.monotonic() - start, kb / 1024))
+            except (OSError, AttributeError):
+                pass
+            time.sleep(5)
+        r = json.loads(report.read_text())["totals"]
+    at_1m = next((m for s, m in samples if s >= 60), samples[-1][1])
+    later = [m for s, m in samples if s >= 60]
+    up = (max(later) - at_1m) / at_1m if later else 0.0
+    down = (min(later) - at_1m) / at_1m if later else 0.0
+    log(f"  soak: RSS after 1 min {at_1m:.1f} MiB, final {samples[-1][1]:.1f} MiB, range {down:+.1%} .. {up:+.1%}")
+    lines = [
+        "",
+        f"Soak: {minutes:g} min at {rate:,} ops/s (open loop, 50 connections), RSS sampled every 5 s:",
+        "",
+        f"- achieved {r['ops_per_sec']:,.0f} ops/s, {r['ops']:,} requests, {r['errors']} errors",
+        f"- RSS after the first minute: {at_1m:.1f} MiB; at the end: {samples[-1][1]:.1f} MiB; "
+        f"after the first minute it ranged from {down:+.1%} to {up:+.1%} of that "
+        f"(growth within 5%: {'met' if up <= 0.05 else 'NOT met'}; "
+        f"within 5% both ways: {'met' if max(up, -down) <= 0.05 else 'NOT met'})",
+        "- RSS (MiB) by minute: " + ", ".join(
+            f"{m:.1f}" for s, m in samples if int(s) % 60 < 5
+        ),
+    ]
+    return lines
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text()).group(1)
+    except (OSError, AttributeError):
+        pass
+    ver = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()[2]
+    rb = ""
+    if resp_benchmark_exe():
+        rb = subprocess.run([resp_benchmark_exe(), "--version"], capture_output=True, text=True).stdout.strip()
+        rb = f", resp-benchmark {rb.split()[-1] if rb else '?'}"
+    return (f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; "
+            f"redis-server/redis-benchmark {ver}{rb}; {time.strftime('%Y-%m-%d %H:%M')}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
-    ap.add_argument("--out", default=str(ROOT / "bench-results" / "latest.md"))
+    ap.add_argument("--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,C1,C3,W5")
+    ap.add_argument("--quick", action="store_true", help="W1 and W2 briefly (under a minute)")
+    ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
+    ap.add_argument("--soak", type=float, default=0, metavar="MINUTES", help="only the RSS soak test")
+    ap.add_argument("--rate", type=int, default=50_000, help="the soak test's rate")
+    ap.add_argument("--out", default=None, help="markdown results (default bench-results/latest.md)")
     args = ap.parse_args()
-    port = free_port()
-    tmp = tempfile.mkdtemp()
-    server = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tmp],
-        stdout=subprocess.DEVNULL,
-    )
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if args.quick:
+        only, rounds, scale = {"W1", "W2"}, args.rounds, 1.0
+    else:
+        only = set(filter(None, args.only.upper().split(","))) or {"W1", "W2", "W3", "W4", "C1", "C3", "W5"}
+        rounds, scale = args.rounds, args.scale
+    if args.soak:
+        only = set()
+    log = lambda s: print(s, file=sys.stderr, flush=True)
+    for exe in (RESPLOAD, RUSAGE):
+        if not exe.exists():
+            sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
+    srv = Servers(tls="W4" in only, cluster="C3" in only)
+    results: list[dict] = []
+    extra: list[str] = []
     try:
-        for _ in range(100):
-            if subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).returncode == 0:
-                break
-            time.sleep(0.05)
-        # 100k keys of 1 KiB in redis-benchmark's key format (key:000000012345) and in
-        # resp-benchmark's (key_0000012345), so every tool's GETs hit.
-        for prefix, pad in (("key:", 12), ("key_", 10)):
-            respload(port, {
-                "load": {"connections": 20, "pipeline": 50, "requests": 100_000},
-                "keys": {"prefix": prefix, "pad": pad, "range": [0, 99_999], "distribution": "sequential"},
-                "values": {"size": 1024},
-                "commands": [{"name": "set"}],
-            }, 100_000)
-        lines = [
-            f"redis-server {subprocess.run(['redis-server', '--version'], capture_output=True, text=True).stdout.split()[2]}, "
-            f"{os.cpu_count()} cores, {args.rounds} rounds in alternation, medians.",
-            "",
-            "| scenario | tool | ops/s | client CPU s per 1M requests | CPU ratio to redis-benchmark |",
-            "|---|---|---|---|---|",
-        ]
-        for name, sc in SCENARIOS.items():
-            n = int(sc["requests"] * args.scale)
-            results: dict[str, list[tuple[float, float]]] = {}
-            for _ in range(args.rounds):
-                results.setdefault("respload", []).append(respload(port, sc["respload"](n), n))
-                results.setdefault("redis-benchmark", []).append(redis_benchmark(port, sc["redis-benchmark"](n), n))
-                if sc["resp-benchmark"]:
-                    r = resp_benchmark(port, sc["resp-benchmark"](n), n)
-                    if r:
-                        results.setdefault("resp-benchmark", []).append(r)
-            med = {t: (statistics.median(o for o, _ in v), statistics.median(c for _, c in v) / n * 1e6) for t, v in results.items()}
-            base = med["redis-benchmark"][1]
-            for tool, (ops, cpu) in med.items():
-                lines.append(f"| {name} | {tool} | {ops:,.0f} | {cpu:.2f} | {cpu / base:.2f} |")
-        text = "\n".join(lines) + "\n"
-        print(text)
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
+        tg = srv.targets()
+        preload(tg["plain"], "key:", 12)
+        if resp_benchmark_exe() and only & {"W1", "W2"} and not args.quick:
+            preload(tg["plain"], "key_", 10)  # resp-benchmark's key format
+        if "cluster" in tg:
+            preload(tg["cluster"], "key:", 12)
+        # resp-benchmark is left out of the quick check, to keep it under a minute.
+        with_rb = resp_benchmark_exe() is not None and not args.quick
+        for sc in scenarios(with_rb):
+            if sc.key in only:
+                log(f"{sc.key}: {sc.title}")
+                results.append(run_scenario(sc, tg, rounds, scale, args.quick, log))
+        if "W5" in only:
+            extra += w5(srv, args.connections, 20, log)
+        if args.soak:
+            extra += soak(srv, args.soak, args.rate, log)
     finally:
-        server.kill()
-        server.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
+        srv.close()
+    head = [f"{machine()}.", f"{rounds} rounds in alternation; medians; ratios are respload (or resp-benchmark) "
+            "over redis-benchmark in the same round, median over rounds.", ""]
+    text = "\n".join(head + (table(results) if results else []) + cross_ratios(results) + extra) + "\n"
+    print(text)
+    out = Path(args.out) if args.out else ROOT / "bench-results" / ("quick.md" if args.quick else "latest.md")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "results": results}, indent=1))
+    if args.quick:
+        by = {r["key"]: r["tools"]["respload"] for r in results}
+        print("bench-quick: respload / redis-benchmark, median paired ratios: " + "; ".join(
+            f"{k} CPU {m['cpu_ratio']:.2f}x ops {m['ops_ratio']:.2f}x" for k, m in by.items()))
 
 
 if __name__ == "__main__":

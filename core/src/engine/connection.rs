@@ -47,7 +47,12 @@ enum Failure {
     Recycle,
 }
 
+/// Read buffer of a busy connection: one read takes a whole pipeline's replies.
 const READ_BUFFER: usize = 64 * 1024;
+/// Read buffer a connection starts with; it grows to [`READ_BUFFER`] on the first read that
+/// fills it, so thousands of idle-ish connections stay small (the zeroed 64 KiB would be
+/// resident from the start).
+const FIRST_READ_BUFFER: usize = 4 * 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
@@ -87,7 +92,7 @@ impl Connection {
             framer: Framer::new(),
             inflight: VecDeque::with_capacity(pipeline),
             wbuf: Vec::with_capacity(4096),
-            rbuf: vec![0; READ_BUFFER],
+            rbuf: vec![0; FIRST_READ_BUFFER],
             rstart: 0,
             rend: 0,
             now: Instant::now(),
@@ -282,6 +287,9 @@ impl Connection {
             self.now = Instant::now();
             self.ctl.last_progress.set(self.now);
             self.rend += n;
+            if self.rend == self.rbuf.len() && self.rbuf.len() < READ_BUFFER {
+                self.rbuf.resize(READ_BUFFER, 0);
+            }
             self.process_replies()?;
             if !keepalive && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
@@ -325,26 +333,37 @@ impl Connection {
         let mut rec = shared.recorder.borrow_mut();
         // Whether this read delivered a successful measured reply (for the gap figures).
         let mut ok = false;
-        loop {
+        // Replies framed from one read share its clock reading, and requests written
+        // together share theirs: a run of equal latencies is recorded at once.
+        let mut run: Option<(u16, u64, u64)> = None;
+        let outcome = loop {
             let buf = &self.rbuf[self.rstart..self.rend];
             let (len, reply) = match self.framer.next(buf) {
                 Ok(Some(r)) => r,
-                Ok(None) => break,
-                Err(_) => return Err(Failure::Protocol),
+                Ok(None) => break Ok(()),
+                Err(_) => break Err(Failure::Protocol),
             };
             if reply == Reply::Push {
                 self.rstart += len;
                 continue;
             }
             let Some(p) = self.inflight.pop_front() else {
-                return Err(Failure::Protocol);
+                break Err(Failure::Protocol);
             };
             if p.measured {
+                let ns = self.now.duration_since(p.intended).as_nanos() as u64;
+                match &mut run {
+                    Some((cmd, v, n)) if *cmd == p.cmd && *v == ns => *n += 1,
+                    _ => {
+                        if let Some((cmd, v, n)) = run.replace((p.cmd, ns, 1)) {
+                            rec.commands[cmd as usize].record_latency_n(v, n);
+                        }
+                    }
+                }
                 let c = &mut rec.commands[p.cmd as usize];
                 c.ops += 1;
                 c.bytes_sent += p.sent as u64;
                 c.bytes_received += len as u64;
-                c.record_latency(self.now.duration_since(p.intended).as_nanos() as u64);
                 if open {
                     c.record_service(self.now.duration_since(p.start).as_nanos() as u64);
                 }
@@ -360,11 +379,15 @@ impl Connection {
                 }
             }
             self.rstart += len;
+        };
+        if let Some((cmd, v, n)) = run {
+            rec.commands[cmd as usize].record_latency_n(v, n);
         }
         if ok {
             let ns = self.now.saturating_duration_since(shared.measure_start);
             rec.marks.mark(ns.as_nanos() as u64);
         }
+        outcome?;
         settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
         Ok(())
     }

@@ -4,7 +4,9 @@
 use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
 use super::values::ValueSource;
-use crate::resp::encode::{write_array_header, write_bulk, write_bulk_prefixed_u64};
+use crate::resp::encode::{
+    decimal_len, write_array_header, write_bulk, write_bulk_header, write_bulk_prefixed_u64,
+};
 use crate::spec::{Arg, Compiled, Part, Phase};
 use std::rc::Rc;
 
@@ -25,6 +27,7 @@ struct ChainAt {
 /// One connection's request generator.
 pub struct Generator {
     commands: Rc<[Compiled]>,
+    templates: Box<[Template]>,
     entries: Box<[Entry]>,
     cumulative: Box<[u64]>,
     total_weight: u64,
@@ -37,12 +40,83 @@ pub struct Generator {
     scratch: Vec<u8>,
 }
 
+/// A command's encoding prepared once: its array header and leading literal arguments
+/// (the command name), and the index of its first argument written per request.
+struct Template {
+    head: Box<[u8]>,
+    rest: usize,
+    /// Ends with `values.expiry`: the array header depends on the TTL drawn, so it is not
+    /// part of `head`.
+    expiry: bool,
+}
+
+impl Template {
+    fn new(cmd: &Compiled) -> Self {
+        let mut head = Vec::new();
+        let expiry = matches!(cmd.args.last(), Some(Arg::Expiry(..)));
+        if !expiry {
+            write_array_header(&mut head, cmd.args.len());
+        }
+        let mut rest = 0;
+        for arg in &cmd.args {
+            let Arg::Lit(bytes) = arg else { break };
+            write_bulk(&mut head, bytes);
+            rest += 1;
+        }
+        Template {
+            head: head.into(),
+            rest,
+            expiry,
+        }
+    }
+}
+
 /// How key numbers are written.
 struct KeyFormat {
     prefix: Box<[u8]>,
     pad: usize,
     lo: u64,
     span: u64,
+    /// When every key number of the range fits in `pad` digits, every key has the same
+    /// length: its bulk header and prefix, encoded once; the digits are written in place.
+    fixed: Option<Box<[u8]>>,
+}
+
+impl KeyFormat {
+    fn new(prefix: &[u8], pad: usize, lo: u64, span: u64) -> Self {
+        let hi = lo.saturating_add(span.saturating_sub(1));
+        let fixed = (pad > 0 && decimal_len(hi) <= pad).then(|| {
+            let mut head = Vec::new();
+            write_bulk_header(&mut head, prefix.len() + pad);
+            head.extend_from_slice(prefix);
+            head.into()
+        });
+        KeyFormat {
+            prefix: prefix.into(),
+            pad,
+            lo,
+            span,
+            fixed,
+        }
+    }
+
+    /// Append key number `n` (with the prefix) as a bulk string.
+    #[inline]
+    fn write(&self, buf: &mut Vec<u8>, n: u64) {
+        let Some(head) = &self.fixed else {
+            return write_bulk_prefixed_u64(buf, &self.prefix, n, self.pad);
+        };
+        buf.extend_from_slice(head);
+        let start = buf.len();
+        buf.resize(start + self.pad, b'0');
+        let (mut n, mut i) = (n, buf.len());
+        while n > 0 {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        buf.extend_from_slice(b"\r\n");
+    }
 }
 
 impl Generator {
@@ -76,16 +150,17 @@ impl Generator {
             })
             .collect();
         Generator {
+            templates: commands.iter().map(Template::new).collect(),
             commands,
             entries,
             cumulative,
             total_weight: acc,
-            keys: KeyFormat {
-                prefix: keys.prefix.as_bytes().into(),
-                pad: keys.pad as usize,
-                lo: keys.range[0],
+            keys: KeyFormat::new(
+                keys.prefix.as_bytes(),
+                keys.pad as usize,
+                keys.range[0],
                 span,
-            },
+            ),
             values,
             sequence,
             rng,
@@ -142,6 +217,7 @@ impl Generator {
         });
         let Generator {
             commands,
+            templates,
             entries,
             keys,
             values,
@@ -151,20 +227,19 @@ impl Generator {
             ..
         } = self;
         let cmd = &commands[index];
+        let template = &templates[index];
         // A TTL of 0 drops `EX n` from the SET, so it is drawn before the header is written.
-        let n = cmd.args.len();
-        let (ttl, n) = match cmd.args.last() {
-            Some(Arg::Expiry(lo, hi)) => match rng.between(*lo as i64, *hi as i64) as u64 {
-                0 => (0, n - 1),
-                t => (t, n + 1),
-            },
-            _ => (0, n),
-        };
-        write_array_header(buf, n);
-        for arg in &cmd.args {
+        let mut ttl = 0;
+        if let (true, Some(Arg::Expiry(lo, hi))) = (template.expiry, cmd.args.last()) {
+            ttl = rng.between(*lo as i64, *hi as i64) as u64;
+            let n = cmd.args.len();
+            write_array_header(buf, if ttl == 0 { n - 1 } else { n + 1 });
+        }
+        buf.extend_from_slice(&template.head);
+        for arg in &cmd.args[template.rest..] {
             match arg {
                 Arg::Lit(bytes) => write_bulk(buf, bytes),
-                Arg::Key => write_bulk_prefixed_u64(buf, &keys.prefix, keys.lo + at.key, keys.pad),
+                Arg::Key => keys.write(buf, keys.lo + at.key),
                 Arg::KeyNum(prefix) => {
                     write_bulk_prefixed_u64(buf, prefix, keys.lo + at.key, keys.pad)
                 }
@@ -172,7 +247,7 @@ impl Generator {
                     let k = entries[at.entry]
                         .sampler
                         .draw(rng, keys.span, sequence, budget_left);
-                    write_bulk_prefixed_u64(buf, &keys.prefix, keys.lo + k, keys.pad);
+                    keys.write(buf, keys.lo + k);
                 }
                 Arg::Value => values.write(buf, rng, at.key),
                 Arg::Rand(lo, hi, pad) => {
@@ -297,6 +372,20 @@ mod tests {
             text,
             "*2\r\n$3\r\nGET\r\n$6\r\nk:0005\r\n*2\r\n$3\r\nGET\r\n$6\r\nk:0006\r\n*2\r\n$3\r\nGET\r\n$6\r\nk:0005\r\n"
         );
+    }
+
+    #[test]
+    fn fixed_width_keys_encode_as_the_general_path() {
+        for (pad, lo, span) in [(12, 0, 100_000), (3, 7, 1), (5, 99_990, 10), (2, 0, 1000)] {
+            let f = KeyFormat::new(b"key:", pad, lo, span);
+            assert_eq!(f.fixed.is_some(), pad != 2, "pad {pad}");
+            for n in [lo, lo + span / 2, lo + span - 1] {
+                let (mut fast, mut general) = (Vec::new(), Vec::new());
+                f.write(&mut fast, n);
+                write_bulk_prefixed_u64(&mut general, b"key:", n, pad);
+                assert_eq!(fast, general, "pad {pad} n {n}");
+            }
+        }
     }
 
     #[test]

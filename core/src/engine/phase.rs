@@ -192,6 +192,9 @@ pub fn run_phase(
     };
     let mut ended = measure_start;
     let mut lost_worker = false;
+    // Drill figures and ramp steps are computed from the interval recorders at the end.
+    let keep_intervals =
+        !events.is_empty() || load.rate_ramp.is_some() || load.connections_ramp.is_some();
     let emit = |timeline: &mut Timeline, rows: &mut Vec<TimelineRow>, end: Option<Instant>| {
         while timeline.emitted < timeline.rows.len() && timeline.complete(timeline.emitted) {
             let i = timeline.emitted;
@@ -213,6 +216,11 @@ pub fn run_phase(
                 row: row.clone(),
             });
             rows.push(row);
+            // Emitted: its histograms are summarized in the row, so free them (a long run
+            // would otherwise keep every interval's histograms: ~60 MB a minute).
+            if !keep_intervals {
+                timeline.rows[i].0 = Recorder::default();
+            }
             timeline.emitted += 1;
         }
     };

@@ -2,6 +2,7 @@
 
 mod client;
 pub mod cluster;
+mod read_ahead;
 mod stream;
 mod tls;
 

@@ -1,5 +1,6 @@
 //! Byte streams to a server: TCP, Unix socket, or TLS over TCP (rustls).
 
+use super::read_ahead::ReadAhead;
 use crate::spec::{Connect, Endpoint};
 use crate::Error;
 use std::io;
@@ -18,8 +19,9 @@ pub enum Stream {
     Tcp(TcpStream),
     /// Unix domain socket.
     Unix(UnixStream),
-    /// TLS over TCP (with TCP_NODELAY); boxed, as its buffers would make every stream large.
-    Tls(Box<TlsStream<TcpStream>>),
+    /// TLS over TCP (with TCP_NODELAY, reads through a read-ahead buffer); boxed, as its
+    /// buffers would make every stream large.
+    Tls(Box<TlsStream<ReadAhead>>),
 }
 
 impl Stream {
@@ -41,7 +43,12 @@ impl Stream {
         };
         let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
         let left = c.connect_timeout.saturating_sub(started.elapsed());
-        match tokio::time::timeout(left, connector.connect(tls.server_name.clone(), tcp)).await {
+        match tokio::time::timeout(
+            left,
+            connector.connect(tls.server_name.clone(), ReadAhead::new(tcp)),
+        )
+        .await
+        {
             Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
             Ok(Err(e)) => Err(
                 super::tls::tls_error(&addr(), tls, &e, true).unwrap_or_else(|| Error::Connect {

@@ -90,6 +90,17 @@ impl Timings {
         self.max_ns = self.max_ns.max(ns);
     }
 
+    /// Record `n` equal latencies (replies read together, of requests written together).
+    #[inline]
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        let ns = ns.max(1);
+        self.histogram.saturating_record_n(ns, n);
+        self.sum_ns += ns as u128 * n as u128;
+        self.sum_sq += (ns as f64) * (ns as f64) * n as f64;
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
     /// Add `other` into these.
     pub fn merge(&mut self, other: &Timings) {
         // Bounds are identical, so adding cannot fail.
@@ -134,6 +145,12 @@ impl CommandRecorder {
     #[inline]
     pub fn record_latency(&mut self, ns: u64) {
         self.latency.record(ns);
+    }
+
+    /// Record the latency of `n` replies with equal latencies.
+    #[inline]
+    pub fn record_latency_n(&mut self, ns: u64, n: u64) {
+        self.latency.record_n(ns, n);
     }
 
     /// Record the service time of one reply (open loop).
@@ -320,6 +337,11 @@ mod tests {
         b.record_latency(10_000);
         b.error_kinds.add(b"wrongtype", 2);
         a.merge(&b);
+        let mut n = CommandRecorder::default();
+        n.record_latency_n(2_000, 3);
+        assert_eq!((n.latency.sum_ns, n.latency.sum_sq), (6_000, 12e6));
+        assert_eq!(n.latency.histogram.len(), 3);
+        assert_eq!(n.latency.histogram.value_at_quantile(1.0), 2_000);
         assert_eq!(a.latency.sum_ns, 16_000);
         assert_eq!((a.latency.min_ns, a.latency.max_ns), (1_000, 10_000));
         assert_eq!(a.latency.histogram.len(), 4);
