@@ -227,7 +227,7 @@ def parse_fields(body: list[str], where: str, pub: bool) -> list[Field]:
         elif line.startswith("#["):
             attr, i = read_attr([b.strip() for b in body], i)
             serde.update(serde_args(attr))
-        elif m := re.fullmatch(prefix + r"(\w+): (.+),", line):
+        elif m := re.fullmatch(prefix + r"(\w+): ([^/]+),(\s*//.*)?", line):
             fields.append(Field(m.group(1), m.group(2), join_doc(docs), serde, where))
             docs, serde = [], {}
         else:
