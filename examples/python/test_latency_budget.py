@@ -23,6 +23,8 @@ def test_session_cache_meets_its_budget(redis_url: str) -> None:
     )
     # Generous limits for a shared CI machine; tighten them for a dedicated one.
     report.check(p99_ms=50, error_rate=0.0, min_ops_per_sec=500)
+
+
 # --8<-- [end:budget]
 
 
