@@ -21,8 +21,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILES = sorted((ROOT / "core/src/spec").glob("*.rs"))
+# Every file of these modules: a report type may live in any of them.
 REPORT_FILES = [
-    ROOT / "core/src/stats/report.rs",
+    *sorted((ROOT / "core/src/stats").glob("*.rs")),
     *sorted((ROOT / "core/src/observe").glob("*.rs")),
 ]
 OUT_SPEC = ROOT / "docs/reference/spec.md"
@@ -70,6 +71,7 @@ class Variant:
     payload: str = ""
     fields: list[Field] = field(default_factory=list)
     default: bool = False
+    rename: str | None = None
 
 
 @dataclass
@@ -83,6 +85,8 @@ class Item:
     variants: list[Variant] = field(default_factory=list)
     custom_de: bool = False
     module_doc: str = ""
+    # Why its body could not be read: raised only if the reference needs this type.
+    error: str = ""
 
     def serde_container(self) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -179,10 +183,13 @@ def parse_file(path: Path, src: Source) -> None:
             item = Item(m.group(1), m.group(2), join_doc(docs), attrs, rel)
             item.module_doc = src.module_docs[rel]
             body = lines[i + 1 : end]
-            if item.kind == "struct":
-                item.fields = parse_fields(body, f"{rel}: struct {item.name}", pub=True)
-            else:
-                item.variants = parse_variants(body, f"{rel}: enum {item.name}")
+            try:
+                if item.kind == "struct":
+                    item.fields = parse_fields(body, f"{rel}: struct {item.name}", pub=True)
+                else:
+                    item.variants = parse_variants(body, f"{rel}: enum {item.name}")
+            except ParseError as e:
+                item.error = str(e)
             add(src, item)
             i = end
             docs, attrs = [], []
@@ -201,7 +208,8 @@ def parse_file(path: Path, src: Source) -> None:
 
 def add(src: Source, item: Item) -> None:
     if item.name in src.items:
-        raise ParseError(f"{item.name} is defined twice ({item.source})")
+        other = src.items[item.name].source
+        item.error = f"{item.name} is defined twice ({other}, {item.source}): which one is meant?"
     src.items[item.name] = item
 
 
@@ -245,6 +253,7 @@ def parse_variants(body: list[str], where: str) -> list[Variant]:
     variants: list[Variant] = []
     docs: list[str] = []
     default = False
+    rename: str | None = None
     i = 0
     while i < len(body):
         line = body[i].strip()
@@ -254,14 +263,17 @@ def parse_variants(body: list[str], where: str) -> list[Variant]:
             docs.append(line[3:])
         elif line == "#[default]":
             default = True
+        elif m := re.fullmatch(r'#\[serde\(rename = "([^"]+)"\)\]', line):
+            rename = m.group(1)
         elif m := re.fullmatch(r"(\w+)(\((.*)\))?,", line):
-            variants.append(Variant(m.group(1), join_doc(docs), m.group(3) or "", [], default))
-            docs, default = [], False
+            v = Variant(m.group(1), join_doc(docs), m.group(3) or "", [], default, rename)
+            variants.append(v)
+            docs, default, rename = [], False, None
         elif m := re.fullmatch(r"(\w+) \{", line):
             end = next(j for j in range(i, len(body)) if body[j].strip() == "},")
             inner = parse_fields(body[i + 1 : end], f"{where}::{m.group(1)}", pub=False)
-            variants.append(Variant(m.group(1), join_doc(docs), "", inner, default))
-            docs, default = [], False
+            variants.append(Variant(m.group(1), join_doc(docs), "", inner, default, rename))
+            docs, default, rename = [], False, None
             i = end
         else:
             raise ParseError(f"{where}: cannot read line `{line}`")
@@ -271,6 +283,35 @@ def parse_variants(body: list[str], where: str) -> list[Variant]:
 
 def snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
+
+
+def written(item: Item, v: Variant) -> str:
+    """How a unit variant is written in a spec, by serde's renaming rules."""
+    if v.rename is not None:
+        return v.rename
+    rule = item.serde_container().get("rename_all")
+    words = snake(v.name)
+    by_rule = {
+        "snake_case": words,
+        "kebab-case": words.replace("_", "-"),
+        "lowercase": v.name.lower(),
+        "UPPERCASE": v.name.upper(),
+        "SCREAMING_SNAKE_CASE": words.upper(),
+        "SCREAMING-KEBAB-CASE": words.upper().replace("_", "-"),
+        "PascalCase": v.name,
+        "camelCase": v.name[:1].lower() + v.name[1:],
+    }
+    if rule is not None:
+        if rule not in by_rule:
+            raise ParseError(f"{item.source}: rename_all = {rule!r}: teach gen_reference.py")
+        return by_rule[rule]
+    # Hand-written deserializers here take snake_case names; derived ones the name as is.
+    return words if item.custom_de else v.name
+
+
+def named(item: Item) -> bool:
+    """Whether the enum is written as one of its variant names (with parameters, if any)."""
+    return "rename_all" in item.serde_container() or item.name in NAMED_VARIANTS
 
 
 def camel(key: str) -> str:
@@ -369,7 +410,9 @@ def toml_value(expr: str, src: Source) -> str | None:
 
 
 def documented(item: Item) -> Item:
-    """The item, once every field of it is known to have a doc comment."""
+    """The item, once it was read whole and every field of it has a doc comment."""
+    if item.error:
+        raise ParseError(item.error)
     for f in item.fields:
         if not f.doc:
             raise ParseError(f"{item.source}: field `{f.name}` of {item.name} has no doc comment")
@@ -402,7 +445,7 @@ def default_of(f: Field, src: Source) -> str:
         chosen = [v for v in item.variants if v.default]
         if len(chosen) != 1:
             raise ParseError(f"{item.source}: enum {inner} has no single #[default] variant")
-        return f'`"{snake(chosen[0].name)}"`'
+        return f'`"{written(item, chosen[0])}"`'
     if item and item.kind == "struct":
         return "its fields' defaults"
     if item and item.kind == "tuple":
@@ -422,8 +465,8 @@ def allowed_of(f: Field, path: str, src: Source) -> str:
             out.append(", ".join(f"`{n}`" for n in names))
     _, inner = unwrap(f.ty)
     item = src.items.get(inner)
-    if item and item.kind == "enum" and item.serde_container().get("rename_all") == "snake_case":
-        out.append(", ".join(f'`"{snake(v.name)}"`' for v in item.variants))
+    if item and item.kind == "enum" and named(item):
+        out.append(", ".join(f'`"{written(item, v)}"`' for v in item.variants))
     return "; ".join(out)
 
 
@@ -448,7 +491,7 @@ def spec_reference(src: Source) -> str:
                 path = f"{prefix}{f.name}"
                 walk(sub, f"`[[{path}]]`" if wrapper == "Vec" else f"`[{path}]`", path + ".")
             elif inner not in value_types:
-                value_types.append(inner)
+                value_types.append(documented(sub).name)
                 for v in sub.variants:
                     for vf in v.fields:
                         if vf.ty.removeprefix("Option<").removesuffix(">") in src.items:
@@ -505,17 +548,16 @@ def spec_reference(src: Source) -> str:
         out.append(f"{doc} (`{item.source}`)\n")
         if item.kind != "enum":
             continue
-        container = item.serde_container()
-        named = container.get("rename_all") == "snake_case" or name in NAMED_VARIANTS
-        out.append("| value | parameters | description |" if named else "| form | description |")
-        out.append("|---|---|---|" if named else "|---|---|")
+        by_name = named(item)
+        out.append("| value | parameters | description |" if by_name else "| form | description |")
+        out.append("|---|---|---|" if by_name else "|---|---|")
         for v in item.variants:
-            if named:
+            if by_name:
                 params = " ".join(f"`{vf.name}`: {vf.doc}" for vf in v.fields)
                 mark = " (default)" if v.default else ""
-                out.append(f'| `"{snake(v.name)}"`{mark} | {cell(params)} | {cell(v.doc)} |')
+                out.append(f'| `"{written(item, v)}"`{mark} | {cell(params)} | {cell(v.doc)} |')
             else:
-                kind = types.name(v.payload) if v.payload else f'`"{snake(v.name)}"`'
+                kind = types.name(v.payload) if v.payload else f'`"{written(item, v)}"`'
                 out.append(f"| {cell(kind)} | {cell(v.doc)} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
