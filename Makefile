@@ -1,9 +1,10 @@
 # respload: `make demo` runs the quickstart against a throwaway local redis-server;
-# `make test` runs every test suite. Both install what is missing first.
+# `make test` runs every test suite; `make docs` builds the docs site into site/. Each
+# installs what is missing first.
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node lint bench bench-quick clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs docs lint bench bench-quick clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -14,7 +15,7 @@ build: deps
 demo: build
 	scripts/demo.sh
 
-test: deps test-rust test-python test-node
+test: deps test-rust test-python test-node test-docs
 
 test-rust:
 	cargo test -p respload --release
@@ -24,6 +25,15 @@ test-python:
 
 test-node:
 	scripts/test-node.sh
+
+# The docs site builds with no broken link, anchor or snippet, and the generated reference
+# pages match the Rust sources.
+test-docs:
+	scripts/docs.sh --check
+
+# The docs site, into site/ (the reference pages regenerated first).
+docs:
+	scripts/docs.sh
 
 lint:
 	cargo fmt --all -- --check

@@ -12,6 +12,7 @@ import respload
 from respload.testing import RedisCluster, RedisServer
 
 
+# --8<-- [start:budget]
 def test_session_cache_meets_its_budget(redis_url: str) -> None:
     report = respload.run(
         target={"url": redis_url},
@@ -22,6 +23,9 @@ def test_session_cache_meets_its_budget(redis_url: str) -> None:
     )
     # Generous limits for a shared CI machine; tighten them for a dedicated one.
     report.check(p99_ms=50, error_rate=0.0, min_ops_per_sec=500)
+
+
+# --8<-- [end:budget]
 
 
 def test_populated_keys_are_all_hits(redis_server: RedisServer) -> None:
