@@ -217,6 +217,8 @@ export interface TimelineRow {
   serviceMs?: IntervalLatency
   connections: number
   histogram: string
+  /** Open loop only: the rate asked for during this interval (a ramp's step rate). */
+  targetRate?: number
 }
 
 /** One interval's figures, delivered while a run goes on. */
@@ -280,6 +282,82 @@ export interface ServerLoad {
   peakUsedMemory: number
   samples: number
   observerInfoMs: number
+  /** Cluster mode, in the summary over every node: the node with the peak CPU. */
+  peakNode?: string
+}
+
+/** Cluster mode: one node's server samples and their summary. */
+export interface NodeServer {
+  serverTimeline: ServerSample[]
+  serverLoad?: ServerLoad
+}
+
+/** The longest stretch without a successful reply, and when it began. */
+export interface Availability {
+  longestGapMs: number
+  longestGapAtS: number
+}
+
+/** One fault drill of a phase and what it cost (docs/report.md). */
+export interface EventReport {
+  drill: string
+  mode: string | null
+  node: string
+  replica: string | null
+  atS: number
+  startedS: number | null
+  finishedS: number | null
+  recoveryS: number | null
+  forkUsec: number | null
+  syncS: number | null
+  fullSync: boolean | null
+  error: string | null
+  opsDuring: number | null
+  errorsDuring: number | null
+  p99DuringMs: number | null
+  p99BeforeMs: number | null
+  throughputBefore: number | null
+  recoveredAfterS: number | null
+  longestGapMs: number | null
+}
+
+/** One step of a rate or connection ramp. */
+export interface RampStep {
+  startS: number
+  durationS: number
+  targetRate?: number
+  connections: number
+  ops: number
+  opsPerSec: number
+  errors: number
+  errorRate: number
+  latencyMs: Latency
+  serviceMs?: Latency
+}
+
+/** One step of an SLO search: a point of the latency-versus-throughput curve. */
+export interface SloPoint {
+  run: number
+  rate: number
+  achievedRate: number
+  durationS: number
+  ops: number
+  errors: number
+  errorRate: number
+  percentileMs: number
+  latencyMs: Latency
+  serviceMs?: Latency
+  met: boolean
+}
+
+/** The result of an SLO search: the best rate meeting the budget (null if none did). */
+export interface SloResult {
+  percentile: number
+  budgetMs: number
+  maxErrorRate: number
+  minAchieved: number
+  bestRate: number | null
+  curve: SloPoint[]
 }
 
 /** Results of one phase. */
@@ -303,6 +381,16 @@ export interface PhaseReport {
    * on. Absent when not a cluster run.
    */
   nodes?: Record<string, Stats>
+  /** Cluster mode: each node's server samples (`host:port`, kept as it is). */
+  serverNodes?: Record<string, NodeServer>
+  /** The longest stretch without a successful reply. */
+  availability: Availability
+  /** The phase's fault drills (`events` in the spec). */
+  events?: EventReport[]
+  /** With a rate or connection ramp: one summary per step. */
+  steps?: RampStep[]
+  /** An SLO search: the curve and the best rate. */
+  slo?: SloResult
   /** This phase's normalized spec, snake_case, secrets redacted. */
   workload: PhaseSpec
 }
@@ -350,6 +438,12 @@ export declare class Report {
    * when not a cluster run.
    */
   nodes?: Record<string, Stats>
+  /** Cluster mode: each node's server samples over the measured phases. */
+  serverNodes?: Record<string, NodeServer>
+  /** The longest stretch without a successful reply over the measured phases. */
+  availability: Availability
+  /** An SLO search: the result of the last phase that searched. */
+  slo?: SloResult
   /** The normalized workload, snake_case, secrets redacted. */
   workload: Workload
   phases: PhaseReport[]

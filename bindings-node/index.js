@@ -127,7 +127,7 @@ function callNative(fn) {
 
 // Fields whose value is a map: their keys are data (command labels, error kinds, config
 // names, cluster nodes' host:port) and stay as they are; their values are converted.
-const MAP_FIELDS = new Set(['commands', 'errors_by_kind', 'config', 'nodes'])
+const MAP_FIELDS = new Set(['commands', 'errors_by_kind', 'config', 'nodes', 'server_nodes'])
 // Fields kept verbatim: the normalized workload is a spec, and specs are snake_case.
 const VERBATIM_FIELDS = new Set(['workload'])
 

@@ -14,6 +14,11 @@ _LEFT_OUT_WHEN = {
     "server_timeline": [],
     "nodes": {},
     "redirects": 0,
+    "server_nodes": {},
+    "events": [],
+    "steps": [],
+    "slo": None,
+    "peak_node": None,
 }
 
 

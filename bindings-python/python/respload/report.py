@@ -168,6 +168,8 @@ class TimelineRow:
     histogram: str = field(repr=False)
     service_ms: IntervalLatency | None = None
     """Open loop only: service time in this interval."""
+    target_rate: float | None = None
+    """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -185,6 +187,7 @@ def _row_fields(d: _Json) -> dict[str, Any]:
         "connections": d["connections"],
         "histogram": d["histogram"],
         "service_ms": (IntervalLatency.from_dict(d["service_ms"]) if d.get("service_ms") else None),
+        "target_rate": d.get("target_rate"),
     }
 
 
@@ -302,17 +305,166 @@ class ServerLoad:
     peak_used_memory: int
     samples: int
     observer_info_ms: float
+    peak_node: str | None = None
+    """Cluster mode, in the summary over every node: the node with the peak CPU."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerLoad:
-        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
+        fields: dict[str, Any] = {f: d.get(f) for f in cls.__dataclass_fields__}
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class NodeServer:
+    """Cluster mode: one node's server samples and their summary."""
+
+    server_timeline: list[ServerSample]
+    server_load: ServerLoad | None = None
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> NodeServer:
+        load = d.get("server_load")
+        return cls(
+            server_timeline=[ServerSample.from_dict(x) for x in d.get("server_timeline", [])],
+            server_load=ServerLoad.from_dict(load) if load else None,
+        )
+
+
+@dataclass(frozen=True)
+class Availability:
+    """The longest stretch without a successful reply, and when it began."""
+
+    longest_gap_ms: float
+    longest_gap_at_s: float
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Availability:
+        return cls(longest_gap_ms=d["longest_gap_ms"], longest_gap_at_s=d["longest_gap_at_s"])
+
+
+@dataclass(frozen=True)
+class EventReport:
+    """One fault drill of a phase and what it cost (see docs/report.md)."""
+
+    drill: str
+    mode: str | None
+    node: str
+    replica: str | None
+    at_s: float
+    started_s: float | None
+    finished_s: float | None
+    recovery_s: float | None
+    fork_usec: int | None
+    sync_s: float | None
+    full_sync: bool | None
+    error: str | None
+    ops_during: int | None
+    errors_during: int | None
+    p99_during_ms: float | None
+    p99_before_ms: float | None
+    throughput_before: float | None
+    recovered_after_s: float | None
+    longest_gap_ms: float | None
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> EventReport:
+        fields: dict[str, Any] = {f: d.get(f) for f in cls.__dataclass_fields__}
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class RampStep:
+    """One step of a rate or connection ramp."""
+
+    start_s: float
+    duration_s: float
+    connections: int
+    ops: int
+    ops_per_sec: float
+    errors: int
+    error_rate: float
+    latency_ms: Latency
+    target_rate: float | None = None
+    service_ms: Latency | None = None
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> RampStep:
+        service = d.get("service_ms")
+        return cls(
+            start_s=d["start_s"],
+            duration_s=d["duration_s"],
+            connections=d["connections"],
+            ops=d["ops"],
+            ops_per_sec=d["ops_per_sec"],
+            errors=d["errors"],
+            error_rate=d["error_rate"],
+            latency_ms=Latency.from_dict(d["latency_ms"]),
+            target_rate=d.get("target_rate"),
+            service_ms=Latency.from_dict(service) if service else None,
+        )
+
+
+@dataclass(frozen=True)
+class SloPoint:
+    """One step of an SLO search: a point of the latency-versus-throughput curve."""
+
+    run: int
+    rate: float
+    achieved_rate: float
+    duration_s: float
+    ops: int
+    errors: int
+    error_rate: float
+    percentile_ms: float
+    latency_ms: Latency
+    met: bool
+    service_ms: Latency | None = None
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> SloPoint:
+        service = d.get("service_ms")
+        fields = {
+            f: d[f] for f in cls.__dataclass_fields__ if f not in ("latency_ms", "service_ms")
+        }
+        return cls(
+            **fields,
+            latency_ms=Latency.from_dict(d["latency_ms"]),
+            service_ms=Latency.from_dict(service) if service else None,
+        )
+
+
+@dataclass(frozen=True)
+class SloResult:
+    """The result of an SLO search: the best rate meeting the budget (``None`` if none did)."""
+
+    percentile: float
+    budget_ms: float
+    max_error_rate: float
+    min_achieved: float
+    best_rate: float | None
+    curve: list[SloPoint]
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> SloResult:
+        return cls(
+            percentile=d["percentile"],
+            budget_ms=d["budget_ms"],
+            max_error_rate=d["max_error_rate"],
+            min_achieved=d["min_achieved"],
+            best_rate=d.get("best_rate"),
+            curve=[SloPoint.from_dict(p) for p in d["curve"]],
+        )
 
 
 def _server(d: _Json) -> dict[str, Any]:
     load = d.get("server_load")
+    slo = d.get("slo")
     return {
         "server_timeline": [ServerSample.from_dict(x) for x in d.get("server_timeline", [])],
         "server_load": ServerLoad.from_dict(load) if load else None,
+        "server_nodes": {k: NodeServer.from_dict(v) for k, v in d.get("server_nodes", {}).items()},
+        "availability": Availability.from_dict(d["availability"]),
+        "slo": SloResult.from_dict(slo) if slo else None,
     }
 
 
@@ -341,6 +493,16 @@ class PhaseReport:
     nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
     """Cluster mode: per node (``host:port``), the requests it answered or failed on;
     empty when not a cluster run."""
+    server_nodes: dict[str, NodeServer] = field(default_factory=dict, repr=False)
+    """Cluster mode: each node's server samples."""
+    availability: Availability = field(default_factory=lambda: Availability(0.0, 0.0))
+    """The longest stretch without a successful reply."""
+    events: list[EventReport] = field(default_factory=list)
+    """The phase's fault drills (``events`` in the spec)."""
+    steps: list[RampStep] = field(default_factory=list, repr=False)
+    """With a rate or connection ramp: one summary per step."""
+    slo: SloResult | None = None
+    """An SLO search: the curve and the best rate."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -356,6 +518,8 @@ class PhaseReport:
             workload=d["workload"],
             target_rate=d.get("target_rate"),
             nodes=_commands(d.get("nodes", {})),
+            events=[EventReport.from_dict(e) for e in d.get("events", [])],
+            steps=[RampStep.from_dict(x) for x in d.get("steps", [])],
             **_server(d),
         )
 
@@ -386,6 +550,12 @@ class Report:
     nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
     """Cluster mode: measured phases together, per node (``host:port``); empty when not a
     cluster run."""
+    server_nodes: dict[str, NodeServer] = field(default_factory=dict, repr=False)
+    """Cluster mode: each node's server samples over the measured phases."""
+    availability: Availability = field(default_factory=lambda: Availability(0.0, 0.0))
+    """The longest stretch without a successful reply over the measured phases."""
+    slo: SloResult | None = None
+    """An SLO search: the result of the last phase that searched."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
