@@ -211,6 +211,8 @@ class Snapshot:
     histogram: str = field(repr=False)
     service_ms: IntervalLatency | None = None
     """Open loop only: service time in this interval."""
+    target_rate: float | None = None
+    """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
