@@ -494,11 +494,19 @@ export declare class Runner implements AsyncIterable<Snapshot> {
   [Symbol.asyncIterator](): AsyncIterator<Snapshot>
 }
 
+/** How to resolve a spec file's `[vars]` (docs/spec.md, "Variables and scales"). */
+export interface LoadSpecOptions {
+  /** Apply the file's `[scales.NAME]` values over its `[vars]` (e.g. `'ci'`). */
+  scale?: string | null
+  /** Set single variables the file declares, after the scale. */
+  vars?: Record<string, unknown> | null
+}
+
 /**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
  * every default filled in), ready for `run()`. Throws `FileError` or `SpecError`.
  */
-export declare function loadSpec(path: string | URL): Workload
+export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Workload
 
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 export declare function validateSpec(workload: Workload): Workload

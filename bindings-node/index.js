@@ -292,10 +292,14 @@ function toPath(path) {
 
 /**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
- * every default filled in), ready for `run()`. Throws `FileError` or `SpecError`.
+ * every default filled in), ready for `run()`. `options.scale` applies the file's
+ * `[scales.NAME]` over its `[vars]`; `options.vars` sets single variables it declares.
+ * Throws `FileError` or `SpecError`.
  */
-function loadSpec(path) {
-  return JSON.parse(callNative(() => native.loadSpec(toPath(path))))
+function loadSpec(path, options = {}) {
+  const { scale, vars } = options ?? {}
+  const varsJson = vars == null ? undefined : JSON.stringify(vars)
+  return JSON.parse(callNative(() => native.loadSpec(toPath(path), scale ?? undefined, varsJson)))
 }
 
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */

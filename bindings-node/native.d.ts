@@ -38,8 +38,11 @@ export declare class NativeRunner {
  *
  * Throws `ERR_RESPLOAD_FILE` when the file cannot be read and `ERR_RESPLOAD_SPEC` (with the
  * field `path`) when it is not a valid spec.
+ *
+ * `scale` applies the file's `[scales.NAME]` values over its `[vars]`; `vars_json` (a JSON
+ * object) then sets single variables the file declares.
  */
-export declare function loadSpec(path: string): string
+export declare function loadSpec(path: string, scale?: string | undefined | null, varsJson?: string | undefined | null): string
 
 /**
  * Parse a memtier_benchmark command line (split as a shell would; a leading

@@ -19,9 +19,18 @@ fn spec_json(workload: &respload::Workload) -> respload::Result<String> {
 ///
 /// Throws `ERR_RESPLOAD_FILE` when the file cannot be read and `ERR_RESPLOAD_SPEC` (with the
 /// field `path`) when it is not a valid spec.
+///
+/// `scale` applies the file's `[scales.NAME]` values over its `[vars]`; `vars_json` (a JSON
+/// object) then sets single variables the file declares.
 #[napi]
-pub fn load_spec(env: Env, path: String) -> Result<String> {
-    respload::Workload::from_path(&path)
+pub fn load_spec(
+    env: Env,
+    path: String,
+    scale: Option<String>,
+    vars_json: Option<String>,
+) -> Result<String> {
+    respload::SpecParams::from_json_text(scale, vars_json.as_deref())
+        .and_then(|params| respload::Workload::from_path_with(&path, &params))
         .and_then(|w| spec_json(&w))
         .map_err(|e| to_js(&env, &e))
 }

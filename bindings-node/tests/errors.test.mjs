@@ -145,6 +145,23 @@ test('loadSpec() reads TOML and JSON files into runnable specs', async () => {
   assert.equal(loadSpec(json).load.requests, 5)
 })
 
+test('loadSpec() resolves [vars] at a scale and with values given', async () => {
+  const file = path.join(dir, 'scaled.toml')
+  fs.writeFileSync(file, [
+    '[vars]', 'url = "redis://127.0.0.1:1"', 'last = 99999', '[scales.ci]', 'last = 149',
+    '[target]', 'url = "${url}"',
+    '[keys]', 'prefix = "scaled:"', 'range = [0, "${last}"]', 'distribution = "sequential"',
+    '[load]', 'connections = 2', 'requests = "all_keys"', '[[commands]]', 'name = "set"', '',
+  ].join('\n'))
+  assert.deepEqual(loadSpec(file, { vars: { url: redis.url } }).keys.range, [0, 99999])
+  await redis.command('FLUSHALL')
+  const report = await run(loadSpec(file, { scale: 'ci', vars: { url: redis.url } }))
+  assert.equal(report.totals.ops, 150)
+  assert.equal(await redis.command('DBSIZE'), 150)
+  assert.throws(() => loadSpec(file, { vars: { nope: 1 } }), (err) => err instanceof SpecError && err.path === 'vars.nope')
+  assert.throws(() => loadSpec(file, { scale: 'full' }), (err) => err instanceof SpecError && err.path === 'scale')
+})
+
 test('loadSpec() errors: FileError for a missing file, SpecError with path for a bad one', () => {
   const missing = path.join(dir, 'missing.toml')
   assert.throws(() => loadSpec(missing), (err) => {

@@ -26,11 +26,21 @@ impl Workload {
         Ok(Workload { inner })
     }
 
-    /// Read and validate a `.toml` or `.json` spec file.
+    /// Read and validate a `.toml` or `.json` spec file, its `[vars]` resolved at `scale` and
+    /// with `vars_json` (a JSON object of values) set.
     #[staticmethod]
-    fn from_path(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    #[pyo3(signature = (path, scale=None, vars_json=None))]
+    fn from_path(
+        py: Python<'_>,
+        path: PathBuf,
+        scale: Option<String>,
+        vars_json: Option<String>,
+    ) -> PyResult<Self> {
         let inner = py
-            .detach(|| respload::Workload::from_path(&path))
+            .detach(|| {
+                let params = respload::SpecParams::from_json_text(scale, vars_json.as_deref())?;
+                respload::Workload::from_path_with(&path, &params)
+            })
             .map_err(to_py)?;
         Ok(Workload { inner })
     }

@@ -119,6 +119,44 @@ def test_from_file_toml_and_json(tmp_path: Path) -> None:
     assert from_toml["commands"] == [{"name": "get", "weight": 1}]
 
 
+_SCALED = """
+[vars]
+url = "redis://127.0.0.1:1"
+last = 99999
+[scales.ci]
+last = 199
+[target]
+url = "${url}"
+[keys]
+prefix = "scaled:"
+range = [0, "${last}"]
+distribution = "sequential"
+[load]
+connections = 2
+requests = "all_keys"
+[[commands]]
+name = "set"
+"""
+
+
+def test_from_file_with_a_scale_and_vars(redis: Redis, tmp_path: Path) -> None:
+    spec = tmp_path / "scaled.toml"
+    spec.write_text(_SCALED)
+
+    full = respload.Workload.from_file(spec, vars={"url": redis.url}).to_dict()
+    assert full["keys"]["range"] == [0, 99999]
+    workload = respload.Workload.from_file(spec, scale="ci", vars={"url": redis.url})
+    report = respload.run(workload)
+
+    assert report.totals.ops == 200 == redis.call("DBSIZE")
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload.from_file(spec, vars={"nope": 1})
+    assert caught.value.path == "vars.nope"
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload.from_file(spec, scale="full")
+    assert caught.value.path == "scale"
+
+
 def test_from_file_errors(tmp_path: Path) -> None:
     with pytest.raises(respload.FileError) as caught:
         respload.Workload.from_file(tmp_path / "missing.toml")

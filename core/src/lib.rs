@@ -31,5 +31,5 @@ pub mod stats;
 
 pub use engine::{run, Runner, Snapshot, StopHandle};
 pub use error::{Error, Result};
-pub use spec::Workload;
+pub use spec::{SpecParams, Workload};
 pub use stats::Report;

@@ -12,6 +12,13 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
 
+/// Run respload with `args`, expect exit code 2 (bad input) and return its stderr.
+fn stderr_of_bad_input(args: &[&str]) -> String {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 fn scenario(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("scenario.toml");
     std::fs::write(
@@ -189,24 +196,81 @@ fn bad_input_fails_before_traffic_with_the_field_and_value() {
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("bad.toml");
     std::fs::write(&spec, "[load]\npipeline = 0\n").unwrap();
-    let out = Command::new(BIN)
-        .args(["run", spec.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr_of_bad_input(&["run", spec.to_str().unwrap()]);
     assert!(
         err.contains("load.pipeline") && err.contains("0 is out of range"),
         "{err}"
     );
-    let out = Command::new(BIN)
-        .args(["run", "--duration", "forever"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr_of_bad_input(&["run", "--duration", "forever"]);
     assert!(
         err.contains("load.duration") && err.contains("forever"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn scale_and_var_set_the_spec_files_variables_and_repeat_numbers_the_runs() {
+    let server = Server::start(&[]);
+    let spec = server.dir.join("vars.toml");
+    std::fs::write(
+        &spec,
+        r#"
+        [vars]
+        url = "redis://127.0.0.1:1"
+        keys = 999999
+        runs = 1
+        [scales.ci]
+        keys = 299
+        runs = 2
+        [target]
+        url = "${url}"
+        [keys]
+        prefix = "v${keys}:"
+        range = [0, "${keys}"]
+        [[phases]]
+        name = "fill"
+        measured = false
+        load = { requests = "all_keys", connections = 2 }
+        keys = { distribution = "sequential" }
+        commands = [{ name = "set" }]
+        [[phases]]
+        name = "read"
+        repeat = "${runs}"
+        load = { requests = 100, connections = 2 }
+        commands = [{ name = "get" }]
+        "#,
+    )
+    .unwrap();
+    let json = server.dir.join("vars.json");
+    let url = format!("--var=url={}", server.url());
+    let out = Command::new(BIN)
+        .args(["run", spec.to_str().unwrap(), "--scale", "ci", &url])
+        .args(["--var", "keys=499", "-q", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let names: Vec<&str> = report.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fill", "read #1", "read #2"],
+        "the ci scale's runs = 2"
+    );
+    // --var keys=499 wins over the scale's 299: keys v499:0 ... v499:499 were written.
+    assert_eq!(server.dbsize(), 500);
+    assert_eq!(report.phases[0].totals.ops, 500);
+    assert_eq!(report.totals.hits, 200);
+
+    let err = stderr_of_bad_input(&["check", spec.to_str().unwrap(), "--var", "kyes=1"]);
+    assert!(
+        err.contains("vars.kyes") && err.contains("declared are"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&["check", spec.to_str().unwrap(), "--scale", "full"]);
+    assert!(err.contains("no scale `full`: defined: ci"), "{err}");
 }

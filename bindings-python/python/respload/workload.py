@@ -63,9 +63,20 @@ class Workload:
         return cls._wrap(_NativeWorkload.from_json(_dumps(dict(spec), "")))
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str]) -> Workload:
-        """Read a ``.toml`` or ``.json`` spec file (JSON when the name ends in ``.json``)."""
-        return cls._wrap(_NativeWorkload.from_path(os.fspath(path)))
+    def from_file(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        scale: str | None = None,
+        vars: Mapping[str, Any] | None = None,
+    ) -> Workload:
+        """Read a ``.toml`` or ``.json`` spec file (JSON when the name ends in ``.json``).
+
+        ``scale`` applies the file's ``[scales.NAME]`` values over its ``[vars]``; ``vars``
+        then sets single variables the file declares (``{"url": "redis://..."}``).
+        """
+        vars_json = None if vars is None else _dumps(dict(vars), "vars")
+        return cls._wrap(_NativeWorkload.from_path(os.fspath(path), scale, vars_json))
 
     @classmethod
     def from_toml(cls, text: str) -> Workload:

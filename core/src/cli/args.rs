@@ -20,6 +20,8 @@ pub(crate) enum Command {
     Check {
         /// The spec file.
         spec: String,
+        #[command(flatten)]
+        vars: SpecVars,
     },
     /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
     /// default, -q or --csv); see docs/compat.md for every option.
@@ -75,7 +77,48 @@ pub(crate) struct RunArgs {
     #[arg(short, long)]
     pub(crate) quiet: bool,
     #[command(flatten)]
+    pub(crate) vars: SpecVars,
+    #[command(flatten)]
     pub(crate) overrides: Overrides,
+}
+
+/// The spec file's `[vars]`: a scale and single values.
+#[derive(Args)]
+pub(crate) struct SpecVars {
+    /// Apply the spec file's `[scales.NAME]` values (e.g. `--scale ci`).
+    #[arg(long, value_name = "NAME")]
+    scale: Option<String>,
+    /// Set a variable declared in the spec file's `[vars]` (repeatable): an integer, a
+    /// number, true/false, else text.
+    #[arg(long = "var", value_name = "NAME=VALUE", value_parser = parse_var)]
+    vars: Vec<(String, Value)>,
+}
+
+impl SpecVars {
+    /// The parameters to read the spec file with.
+    pub(crate) fn params(&self) -> crate::spec::SpecParams {
+        crate::spec::SpecParams {
+            scale: self.scale.clone(),
+            vars: self.vars.iter().cloned().collect(),
+        }
+    }
+}
+
+fn parse_var(text: &str) -> Result<(String, Value), String> {
+    let (name, value) = text
+        .split_once('=')
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| format!("`{text}`: expected NAME=VALUE"))?;
+    let value = if let Ok(i) = value.parse::<i64>() {
+        Value::from(i)
+    } else if let Some(f) = value.parse::<f64>().ok().filter(|f| f.is_finite()) {
+        Value::from(f)
+    } else if value == "true" || value == "false" {
+        Value::Bool(value == "true")
+    } else {
+        Value::from(value)
+    };
+    Ok((name.to_string(), value))
 }
 
 /// Overrides of the spec. Target settings apply to every phase; load settings to the

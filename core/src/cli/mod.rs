@@ -113,10 +113,12 @@ where
         Command::Run(args) => run(*args, console, interrupt),
         Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
         Command::Memtier(args) => memtier(args, console, interrupt),
-        Command::Check { spec } => Workload::from_path(&spec).and_then(|w| {
-            let text = serde_json::to_string_pretty(&w.redacted()).unwrap_or_default();
-            writeln!(console.stdout, "{text}").map_err(output_error)
-        }),
+        Command::Check { spec, vars } => {
+            Workload::from_path_with(&spec, &vars.params()).and_then(|w| {
+                let text = serde_json::to_string_pretty(&w.redacted()).unwrap_or_default();
+                writeln!(console.stdout, "{text}").map_err(output_error)
+            })
+        }
     };
     let _ = console.stdout.flush();
     match result {
@@ -139,7 +141,13 @@ fn output_error(e: std::io::Error) -> crate::Error {
 
 fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<()> {
     let base = match &args.spec {
-        Some(path) => Workload::from_path(path)?,
+        Some(path) => Workload::from_path_with(path, &args.vars.params())?,
+        None if !args.vars.params().is_empty() => {
+            return Err(crate::Error::spec(
+                "",
+                "--scale and --var need a spec file (they set its [vars])",
+            ))
+        }
         None => Workload::from_json_value(json!({}))?,
     };
     let (target, rest) = args.overrides.to_json();

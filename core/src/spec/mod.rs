@@ -15,6 +15,7 @@ mod target;
 mod template;
 mod tls;
 mod values;
+mod vars;
 
 pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
@@ -29,6 +30,7 @@ pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
+pub use vars::{SpecParams, MAX_REPEAT};
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -177,6 +179,12 @@ pub struct Workload {
 impl Workload {
     /// Parse and validate a spec given as a JSON value (the form the bindings pass).
     pub fn from_json_value(value: Json) -> Result<Self> {
+        Self::from_json_value_with(value, &SpecParams::default())
+    }
+
+    /// [`Workload::from_json_value`] with `[vars]` resolved at a scale and with values given.
+    pub fn from_json_value_with(mut value: Json, params: &SpecParams) -> Result<Self> {
+        vars::apply(&mut value, params)?;
         let Json::Object(mut base) = value else {
             return Err(Error::spec(
                 "",
@@ -201,8 +209,9 @@ impl Workload {
                 ))
             }
         };
+        let phases = vars::expand_repeats(phases, has_phases)?;
         let mut out = Vec::with_capacity(phases.len());
-        for (i, raw) in phases.into_iter().enumerate() {
+        for (i, raw) in phases {
             let prefix = if has_phases {
                 format!("phases[{i}].")
             } else {
@@ -216,23 +225,21 @@ impl Workload {
 
     /// Parse and validate a TOML document.
     pub fn from_toml_str(text: &str) -> Result<Self> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| {
-            let at = e.span().map(|s| line_of(text, s.start)).unwrap_or_default();
-            Error::spec("", format!("not valid TOML{at}: {}", e.message()))
-        })?;
-        let json = serde_json::to_value(value).map_err(|e| Error::spec("", e))?;
-        Self::from_json_value(json)
+        Self::from_json_value(toml_to_json(text)?)
     }
 
     /// Parse and validate a JSON document.
     pub fn from_json_str(text: &str) -> Result<Self> {
-        let json: Json = serde_json::from_str(text)
-            .map_err(|e| Error::spec("", format!("not valid JSON: {e}")))?;
-        Self::from_json_value(json)
+        Self::from_json_value(json_from_str(text)?)
     }
 
     /// Read a `.toml` or `.json` file.
     pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::from_path_with(path, &SpecParams::default())
+    }
+
+    /// [`Workload::from_path`] with `[vars]` resolved at a scale and with values given.
+    pub fn from_path_with(path: impl AsRef<std::path::Path>, params: &SpecParams) -> Result<Self> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| Error::File {
             path: path.display().to_string(),
@@ -243,10 +250,11 @@ impl Workload {
             .is_some_and(|e| e.eq_ignore_ascii_case("json"))
             || text.trim_start().starts_with('{');
         let parsed = if is_json {
-            Self::from_json_str(&text)
+            json_from_str(&text)
         } else {
-            Self::from_toml_str(&text)
-        };
+            toml_to_json(&text)
+        }
+        .and_then(|value| Self::from_json_value_with(value, params));
         parsed.map_err(|e| match e {
             Error::Spec { path: p, message } => Error::Spec {
                 path: p,
@@ -393,6 +401,18 @@ impl Phase {
             prefix: prefix.to_string(),
         })
     }
+}
+
+fn toml_to_json(text: &str) -> Result<Json> {
+    let value: toml::Value = toml::from_str(text).map_err(|e| {
+        let at = e.span().map(|s| line_of(text, s.start)).unwrap_or_default();
+        Error::spec("", format!("not valid TOML{at}: {}", e.message()))
+    })?;
+    serde_json::to_value(value).map_err(|e| Error::spec("", e))
+}
+
+fn json_from_str(text: &str) -> Result<Json> {
+    serde_json::from_str(text).map_err(|e| Error::spec("", format!("not valid JSON: {e}")))
 }
 
 /// Phases with the same TLS settings share one client configuration: it is built once per run

@@ -1,0 +1,239 @@
+// Replay the published benchmark procedures of examples/scenarios/ through the Node binding
+// and print one verdict line per scenario, as examples/python/replay.py does for Python.
+//
+//   node examples/node/replay.mjs                      # every scenario, CI scale, local servers
+//   node examples/node/replay.mjs ram-flash-tiering    # one of them
+//   node examples/node/replay.mjs ram-flash-tiering --scale full --var url=redis://host:6379
+//
+// Without --var each scenario starts the servers it needs (respload/testing); with --var
+// nothing is started and only the report is checked.
+import { once } from 'node:events'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { loadSpec, run } from 'respload'
+import { startCluster, startRedis } from 'respload/testing'
+
+const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url))
+
+/** A free loopback port (for a second, plain-text port on a TLS server). */
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  server.close()
+  return port
+}
+
+/** Collects what a replay showed: figures, and what did not hold. */
+class Verdict {
+  constructor(scenario) {
+    this.scenario = scenario
+    this.figures = []
+    this.failures = []
+  }
+  get ok() {
+    return this.failures.length === 0
+  }
+  expect(holds, what) {
+    if (!holds) this.failures.push(what)
+  }
+  line() {
+    const head = `${this.ok ? 'PASS' : 'FAIL'} ${this.scenario}: ${this.figures.join('; ')}`
+    return this.ok ? head : `${head} | FAILED: ${this.failures.join('; ')}`
+  }
+}
+
+const phase = (report, name) => {
+  const p = report.phases.find((x) => x.name === name)
+  if (!p) throw new Error(`no phase ${name} in the report`)
+  return p
+}
+const repeats = (report, prefix) => report.phases.filter((p) => p.name.startsWith(`${prefix} #`))
+const span = (p) => p.workload.keys.range[1] - p.workload.keys.range[0] + 1
+const fmt = (n) => Math.round(n).toLocaleString('en-US')
+const noErrors = (v, p) =>
+  v.expect(p.totals.ops > 0 && p.totals.errors === 0, `${p.name}: ${p.totals.ops} requests, ${p.totals.errors} errors`)
+
+async function waitInSync(replica) {
+  const deadline = Date.now() + 30_000
+  while (Date.now() < deadline) {
+    const info = String(await replica.command('INFO', 'replication'))
+    if (info.includes('master_link_status:up') && info.includes('master_sync_in_progress:0')) return
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`replica ${replica.port} did not sync`)
+}
+
+/** Each scenario: `local()` starts its servers ({ vars, stop, ... }); `check(report, here)`. */
+const REPLAYS = {
+  'managed-cache-guide': {
+    async local() {
+      const plain = await freePort()
+      const server = await startRedis({ tls: true, args: ['--port', String(plain)] })
+      const cluster = await startCluster({ primaries: 3, replicas: 1 })
+      const url = `redis://127.0.0.1:${plain}`
+      return {
+        server,
+        vars: { url, tls_url: server.url, tls: server.tls.targetTls(), cluster_url: cluster.url, enterprise_url: url },
+        stop: () => Promise.all([server.stop(), cluster.stop()]),
+      }
+    },
+    async check(report, here) {
+      const v = new Verdict('managed-cache-guide')
+      const pre = phase(report, 'pre-test')
+      v.expect(pre.totals.ops === span(pre), `pre-test wrote ${pre.totals.ops} of ${span(pre)}`)
+      if (here) v.expect((await here.server.command('DBSIZE')) === span(pre), 'the server does not hold every key')
+      for (const name of ['latency', 'throughput', 'tls', 'cluster', 'enterprise']) {
+        const p = phase(report, name)
+        noErrors(v, p)
+        v.expect(p.totals.ops === p.workload.load.requests, `${name}: ${p.totals.ops} requests`)
+        v.expect(p.totals.hits === p.totals.ops, `${name}: ${p.totals.misses} GETs missed`)
+      }
+      const plain = phase(report, 'throughput').totals.opsPerSec
+      const tls = phase(report, 'tls').totals.opsPerSec
+      const cluster = phase(report, 'cluster')
+      v.expect(Object.keys(cluster.nodes).length === 3, 'cluster: GETs did not reach the 3 primaries')
+      const fo = phase(report, 'failover')
+      const e = fo.events[0]
+      v.expect(e && e.error == null && e.finishedS != null, 'failover: the replica was never promoted')
+      v.expect(e && e.errorsDuring > 0, 'failover: a primary stopped but no request failed')
+      v.expect(e && e.recoveredAfterS != null, 'failover: throughput never came back to 80%')
+      v.figures.push(
+        `GET/s 1 KB ${fmt(plain)}, TLS ${fmt(tls)} (${(tls / plain).toFixed(2)}x), cluster ${fmt(cluster.totals.opsPerSec)}`,
+        `failover: ${e ? fmt(e.errorsDuring) : 0} failed requests, back after ${e?.recoveredAfterS?.toFixed(1)} s`,
+        `peak server CPU ${fo.serverLoad?.peakCpuPercent?.toFixed(0)}%`,
+      )
+      return v
+    },
+  },
+  'cluster-sizing-3x2': {
+    async local() {
+      const cluster = await startCluster({
+        primaries: 3,
+        replicas: 1,
+        args: ['--maxmemory', '1gb', '--maxmemory-policy', 'allkeys-lru'],
+      })
+      return { cluster, vars: { url: cluster.url }, stop: () => cluster.stop() }
+    },
+    async check(report, here) {
+      const v = new Verdict('cluster-sizing-3x2')
+      const write = phase(report, 'write')
+      v.expect(write.totals.ops === span(write), `write: ${write.totals.ops} SETs for ${span(write)} records`)
+      if (here) {
+        let held = 0
+        for (const n of await here.cluster.primaries()) held += await n.command('DBSIZE')
+        v.expect(held === span(write), `the primaries hold ${held} keys`)
+      }
+      for (const name of ['write', 'read', 'mix 1:1', 'concurrency']) {
+        const p = phase(report, name)
+        noErrors(v, p)
+        const ops = Object.values(p.nodes).map((s) => s.ops)
+        const total = ops.reduce((a, b) => a + b, 0)
+        v.expect(ops.length === 3 && Math.min(...ops) > 0.25 * total, `${name}: uneven spread ${ops}`)
+        const l = p.totals.latencyMs
+        v.figures.push(`${name} ${fmt(p.totals.opsPerSec)} ops/s p50 ${l.p50.toFixed(2)} p99 ${l.p99.toFixed(2)} ms`)
+      }
+      const read = phase(report, 'read')
+      v.expect(read.totals.hits === read.totals.ops, `read: ${read.totals.misses} GETs missed`)
+      v.expect(phase(report, 'concurrency').steps.length >= 3, 'concurrency: fewer than 3 steps')
+      return v
+    },
+  },
+  'ram-flash-tiering': {
+    async local() {
+      const dir = await mkdtemp(join(tmpdir(), 'respload-ram-flash-'))
+      const server = await startRedis({ args: ['--maxmemory-policy', 'allkeys-lfu'] })
+      const outFile = join(dir, 'test.out')
+      return {
+        server,
+        outFile,
+        vars: { url: server.url, out_file: outFile },
+        stop: () => Promise.all([server.stop(), rm(dir, { recursive: true, force: true })]),
+      }
+    },
+    async check(report, here) {
+      const v = new Verdict('ram-flash-tiering')
+      const pop = phase(report, 'populate')
+      v.expect(pop.totals.ops === span(pop), `populate: ${pop.totals.ops} of ${span(pop)}`)
+      const median = phase(report, 'median')
+      v.expect(median.totals.hits === span(median), `median: ${median.totals.hits} hits of ${span(median)}`)
+      const g = phase(report, 'gaussian')
+      noErrors(v, g)
+      v.expect(g.commands.GET.hits === g.commands.GET.ops, 'gaussian: GETs missed populated keys')
+      if (here) {
+        const text = await readFile(here.outFile, 'utf8').catch(() => '')
+        v.expect(text.includes('ALL STATS'), 'no memtier report with ALL STATS')
+      }
+      v.figures.push(`gaussian 1:1 ${fmt(g.totals.opsPerSec)} ops/s (published 115,000), p99 ${g.totals.latencyMs.p99.toFixed(3)} ms`)
+      return v
+    },
+  },
+  'instance-comparison': {
+    async local() {
+      const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0', '--repl-backlog-size', '16kb'] })
+      const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] })
+      await waitInSync(replica)
+      return { vars: { url: primary.url }, stop: () => Promise.all([replica.stop(), primary.stop()]) }
+    },
+    async check(report) {
+      const v = new Verdict('instance-comparison')
+      for (const p of report.phases.filter((x) => x.name.endsWith('(config)'))) noErrors(v, p)
+      const off = repeats(report, 'persistence off')
+      const aof = repeats(report, 'aof everysec')
+      v.expect(off.length === 3 && aof.length === 3, 'not 3 runs each')
+      const mean = (runs) => runs.reduce((a, p) => a + p.totals.opsPerSec, 0) / runs.length
+      v.expect(mean(aof) < mean(off), 'AOF everysec not slower than persistence off')
+      const fork = phase(report, 'fork time').events[0]
+      v.expect(fork && fork.error == null && fork.forkUsec > 0, 'fork time not reported')
+      const sync = phase(report, 'replication time').events[0]
+      v.expect(sync && sync.error == null && sync.syncS != null, 'replication time not reported')
+      v.figures.push(
+        `persistence off ${fmt(mean(off))} ops/s, AOF everysec ${fmt(mean(aof))} ops/s`,
+        `fork ${fmt(fork?.forkUsec ?? 0)} us`,
+        `replica in sync after ${sync?.syncS?.toFixed(2)} s (${sync?.fullSync ? 'full' : 'partial'})`,
+      )
+      return v
+    },
+  },
+}
+
+/** Run one scenario at `scale` and check it. */
+export async function replay(name, { scale = 'ci', vars } = {}) {
+  const here = vars ? null : await REPLAYS[name].local()
+  try {
+    const workload = loadSpec(join(SCENARIOS, `${name}.toml`), { scale, vars: vars ?? here.vars })
+    const report = await run(workload)
+    return await REPLAYS[name].check(report, here)
+  } finally {
+    await here?.stop()
+  }
+}
+
+async function main(argv) {
+  const names = []
+  let scale = 'ci'
+  let vars = null
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--scale') scale = argv[++i] === 'full' ? null : argv[i]
+    else if (argv[i] === '--var') {
+      const [k, ...rest] = argv[++i].split('=')
+      const text = rest.join('=')
+      vars = { ...vars, [k]: /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text }
+    } else if (REPLAYS[argv[i]]) names.push(argv[i])
+    else throw new Error(`unknown argument ${argv[i]}: scenarios are ${Object.keys(REPLAYS).join(', ')}`)
+  }
+  let failed = 0
+  for (const name of names.length ? names : Object.keys(REPLAYS)) {
+    const verdict = await replay(name, { scale, vars })
+    console.log(verdict.line())
+    if (!verdict.ok) failed++
+  }
+  return failed ? 1 : 0
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2))
+}

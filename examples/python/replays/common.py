@@ -1,0 +1,93 @@
+"""What every replay shares: where the scenario files are, running one, and the verdict."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import respload
+from respload import PhaseReport, Report
+from respload.testing import RedisServer
+
+#: ``examples/scenarios/``.
+SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
+
+
+def spec_path(name: str) -> Path:
+    """The scenario file of ``name`` (``managed-cache-guide`` ...)."""
+    return SCENARIOS_DIR / f"{name}.toml"
+
+
+def run_scenario(
+    name: str, scale: str | None = "ci", variables: dict[str, Any] | None = None
+) -> Report:
+    """Run one scenario file at ``scale`` (``None``: the published scale) with ``variables``
+    (the servers' URLs, ...) set."""
+    workload = respload.Workload.from_file(spec_path(name), scale=scale, vars=variables or {})
+    return respload.run(workload)
+
+
+@dataclass
+class Verdict:
+    """What a replay showed: its figures (one line) and what did not hold."""
+
+    scenario: str
+    figures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether everything the replay exists to show held."""
+        return not self.failures
+
+    def expect(self, holds: bool, what: str) -> None:
+        """Record ``what`` as a failure unless it ``holds``."""
+        if not holds:
+            self.failures.append(what)
+
+    def line(self) -> str:
+        """One line: PASS or FAIL, the scenario, its figures, and any failures."""
+        head = f"{'PASS' if self.ok else 'FAIL'} {self.scenario}: " + "; ".join(self.figures)
+        return head if self.ok else head + " | FAILED: " + "; ".join(self.failures)
+
+
+def phase(report: Report, name: str) -> PhaseReport:
+    """The phase called ``name`` (a scenario file's phase names are fixed)."""
+    for p in report.phases:
+        if p.name == name:
+            return p
+    raise KeyError(f"no phase {name!r} in the report: {[p.name for p in report.phases]}")
+
+
+def phases(report: Report, prefix: str) -> list[PhaseReport]:
+    """The repeats of a phase: ``NAME #1`` ... ``NAME #N``."""
+    return [p for p in report.phases if p.name.startswith(prefix + " #")]
+
+
+def no_errors(v: Verdict, p: PhaseReport) -> None:
+    """Every request of the phase succeeded (the failure ratio the publications ask for)."""
+    v.expect(
+        p.totals.ops > 0 and p.totals.errors == 0,
+        f"{p.name}: {p.totals.ops} requests, errors {p.totals.errors_by_kind}",
+    )
+
+
+def wait_in_sync(replica: RedisServer, timeout: float = 30.0) -> None:
+    """Wait until ``replica`` says its link to the primary is up and no sync is running."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        info = replica.info("replication")
+        if info.get("master_link_status") == "up" and info.get("master_sync_in_progress") == "0":
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"replica {replica.address} did not sync within {timeout} s")
+
+
+def dbsize(server: RedisServer) -> int:
+    """How many keys ``server`` holds."""
+    n = server.call("DBSIZE")
+    if not isinstance(n, int):
+        raise TypeError(f"DBSIZE answered {n!r}")
+    return n
