@@ -1,10 +1,10 @@
 # respload: `make demo` runs the quickstart against a throwaway local redis-server;
-# `make test` runs every test suite; `make docs` builds the docs site into site/. Each
-# installs what is missing first.
+# `make test` runs every test suite and `make examples`; `make docs` builds the docs site
+# into site/. Each installs what is missing first.
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs docs lint bench bench-quick clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs examples docs lint bench bench-quick clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -15,7 +15,7 @@ build: deps
 demo: build
 	scripts/demo.sh
 
-test: deps test-rust test-python test-node test-docs
+test: deps test-rust test-python test-node test-docs examples
 
 test-rust:
 	cargo test -p respload --release
@@ -25,6 +25,11 @@ test-python:
 
 test-node:
 	scripts/test-node.sh
+
+# Every published scenario of examples/scenarios/ replayed at CI scale on local servers
+# (Python, Node, notebooks): one verdict line per scenario (docs/scenarios.md).
+examples: deps
+	scripts/examples.sh
 
 # The docs site builds with no broken link, anchor or snippet, and the generated reference
 # pages match the Rust sources.

@@ -143,6 +143,11 @@ export interface PhaseSpec {
   observe?: { info?: boolean }
   /** Each connection its own request stream (default true); false: all replay one stream. */
   distinct_streams?: boolean
+  /**
+   * Files written when the phase ends: `memtier` gets memtier_benchmark's text report of
+   * the phase (as its `--out-file`).
+   */
+  output?: { memtier?: string }
 }
 
 /** A workload: one phase, or base settings plus `phases` laid over them in order. */
@@ -391,6 +396,11 @@ export interface PhaseReport {
   steps?: RampStep[]
   /** An SLO search: the curve and the best rate. */
   slo?: SloResult
+  /**
+   * A file of the phase's `output` that could not be written when it ended (the path and
+   * the OS error); the report is kept.
+   */
+  outputError?: string
   /** This phase's normalized spec, snake_case, secrets redacted. */
   workload: PhaseSpec
 }

@@ -5,25 +5,13 @@
 #   scripts/docs.sh           # regenerate docs/reference/ from the Rust sources, then build
 #   scripts/docs.sh --check   # fail if docs/reference/ is stale, then build (what `make test` runs)
 #
-# mkdocs-material is installed into .venv/ (created when missing, as scripts/test-python.sh
-# does) only when it is not there; quick when everything is there.
+# mkdocs-material is installed into .venv/ (created by scripts/venv.sh when
+# missing) only when it is not there; quick when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+scripts/venv.sh
 VENV="$PWD/.venv"
-if [ ! -x "$VENV/bin/python" ]; then
-  echo "docs: creating $VENV" >&2
-  if ! python3 -m venv "$VENV" 2>/dev/null; then
-    # Debian's python3 has no venv/ensurepip without this package.
-    rm -rf "$VENV"
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y python3-venv >/dev/null 2>&1 || {
-      $SUDO apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive \
-        $SUDO apt-get install -y python3-venv >/dev/null
-    }
-    python3 -m venv "$VENV"
-  fi
-fi
 PY="$VENV/bin/python"
 if ! "$PY" -c "import material, pymdownx, mkdocs" 2>/dev/null; then
   echo "docs: installing mkdocs-material" >&2

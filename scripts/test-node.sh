@@ -3,21 +3,5 @@
 # Works from a fresh clone: installs the npm dev dependencies when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$HOME/.cargo/bin:$PATH"
-scripts/ensure-deps.sh
-if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-  echo "test-node: node and npm are needed (Node 20 or newer)" >&2
-  exit 1
-fi
-major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$major" -lt 20 ]; then
-  echo "test-node: Node $(node --version) is too old: Node 20 or newer is needed" >&2
-  exit 1
-fi
-if [ ! -x node_modules/.bin/napi ]; then
-  echo "test-node: npm install" >&2
-  npm install --no-audit --no-fund --loglevel=error
-fi
-echo "test-node: building the native addon (release)" >&2
-npm run --silent build
+scripts/node-build.sh
 node --test bindings-node/tests/ examples/node/

@@ -19,6 +19,7 @@ _LEFT_OUT_WHEN = {
     "steps": [],
     "slo": None,
     "peak_node": None,
+    "output_error": None,
 }
 
 

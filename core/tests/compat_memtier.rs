@@ -507,3 +507,86 @@ fn the_client_staircase_adds_clients_per_thread_each_step() {
     assert_eq!(server.calls("set") + server.calls("get"), report.totals.ops);
     assert_eq!(report.totals.errors, 0);
 }
+
+#[test]
+fn a_phases_output_memtier_gets_memtiers_text_report_of_that_phase() {
+    let server = Server::start(&[]);
+    let (mix, incr) = (server.dir.join("mix.out"), server.dir.join("incr.out"));
+    let w = common::workload(serde_json::json!({
+        "target": { "url": server.url() },
+        "keys": { "prefix": "o:", "range": [0, 99] },
+        "load": { "connections": 4, "threads": 2 },
+        "phases": [
+            { "name": "fill", "measured": false, "load": { "requests": "all_keys" },
+              "keys": { "distribution": "parallel" }, "commands": [{ "name": "set" }] },
+            { "name": "mix", "load": { "requests": 600 }, "output": { "memtier": mix },
+              "commands": [{ "name": "set" }, { "name": "get" }] },
+            { "name": "count", "load": { "requests": 80 }, "output": { "memtier": incr },
+              "commands": [{ "template": "INCR n:{key}" }] },
+        ],
+    }));
+    let report = run(&w).unwrap();
+    let p = &report.phases[1];
+    let text = std::fs::read_to_string(&mix).unwrap();
+    assert!(
+        text.starts_with(
+            "2         Threads\n2         Connections per thread\n150       Requests per client\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\n\nALL STATS\n===="), "{text}");
+    // memtier's Ops/sec and Hits/sec are the phase's counts over its measured seconds.
+    let per_sec = |n: u64| n as f64 / p.duration_s;
+    let close = |cell: &str, want: f64| close_to(cell, want, &text);
+    let (sets, gets) = (&p.commands["SET"], &p.commands["GET"]);
+    assert_eq!(sets.ops + gets.ops, 600);
+    close(row(&text, "Sets")[0], per_sec(sets.ops));
+    close(row(&text, "Gets")[0], per_sec(gets.ops));
+    // Every key was filled first: every GET hit.
+    close(row(&text, "Gets")[1], per_sec(gets.ops));
+    close(row(&text, "Totals")[0], per_sec(600));
+    assert!(text.contains("Request Latency Distribution"), "{text}");
+
+    let text = std::fs::read_to_string(&incr).unwrap();
+    close_to(
+        row(&text, "Incrs")[0],
+        80.0 / report.phases[2].duration_s,
+        &text,
+    );
+    assert!(!text.contains("Sets "), "{text}");
+    assert_eq!(report.phases[1].output_error, None);
+
+    // A file that cannot be written fails before any traffic, naming the field.
+    let calls = server.calls("set");
+    let mut bad = w.to_json_value();
+    bad["phases"][1]["output"]["memtier"] = "/nonexistent-dir/x.out".into();
+    let e = run(&common::workload(bad)).unwrap_err().to_string();
+    assert!(
+        e.contains("phases[1].output.memtier") && e.contains("/nonexistent-dir/x.out"),
+        "{e}"
+    );
+    assert_eq!(server.calls("set"), calls);
+
+    // Two phases cannot write one file: a top-level output would do that.
+    let mut shared = w.to_json_value();
+    shared["output"] = serde_json::json!({ "memtier": "same.out" });
+    for p in shared["phases"].as_array_mut().unwrap() {
+        p.as_object_mut().unwrap().remove("output");
+    }
+    let e = respload::Workload::from_json_value(shared)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("phases[1].output.memtier") && e.contains("also written by phases[0]"),
+        "{e}"
+    );
+}
+
+/// A rate memtier printed with two decimals, against the report's (within 0.5%).
+fn close_to(cell: &str, want: f64, text: &str) {
+    let got: f64 = cell.parse().unwrap();
+    assert!(
+        (got - want).abs() <= want * 0.005 + 0.01,
+        "{got} vs {want}:\n{text}"
+    );
+}

@@ -505,6 +505,9 @@ class PhaseReport:
     """With a rate or connection ramp: one summary per step."""
     slo: SloResult | None = None
     """An SLO search: the curve and the best rate."""
+    output_error: str | None = None
+    """A file of the phase's ``output`` that could not be written when it ended (the path
+    and the OS error)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -522,6 +525,7 @@ class PhaseReport:
             nodes=_commands(d.get("nodes", {})),
             events=[EventReport.from_dict(e) for e in d.get("events", [])],
             steps=[RampStep.from_dict(x) for x in d.get("steps", [])],
+            output_error=d.get("output_error"),
             **_server(d),
         )
 

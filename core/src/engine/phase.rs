@@ -358,6 +358,7 @@ pub fn run_phase(
             availability: Availability::of(&gaps),
             events,
             steps,
+            output_error: None,
             slo: None,
             workload: phase.redacted(),
         },

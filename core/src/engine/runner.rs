@@ -172,6 +172,7 @@ fn execute(
         Ok::<_, Error>((facts, plans))
     })?;
     drop(rt);
+    create_output_files(workload)?;
 
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
@@ -190,11 +191,17 @@ fn execute(
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
         let plans_i = std::mem::take(&mut plans[i]);
-        let outcome = if phase.spec.slo.is_some() {
+        let mut outcome = if phase.spec.slo.is_some() {
             run_search(phase, i, phase_seed, stop, tx)?
         } else {
             run_phase(phase, i, plans_i, phase_seed, stop, tx)?
         };
+        if let Some(path) = &phase.spec.output.memtier {
+            let text = crate::output::memtier::phase_text(phase, &outcome.report, started_at);
+            if let Err(e) = std::fs::write(path, text) {
+                outcome.report.output_error = Some(format!("{path}: {e}"));
+            }
+        }
         if outcome.report.slo.is_some() {
             report.slo.clone_from(&outcome.report.slo);
         }
@@ -259,6 +266,22 @@ fn execute(
         (client.cpu_user_s + client.cpu_sys_s) / total_ops.max(1) as f64 * 1e6;
     report.client = client;
     Ok(report)
+}
+
+/// Create (empty) every file the phases' `output` asks for, so that a path that cannot be
+/// written fails before any traffic rather than after a long run.
+fn create_output_files(workload: &Workload) -> Result<()> {
+    for phase in &workload.phases {
+        if let Some(path) = &phase.spec.output.memtier {
+            std::fs::File::create(path).map_err(|e| {
+                Error::spec(
+                    format!("{}output.memtier", phase.prefix),
+                    format!("`{path}` cannot be written: {e}"),
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Merge a phase's recorder into the run's, matching commands by label.

@@ -133,6 +133,7 @@ pub fn run_search(
             target_rate: None,
             nodes: crate::stats::node_stats(&total, duration_s),
             steps: Vec::new(),
+            output_error: None,
             slo: Some(SloResult {
                 percentile: slo.percentile,
                 budget_ms: slo.budget_ms,

@@ -483,6 +483,64 @@ pub fn text(report: &Report, options: &Options) -> String {
     out
 }
 
+/// memtier_benchmark's text report of one phase of a run (what its `output.memtier` file
+/// holds): run information from the phase's threads, connections and stop condition, its
+/// `ALL STATS` table and latency distribution. A phase of only SET and GET gets memtier's
+/// Sets/Gets/Waits rows; any other mix one row per command, as with `--command`.
+pub fn phase_text(phase: &crate::spec::Phase, report: &PhaseReport, started_at: f64) -> String {
+    use crate::spec::Requests;
+    let threads = report.client.threads.max(1);
+    let connections = report.client.connections.max(1);
+    let load = &phase.spec.load;
+    let set_get = phase
+        .commands
+        .iter()
+        .all(|c| c.label == "SET" || c.label == "GET");
+    let commands = (!set_get).then(|| {
+        phase
+            .commands
+            .iter()
+            .map(|c| CommandRow {
+                label: c.label.clone(),
+                name: c.label.split('#').next().unwrap_or("").to_uppercase(),
+            })
+            .collect()
+    });
+    let options = Options {
+        out_file: None,
+        json_out_file: None,
+        hdr_file_prefix: None,
+        hide_histogram: false,
+        percentiles: vec![50.0, 99.0, 99.9],
+        print_all_runs: false,
+        show_config: false,
+        run_count: 1,
+        threads,
+        clients: (connections / threads).max(1),
+        requests_per_client: match load.requests {
+            Some(Requests::Count(n)) => Some(n / u64::from(connections)),
+            Some(Requests::AllKeys) => Some(report.totals.ops / u64::from(connections)),
+            None => None,
+        },
+        test_time: load.duration.map(|d| d.0.as_secs() as u32),
+        commands,
+        stats_by_line: false,
+        miss_tracking: true,
+        miss_rate_threshold: 0.01,
+        config: Vec::new(),
+    };
+    let single = Report {
+        started_at,
+        interrupted: report.interrupted,
+        phases: vec![PhaseReport {
+            measured: true,
+            ..report.clone()
+        }],
+        ..Report::default()
+    };
+    text(&single, &options)
+}
+
 /// Warnings memtier prints on stderr: a miss rate above `--miss-rate-threshold`.
 pub fn warnings(report: &Report, options: &Options) -> Vec<String> {
     let mut out = Vec::new();

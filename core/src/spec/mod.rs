@@ -9,6 +9,7 @@ mod duration;
 mod events;
 mod keys;
 mod load;
+mod output;
 mod slo;
 mod slots;
 mod target;
@@ -24,6 +25,7 @@ pub use keys::{Distribution, Keys};
 pub use load::{
     Arrivals, ConnectionsRamp, Load, RateRamp, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE,
 };
+pub use output::Output;
 pub use slo::Slo;
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
@@ -79,6 +81,9 @@ pub struct Spec {
     /// the highest rate that meets a latency budget (see [`Slo`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<Slo>,
+    /// Reports written to files when the phase ends (memtier's text report).
+    #[serde(default, skip_serializing_if = "Output::is_empty")]
+    pub output: Output,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -219,6 +224,7 @@ impl Workload {
             };
             out.push(Phase::from_json(raw, &prefix)?);
         }
+        output::distinct_files(&out)?;
         share_tls_configs(&mut out);
         Ok(Workload { phases: out })
     }
@@ -322,6 +328,7 @@ impl Phase {
         spec.load.normalize();
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
+        spec.output.validate(prefix)?;
         let connect = spec.target.resolve(prefix)?;
         if connect.cluster.is_some() && (spec.load.idle || !spec.load.keepalive) {
             let field = if spec.load.idle { "idle" } else { "keepalive" };
@@ -462,6 +469,20 @@ mod tests {
 
     fn err(toml: &str) -> String {
         Workload::from_toml_str(toml).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn an_output_needs_a_path() {
+        let e = err("output = { memtier = ' ' }");
+        assert!(
+            e.contains("`output.memtier`") && e.contains("empty path"),
+            "{e}"
+        );
+        let e = err("output = { hdr = 'x' }");
+        assert!(
+            e.contains("output") && e.contains("unknown field `hdr`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -210,6 +210,10 @@ pub struct PhaseReport {
     /// With `slo`: the search's result and its latency-versus-throughput curve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloResult>,
+    /// A file of the phase's `output` that could not be written when the phase ended: the
+    /// path and the operating system's error (the report is kept); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_error: Option<String>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }

@@ -1,0 +1,56 @@
+//! Files a phase writes when it ends (`output` in a spec).
+
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Reports written to files when the phase ends, beside the report the run returns.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// memtier_benchmark's text report of this phase (run information, the `ALL STATS`
+    /// table and the latency distribution), written to this file when the phase ends, as
+    /// memtier's `--out-file` does. A relative path is relative to the working directory.
+    /// The file is created before any traffic, so a path that cannot be written fails first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memtier: Option<String>,
+}
+
+impl Output {
+    /// Whether no file is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.memtier.is_none()
+    }
+
+    pub(crate) fn validate(&self, prefix: &str) -> Result<()> {
+        match &self.memtier {
+            Some(p) if p.trim().is_empty() => Err(Error::spec(
+                format!("{prefix}output.memtier"),
+                "an empty path: give the file to write memtier's text report to",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Two phases writing one file would leave only the last one's report: refuse it (a
+/// top-level `output` is inherited by every phase).
+pub(crate) fn distinct_files(phases: &[super::Phase]) -> Result<()> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for p in phases {
+        let Some(path) = p.spec.output.memtier.as_deref() else {
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(q, _)| *q == path) {
+            return Err(Error::spec(
+                format!("{}output.memtier", p.prefix),
+                format!(
+                    "`{path}` is also written by {}: give each phase its own file (set \
+                     `output` in the phases rather than at the top level)",
+                    first.trim_end_matches('.')
+                ),
+            ));
+        }
+        seen.push((path, &p.prefix));
+    }
+    Ok(())
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make examples`: replay every published scenario of examples/scenarios/ at CI scale on
+# local servers the replays start themselves, through the Python binding, the Node binding
+# and the notebooks; one verdict line per scenario and runner, non-zero on any failure.
+# Installs and builds what is missing first (the Python venv and module, the Node addon).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/python-env.sh
+scripts/node-build.sh
+
+echo "examples: Python replays" >&2
+python examples/python/replay.py
+echo "examples: Node replays" >&2
+node examples/node/replay.mjs
+echo "examples: notebooks" >&2
+python scripts/run-notebook.py \
+  examples/notebooks/managed-cache-guide.ipynb \
+  examples/notebooks/cluster-sizing-3x2.ipynb \
+  examples/notebooks/ram-flash-tiering.ipynb \
+  examples/notebooks/instance-comparison.ipynb

@@ -1,0 +1,32 @@
+# Sourced by the scripts that need Python (test-python.sh, examples.sh): the venv in .venv
+# (created when missing) with the tools and optional dependencies the tests exercise, and
+# the native module built (release, shared target/) and installed editable. Activates the
+# venv in the sourcing shell. Quick when all is there.
+export PATH="$HOME/.cargo/bin:$PATH"
+scripts/ensure-deps.sh
+
+scripts/venv.sh
+VENV="$PWD/.venv"
+export VIRTUAL_ENV="$VENV"
+export PATH="$VENV/bin:$PATH"
+PY="$VENV/bin/python"
+
+# Tools and optional dependencies the tests exercise, installed only when missing.
+missing=()
+[ -x "$VENV/bin/maturin" ] || missing+=("maturin>=1.16,<2")
+[ -x "$VENV/bin/ruff" ] || missing+=(ruff)
+[ -x "$VENV/bin/mypy" ] || missing+=(mypy)
+"$PY" -c "import pytest" 2>/dev/null || missing+=("pytest>=7")
+"$PY" -c "import hdrh" 2>/dev/null || missing+=("hdrhistogram>=0.10")
+"$PY" -c "import pandas" 2>/dev/null || missing+=("pandas>=1.5")
+"$PY" -c "import matplotlib" 2>/dev/null || missing+=("matplotlib>=3.5")
+# The example notebook is executed with nbclient on an ipykernel.
+"$PY" -c "import nbclient, nbformat" 2>/dev/null || missing+=("nbclient>=0.7")
+"$PY" -c "import ipykernel" 2>/dev/null || missing+=(ipykernel)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "python-env: installing ${missing[*]}" >&2
+  "$PY" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
+fi
+
+# The native module (release build, shared target/), installed editable into the venv.
+maturin develop --release --quiet
