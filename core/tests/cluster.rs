@@ -106,6 +106,13 @@ fn moved_slots_are_followed_and_counted_as_redirects() {
     );
     assert!(report.totals.redirects >= 1, "no redirect counted");
     assert_eq!(report.commands["GET"].redirects, report.totals.redirects);
+    // Each redirect is counted on the node that answered MOVED: the old owner.
+    let from_name = format!("127.0.0.1:{}", from.port);
+    assert_eq!(
+        report.nodes[&from_name].redirects, report.totals.redirects,
+        "{:?}",
+        report.nodes
+    );
     // The map was refreshed: a handful of redirects, not one per request after the move.
     assert!(report.totals.redirects < 100, "{}", report.totals.redirects);
     let served: u64 = primaries.iter().map(|p| p.calls("get")).sum();
@@ -348,6 +355,9 @@ fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
     assert_eq!(report.totals.redirects, 200);
     let name = format!("127.0.0.1:{}", to.port);
     assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
+    // The old owner answered ASK to each: it shows them, and no requests of its own.
+    let asked = &report.nodes[&format!("127.0.0.1:{}", from.port)];
+    assert_eq!((asked.redirects, asked.ops), (200, 0));
     assert_eq!(to.calls("asking"), 200);
 }
 

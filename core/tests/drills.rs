@@ -103,6 +103,37 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
 }
 
 #[test]
+fn a_rewrite_already_running_is_waited_out_and_the_drill_forks_its_own() {
+    let _one = one();
+    let server = Server::start(&["--enable-debug-command", "local"]);
+    // 2,000 keys at 0.5 ms each: the server's own rewrite takes about a second.
+    assert_eq!(server.cli(&["DEBUG", "POPULATE", "2000"]), "OK");
+    server.cli(&["CONFIG", "SET", "rdb-key-save-delay", "500"]);
+    assert!(server.cli(&["BGREWRITEAOF"]).contains("started"));
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "threads": 1, "duration": "4s" },
+        "keys": { "range": [0, 99] },
+        "commands": [{ "name": "get" }],
+        "events": [{ "at": "200ms", "drill": "bgrewriteaof" }],
+    })))
+    .unwrap();
+    let e = &report.phases[0].events[0];
+    assert_eq!(e.error, None, "{}", show(e));
+    // Started once the server's rewrite had ended, and forked again.
+    let (start, end) = (e.started_s.unwrap(), e.finished_s.unwrap());
+    assert!(start > 0.5 && end > start, "{}", show(e));
+    assert!(e.fork_usec.unwrap_or(0) > 0, "{}", show(e));
+    assert_eq!(
+        server.calls("bgrewriteaof"),
+        3,
+        "ours, the refused one, the retry"
+    );
+    assert_eq!(info(&server, "aof_rewrites"), "2");
+    assert_eq!(info(&server, "aof_last_bgrewrite_status"), "ok");
+}
+
+#[test]
 fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
     let _one = one();
     let server = Server::start(&[]);

@@ -176,22 +176,35 @@ const REPLAYS = {
       const primary = await startRedis({ args: ['--repl-diskless-sync-delay', '0', '--repl-backlog-size', '16kb'] })
       const replica = await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] })
       await waitInSync(replica)
-      return { vars: { url: primary.url }, stop: () => Promise.all([replica.stop(), primary.stop()]) }
+      return { primary, vars: { url: primary.url }, stop: () => Promise.all([replica.stop(), primary.stop()]) }
     },
-    async check(report) {
+    async check(report, here) {
       const v = new Verdict('instance-comparison')
       for (const p of report.phases.filter((x) => x.name.endsWith('(config)'))) noErrors(v, p)
       const off = repeats(report, 'persistence off')
       const aof = repeats(report, 'aof everysec')
       v.expect(off.length === 3 && aof.length === 3, 'not 3 runs each')
-      const mean = (runs) => runs.reduce((a, p) => a + p.totals.opsPerSec, 0) / runs.length
-      v.expect(mean(aof) < mean(off), 'AOF everysec not slower than persistence off')
+      const rates = (runs) => runs.map((p) => p.totals.opsPerSec)
+      const mean = (runs) => rates(runs).reduce((a, r) => a + r, 0) / runs.length
+      v.expect(mean(off) > 0 && mean(aof) > 0, 'a setting ran without throughput')
+      // AOF everysec's cost on a local disk hides in the run-to-run spread at CI scale: its
+      // sign is shown, not asserted (docs/scenarios.md). That AOF really ran is asserted.
+      const all = rates([...off, ...aof])
+      const spread = (Math.max(...all) - Math.min(...all)) / mean([...off, ...aof])
+      const cost = 1 - mean(aof) / mean(off)
+      if (here) {
+        const info = String(await here.primary.command('INFO', 'persistence'))
+        const field = (name) => info.match(new RegExp(`^${name}:(\\S+)`, 'm'))?.[1]
+        v.expect(Number(field('aof_rewrites')) >= 2, `${field('aof_rewrites')} AOF rewrites, not 2`)
+        v.expect(field('aof_last_write_status') === 'ok', 'an AOF write failed')
+      }
       const fork = phase(report, 'fork time').events[0]
       v.expect(fork && fork.error == null && fork.forkUsec > 0, 'fork time not reported')
       const sync = phase(report, 'replication time').events[0]
       v.expect(sync && sync.error == null && sync.syncS != null, 'replication time not reported')
       v.figures.push(
-        `persistence off ${fmt(mean(off))} ops/s, AOF everysec ${fmt(mean(aof))} ops/s`,
+        `persistence off ${fmt(mean(off))} ops/s, AOF everysec ${fmt(mean(aof))} ops/s ` +
+          `(spread ${(spread * 100).toFixed(0)}%: ${cost > spread ? 'slower' : 'within the spread of the runs'})`,
         `fork ${fmt(fork?.forkUsec ?? 0)} us`,
         `replica in sync after ${sync?.syncS?.toFixed(2)} s (${sync?.fullSync ? 'full' : 'partial'})`,
       )

@@ -872,6 +872,9 @@ impl ClusterClient {
                         let due = now + (retry.due - now) * (1u32 << p.tries);
                         if p.measured {
                             rec.commands[p.cmd as usize].redirects += 1;
+                            // The node that redirected counts it: it shows where the map was
+                            // stale.
+                            rec.node(i, |k| cluster.name(k)).redirects += 1;
                         }
                         retries.push_back(Retry {
                             p: Pending {

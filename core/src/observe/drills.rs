@@ -323,20 +323,53 @@ async fn persist(plan: &Plan, stop: &AtomicBool, out: &mut Outcome) -> Drilled {
             "aof_last_bgrewrite_status",
         ),
     };
-    call(&mut c, &[cmd], t).await?;
+    // A save or rewrite the server started on its own (an automatic AOF rewrite, a save
+    // point) makes ours fail with "already in progress": wait for it to end, then start ours,
+    // so the fork time reported is that of the drill's own fork.
+    let mut tries = 0;
+    loop {
+        match call(&mut c, &[cmd], t).await {
+            Err(e) if e.contains("already in progress") && tries < MAX_BUSY_TRIES => {
+                tries += 1;
+                if !idle(&mut c, busy, stop, t).await? {
+                    return Ok(());
+                }
+                out.started = Some(Instant::now());
+            }
+            Err(e) => return Err(e),
+            Ok(_) => break,
+        }
+    }
+    if !idle(&mut c, busy, stop, t).await? {
+        return Ok(());
+    }
+    out.finished = Some(Instant::now());
+    let p = info(&mut c, "persistence", t).await?;
+    let stats = info(&mut c, "stats", t).await?;
+    out.fork_usec = field(&stats, "latest_fork_usec").parse().ok();
+    match field(&p, status) {
+        "ok" | "" => Ok(()),
+        s => Err(format!("it failed ({status}:{s})")),
+    }
+}
+
+/// How often a save or rewrite already running is waited out before the drill gives up.
+const MAX_BUSY_TRIES: u32 = 5;
+
+/// Wait until none of the `busy` persistence fields is set; `false` if the run stopped first.
+async fn idle(
+    c: &mut Client,
+    busy: &[&str],
+    stop: &AtomicBool,
+    t: Duration,
+) -> std::result::Result<bool, String> {
     loop {
         if stop.load(Ordering::Relaxed) {
-            return Ok(());
+            return Ok(false);
         }
-        let p = info(&mut c, "persistence", t).await?;
+        let p = info(c, "persistence", t).await?;
         if busy.iter().all(|k| field(&p, k) == "0") {
-            out.finished = Some(Instant::now());
-            let stats = info(&mut c, "stats", t).await?;
-            out.fork_usec = field(&stats, "latest_fork_usec").parse().ok();
-            return match field(&p, status) {
-                "ok" | "" => Ok(()),
-                s => Err(format!("it failed ({status}:{s})")),
-            };
+            return Ok(true);
         }
         tokio::time::sleep(POLL).await;
     }

@@ -43,9 +43,11 @@ pub struct Event {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Drill {
-    /// `BGSAVE`, until the save ends; reports the fork time (`latest_fork_usec`).
+    /// `BGSAVE`, until the save ends; reports the fork time (`latest_fork_usec`). One the
+    /// server runs already is waited out first.
     Bgsave,
-    /// `BGREWRITEAOF`, until the rewrite ends; reports the fork time.
+    /// `BGREWRITEAOF`, until the rewrite ends; reports the fork time. One the server runs
+    /// already (an automatic rewrite) is waited out first.
     Bgrewriteaof,
     /// `CLIENT PAUSE` (or `DEBUG SLEEP`) for `duration`.
     Pause,

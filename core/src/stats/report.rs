@@ -75,6 +75,7 @@ pub struct Stats {
     pub service_histogram: Option<String>,
     /// Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
     /// CLUSTERDOWN. They are not errors: a request that succeeds after them is a success.
+    /// Per node, they count on the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub redirects: u64,
 }
@@ -194,7 +195,8 @@ pub struct PhaseReport {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
     /// Cluster mode: per node (`host:port`), the requests it answered (the last node a
-    /// redirected request went to) or failed on; left out when not a cluster run.
+    /// redirected request went to) or failed on, and the redirects it answered; left out
+    /// when not a cluster run.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub nodes: BTreeMap<String, Stats>,
     /// The longest stretch without a successful reply.
@@ -444,7 +446,7 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
 pub fn node_stats(rec: &Recorder, secs: f64) -> BTreeMap<String, Stats> {
     rec.nodes
         .iter()
-        .filter(|(_, r)| r.ops > 0)
+        .filter(|(_, r)| r.ops > 0 || r.redirects > 0)
         .map(|(name, r)| (name.to_string(), stats_of(r, secs)))
         .collect()
 }

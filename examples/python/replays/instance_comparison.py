@@ -54,6 +54,24 @@ def mean_ops(runs: list[PhaseReport]) -> float:
     return sum(p.totals.ops_per_sec for p in runs) / max(len(runs), 1)
 
 
+def spread(runs: list[PhaseReport]) -> float:
+    """How far the runs' throughputs lie apart, as a fraction of their mean: the noise any
+    difference between the two settings has to stand out of."""
+    rates = [p.totals.ops_per_sec for p in runs]
+    mean = sum(rates) / max(len(rates), 1)
+    return (max(rates) - min(rates)) / mean if mean else 0.0
+
+
+def aof_worked(v: Verdict, primary: RedisServer) -> None:
+    """AOF everysec was really on: the server rewrote its AOF (when enabled, and for the
+    drill) and every write to it succeeded."""
+    info = primary.info("persistence")
+    rewrites = int(info.get("aof_rewrites", "0"))
+    v.expect(rewrites >= 2, f"the server made {rewrites} AOF rewrites, not 2 (enable, drill)")
+    status = info.get("aof_last_write_status")
+    v.expect(status == "ok", f"aof_last_write_status is {status}")
+
+
 def check(report: Report, here: Local | None = None) -> Verdict:
     """Persistence off against AOF everysec, fork time, replication time."""
     v = Verdict(NAME)
@@ -71,13 +89,18 @@ def check(report: Report, here: Local | None = None) -> Verdict:
     for p in off + aof:
         no_errors(v, p)
     off_ops, aof_ops = mean_ops(off), mean_ops(aof)
-    v.expect(aof_ops < off_ops, f"AOF everysec ({aof_ops:,.0f}/s) not slower than off")
+    v.expect(off_ops > 0 and aof_ops > 0, "a setting ran without throughput")
+    # AOF everysec's cost on a local disk is a few percent: at CI scale on a shared machine
+    # it hides in the run-to-run spread, so its sign is shown, not asserted (docs/scenarios.md).
+    noise = spread(off + aof)
+    cost = 1 - aof_ops / off_ops if off_ops else 0.0
+    seen = "slower" if cost > noise else "within the spread of the runs"
     v.figures.append(
         f"persistence off {off_ops:,.0f} ops/s, AOF everysec {aof_ops:,.0f} ops/s "
-        f"({aof_ops / off_ops:.2f}x, 3 runs each)"
-        if off_ops
-        else "no throughput"
+        f"({aof_ops / max(off_ops, 1):.2f}x, 3 runs each, spread {noise:.0%}: {seen})"
     )
+    if here is not None:
+        aof_worked(v, here.primary)
 
     fork = phase(report, "fork time")
     no_errors(v, fork)
