@@ -19,6 +19,8 @@ import re
 import sys
 from pathlib import Path
 
+import node_types
+from node_types import camel
 from rust_source import (
     RAW_KEYS,
     REPORT_FILES,
@@ -57,11 +59,6 @@ MAP_KEYS = {
     "errors_by_kind": "<KIND>",
     "config": "<name>",
 }
-
-
-def camel(key: str) -> str:
-    """The Node binding's key: an underscore before a lowercase letter goes (docs/node.md)."""
-    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), key)
 
 
 def slug(heading: str) -> str:
@@ -375,7 +372,8 @@ def generate() -> dict[Path, str]:
         parse_file(path, spec)
     for path in REPORT_FILES:
         parse_file(path, report)
-    return {OUT_SPEC: spec_reference(spec), OUT_REPORT: report_reference(report)}
+    pages = {OUT_SPEC: spec_reference(spec), OUT_REPORT: report_reference(report)}
+    return pages | node_types.generate(spec, report)
 
 
 def main() -> int:
