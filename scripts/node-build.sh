@@ -14,7 +14,7 @@ if [ "$major" -lt 20 ]; then
   echo "node-build: Node $(node --version) is too old: Node 20 or newer is needed" >&2
   exit 1
 fi
-if [ ! -x node_modules/.bin/napi ]; then
+if [ ! -x node_modules/.bin/napi ] || [ ! -x node_modules/.bin/tsc ]; then
   echo "node-build: npm install" >&2
   npm install --no-audit --no-fund --loglevel=error
 fi

@@ -1,0 +1,163 @@
+// Compile-time checks of the package's types, never run: scripts/test-node.sh (and `npm run
+// typecheck`) compiles this file with `tsc --noEmit --strict`. The generated spec.d.ts and
+// report.d.ts must type real workloads and reports, and reject mistakes: each
+// `@ts-expect-error` below fails the check when the types accept the line (as they would if a
+// type became `any`), and a wrong or missing type fails it too.
+import respload, {
+  loadSpec,
+  run,
+  start,
+  validateSpec,
+  Report,
+  SpecError,
+  type Availability,
+  type Budget,
+  type BuiltinCommand,
+  type ClientStats,
+  type CommandSpec,
+  type Distribution,
+  type EventReport,
+  type IntervalLatency,
+  type KeysSpec,
+  type Latency,
+  type LoadSpec,
+  type LoadSpecOptions,
+  type NodeServer,
+  type PhaseReport,
+  type PhaseSpec,
+  type RampStep,
+  type RespLoadErrorCode,
+  type RunOptions,
+  type ServerFacts,
+  type ServerLoad,
+  type ServerSample,
+  type SloPoint,
+  type SloResult,
+  type Snapshot,
+  type SpecDuration,
+  type Stats,
+  type TargetSpec,
+  type Template,
+  type TimelineRow,
+  type ValuesSpec,
+  type Workload,
+} from 'respload'
+import { startRedis } from 'respload/testing'
+
+// ---- the spec: snake_case keys, every written form ------------------------------------------
+
+const target: TargetSpec = { url: 'redis://127.0.0.1:6379', connect_timeout: 2, client_name: '' }
+const load: LoadSpec = {
+  connections: 4,
+  duration: '5s',
+  warmup: 0.5,
+  rate_ramp: { start: 100, end: 1000, step: 300, step_duration: '1s' },
+  arrivals: 'poisson',
+}
+const keys: KeysSpec = { prefix: 'k:', range: [0, 999], reads: 'hotset', writes: { kind: 'zipf', exponent: 1.2 } }
+const values: ValuesSpec = { size: [[64, 3], [1024, 1]], data: 'compressible', compression_ratio: 3 }
+const builtin: BuiltinCommand = 'lrange_100'
+const template: Template = ['HSET', '{key}', 'f', '{value}']
+const commands: CommandSpec[] = [
+  { name: builtin },
+  { name: 'GET', weight: 4, distribution: { kind: 'gaussian', stddev: 10 } },
+  { template, label: 'hset' },
+  { chain: ['SET {key} 1', ['DEL', '{key}']] },
+]
+const workload: Workload = {
+  target: { ...target, tls: { enabled: false, versions: ['1.3'] }, read_from: 'prefer-replica' },
+  load,
+  keys,
+  values,
+  commands,
+  seed: 7,
+  observe: { info: true },
+  events: [{ at: '1s', drill: 'pause', mode: 'client-pause', duration: '200ms' }],
+  slo: { budget_ms: 2, step_duration: '1s', max_steps: 3 },
+  output: { memtier: 'memtier.txt' },
+  phases: [{ name: 'populate', measured: false, repeat: 2, load: { requests: 'all_keys' } }],
+  vars: { url: 'redis://127.0.0.1:6379' },
+  scales: { ci: { url: 'redis://127.0.0.1:7000' } },
+}
+const phase: PhaseSpec | undefined = workload.phases?.[0]
+const duration: SpecDuration | undefined = workload.load?.duration
+const distribution: Distribution = 'uniform'
+
+const misspelled: Workload = {
+  load: {
+    // @ts-expect-error: `connection` is not a spec key (`connections` is)
+    connection: 4,
+  },
+}
+// @ts-expect-error: spec keys are snake_case, as in spec files
+const camelSpec: TargetSpec = { clientName: 'x' }
+// @ts-expect-error: a duration is a string or a number of seconds
+const wrongType: LoadSpec = { duration: true }
+// @ts-expect-error: not a distribution
+const wrongName: KeysSpec = { distribution: 'zipfian' }
+// @ts-expect-error: a drill needs its time (`at`)
+const missingAt: Workload = { events: [{ drill: 'bgsave' }] }
+// @ts-expect-error: a key range is two numbers
+const wrongRange: KeysSpec = { range: [0, '9'] }
+
+// ---- the report: camelCase keys, optional where the JSON leaves them out ---------------------
+
+function read(report: Report): number[] {
+  const phase0: PhaseReport = report.phases[0]
+  const p99: number = phase0.totals.latencyMs.p99
+  const p999: number = report.totals.latencyMs.p99_9
+  const row: TimelineRow = report.timeline[0]
+  const interval: IntervalLatency = row.latencyMs
+  const rowRate: number | undefined = row.targetRate
+  const cpu: number | undefined = report.serverLoad?.peakCpuPercent
+  const load: ServerLoad | undefined = phase0.serverLoad
+  const samples: ServerSample[] = phase0.serverTimeline ?? []
+  const used: number | undefined = samples[0]?.usedMemory
+  const events: EventReport[] = phase0.events ?? []
+  const fork: number | null = events[0].forkUsec
+  const steps: RampStep[] = phase0.steps ?? []
+  const slo: SloResult | undefined = phase0.slo
+  const best: number | null | undefined = slo?.bestRate
+  const curve: SloPoint[] = slo?.curve ?? []
+  const get: Stats = report.commands['GET']
+  const kinds: Record<string, number> = report.totals.errorsByKind
+  const node: NodeServer | undefined = report.serverNodes?.['127.0.0.1:7000']
+  const client: ClientStats = report.client
+  const server: ServerFacts = report.server
+  const policy: string = server.config['maxmemory-policy']
+  const availability: Availability = phase0.availability
+  const service: Latency | undefined = report.totals.serviceMs
+  // The normalized workload is a spec: snake_case.
+  const clientName: string | undefined = report.workload.target?.client_name
+  const connections: number | undefined = phase0.workload.load?.connections
+  // @ts-expect-error: report keys are camelCase
+  const snake = report.totals.ops_per_sec
+  // @ts-expect-error: targetRate is left out in closed loop
+  const rate: number = phase0.targetRate
+  // @ts-expect-error: a drill's figures may be null
+  const forkOrZero: number = events[0].forkUsec
+  // @ts-expect-error: the workload keeps the spec's snake_case keys
+  const camelName = report.workload.target?.clientName
+  return [p99, p999, interval.p99, rowRate ?? 0, cpu ?? 0, used ?? 0, fork ?? 0, steps.length]
+}
+
+async function runs(): Promise<void> {
+  const redis = await startRedis()
+  const budget: Budget = { p99Ms: 5, errorRate: 0.01 }
+  const report = await run({ ...workload, target: { url: redis.url } }, { signal: AbortSignal.timeout(10_000) })
+  report.check({ ...budget, commands: { GET: { minOpsPerSec: 1 } } }).toJSON()
+  const again: Report = Report.fromJSON(JSON.stringify(report))
+  const options: RunOptions = { onProgress: (s: Snapshot) => s.latencyMs.p99 }
+  for await (const snapshot of start(validateSpec(workload))) {
+    const name: string = snapshot.phase
+    const ops: number = snapshot.opsPerSec
+    // @ts-expect-error: a snapshot is a timeline row with the phase: camelCase
+    const snake = snapshot.ops_per_sec
+  }
+  const spec: Workload = loadSpec('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions)
+  const code: RespLoadErrorCode = new SpecError('x').code
+  await respload.run(spec)
+  await redis.stop()
+}
+
+export { read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange }

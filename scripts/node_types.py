@@ -1,0 +1,398 @@
+"""The Node package's TypeScript declarations of the spec and the report, from the Rust types.
+
+bindings-node/spec.d.ts: the workload spec as JavaScript objects take it, snake_case keys exactly
+as spec files write them; a key serde fills in when absent is optional, and the value types
+(durations, distributions, sizes, templates) are unions of their written forms.
+
+bindings-node/report.d.ts: report objects as bindings-node/index.js builds them from the JSON:
+camelCase keys (its `camelKey`), except inside the maps whose keys are data (its `MAP_FIELDS`)
+and in the normalized workload (its `VERBATIM_FIELDS`, typed by spec.d.ts). A key the JSON
+leaves out (`skip_serializing_if`) is optional, an `Option` written as null is `| null`.
+
+Every interface and property carries the Rust `///` doc comment as JSDoc. gen_reference.py
+writes both files and checks them with the reference pages.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+from rust_source import (
+    NAMED_VARIANTS,
+    RAW_KEYS,
+    ROOT,
+    Field,
+    Item,
+    ParseError,
+    RawKey,
+    Source,
+    documented,
+    named,
+    unwrap,
+    written,
+)
+
+OUT_SPEC = ROOT / "bindings-node/spec.d.ts"
+OUT_REPORT = ROOT / "bindings-node/report.d.ts"
+INDEX_JS = ROOT / "bindings-node/index.js"
+
+WIDTH = 100
+PRIMITIVES = {
+    "u8": "number",
+    "u16": "number",
+    "u32": "number",
+    "u64": "number",
+    "i64": "number",
+    "f64": "number",
+    "bool": "boolean",
+    "String": "string",
+}
+# Types deserialized by hand from several JSON types, as their doc comments describe them (the
+# parser cannot read a hand-written deserializer): a new one must be taught here.
+HAND_FORMS = {"SpecDuration": "string | number"}
+# String lists of the Rust code that a spec field's doc comment names (`[`BUILTINS`]`): the
+# field takes one of them, as this TypeScript type.
+CONST_TYPES = {"BUILTINS": "BuiltinCommand"}
+# Rust structs whose TypeScript name is not the rule's: the spec's root is one phase; the
+# report's root holds the fields of index.d.ts's `Report` class (which adds the methods).
+TS_NAMES = {"Spec": "PhaseSpec", "Report": "ReportFields"}
+# The fields index.js keeps verbatim (VERBATIM_FIELDS) are normalized specs: their types.
+VERBATIM_TYPES = {("Report", "workload"): "Workload", ("PhaseReport", "workload"): "PhaseSpec"}
+
+
+def camel(key: str) -> str:
+    """The Node binding's key: an underscore before a lowercase letter goes (docs/node.md)."""
+    return re.sub(r"_([a-z])", lambda m: m.group(1).upper(), key)
+
+
+def spec_name(item: Item) -> str:
+    """A spec struct's TypeScript name: `Target` -> `TargetSpec` (the names index.d.ts had)."""
+    if item.name in TS_NAMES:
+        return TS_NAMES[item.name]
+    return item.name if item.name.endswith("Spec") else item.name + "Spec"
+
+
+def literal(value: str) -> str:
+    return f"'{value}'"
+
+
+def type_names(ty: str) -> list[str]:
+    """The named types inside a field type (`Option<Vec<Template>>` -> [`Template`])."""
+    names = re.findall(r"[A-Za-z_]\w*", ty)
+    wrappers = ("Option", "Vec", "BTreeMap", "Json")
+    return [n for n in names if n not in wrappers and n not in PRIMITIVES]
+
+
+def ts_type(ty: str, name_of: Callable[[str], str], string: str = "string") -> str:
+    """A Rust field type in TypeScript; `name_of` names the parsed types, `string` is String's."""
+    wrapper, inner = unwrap(ty)
+    if wrapper == "Option":
+        return ts_type(inner, name_of, string)
+    if wrapper == "Vec":
+        return array(ts_type(inner, name_of, string))
+    if wrapper == "BTreeMap":
+        return f"Record<string, {ts_type(inner, name_of, string)}>"
+    if m := re.fullmatch(r"\[(\w+); (\d+)\]", ty):
+        one = ts_type(m.group(1), name_of, string)
+        return "[" + ", ".join([one] * int(m.group(2))) + "]"
+    if ty == "String":
+        return string
+    if ty in PRIMITIVES:
+        return PRIMITIVES[ty]
+    return name_of(ty)
+
+
+def array(ty: str) -> str:
+    simple = re.fullmatch(r"\w+(\[\])*", ty) or re.fullmatch(r"\[[\w, ]+\]", ty)
+    return f"{ty}[]" if simple else f"Array<{ty}>"
+
+
+def jsdoc(text: str, indent: str = "") -> list[str]:
+    """A doc comment as JSDoc lines: paragraphs split on blank lines, `- ` lines kept apart."""
+    text = text.replace("*/", "*\\/")
+    one = f"{indent}/** {text} */"
+    if "\n" not in text and len(one) <= WIDTH:
+        return [one]
+    out = [f"{indent}/**"]
+    for i, paragraph in enumerate(text.split("\n\n")):
+        if i:
+            out.append(f"{indent} *")
+        for line in paragraph.split("\n"):
+            hanging = "  " if line.startswith("- ") else ""
+            wrapped = textwrap.wrap(
+                line,
+                WIDTH - len(indent) - 3,
+                subsequent_indent=hanging,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            out.extend(f"{indent} * {w}" for w in wrapped)
+    out.append(f"{indent} */")
+    return out
+
+
+def union(head: str, forms: list[str]) -> str:
+    """`head = a | b` on one line when it fits, else one form per line."""
+    flat = f"{head} = " + " | ".join(forms)
+    if "\n" not in flat and len(flat) <= WIDTH:
+        return flat
+    return f"{head} =" + "".join(f"\n  | {f}" for f in forms)
+
+
+# ---- the spec ------------------------------------------------------------------------------
+
+
+class SpecTypes:
+    """The spec's structs (reached from `Spec`), its value types and string lists, in order."""
+
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.structs: list[Item] = []
+        self.values: list[Item] = []
+        self.consts: list[str] = []
+        self.walk(src.items["Spec"])
+
+    def walk(self, item: Item) -> None:
+        self.structs.append(documented(item))
+        for f in item.fields:
+            for name in type_names(f.ty):
+                sub = self.src.items.get(name)
+                if sub is None:
+                    raise ParseError(f"{f.source}: type `{name}` of `{f.name}` was not parsed")
+                if sub.kind == "struct" and not sub.custom_de:
+                    if sub not in self.structs:
+                        self.walk(sub)
+                elif sub not in self.values:
+                    self.values.append(documented(sub))
+            for const in self.const_list(f):
+                if const not in self.consts:
+                    self.consts.append(const)
+
+    def const_list(self, f: Field) -> list[str]:
+        """The string lists a field's doc comment names: the values it takes."""
+        out = []
+        for const in re.findall(r"`([A-Z][A-Z_]+)`", f.doc):
+            if re.fullmatch(r"&\[.*\]", self.src.consts.get(const, "")):
+                if const not in CONST_TYPES:
+                    raise ParseError(f"{f.source}: `{f.name}` names {const}: teach node_types.py")
+                out.append(const)
+        return out
+
+    def name(self, ty: str) -> str:
+        item = self.src.items[ty]
+        return spec_name(item) if item in self.structs else item.name
+
+    def field_type(self, f: Field) -> str:
+        string = "string"
+        for const in self.const_list(f):
+            string = CONST_TYPES[const]
+            # The doc comment says when names match in any case: upper case is typed too.
+            if "case-insensitive" in f.doc:
+                string = f"{string} | Uppercase<{string}> | (string & {{}})"
+        if string != "string" and unwrap(f.ty)[1] != "String":
+            string = f"({string})"
+        return ts_type(f.ty, self.name, string)
+
+    def variant_fields(self, item: Item) -> list[str]:
+        """The table forms of an enum written by name, `{ kind: ..., parameters }`."""
+        units = [literal(written(item, v)) for v in item.variants if not v.fields]
+        out = [f"{{ kind: {' | '.join(units)} }}"] if units else []
+        for v in item.variants:
+            if not v.fields:
+                continue
+            pad = " " * 6  # inside `  | {`
+            lines = [f"{pad}kind: {literal(written(item, v))}"]
+            for vf in v.fields:
+                # Parameters are all optional: the hand-written deserializer defaults them.
+                lines += jsdoc(vf.doc, pad)
+                lines.append(f"{pad}{vf.name}?: {ts_type(vf.ty, self.name)}")
+            out.append("{\n" + "".join(f"{line}\n" for line in lines) + "    }")
+        return out
+
+    def value_type(self, item: Item) -> list[str]:
+        if item.kind != "enum":
+            if item.name not in HAND_FORMS:
+                raise ParseError(
+                    f"{item.source}: the written forms of {item.name}: teach node_types.py"
+                )
+            doc = f"{item.module_doc} {item.doc}".strip()
+            return [*jsdoc(doc), f"export type {item.name} = {HAND_FORMS[item.name]}", ""]
+        forms: list[str] = []
+        bullets: list[str] = []
+        if named(item):
+            for v in item.variants:
+                if v.fields and item.name not in NAMED_VARIANTS:
+                    raise ParseError(
+                        f"{item.source}: {item.name}::{v.name} has fields: teach node_types.py"
+                    )
+                form = literal(written(item, v))
+                forms.append(form)
+                mark = " (the default)" if v.default else ""
+                bullets.append(f"- `{form}`{mark}: {v.doc}")
+            if item.name in NAMED_VARIANTS:
+                forms += self.variant_fields(item)
+        else:
+            for v in item.variants:
+                if v.fields:
+                    raise ParseError(
+                        f"{item.source}: {item.name}::{v.name} has fields: teach node_types.py"
+                    )
+                form = ts_type(v.payload, self.name) if v.payload else literal(written(item, v))
+                forms.append(form)
+                bullets.append(f"- `{form}`: {v.doc}")
+        doc = item.doc + "\n\n" + "\n".join(bullets)
+        return [*jsdoc(doc), union(f"export type {item.name}", forms), ""]
+
+    def interface(self, item: Item, extra: list[str]) -> list[str]:
+        """A struct's interface, with `extra` properties after its fields."""
+        out = [*jsdoc(item.doc), f"export interface {spec_name(item)} {{"]
+        for f in item.fields:
+            # serde fills in an absent field with a default; an absent Option is None.
+            optional = "default" in f.serde or unwrap(f.ty)[0] == "Option"
+            out += jsdoc(f.doc, "  ")
+            out.append(f"  {f.name}{'?' if optional else ''}: {self.field_type(f)}")
+        return [*out, *extra, "}", ""]
+
+
+def raw_key(k: RawKey) -> list[str]:
+    """The property of a key read before serde (always optional)."""
+    doc = k.doc + (f"\n\n{k.ts_note}" if k.ts_note else "")
+    return [*jsdoc(doc, "  "), f"  {k.name}?: {k.ts_type}"]
+
+
+def spec_dts(src: Source) -> str:
+    types = SpecTypes(src)
+    out = [
+        "// Generated by scripts/gen_reference.py from the Rust types of core/src/spec/*.rs and",
+        "// their doc comments: do not edit by hand, run `make docs`.",
+        "//",
+        "// The workload spec as JavaScript objects take it: snake_case keys, exactly as spec",
+        "// files write them (docs/reference/spec.md). A key with a default may be left out.",
+        "",
+    ]
+    phase_keys = [line for k in RAW_KEYS if not k.top_only for line in raw_key(k)]
+    top_keys = [line for k in RAW_KEYS if k.top_only for line in raw_key(k)]
+    root = types.structs[0]
+    out += [
+        *jsdoc(src.module_docs[root.source]),
+        f"export interface Workload extends {spec_name(root)} {{",
+        *top_keys,
+        "}",
+        "",
+    ]
+    for item in types.structs:
+        out += types.interface(item, phase_keys if item is root else [])
+    for const in types.consts:
+        names = re.findall(r'"([^"]*)"', types.src.consts[const])
+        doc = src.const_docs.get(const, "")
+        out += [
+            *jsdoc(doc),
+            union(f"export type {CONST_TYPES[const]}", list(map(literal, names))),
+            "",
+        ]
+    for item in types.values:
+        out += types.value_type(item)
+    return "\n".join(out).rstrip() + "\n"
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+def kept_keys(index_js: str, const: str) -> set[str]:
+    """The keys of one of index.js's sets of fields (`MAP_FIELDS`, `VERBATIM_FIELDS`)."""
+    m = re.search(rf"const {const} = new Set\(\[([^\]]*)\]\)", index_js)
+    if not m:
+        raise ParseError(f"bindings-node/index.js has no `{const}` set: teach node_types.py")
+    return set(re.findall(r"'([^']*)'", m.group(1)))
+
+
+def report_dts(src: Source, index_js: str) -> str:
+    if "key.replace(/_([a-z])/g," not in index_js:
+        raise ParseError("bindings-node/index.js camelizes keys another way: update camel()")
+    maps = kept_keys(index_js, "MAP_FIELDS")
+    verbatim = kept_keys(index_js, "VERBATIM_FIELDS")
+    order: list[Item] = []
+
+    def walk(item: Item) -> None:
+        order.append(documented(item))
+        for f in item.fields:
+            for name in type_names(f.ty):
+                sub = src.items.get(name)
+                if sub is None or sub.kind != "struct":
+                    raise ParseError(f"{f.source}: report type `{name}` is not a parsed struct")
+                if sub not in order:
+                    walk(sub)
+
+    # The report, then the live snapshots (a timeline row with the phase).
+    for root in ("Report", "Snapshot"):
+        if src.items[root] not in order:
+            walk(src.items[root])
+
+    def name_of(ty: str) -> str:
+        return TS_NAMES.get(ty, ty)
+
+    out = [
+        "// Generated by scripts/gen_reference.py from the Rust types of core/src/stats/,",
+        "// core/src/observe/ and core/src/engine/ and their doc comments: do not edit by hand,",
+        "// run `make docs`.",
+        "//",
+        "// Report objects as the Node package gives them: the JSON report",
+        "// (docs/reference/report.md) with camelCase keys (`ops_per_sec` -> `opsPerSec`; an",
+        "// underscore before a digit stays: `p99_9`); map keys (command labels, error kinds,",
+        "// config names, host:port) and the normalized `workload` (a spec) are kept as they are.",
+        "// The doc comments name the JSON keys.",
+        "",
+        "import type { PhaseSpec, Workload } from './spec'",
+        "",
+    ]
+    for item in order:
+        extends = [name_of(f.ty) for f in item.fields if "flatten" in f.serde]
+        head = f"export interface {name_of(item.name)}"
+        out += [
+            *jsdoc(item.doc),
+            head + (f" extends {', '.join(extends)}" if extends else "") + " {",
+        ]
+        for f in item.fields:
+            if "flatten" in f.serde:
+                continue
+            out += jsdoc(f.doc, "  ")
+            out.append(f"  {report_field(item, f, maps, verbatim, name_of)}")
+        out += ["}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def report_field(
+    item: Item, f: Field, maps: set[str], verbatim: set[str], name_of: Callable[[str], str]
+) -> str:
+    """`key?: type` of a report field, as index.js's camelize leaves it."""
+    wrapper, inner = unwrap(f.ty)
+    where = f"{f.source}: `{f.name}`"
+    if f.name in verbatim:
+        if (item.name, f.name) not in VERBATIM_TYPES:
+            raise ParseError(f"{where} is kept verbatim by index.js: teach node_types.py its type")
+        ty = VERBATIM_TYPES[(item.name, f.name)]
+    elif f.ty == "Json":
+        raise ParseError(
+            f"{where} is free-form JSON that index.js would camelize: teach node_types.py"
+        )
+    elif wrapper == "BTreeMap" and f.name not in maps:
+        raise ParseError(f"{where} is a map: add it to MAP_FIELDS in index.js to keep its keys")
+    elif wrapper in ("", "Option") and f.name in maps and inner not in PRIMITIVES:
+        raise ParseError(f"{where} is a struct whose keys index.js keeps (MAP_FIELDS)")
+    else:
+        ty = ts_type(f.ty, name_of)
+    optional = "skip_serializing_if" in f.serde
+    if wrapper == "Option" and not optional:
+        ty += " | null"
+    return f"{camel(f.name)}{'?' if optional else ''}: {ty}"
+
+
+def generate(spec: Source, report: Source) -> dict[Path, str]:
+    """The two `.d.ts` files, by path."""
+    return {
+        OUT_SPEC: spec_dts(spec),
+        OUT_REPORT: report_dts(report, INDEX_JS.read_text(encoding="utf-8")),
+    }
