@@ -97,7 +97,8 @@ export interface Stats {
   serviceHistogram?: string
   /**
    * Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
-   * They are not errors: a request that succeeds after them is a success.
+   * They are not errors: a request that succeeds after them is a success. Per node, they count on
+   * the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
    */
   redirects?: number
 }
@@ -320,7 +321,7 @@ export interface PhaseReport {
   targetRate?: number
   /**
    * Cluster mode: per node (`host:port`), the requests it answered (the last node a redirected
-   * request went to) or failed on; left out when not a cluster run.
+   * request went to) or failed on, and the redirects it answered; left out when not a cluster run.
    */
   nodes?: Record<string, Stats>
   /** The longest stretch without a successful reply. */

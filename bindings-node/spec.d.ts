@@ -524,8 +524,10 @@ export type Template = string | string[]
 /**
  * The drills.
  *
- * - `'bgsave'`: `BGSAVE`, until the save ends; reports the fork time (`latest_fork_usec`).
- * - `'bgrewriteaof'`: `BGREWRITEAOF`, until the rewrite ends; reports the fork time.
+ * - `'bgsave'`: `BGSAVE`, until the save ends; reports the fork time (`latest_fork_usec`). One the
+ *   server runs already is waited out first.
+ * - `'bgrewriteaof'`: `BGREWRITEAOF`, until the rewrite ends; reports the fork time. One the server
+ *   runs already (an automatic rewrite) is waited out first.
  * - `'pause'`: `CLIENT PAUSE` (or `DEBUG SLEEP`) for `duration`.
  * - `'failover'`: Fail a primary over to its replica (`CLUSTER FAILOVER`, or stop the primary).
  * - `'replica-resync'`: Detach a replica (`REPLICAOF NO ONE`), reattach it, time until it is back
