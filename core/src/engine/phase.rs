@@ -395,10 +395,12 @@ fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Ve
             start_s: lo as f64 * INTERVAL.as_secs_f64(),
             duration_s,
             target_rate: load.rate_at_step(k),
+            // A ramp only adds connections, and the next step's may open just before the
+            // last row of this one ends: the fewest seen is this step's count.
             connections: rows[lo..hi]
                 .iter()
                 .map(|r| r.connections)
-                .max()
+                .min()
                 .unwrap_or(0),
             ops: s.ops,
             ops_per_sec: s.ops_per_sec,
