@@ -622,3 +622,30 @@ fn multi_key_templates_run_when_their_keys_share_a_hash_tag_and_are_refused_othe
         assert_eq!(node.cli(&["EXISTS", &format!("user:{{{key}}}:b")]), "1");
     }
 }
+
+#[test]
+fn scripts_and_subcommands_are_routed_by_their_key_not_their_first_argument() {
+    let (_one, cluster) = start(3, 0);
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 1, "requests": 600, "threads": 1 },
+        "keys": { "range": [0, 199], "distribution": "sequential" },
+        "commands": [
+            { "template": "EVAL 'return redis.call(\"SET\", KEYS[1], ARGV[1])' 1 {key} {value}",
+              "label": "eval" },
+            { "template": "OBJECT ENCODING {key}", "label": "object" },
+            { "template": "PING", "label": "ping" },
+        ],
+    })))
+    .unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    // Each went straight to its key's owner: no MOVED to follow.
+    assert_eq!(report.totals.redirects, 0, "{:?}", report.commands);
+    let evals: u64 = cluster.primaries().iter().map(|p| p.calls("eval")).sum();
+    assert_eq!(evals, report.commands["EVAL"].ops);
+    assert!(report.commands["OBJECT"].ops > 100 && report.commands["PING"].ops > 100);
+}

@@ -268,9 +268,9 @@ impl Cluster {
     }
 }
 
-/// The slot of a RESP-encoded request's first argument (slot 0 without one).
+/// The slot of a RESP-encoded request's key, its argument `key_index` (slot 0 without one).
 #[inline]
-pub fn request_slot(req: &[u8]) -> u16 {
+pub fn request_slot(req: &[u8], key_index: Option<usize>) -> u16 {
     fn header(req: &[u8], i: &mut usize) -> Option<usize> {
         let mut n = 0usize;
         let mut j = *i + 1;
@@ -284,17 +284,22 @@ pub fn request_slot(req: &[u8]) -> u16 {
         }
         None
     }
+    let Some(k) = key_index else {
+        return 0;
+    };
     let mut i = 0;
     let Some(count) = header(req, &mut i) else {
         return 0;
     };
-    if count < 2 {
+    if count <= k {
         return 0;
     }
-    let Some(name_len) = header(req, &mut i) else {
-        return 0;
-    };
-    i += name_len + 2;
+    for _ in 0..k {
+        let Some(len) = header(req, &mut i) else {
+            return 0;
+        };
+        i += len + 2;
+    }
     let Some(key_len) = header(req, &mut i) else {
         return 0;
     };
@@ -567,9 +572,10 @@ impl ClusterClient {
             let Some(r) = self.retries.remove(k) else {
                 break;
             };
-            let node = r
-                .node
-                .unwrap_or_else(|| self.cluster.route(request_slot(&r.bytes)));
+            let node = r.node.unwrap_or_else(|| {
+                let key = self.shared.key_index[r.p.cmd as usize];
+                self.cluster.route(request_slot(&r.bytes, key))
+            });
             self.ensure_node(node);
             if self.nodes[node].down(self.now) {
                 self.fail(node, r.p, b"CONNECTION");
@@ -619,7 +625,7 @@ impl ClusterClient {
             }
             self.req.clear();
             let cmd = self.generator.next(&mut self.req, shared.budget.get());
-            let slot = request_slot(&self.req);
+            let slot = request_slot(&self.req, shared.key_index[cmd]);
             let node = if self.cluster.replica_reads && shared.read_only[cmd] {
                 self.read_node(slot)
             } else {
@@ -1006,16 +1012,21 @@ mod tests {
     use crate::resp::encode::encode_command;
 
     #[test]
-    fn request_slot_reads_the_first_argument() {
+    fn request_slot_reads_the_key_argument() {
         let mut buf = Vec::new();
         encode_command(&mut buf, &[b"SET", b"foo", b"bar"]);
-        assert_eq!(request_slot(&buf), 12182);
+        assert_eq!(request_slot(&buf, Some(1)), 12182);
         buf.clear();
         encode_command(&mut buf, &[b"HSET", b"{user1000}.x", b"f", b"v"]);
-        assert_eq!(request_slot(&buf), key_slot(b"user1000"));
+        assert_eq!(request_slot(&buf, Some(1)), key_slot(b"user1000"));
+        buf.clear();
+        encode_command(&mut buf, &[b"EVAL", b"return 1", b"1", b"foo"]);
+        assert_eq!(request_slot(&buf, Some(3)), 12182);
+        assert_eq!(request_slot(&buf, Some(4)), 0, "past the last argument");
         buf.clear();
         encode_command(&mut buf, &[b"PING"]);
-        assert_eq!(request_slot(&buf), 0);
-        assert_eq!(request_slot(b"*2\r\n$3\r\nGET"), 0);
+        assert_eq!(request_slot(&buf, None), 0);
+        assert_eq!(request_slot(&buf, Some(1)), 0);
+        assert_eq!(request_slot(b"*2\r\n$3\r\nGET", Some(1)), 0);
     }
 }

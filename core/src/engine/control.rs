@@ -96,6 +96,9 @@ pub struct Shared {
     pub reads: Box<[bool]>,
     /// Whether each command (by index) may be served by a replica (`target.read_from`).
     pub read_only: Box<[bool]>,
+    /// Cluster mode: the argument each command (by index) is routed by, its first key
+    /// (`None`: it has none, any node serves it).
+    pub key_index: Box<[Option<usize>]>,
     /// How to (re)connect.
     pub connect: Connect,
     /// Reconnections made.

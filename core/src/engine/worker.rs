@@ -168,6 +168,7 @@ async fn worker(s: WorkerSetup) {
         idle: s.phase.spec.load.idle,
         reads: commands.iter().map(|c| c.reads).collect(),
         read_only: commands.iter().map(|c| c.read_only()).collect(),
+        key_index: commands.iter().map(|c| c.key_index()).collect(),
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),

@@ -45,6 +45,63 @@ fn key_positions(name: &str, args: &[Arg]) -> Option<Vec<usize>> {
     })
 }
 
+/// Commands with no key: a cluster may serve them anywhere.
+const KEYLESS: &[&str] = &[
+    "PING",
+    "ECHO",
+    "INFO",
+    "DBSIZE",
+    "TIME",
+    "LASTSAVE",
+    "CONFIG",
+    "CLIENT",
+    "CLUSTER",
+    "COMMAND",
+    "SCRIPT",
+    "FUNCTION",
+    "PUBLISH",
+    "SPUBLISH",
+    "RANDOMKEY",
+    "SCAN",
+    "KEYS",
+    "FLUSHALL",
+    "FLUSHDB",
+    "SLOWLOG",
+    "LATENCY",
+    "WAIT",
+];
+
+/// The argument index of the key a cluster client routes a command by: the first key (the
+/// one after the key count for EVAL, FCALL, ZUNION ...; after `STREAMS` for XREAD; the
+/// third word for subcommands such as `OBJECT FREQ key`), `None` for a command without
+/// keys. Other commands take their key first, as most do.
+pub fn key_index(args: &[Arg]) -> Option<usize> {
+    let word = |i: usize| match args.get(i) {
+        Some(Arg::Lit(b)) => Some(String::from_utf8_lossy(b).to_ascii_uppercase()),
+        _ => None,
+    };
+    let name = word(0)?;
+    if let Some(keys) = key_positions(&name, args) {
+        return keys.first().copied();
+    }
+    match name.as_str() {
+        "XREAD" | "XREADGROUP" => (1..args.len())
+            .find(|&i| word(i).as_deref() == Some("STREAMS"))
+            .map(|i| i + 1)
+            .filter(|&i| i < args.len()),
+        "OBJECT" | "MEMORY" | "XINFO" | "XGROUP" => (args.len() > 2).then_some(2),
+        _ if KEYLESS.contains(&name.as_str()) => None,
+        _ => (args.len() > 1).then_some(1),
+    }
+}
+
+impl Compiled {
+    /// The argument index of the key a cluster client routes it by (see [`key_index`]).
+    pub fn key_index(&self) -> Option<usize> {
+        key_index(&self.args)
+    }
+}
+
 /// What decides the slot of a key argument.
 #[derive(Debug, PartialEq)]
 enum SlotOf<'a> {
@@ -230,6 +287,20 @@ mod tests {
             builtin_set: false,
         };
         cluster_check(&c, prefix, "commands[0].template")
+    }
+
+    #[test]
+    fn the_routing_key_is_the_first_key_wherever_it_sits() {
+        let at =
+            |template: &str| key_index(&parse_template(&Template::Line(template.into())).unwrap());
+        assert_eq!(at("GET {key}"), Some(1));
+        assert_eq!(at("EVAL 'return 1' 1 {key}"), Some(3));
+        assert_eq!(at("EVALSHA abc 0"), None);
+        assert_eq!(at("ZUNIONSTORE dst 2 {key} {key}"), Some(1));
+        assert_eq!(at("XREAD COUNT 1 STREAMS s:{key} 0"), Some(4));
+        assert_eq!(at("OBJECT FREQ {key}"), Some(2));
+        assert_eq!(at("PING"), None);
+        assert_eq!(at("info stats"), None);
     }
 
     #[test]
