@@ -55,6 +55,9 @@ const NO_NODE: u16 = u16::MAX;
 const READ_BUFFER: usize = 64 * 1024;
 /// Answered request bytes kept before the retry buffer is compacted.
 const SENT_COMPACT: usize = 64 * 1024;
+/// Requests failed in a row on nodes that are down before a client waits for its next pass.
+const MAX_FAILED_IN_A_ROW: u32 = 8;
+
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// First backoff before retrying after TRYAGAIN or CLUSTERDOWN (doubled per try).
@@ -613,6 +616,7 @@ impl ClusterClient {
             }
         }
         let shared = Rc::clone(&self.shared);
+        let mut failed_in_a_row = 0;
         while !shared.stopping.get() && !self.generator.exhausted() {
             let intended = match &self.pacer {
                 Some(p) if p.due() > self.now => break,
@@ -644,13 +648,20 @@ impl ClusterClient {
                 p.advance();
             }
             match self.place(node, p) {
-                Placed::Sent => {}
+                Placed::Sent => failed_in_a_row = 0,
                 Placed::Full => {
                     self.parked = Some((node, p));
                     break;
                 }
-                // One request failed on a node that is down: let the others make progress.
-                Placed::Failed => break,
+                // A request for a node that is down fails at once and the next one goes on, so
+                // the live nodes keep their load; only a run of failures (most nodes down)
+                // pauses this client until the next pass, instead of spinning on errors.
+                Placed::Failed => {
+                    failed_in_a_row += 1;
+                    if failed_in_a_row >= MAX_FAILED_IN_A_ROW {
+                        break;
+                    }
+                }
             }
         }
     }
