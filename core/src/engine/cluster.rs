@@ -24,7 +24,7 @@
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
 
-use super::connection::settle_read_buffer;
+use super::connection::{grow_after_a_full_read, settle_read_buffer, FIRST_READ_BUFFER};
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
@@ -52,7 +52,6 @@ pub const REFRESH_EVERY: Duration = Duration::from_millis(100);
 pub const REFRESH_PERIOD: Duration = Duration::from_secs(5);
 const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
 const NO_NODE: u16 = u16::MAX;
-const READ_BUFFER: usize = 64 * 1024;
 /// Answered request bytes kept before the retry buffer is compacted.
 const SENT_COMPACT: usize = 64 * 1024;
 /// Requests failed in a row on nodes that are down before a client waits for its next pass.
@@ -366,7 +365,7 @@ impl Node {
             wbuf: Vec::new(),
             sent: Vec::new(),
             sent_head: 0,
-            rbuf: vec![0; READ_BUFFER],
+            rbuf: vec![0; FIRST_READ_BUFFER],
             rstart: 0,
             rend: 0,
             down_until: None,
@@ -544,7 +543,9 @@ impl ClusterClient {
             match read {
                 Some(n) if n > 0 => {
                     self.ctl.last_progress.set(self.now);
-                    self.nodes[i].rend += n;
+                    let node = &mut self.nodes[i];
+                    node.rend += n;
+                    grow_after_a_full_read(&mut node.rbuf, node.rend);
                     if !self.process(i) {
                         self.node_failed(i, b"PROTOCOL");
                     }

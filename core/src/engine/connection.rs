@@ -48,11 +48,11 @@ enum Failure {
 }
 
 /// Read buffer of a busy connection: one read takes a whole pipeline's replies.
-const READ_BUFFER: usize = 64 * 1024;
+pub(super) const READ_BUFFER: usize = 64 * 1024;
 /// Read buffer a connection starts with; it grows to [`READ_BUFFER`] on the first read that
 /// fills it, so thousands of idle-ish connections stay small (the zeroed 64 KiB would be
 /// resident from the start).
-const FIRST_READ_BUFFER: usize = 4 * 1024;
+pub(super) const FIRST_READ_BUFFER: usize = 4 * 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
@@ -287,9 +287,7 @@ impl Connection {
             self.now = Instant::now();
             self.ctl.last_progress.set(self.now);
             self.rend += n;
-            if self.rend == self.rbuf.len() && self.rbuf.len() < READ_BUFFER {
-                self.rbuf.resize(READ_BUFFER, 0);
-            }
+            grow_after_a_full_read(&mut self.rbuf, self.rend);
             self.process_replies()?;
             if !keepalive && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
@@ -443,6 +441,14 @@ impl Connection {
             }
         })
         .await
+    }
+}
+
+/// A read that filled the first, small buffer: the connection is busy, give it the full one.
+#[inline]
+pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
+    if end == buf.len() && buf.len() < READ_BUFFER {
+        buf.resize(READ_BUFFER, 0);
     }
 }
 
