@@ -679,7 +679,9 @@ class Report:
     def plot(self, figure: Figure | None = None) -> Figure:
         """Draw the run with matplotlib: throughput over time, p50/p99 latency over time,
         and the latency percentile distribution per command (log scale, as HdrHistogram
-        plots it). Returns the figure (drawn into ``figure`` when given)."""
+        plots it). A last timeline row shorter than half the one before (the replies that
+        came in after the measured time) is left out of the time plots. Returns the figure
+        (drawn into ``figure`` when given)."""
         try:
             from matplotlib.figure import Figure as _Figure
             from matplotlib.ticker import FixedLocator, NullLocator
@@ -689,12 +691,17 @@ class Report:
             ) from None
         fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
         throughput, latency, dist = fig.subplots(3, 1)
-        t = [r.t for r in self.timeline]
-        throughput.plot(t, [r.ops_per_sec for r in self.timeline], marker=".", label="ops/s")
+        rows = self.timeline
+        # The last row holds the replies that came in after the measured time ended, often
+        # over a few milliseconds: as a rate it would draw a drop that never happened.
+        if len(rows) > 1 and rows[-1].interval_s < 0.5 * rows[-2].interval_s:
+            rows = rows[:-1]
+        t = [r.t for r in rows]
+        throughput.plot(t, [r.ops_per_sec for r in rows], marker=".", label="ops/s")
         throughput.set(title="Throughput", xlabel="time (s)", ylabel="ops/s")
         throughput.set_ylim(bottom=0)
-        latency.plot(t, [r.latency_ms.p50 for r in self.timeline], marker=".", label="p50")
-        latency.plot(t, [r.latency_ms.p99 for r in self.timeline], marker=".", label="p99")
+        latency.plot(t, [r.latency_ms.p50 for r in rows], marker=".", label="p50")
+        latency.plot(t, [r.latency_ms.p99 for r in rows], marker=".", label="p99")
         latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
         latency.set_ylim(bottom=0)
         latency.legend()
