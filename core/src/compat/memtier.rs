@@ -90,6 +90,37 @@ pub struct Options {
     pub config: Vec<(String, Json)>,
 }
 
+/// memtier's `--print-percentiles` default.
+const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
+/// memtier's `--miss-rate-threshold` default, as a fraction.
+const DEFAULT_MISS_RATE_THRESHOLD: f64 = 0.01;
+
+impl Default for Options {
+    /// memtier's defaults: `-t 4 -c 50`, one run, percentiles 50/99/99.9, the histogram shown,
+    /// no output files.
+    fn default() -> Self {
+        Options {
+            out_file: None,
+            json_out_file: None,
+            hdr_file_prefix: None,
+            hide_histogram: false,
+            percentiles: DEFAULT_PERCENTILES.to_vec(),
+            print_all_runs: false,
+            show_config: false,
+            run_count: 1,
+            threads: 4,
+            clients: 50,
+            requests_per_client: None,
+            test_time: None,
+            commands: None,
+            stats_by_line: false,
+            miss_tracking: true,
+            miss_rate_threshold: DEFAULT_MISS_RATE_THRESHOLD,
+            config: Vec::new(),
+        }
+    }
+}
+
 impl Options {
     /// The configuration as `--show-config` prints it, one `name = value` per line.
     pub fn config_text(&self) -> String {
@@ -531,11 +562,11 @@ impl Default for Cfg {
             hdr_prefix: None,
             show_config: false,
             hide_histogram: false,
-            percentiles: vec![50.0, 99.0, 99.9],
+            percentiles: DEFAULT_PERCENTILES.to_vec(),
             print_all_runs: false,
             stats_by_line: false,
             miss_tracking: true,
-            miss_rate_threshold: 0.01,
+            miss_rate_threshold: DEFAULT_MISS_RATE_THRESHOLD,
             requests: None,
             clients: 50,
             threads: 4,

@@ -507,14 +507,6 @@ pub fn phase_text(phase: &crate::spec::Phase, report: &PhaseReport, started_at: 
             .collect()
     });
     let options = Options {
-        out_file: None,
-        json_out_file: None,
-        hdr_file_prefix: None,
-        hide_histogram: false,
-        percentiles: vec![50.0, 99.0, 99.9],
-        print_all_runs: false,
-        show_config: false,
-        run_count: 1,
         threads,
         clients: (connections / threads).max(1),
         requests_per_client: match load.requests {
@@ -524,10 +516,7 @@ pub fn phase_text(phase: &crate::spec::Phase, report: &PhaseReport, started_at: 
         },
         test_time: load.duration.map(|d| d.0.as_secs() as u32),
         commands,
-        stats_by_line: false,
-        miss_tracking: true,
-        miss_rate_threshold: 0.01,
-        config: Vec::new(),
+        ..Options::default()
     };
     let single = Report {
         started_at,
