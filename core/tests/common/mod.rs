@@ -29,7 +29,19 @@ pub struct Server {
 impl Server {
     /// Start a server with persistence off plus `extra` arguments (`--name value` pairs).
     pub fn start(extra: &[&str]) -> Server {
-        let port = free_port();
+        // A port found free may be taken before redis-server binds it (by another test, or
+        // as the bus port picked for this very node): one that does not come up is tried
+        // again on another port.
+        for _ in 0..3 {
+            if let Some(server) = Server::start_on(free_port(), extra) {
+                return server;
+            }
+        }
+        panic!("redis-server did not start on any of 3 ports (extra arguments {extra:?})");
+    }
+
+    /// The server on `port`, once it answers; `None` if it exits or stays silent for 10 s.
+    fn start_on(port: u16, extra: &[&str]) -> Option<Server> {
         let dir = std::env::temp_dir().join(format!("respload-test-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let child = Command::new("redis-server")
@@ -47,21 +59,25 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("redis-server must be installed (make test installs it)");
-        let server = Server { port, dir, child };
+        let mut server = Server { port, dir, child };
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
+            // Exited: the port was taken (or the arguments are wrong, then every try fails).
+            if matches!(server.child.try_wait(), Ok(Some(_))) {
+                return None;
+            }
             if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
                 let mut buf = [0u8; 64];
                 // NOAUTH also proves the server is up.
                 if s.write_all(b"PING\r\n").is_ok()
                     && s.read(&mut buf).map(|n| n > 0).unwrap_or(false)
                 {
-                    return server;
+                    return Some(server);
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        panic!("redis-server on port {port} did not start");
+        None
     }
 
     pub fn url(&self) -> String {
