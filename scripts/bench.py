@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-RESPLOAD = ROOT / "target" / "release" / "respload"
+# RESPLOAD_BIN: another build to measure (an A/B comparison), default the release build.
+RESPLOAD = Path(os.environ.get("RESPLOAD_BIN") or ROOT / "target" / "release" / "respload")
 
 
 @dataclass
@@ -284,16 +285,21 @@ class Servers:
         if cluster:
             ports = [free_port() for _ in range(3)]
             for i, p in enumerate(ports):
-                self._start(p, f"node{i}", ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"])
+                # The bus port is chosen too: the default, port + 10000, is past 65535 for a
+                # port above 55535, and the node would not start.
+                self._start(p, f"node{i}", ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                                            "--cluster-port", str(free_port())])
             out = subprocess.run(
                 ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports], "--cluster-yes"],
                 capture_output=True, text=True,
             )
             if out.returncode != 0:
+                self.close()
                 sys.exit(f"bench: redis-cli --cluster create failed: {out.stdout}{out.stderr}")
             deadline = time.monotonic() + 30
             while not all("cluster_state:ok" in cli(p, "cluster", "info") for p in ports):
                 if time.monotonic() > deadline:
+                    self.close()
                     sys.exit("bench: the cluster did not come up")
                 time.sleep(0.1)
             self.cluster_port = ports[0]
@@ -322,6 +328,7 @@ class Servers:
             if cli(port, "ping") == "PONG":
                 return
             time.sleep(0.05)
+        self.close()  # the servers already started must not outlive the script
         sys.exit(f"bench: redis-server on port {port} did not start")
 
     def targets(self) -> dict[str, Target]:

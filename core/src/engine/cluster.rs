@@ -7,8 +7,13 @@
 //!   than `primary`, reading commands go to a replica of that owner (each client keeps to
 //!   one replica per primary, spread by client index), and to the owner itself when the
 //!   slot has no replica or the replica's connection is down.
-//! - Pipelining: up to `pipeline` requests in flight per node connection. The next request
-//!   waits (and the client reads replies) while its node's pipeline is full.
+//! - Pipelining: up to `pipeline` requests in flight per node connection. A request for a
+//!   node whose pipeline is full waits in that node's backlog (up to `pipeline` more) and
+//!   goes out as soon as replies make room, while the client goes on generating for the
+//!   other nodes; only a full backlog stops the client. Without the backlog one busy node
+//!   idled the others: a read freed room on one node, and the next request, two times in
+//!   three bound for another (full) node, stopped the client after one or two requests.
+//!   In closed loop a request's latency starts when it leaves the backlog for the wire.
 //! - Open loop: the client is paced like a standalone connection; a request waiting for room
 //!   on its node keeps its intended send time.
 //! - Slot map: re-read from `CLUSTER SLOTS` every [`REFRESH_PERIOD`], and after a sign of
@@ -351,6 +356,11 @@ struct Node {
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
+    /// Requests generated while the pipeline was full, in order: their entries, and their
+    /// bytes in `backlog` from `backlog_head`.
+    queued: VecDeque<Pending>,
+    backlog: Vec<u8>,
+    backlog_head: usize,
     down_until: Option<Instant>,
     backoff: Duration,
 }
@@ -368,6 +378,9 @@ impl Node {
             rbuf: vec![0; FIRST_READ_BUFFER],
             rstart: 0,
             rend: 0,
+            queued: VecDeque::new(),
+            backlog: Vec::new(),
+            backlog_head: 0,
             down_until: None,
             backoff: BACKOFF_MIN,
         }
@@ -376,11 +389,42 @@ impl Node {
     fn down(&self, now: Instant) -> bool {
         self.stream.is_none() && self.down_until.is_some_and(|d| now < d)
     }
+
+    /// Move backlogged requests into the write buffer while the pipeline has room. In closed
+    /// loop their latency starts `now`; in open loop it stays at the intended send time.
+    fn promote(&mut self, pipeline: usize, now: Instant, open: bool) {
+        while self.inflight.len() < pipeline {
+            let Some(p) = self.queued.pop_front() else {
+                break;
+            };
+            let bytes = &self.backlog[self.backlog_head..self.backlog_head + p.len as usize];
+            self.wbuf.extend_from_slice(bytes);
+            self.sent.extend_from_slice(bytes);
+            self.backlog_head += p.len as usize;
+            let intended = if open { p.intended } else { now };
+            self.inflight.push_back(Pending {
+                intended,
+                start: now,
+                ..p
+            });
+        }
+        if self.queued.is_empty() {
+            self.backlog.clear();
+            self.backlog_head = 0;
+        } else if self.backlog_head >= SENT_COMPACT {
+            self.backlog.copy_within(self.backlog_head.., 0);
+            self.backlog
+                .truncate(self.backlog.len() - self.backlog_head);
+            self.backlog_head = 0;
+        }
+    }
 }
 
 /// What became of a request offered to a node.
 enum Placed {
+    /// Written to the node's write buffer or its backlog.
     Sent,
+    /// The node's backlog is full: the request waits in `parked`.
     Full,
     Failed,
 }
@@ -685,8 +729,14 @@ impl ClusterClient {
             return Placed::Failed;
         }
         let n = &mut self.nodes[node];
-        if n.inflight.len() >= self.shared.pipeline {
-            return Placed::Full;
+        let pipeline = self.shared.pipeline;
+        if n.inflight.len() >= pipeline || !n.queued.is_empty() {
+            if n.queued.len() >= pipeline {
+                return Placed::Full;
+            }
+            n.backlog.extend_from_slice(&self.req);
+            n.queued.push_back(p);
+            return Placed::Sent;
         }
         n.wbuf.extend_from_slice(&self.req);
         n.sent.extend_from_slice(&self.req);
@@ -715,7 +765,10 @@ impl ClusterClient {
     /// Node `i`'s connection failed (or timed out): fail what it had in flight with `kind`,
     /// drop it, reconnect later with backoff, refresh the map.
     fn node_failed(&mut self, i: usize, kind: &[u8]) {
-        let pending: Vec<Pending> = self.nodes[i].inflight.drain(..).collect();
+        let n = &mut self.nodes[i];
+        let pending: Vec<Pending> = n.inflight.drain(..).chain(n.queued.drain(..)).collect();
+        n.backlog.clear();
+        n.backlog_head = 0;
         for p in pending {
             self.fail(i, p, kind);
         }
@@ -940,6 +993,7 @@ impl ClusterClient {
             let ns = now.saturating_duration_since(shared.measure_start);
             rec.marks.mark(ns.as_nanos() as u64);
         }
+        drop(rec);
         if n.inflight.is_empty() {
             n.sent.clear();
             n.sent_head = 0;
@@ -951,6 +1005,7 @@ impl ClusterClient {
             n.sent_head = 0;
         }
         settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend);
+        n.promote(shared.pipeline, now, open);
         true
     }
 }
