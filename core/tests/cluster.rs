@@ -455,6 +455,88 @@ fn clusterdown_is_retried_after_a_backoff() {
 }
 
 #[test]
+fn tryagain_is_retried_and_counted_as_an_error_only_when_the_tries_run_out() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let from = owner(&primaries, "key:0");
+    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    // One of the two keys of each MGET is on the old owner: during a migration a request
+    // that finds some of its keys but not all gets TRYAGAIN (directly, or after ASK from
+    // the importing node, depending on the server's version).
+    assert_eq!(from.cli(&["SET", "{key:0}:a", "x"]), "OK");
+    let (from_id, to_id) = (from.node_id(), to.node_id());
+    let migrate = || {
+        assert_eq!(
+            to.cli(&["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id]),
+            "OK"
+        );
+        assert_eq!(
+            from.cli(&["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id]),
+            "OK"
+        );
+    };
+    let spec = |load: serde_json::Value| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": load,
+            "keys": { "range": [0, 0] },
+            "commands": [{ "template": "MGET {{key}}:a {{key}}:b" }],
+        }))
+    };
+    let max_tries = respload::engine::MAX_TRIES as u64;
+
+    // A migration that never ends: each request is tried 1 + MAX_TRIES times, then its last
+    // reply counts as the error.
+    migrate();
+    let report = run(&spec(json!({ "connections": 1, "requests": 4 }))).unwrap();
+    let t = &report.totals;
+    assert_eq!(t.ops, 4);
+    assert_eq!(t.errors, 4, "{:?}", t.errors_by_kind);
+    assert_eq!(
+        t.errors_by_kind.get("TRYAGAIN"),
+        Some(&4),
+        "{:?}",
+        t.errors_by_kind
+    );
+    assert_eq!(t.redirects, 4 * max_tries);
+    assert_eq!(
+        from.calls("mget") + to.calls("mget"),
+        0,
+        "no MGET was served"
+    );
+
+    // The migration is called off while requests are being retried: the request under
+    // retry then succeeds. Each request that ran out of tries has exactly MAX_TRIES
+    // redirects, so more than that means retried requests succeeded.
+    let runner = respload::Runner::start(spec(
+        json!({ "connections": 1, "duration": "1500ms", "threads": 1 }),
+    ))
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(from.cli(&["CLUSTER", "SETSLOT", &slot, "STABLE"]), "OK");
+    assert_eq!(to.cli(&["CLUSTER", "SETSLOT", &slot, "STABLE"]), "OK");
+    let report = runner.wait().unwrap();
+    let t = &report.totals;
+    let tryagain = t.errors_by_kind.get("TRYAGAIN").copied().unwrap_or(0);
+    assert_eq!(t.errors, tryagain, "{:?}", t.errors_by_kind);
+    assert!(
+        t.redirects > max_tries * t.errors,
+        "{} {}",
+        t.redirects,
+        t.errors
+    );
+    // Closed loop: requests waiting for a retry count as in flight, so the 500 ms of
+    // migration cost a few requests' retries, not one per round trip (40,916 redirects
+    // before they counted).
+    assert!(t.redirects < 200, "{}", t.redirects);
+    assert!(t.errors < 20, "{}", t.errors);
+    // Every success was served by the owner, once: the retries did not send it twice.
+    assert_eq!(from.calls("mget"), t.ops - t.errors);
+    assert!(t.ops - t.errors > 100, "{}", t.ops);
+}
+
+#[test]
 fn a_tls_cluster_is_loaded_over_rediss_on_its_tls_ports() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let certs = common::Certs::generate();

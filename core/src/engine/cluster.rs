@@ -22,9 +22,11 @@
 //! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map is
 //!   scheduled, and the same request bytes are sent again to the new node. ASK: `ASKING`
 //!   then the request, to the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again
-//!   after a backoff. At most [`MAX_TRIES`] retries, then the error reply counts as an
+//!   after a backoff (TRYAGAIN 20 ms, CLUSTERDOWN 80 ms, doubled with each try), routed by
+//!   the slot map afresh. At most [`MAX_TRIES`] retries, then the error reply counts as an
 //!   error. Retries are counted as `redirects`; a request that finally succeeds is a
-//!   success.
+//!   success. In closed loop, requests waiting for a retry count as in flight: a client
+//!   stops generating while `pipeline` times its node count of them wait.
 //! - A node connection that fails: its requests in flight fail as `CONNECTION` errors, the
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
@@ -662,7 +664,13 @@ impl ClusterClient {
         }
         let shared = Rc::clone(&self.shared);
         let mut failed_in_a_row = 0;
+        // Closed loop: requests waiting to be retried count as in flight, so a client whose
+        // requests all get TRYAGAIN (a slot in migration) waits instead of piling up retries.
+        let retry_room = shared.pipeline * self.nodes.len().max(1);
         while !shared.stopping.get() && !self.generator.exhausted() {
+            if self.pacer.is_none() && self.retries.len() >= retry_room {
+                break;
+            }
             let intended = match &self.pacer {
                 Some(p) if p.due() > self.now => break,
                 Some(p) => p.due(),
@@ -1064,7 +1072,9 @@ fn redirect(
                 Some(retry(Some(to), true, now))
             }
         }
-        b"TRYAGAIN" => Some(retry(Some(from), false, now + RETRY_DELAY)),
+        // Sent again from the start, routed by the slot map as a new request would be: the
+        // node that answered may be the importing one, which serves the slot only after ASKING.
+        b"TRYAGAIN" => Some(retry(None, false, now + RETRY_DELAY)),
         b"CLUSTERDOWN" => {
             cluster.mark_stale();
             Some(retry(None, false, now + RETRY_DELAY * 4))

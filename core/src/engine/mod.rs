@@ -13,6 +13,7 @@ mod search;
 mod values;
 mod worker;
 
+pub use cluster::MAX_TRIES;
 pub use keys::{parallel_slice, KeySampler, Sequence, Zipf};
 pub use pacer::Pacer;
 pub use rng::Rng;
