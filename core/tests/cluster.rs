@@ -72,13 +72,35 @@ fn owner<'a>(primaries: &[&'a common::Server], key: &str) -> &'a common::Server 
         .unwrap()
 }
 
+/// The owner of `key:0`'s slot, another primary, and the slot.
+fn key0_slot<'a>(
+    primaries: &[&'a common::Server],
+) -> (&'a common::Server, &'a common::Server, String) {
+    let from = owner(primaries, "key:0");
+    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
+    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    (from, to, slot)
+}
+
+/// Start moving `slot` from `from` to `to`: `from` answers ASK (or TRYAGAIN) for keys it
+/// does not hold.
+fn start_migration(from: &common::Server, to: &common::Server, slot: &str) {
+    let (from_id, to_id) = (from.node_id(), to.node_id());
+    assert_eq!(
+        to.cli(&["CLUSTER", "SETSLOT", slot, "IMPORTING", &from_id]),
+        "OK"
+    );
+    assert_eq!(
+        from.cli(&["CLUSTER", "SETSLOT", slot, "MIGRATING", &to_id]),
+        "OK"
+    );
+}
+
 #[test]
 fn moved_slots_are_followed_and_counted_as_redirects() {
     let (_one, cluster) = start(3, 0);
     let primaries = cluster.primaries();
-    let from = owner(&primaries, "key:0");
-    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
-    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    let (from, to, slot) = key0_slot(&primaries);
     // GETs only: the slot stays empty, so it may move while the run goes on.
     let runner = respload::Runner::start(workload(json!({
         "target": { "port": cluster.port(), "cluster": true },
@@ -344,19 +366,9 @@ fn read_from_replica_needs_replicas_and_prefer_replica_falls_back() {
 fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
     let (_one, cluster) = start(3, 0);
     let primaries = cluster.primaries();
-    let from = owner(&primaries, "key:0");
-    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
-    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    let (from, to, slot) = key0_slot(&primaries);
     // A migration under way: the old owner answers ASK for keys it does not hold.
-    let (from_id, to_id) = (from.node_id(), to.node_id());
-    assert_eq!(
-        to.cli(&["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id]),
-        "OK"
-    );
-    assert_eq!(
-        from.cli(&["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id]),
-        "OK"
-    );
+    start_migration(from, to, &slot);
     let report = run(&workload(json!({
         "target": { "port": cluster.port(), "cluster": true },
         "load": { "connections": 1, "requests": 200 },
@@ -458,24 +470,11 @@ fn clusterdown_is_retried_after_a_backoff() {
 fn tryagain_is_retried_and_counted_as_an_error_only_when_the_tries_run_out() {
     let (_one, cluster) = start(3, 0);
     let primaries = cluster.primaries();
-    let from = owner(&primaries, "key:0");
-    let to = primaries.iter().find(|p| p.port != from.port).unwrap();
-    let slot = from.cli(&["CLUSTER", "KEYSLOT", "key:0"]);
+    let (from, to, slot) = key0_slot(&primaries);
     // One of the two keys of each MGET is on the old owner: during a migration a request
     // that finds some of its keys but not all gets TRYAGAIN (directly, or after ASK from
     // the importing node, depending on the server's version).
     assert_eq!(from.cli(&["SET", "{key:0}:a", "x"]), "OK");
-    let (from_id, to_id) = (from.node_id(), to.node_id());
-    let migrate = || {
-        assert_eq!(
-            to.cli(&["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id]),
-            "OK"
-        );
-        assert_eq!(
-            from.cli(&["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id]),
-            "OK"
-        );
-    };
     let spec = |load: serde_json::Value| {
         workload(json!({
             "target": { "port": cluster.port(), "cluster": true },
@@ -488,7 +487,7 @@ fn tryagain_is_retried_and_counted_as_an_error_only_when_the_tries_run_out() {
 
     // A migration that never ends: each request is tried 1 + MAX_TRIES times, then its last
     // reply counts as the error.
-    migrate();
+    start_migration(from, to, &slot);
     let report = run(&spec(json!({ "connections": 1, "requests": 4 }))).unwrap();
     let t = &report.totals;
     assert_eq!(t.ops, 4);
