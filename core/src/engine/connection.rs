@@ -91,7 +91,9 @@ impl Connection {
             ctl,
             framer: Framer::new(),
             inflight: VecDeque::with_capacity(pipeline),
-            wbuf: Vec::with_capacity(4096),
+            // Grows to the largest batch on the first requests, then stays: thousands of
+            // low-rate connections each write a few dozen bytes at a time.
+            wbuf: Vec::new(),
             rbuf: vec![0; FIRST_READ_BUFFER],
             rstart: 0,
             rend: 0,
