@@ -105,55 +105,61 @@ impl Connection {
     }
 
     /// Run until there is nothing more to send and nothing in flight, or until aborted.
-    pub async fn run(mut self, first: Stream) {
-        let mut stream = Some(first);
-        self.shared.connected.set(self.shared.connected.get() + 1);
-        loop {
-            let Some(s) = stream.as_mut() else {
-                match self.reconnect().await {
-                    Some(s) => {
-                        stream = Some(s);
-                        continue;
+    ///
+    /// Not an `async fn`: its body would hold `self` twice (the argument, and the local it
+    /// is moved into), doubling every connection task's size; the block uses it in place.
+    #[allow(clippy::manual_async_fn)] // on purpose, see above
+    pub fn run(mut self, first: Stream) -> impl Future<Output = ()> {
+        async move {
+            let mut stream = Some(first);
+            self.shared.connected.set(self.shared.connected.get() + 1);
+            loop {
+                let Some(s) = stream.as_mut() else {
+                    match self.reconnect().await {
+                        Some(s) => {
+                            stream = Some(s);
+                            continue;
+                        }
+                        None => break,
                     }
-                    None => break,
-                }
-            };
-            match self.drive(s).await {
-                Ok(()) => break,
-                Err(Failure::Recycle) => {
-                    stream = None; // closes the socket
-                    self.shared.connected.set(self.shared.connected.get() - 1);
-                    // A failed connect falls back to reconnecting with backoff, counted.
-                    if let Ok(client) = connect(&self.shared).await {
-                        self.shared.connected.set(self.shared.connected.get() + 1);
-                        self.now = Instant::now();
-                        stream = Some(client.into_stream());
+                };
+                match self.drive(s).await {
+                    Ok(()) => break,
+                    Err(Failure::Recycle) => {
+                        stream = None; // closes the socket
+                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        // A failed connect falls back to reconnecting with backoff, counted.
+                        if let Ok(client) = connect(&self.shared).await {
+                            self.shared.connected.set(self.shared.connected.get() + 1);
+                            self.now = Instant::now();
+                            stream = Some(client.into_stream());
+                        }
                     }
-                }
-                Err(failure) => {
-                    stream = None;
-                    self.shared.connected.set(self.shared.connected.get() - 1);
-                    let kind: &[u8] = match failure {
-                        Failure::Connection => b"CONNECTION",
-                        Failure::Protocol => b"PROTOCOL",
-                        Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
-                        Failure::Interrupted(_) | Failure::Recycle => b"ABORTED",
-                    };
-                    self.fail_inflight(kind);
-                    if failure == Failure::Interrupted(Interrupt::Abort) {
-                        break;
+                    Err(failure) => {
+                        stream = None;
+                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        let kind: &[u8] = match failure {
+                            Failure::Connection => b"CONNECTION",
+                            Failure::Protocol => b"PROTOCOL",
+                            Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
+                            Failure::Interrupted(_) | Failure::Recycle => b"ABORTED",
+                        };
+                        self.fail_inflight(kind);
+                        if failure == Failure::Interrupted(Interrupt::Abort) {
+                            break;
+                        }
                     }
                 }
             }
-        }
-        if stream.is_some() {
-            self.shared.connected.set(self.shared.connected.get() - 1);
-        }
-        self.ctl.waiting.set(false);
-        self.shared.live.set(self.shared.live.get() - 1);
-        let now = Instant::now();
-        if self.shared.ended.get().is_none_or(|e| e < now) {
-            self.shared.ended.set(Some(now));
+            if stream.is_some() {
+                self.shared.connected.set(self.shared.connected.get() - 1);
+            }
+            self.ctl.waiting.set(false);
+            self.shared.live.set(self.shared.live.get() - 1);
+            let now = Instant::now();
+            if self.shared.ended.get().is_none_or(|e| e < now) {
+                self.shared.ended.set(Some(now));
+            }
         }
     }
 
@@ -339,7 +345,12 @@ impl Connection {
         let shared = &*self.shared;
         // Never fails: the scratch buffer is only borrowed within one poll of one task.
         let scratch = match lean {
-            true => Some(shared.scratch.try_borrow().map_err(|_| Failure::Connection)?),
+            true => Some(
+                shared
+                    .scratch
+                    .try_borrow()
+                    .map_err(|_| Failure::Connection)?,
+            ),
             false => None,
         };
         let data: &[u8] = match &scratch {
