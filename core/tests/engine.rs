@@ -57,6 +57,38 @@ fn sequential_set_fills_every_key_then_get_counts_hits_and_misses() {
 }
 
 #[test]
+fn replies_split_over_reads_and_larger_than_the_read_buffers_are_framed_whole() {
+    // A connection reads into its worker's shared buffer until a read ends in a partial
+    // reply, then into its own: 3,000-byte replies (several per read, pipelined) and
+    // 100,000-byte ones (larger than either buffer) must all be framed and counted.
+    let server = Server::start(&[]);
+    for (size, pipeline) in [(3_000u64, 8), (100_000, 1), (100_000, 4)] {
+        let prefix = format!("v{size}:");
+        let set = run(&workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 2, "pipeline": 4, "requests": 50 },
+            "keys": { "prefix": prefix, "range": [0, 49], "distribution": "sequential" },
+            "values": { "size": size },
+            "commands": [{ "name": "set" }],
+        })))
+        .unwrap();
+        assert_eq!((set.totals.ops, set.totals.errors), (50, 0));
+        let get = run(&workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 3, "threads": 2, "pipeline": pipeline, "requests": 600 },
+            "keys": { "prefix": prefix, "range": [0, 49] },
+            "commands": [{ "name": "get" }],
+        })))
+        .unwrap();
+        let t = &get.totals;
+        assert_eq!((t.ops, t.hits, t.errors), (600, 600, 0), "{size}");
+        // "$<size>\r\n" + the value + "\r\n"
+        let reply = size + size.to_string().len() as u64 + 5;
+        assert_eq!(t.bytes_received, 600 * reply, "{size}");
+    }
+}
+
+#[test]
 fn exactly_n_requests_reach_the_server() {
     let server = Server::start(&[]);
     server.cli(&["CONFIG", "RESETSTAT"]);

@@ -49,9 +49,9 @@ enum Failure {
 
 /// Read buffer of a busy connection: one read takes a whole pipeline's replies.
 pub(super) const READ_BUFFER: usize = 64 * 1024;
-/// Read buffer a connection starts with; it grows to [`READ_BUFFER`] on the first read that
-/// fills it, so thousands of idle-ish connections stay small (the zeroed 64 KiB would be
-/// resident from the start).
+/// Read buffer a connection starts with once it needs one of its own; it grows to
+/// [`READ_BUFFER`] on the first read that fills it, so thousands of idle-ish connections
+/// stay small (the zeroed 64 KiB would be resident from the start).
 pub(super) const FIRST_READ_BUFFER: usize = 4 * 1024;
 const BACKOFF_MIN: Duration = Duration::from_millis(10);
 const BACKOFF_MAX: Duration = Duration::from_secs(1);
@@ -66,6 +66,9 @@ pub struct Connection {
     framer: Framer,
     inflight: VecDeque<Pending>,
     wbuf: Vec<u8>,
+    /// The connection's own read buffer: empty until a read leaves a partial reply (until
+    /// then it reads into the worker's shared scratch buffer), then at least
+    /// [`FIRST_READ_BUFFER`] bytes for good.
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
@@ -91,8 +94,10 @@ impl Connection {
             ctl,
             framer: Framer::new(),
             inflight: VecDeque::with_capacity(pipeline),
-            wbuf: Vec::with_capacity(4096),
-            rbuf: vec![0; FIRST_READ_BUFFER],
+            // Grows to the largest batch on the first requests, then stays: thousands of
+            // low-rate connections each write a few dozen bytes at a time.
+            wbuf: Vec::new(),
+            rbuf: Vec::new(),
             rstart: 0,
             rend: 0,
             now: Instant::now(),
@@ -100,55 +105,61 @@ impl Connection {
     }
 
     /// Run until there is nothing more to send and nothing in flight, or until aborted.
-    pub async fn run(mut self, first: Stream) {
-        let mut stream = Some(first);
-        self.shared.connected.set(self.shared.connected.get() + 1);
-        loop {
-            let Some(s) = stream.as_mut() else {
-                match self.reconnect().await {
-                    Some(s) => {
-                        stream = Some(s);
-                        continue;
+    ///
+    /// Not an `async fn`: its body would hold `self` twice (the argument, and the local it
+    /// is moved into), doubling every connection task's size; the block uses it in place.
+    #[allow(clippy::manual_async_fn)] // on purpose, see above
+    pub fn run(mut self, first: Stream) -> impl Future<Output = ()> {
+        async move {
+            let mut stream = Some(first);
+            self.shared.connected.set(self.shared.connected.get() + 1);
+            loop {
+                let Some(s) = stream.as_mut() else {
+                    match self.reconnect().await {
+                        Some(s) => {
+                            stream = Some(s);
+                            continue;
+                        }
+                        None => break,
                     }
-                    None => break,
-                }
-            };
-            match self.drive(s).await {
-                Ok(()) => break,
-                Err(Failure::Recycle) => {
-                    stream = None; // closes the socket
-                    self.shared.connected.set(self.shared.connected.get() - 1);
-                    // A failed connect falls back to reconnecting with backoff, counted.
-                    if let Ok(client) = Client::connect(&self.shared.connect).await {
-                        self.shared.connected.set(self.shared.connected.get() + 1);
-                        self.now = Instant::now();
-                        stream = Some(client.into_stream());
+                };
+                match self.drive(s).await {
+                    Ok(()) => break,
+                    Err(Failure::Recycle) => {
+                        stream = None; // closes the socket
+                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        // A failed connect falls back to reconnecting with backoff, counted.
+                        if let Ok(client) = connect(&self.shared).await {
+                            self.shared.connected.set(self.shared.connected.get() + 1);
+                            self.now = Instant::now();
+                            stream = Some(client.into_stream());
+                        }
                     }
-                }
-                Err(failure) => {
-                    stream = None;
-                    self.shared.connected.set(self.shared.connected.get() - 1);
-                    let kind: &[u8] = match failure {
-                        Failure::Connection => b"CONNECTION",
-                        Failure::Protocol => b"PROTOCOL",
-                        Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
-                        Failure::Interrupted(_) | Failure::Recycle => b"ABORTED",
-                    };
-                    self.fail_inflight(kind);
-                    if failure == Failure::Interrupted(Interrupt::Abort) {
-                        break;
+                    Err(failure) => {
+                        stream = None;
+                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        let kind: &[u8] = match failure {
+                            Failure::Connection => b"CONNECTION",
+                            Failure::Protocol => b"PROTOCOL",
+                            Failure::Interrupted(Interrupt::Timeout) => b"TIMEOUT",
+                            Failure::Interrupted(_) | Failure::Recycle => b"ABORTED",
+                        };
+                        self.fail_inflight(kind);
+                        if failure == Failure::Interrupted(Interrupt::Abort) {
+                            break;
+                        }
                     }
                 }
             }
-        }
-        if stream.is_some() {
-            self.shared.connected.set(self.shared.connected.get() - 1);
-        }
-        self.ctl.waiting.set(false);
-        self.shared.live.set(self.shared.live.get() - 1);
-        let now = Instant::now();
-        if self.shared.ended.get().is_none_or(|e| e < now) {
-            self.shared.ended.set(Some(now));
+            if stream.is_some() {
+                self.shared.connected.set(self.shared.connected.get() - 1);
+            }
+            self.ctl.waiting.set(false);
+            self.shared.live.set(self.shared.live.get() - 1);
+            let now = Instant::now();
+            if self.shared.ended.get().is_none_or(|e| e < now) {
+                self.shared.ended.set(Some(now));
+            }
         }
     }
 
@@ -186,7 +197,7 @@ impl Connection {
             if !woke {
                 return None;
             }
-            if let Ok(client) = Client::connect(&self.shared.connect).await {
+            if let Ok(client) = connect(&self.shared).await {
                 self.shared.reconnects.set(self.shared.reconnects.get() + 1);
                 self.shared.connected.set(self.shared.connected.get() + 1);
                 self.now = Instant::now();
@@ -287,8 +298,11 @@ impl Connection {
             self.now = Instant::now();
             self.ctl.last_progress.set(self.now);
             self.rend += n;
-            grow_after_a_full_read(&mut self.rbuf, self.rend);
-            self.process_replies()?;
+            let lean = self.rbuf.is_empty();
+            if !lean {
+                grow_after_a_full_read(&mut self.rbuf, self.rend);
+            }
+            self.process_replies(lean)?;
             if !keepalive && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
             }
@@ -324,9 +338,25 @@ impl Connection {
         .await
     }
 
-    /// Frame and record every complete reply in the read buffer.
-    fn process_replies(&mut self) -> Result<(), Failure> {
+    /// Frame and record every complete reply in the read buffer: the connection's own, or
+    /// with `lean` the worker's scratch buffer, whose partial reply at the end (if any) then
+    /// moves to an own buffer allocated for it.
+    fn process_replies(&mut self, lean: bool) -> Result<(), Failure> {
         let shared = &*self.shared;
+        // Never fails: the scratch buffer is only borrowed within one poll of one task.
+        let scratch = match lean {
+            true => Some(
+                shared
+                    .scratch
+                    .try_borrow()
+                    .map_err(|_| Failure::Connection)?,
+            ),
+            false => None,
+        };
+        let data: &[u8] = match &scratch {
+            Some(s) => s,
+            None => &self.rbuf,
+        };
         let open = self.pacer.is_some();
         let mut rec = shared.recorder.borrow_mut();
         // Whether this read delivered a successful measured reply (for the gap figures).
@@ -335,7 +365,7 @@ impl Connection {
         // together share theirs: a run of equal latencies is recorded at once.
         let mut run: Option<(u16, u64, u64)> = None;
         let outcome = loop {
-            let buf = &self.rbuf[self.rstart..self.rend];
+            let buf = &data[self.rstart..self.rend];
             let (len, reply) = match self.framer.next(buf) {
                 Ok(Some(r)) => r,
                 Ok(None) => break Ok(()),
@@ -386,7 +416,25 @@ impl Connection {
             rec.marks.mark(ns.as_nanos() as u64);
         }
         outcome?;
-        settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
+        if !lean {
+            settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
+        } else if self.rstart == self.rend {
+            self.rstart = 0;
+            self.rend = 0;
+        } else {
+            let partial = &data[self.rstart..self.rend];
+            // Sized as the connection would have grown its own: full-size when this read
+            // would have filled the small one.
+            let size = match self.rend >= FIRST_READ_BUFFER {
+                true => READ_BUFFER,
+                false => FIRST_READ_BUFFER,
+            };
+            let mut own = vec![0; size.max(2 * partial.len())];
+            own[..partial.len()].copy_from_slice(partial);
+            self.rstart = 0;
+            self.rend = partial.len();
+            self.rbuf = own;
+        }
         Ok(())
     }
 
@@ -394,6 +442,9 @@ impl Connection {
     /// next request fell due first and the pipeline has room for it.
     async fn read_some(&mut self, stream: &mut Stream) -> Result<Option<usize>, Failure> {
         let ctl = &*self.ctl;
+        // No buffer of its own yet: read into the worker's scratch buffer (nothing is pending
+        // in it between two reads of this connection).
+        let lean = self.rbuf.is_empty();
         let buf = &mut self.rbuf[self.rend..];
         let mut due = match &mut self.pacer {
             Some((pacer, sleep)) if self.inflight.len() < self.shared.pipeline => {
@@ -405,7 +456,18 @@ impl Connection {
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None => {
-                let mut rb = ReadBuf::new(buf);
+                let mut scratch;
+                let mut rb = match lean {
+                    false => ReadBuf::new(&mut *buf),
+                    true => {
+                        // Never fails: no other task runs while this one is polled.
+                        let Ok(s) = shared.scratch.try_borrow_mut() else {
+                            return Poll::Ready(Err(Failure::Connection));
+                        };
+                        scratch = s;
+                        ReadBuf::new(&mut scratch[..])
+                    }
+                };
                 match stream.poll_read_buf(cx, &mut rb) {
                     Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(rb.filled().len()))),
                     Poll::Ready(Err(_)) => Poll::Ready(Err(Failure::Connection)),
@@ -442,6 +504,13 @@ impl Connection {
         })
         .await
     }
+}
+
+/// Open a new connection. Boxed: otherwise the connect future sits in every connection's
+/// task from the start (it was 1,320 bytes: 13 MB for 10,000 connections) for a reconnect
+/// that may never come.
+async fn connect(shared: &Shared) -> crate::Result<Client> {
+    Box::pin(Client::connect(&shared.connect)).await
 }
 
 /// A read that filled the first, small buffer: the connection is busy, give it the full one.

@@ -109,6 +109,10 @@ pub struct Shared {
     pub live: Cell<u32>,
     /// When the last connection task ended.
     pub ended: Cell<Option<Instant>>,
+    /// Read buffer ([`READ_BUFFER`](super::connection::READ_BUFFER) bytes) shared by the
+    /// connections that have no partial reply pending and no buffer of their own yet:
+    /// thousands of low-rate connections whose replies arrive whole need none.
+    pub scratch: RefCell<Box<[u8]>>,
 }
 
 impl Shared {

@@ -3,7 +3,7 @@
 //! reply timeout, and measures its own lateness (loop lag).
 
 use super::cluster::{Cluster, ClusterClient};
-use super::connection::Connection;
+use super::connection::{Connection, READ_BUFFER};
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::keys::Sequence;
@@ -174,6 +174,7 @@ async fn worker(s: WorkerSetup) {
         connected: Cell::new(0),
         live: Cell::new((links.len() + later.len()) as u32),
         ended: Cell::new(None),
+        scratch: RefCell::new(vec![0; READ_BUFFER].into_boxed_slice()),
     });
     let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
     let total = s.total_connections as f64;

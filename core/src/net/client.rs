@@ -87,6 +87,11 @@ fn decode(buf: &[u8]) -> Option<(Value, usize)> {
     }
 }
 
+/// The first read of a reply takes this much; later ones as much as has arrived.
+const READ_CHUNK_MIN: usize = 512;
+/// The largest read (a long INFO reply).
+const READ_CHUNK_MAX: usize = 16 * 1024;
+
 /// A connection for control commands.
 pub struct Client {
     stream: Stream,
@@ -215,10 +220,13 @@ impl Client {
                 if replies.len() == cmds.len() {
                     break;
                 }
-                // Read into the heap buffer: a 16 KiB array here would sit in every connecting
-                // task's future (copied whole, so resident: 10,000 connections, 160 MB).
+                // Read into the heap buffer (an array here would sit in every connecting task's
+                // future), a little at a time: handshake replies are a few bytes, and 10,000
+                // connections opening at once each held 16 KiB (160 MB). Long replies (INFO)
+                // read in chunks that double with what has arrived.
                 let start = self.buf.len();
-                self.buf.resize(start + 16 * 1024, 0);
+                self.buf
+                    .resize(start + start.clamp(READ_CHUNK_MIN, READ_CHUNK_MAX), 0);
                 let n = self.stream.read(&mut self.buf[start..]).await;
                 self.buf.truncate(start + *n.as_ref().unwrap_or(&0));
                 let n = n.map_err(io_err)?;

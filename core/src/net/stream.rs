@@ -43,12 +43,13 @@ impl Stream {
         };
         let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
         let left = c.connect_timeout.saturating_sub(started.elapsed());
-        match tokio::time::timeout(
+        // Boxed: the handshake's state (rustls's connection) would sit in every connect
+        // future, TLS or not, and thousands of connections open at once.
+        let handshake = Box::pin(tokio::time::timeout(
             left,
             connector.connect(tls.server_name.clone(), ReadAhead::new(tcp)),
-        )
-        .await
-        {
+        ));
+        match handshake.await {
             Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
             Ok(Err(e)) => Err(
                 super::tls::tls_error(&addr(), tls, &e, true).unwrap_or_else(|| Error::Connect {
