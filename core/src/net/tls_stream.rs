@@ -1,9 +1,12 @@
 //! TLS over TCP with the record layer done here: rustls drives the handshake (its unbuffered
 //! API, over our own buffers), then hands over the traffic keys (its kernel API, made for kTLS)
-//! and this stream decrypts records in place in its read buffer and copies the plaintext once,
-//! into the caller's buffer. rustls's buffered stream copied every reply three times (read-ahead
-//! into its deframer buffer, out into a buffer allocated per record, out again to the caller).
-//! The record crypto itself is still rustls's (its ring `MessageDecrypter` / `MessageEncrypter`).
+//! and this stream does the records. TLS 1.3 records are read straight into the caller's buffer
+//! when it has room for one, and decrypted there with ring, each plaintext written just before
+//! its ciphertext (no copy at all); otherwise, and for TLS 1.2, records are decrypted in place in
+//! the stream's own read buffer (rustls's `MessageDecrypter`) and copied once to the caller.
+//! rustls's buffered stream copied every reply three times (read-ahead into its deframer buffer,
+//! out into a buffer allocated per record, out again to the caller). Writes are encrypted by
+//! rustls's `MessageEncrypter` (one allocation per write call, not per request).
 //! Post-handshake messages (TLS 1.3 session tickets and key updates) go back to rustls.
 //! Not rustls's unbuffered `ReadTraffic` for the data: in rustls 0.23 it still decrypts into a
 //! buffer allocated per record and hands that out (`next_record` pops it), so it saves only the
@@ -105,6 +108,34 @@ fn encrypter(
     })
 }
 
+/// A TLS 1.3 receive key for ring, and its IV.
+struct Open13 {
+    key: ring::aead::LessSafeKey,
+    iv: [u8; 12],
+}
+
+impl Open13 {
+    /// `None` for TLS 1.2 (rustls's decrypter does those records).
+    fn new(suite: SupportedCipherSuite, secrets: &ConnectionTrafficSecrets) -> Option<Open13> {
+        if !matches!(suite, SupportedCipherSuite::Tls13(_)) {
+            return None;
+        }
+        let (alg, key, iv) = match secrets {
+            ConnectionTrafficSecrets::Aes128Gcm { key, iv } => (&ring::aead::AES_128_GCM, key, iv),
+            ConnectionTrafficSecrets::Aes256Gcm { key, iv } => (&ring::aead::AES_256_GCM, key, iv),
+            ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => {
+                (&ring::aead::CHACHA20_POLY1305, key, iv)
+            }
+            _ => return None,
+        };
+        let key = ring::aead::UnboundKey::new(alg, key.as_ref()).ok()?;
+        Some(Open13 {
+            key: ring::aead::LessSafeKey::new(key),
+            iv: iv.as_ref().try_into().ok()?,
+        })
+    }
+}
+
 /// A TLS connection over TCP: records decrypted in place in `rbuf`, encrypted into `wbuf`.
 pub struct TlsStream {
     tcp: TcpStream,
@@ -112,6 +143,8 @@ pub struct TlsStream {
     kernel: KernelConnection<ClientConnectionData>,
     suite: SupportedCipherSuite,
     dec: Box<dyn MessageDecrypter>,
+    /// TLS 1.3: the same receive key for ring, to decrypt straight into the caller's buffer.
+    open13: Option<Open13>,
     enc: Box<dyn MessageEncrypter>,
     rx_seq: u64,
     tx_seq: u64,
@@ -231,6 +264,7 @@ impl TlsStream {
             tcp,
             kernel,
             suite,
+            open13: Open13::new(suite, &rx),
             dec: decrypter(suite, rx)?,
             enc: encrypter(suite, tx)?,
             rx_seq,
@@ -390,6 +424,96 @@ impl TlsStream {
         Ok(true)
     }
 
+    /// TLS 1.3: decrypt the complete records in `buf[..end]` in place, the plaintext of each
+    /// moved to the front as it is decrypted. Returns the plaintext's length, where the
+    /// records not yet decrypted (a partial one) begin, and the error that stopped it.
+    fn open_records(&mut self, buf: &mut [u8], end: usize) -> (usize, usize, Option<io::Error>) {
+        let (mut plain, mut at) = (0, 0);
+        while end - at >= HEADER && !self.peer_closed {
+            let Some(open) = &self.open13 else { break };
+            let header: [u8; HEADER] =
+                [buf[at], buf[at + 1], buf[at + 2], buf[at + 3], buf[at + 4]];
+            let len = usize::from(u16::from_be_bytes([header[3], header[4]]));
+            let typ = ContentType::from(header[0]);
+            if typ != ContentType::ApplicationData {
+                let e = rustls::Error::InappropriateMessage {
+                    expect_types: vec![ContentType::ApplicationData],
+                    got_type: typ,
+                };
+                return (plain, at, Some(tls_err(e)));
+            }
+            if len > MAX_BODY {
+                return (
+                    plain,
+                    at,
+                    Some(tls_err(rustls::Error::PeerSentOversizedRecord)),
+                );
+            }
+            if end - at < HEADER + len {
+                break;
+            }
+            let mut nonce = open.iv;
+            for (n, s) in nonce[4..].iter_mut().zip(self.rx_seq.to_be_bytes()) {
+                *n ^= s;
+            }
+            let body_at = at + HEADER;
+            at = body_at + len;
+            self.rx_seq += 1;
+            let opened = open.key.open_within(
+                ring::aead::Nonce::assume_unique_for_key(nonce),
+                ring::aead::Aad::from(header),
+                &mut buf[plain..at],
+                body_at - plain..,
+            );
+            let Ok(record) = opened else {
+                return (plain, at, Some(tls_err(rustls::Error::DecryptError)));
+            };
+            // TLSInnerPlaintext: the data, its real content type, then zero padding.
+            let Some(type_at) = record.iter().rposition(|&b| b != 0) else {
+                return (
+                    plain,
+                    at,
+                    Some(general("a TLS record without a content type")),
+                );
+            };
+            if type_at > MAX_FRAGMENT {
+                return (
+                    plain,
+                    at,
+                    Some(tls_err(rustls::Error::PeerSentOversizedRecord)),
+                );
+            }
+            let result = match ContentType::from(record[type_at]) {
+                ContentType::ApplicationData => {
+                    plain += type_at;
+                    Ok(())
+                }
+                ContentType::Alert => match record[..type_at] {
+                    [_, desc] if AlertDescription::from(desc) == AlertDescription::CloseNotify => {
+                        self.peer_closed = true;
+                        Ok(())
+                    }
+                    [_, desc] => Err(tls_err(rustls::Error::AlertReceived(
+                        AlertDescription::from(desc),
+                    ))),
+                    _ => Err(general("a malformed TLS alert")),
+                },
+                ContentType::Handshake => {
+                    let message = record[..type_at].to_vec();
+                    self.post_handshake(&message)
+                }
+                other => Err(tls_err(rustls::Error::InappropriateMessage {
+                    expect_types: vec![ContentType::ApplicationData],
+                    got_type: other,
+                })),
+            };
+            if let Err(e) = result {
+                return (plain, at, Some(e));
+            }
+        }
+        (plain, at, None)
+    }
+
     /// Handshake messages after the handshake: TLS 1.3 session tickets (OpenSSL sends two)
     /// and key updates; a TLS 1.2 hello request (renegotiation) is ignored.
     fn post_handshake(&mut self, payload: &[u8]) -> io::Result<()> {
@@ -418,6 +542,7 @@ impl TlsStream {
                         _ => return Err(general("a malformed TLS key update")),
                     };
                     let (seq, secrets) = self.kernel.update_rx_secret().map_err(tls_err)?;
+                    self.open13 = Open13::new(self.suite, &secrets);
                     self.dec = decrypter(self.suite, secrets)?;
                     self.rx_seq = seq;
                     if request {
@@ -485,6 +610,46 @@ impl TlsStream {
                     }
                 }
                 continue;
+            }
+            let leftover = self.rend - self.rstart;
+            if self.open13.is_some() && out.remaining() >= FIRST_READ + leftover {
+                // TLS 1.3 with room for a whole record: read into the caller's buffer and
+                // decrypt there, each record's plaintext written over the ciphertext just
+                // before it (ring's `open_within`): no copy of the data at all.
+                let dst = out.initialize_unfilled();
+                dst[..leftover].copy_from_slice(&self.rbuf[self.rstart..self.rend]);
+                let mut rb = ReadBuf::new(&mut dst[leftover..]);
+                ready!(Pin::new(&mut self.tcp).poll_read(cx, &mut rb))?;
+                let n = rb.filled().len();
+                if n == 0 {
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection without a TLS close_notify",
+                    )));
+                }
+                let end = leftover + n;
+                let (plain, at, err) = self.open_records(dst, end);
+                // The partial record at the end (at most one) waits in our buffer.
+                self.rbuf[..end - at].copy_from_slice(&dst[at..end]);
+                (self.rstart, self.rend) = (0, end - at);
+                out.advance(plain);
+                match err {
+                    Some(e) if plain == 0 => return Poll::Ready(Err(e)),
+                    Some(e) => {
+                        self.failed = Some(e);
+                        return Poll::Ready(Ok(()));
+                    }
+                    None if plain > 0 || self.peer_closed => return Poll::Ready(Ok(())),
+                    // Only part of a record, or a session ticket: read on.
+                    None => {
+                        if !self.wbuf.is_empty() {
+                            if let Poll::Ready(Err(e)) = self.poll_flush_tx(cx) {
+                                return Poll::Ready(Err(e));
+                            }
+                        }
+                        continue;
+                    }
+                }
             }
             // Keep the partial record (at most one) at the front, read after it.
             if self.rstart > 0 {
