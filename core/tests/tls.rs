@@ -387,3 +387,149 @@ fn the_cli_speaks_tls_with_its_flags() {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
 }
+
+/// What a rustls server in this process sends after the handshake.
+enum Ending {
+    /// `len` bytes in writes of odd sizes (records of every length), then close_notify.
+    DataThenClose(usize),
+    /// Nothing: it requires a client certificate and refuses the handshake with an alert.
+    CertificateRequired,
+}
+
+/// One connection to a rustls server (the `Stream` alone, no Redis): returns what the client
+/// read, with reads of `read_size` bytes, and how the stream ended (`None`: a clean EOF).
+fn against_rustls(
+    certs: &Certs,
+    version: &'static rustls::SupportedProtocolVersion,
+    ending: Ending,
+    read_size: usize,
+) -> (Vec<u8>, Option<std::io::Error>) {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let chain: Vec<CertificateDer> = CertificateDer::pem_file_iter(certs.path("server.crt"))
+        .unwrap()
+        .map(|c| c.unwrap())
+        .collect();
+    let key = PrivateKeyDer::from_pem_file(certs.path("server.key")).unwrap();
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::clone(&provider))
+        .with_protocol_versions(&[version])
+        .unwrap();
+    let builder = match ending {
+        Ending::CertificateRequired => {
+            let mut roots = rustls::RootCertStore::empty();
+            for c in CertificateDer::pem_file_iter(certs.path("ca.crt")).unwrap() {
+                roots.add(c.unwrap()).unwrap();
+            }
+            let verifier =
+                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
+                    .build()
+                    .unwrap();
+            builder.with_client_cert_verifier(verifier)
+        }
+        Ending::DataThenClose(_) => builder.with_no_client_auth(),
+    };
+    let config = Arc::new(builder.with_single_cert(chain, key).unwrap());
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (sock, _) = listener.accept().unwrap();
+        let conn = rustls::ServerConnection::new(config).unwrap();
+        let mut tls = rustls::StreamOwned::new(conn, sock);
+        let mut hello = [0u8; 5];
+        if tls.read_exact(&mut hello).is_err() {
+            return; // the refused handshake
+        }
+        if let Ending::DataThenClose(len) = ending {
+            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let mut at = 0;
+            for size in [1, 100, 16_384, 16_385, 3_000, 40_000, 7].iter().cycle() {
+                let end = (at + size).min(len);
+                tls.write_all(&data[at..end]).unwrap();
+                at = end;
+                if at == len {
+                    break;
+                }
+            }
+            tls.conn.send_close_notify();
+            tls.flush().unwrap();
+        }
+    });
+    let versions = if version == &rustls::version::TLS13 {
+        "1.3"
+    } else {
+        "1.2"
+    };
+    let target = json!({ "host": "127.0.0.1", "port": port,
+                         "tls": { "enabled": true, "ca_file": certs.path("ca.crt"),
+                                  "versions": [versions] } });
+    let connect = workload(json!({ "target": target, "commands": [{ "name": "ping" }] }))
+        .phases
+        .remove(0)
+        .connect;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let out = rt.block_on(async {
+        let mut stream = respload::net::Stream::connect_with(&connect).await.unwrap();
+        stream.write_all(b"hello").await.unwrap();
+        let mut got = Vec::new();
+        let mut buf = vec![0u8; read_size];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) => return (got, None),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    });
+    server.join().unwrap();
+    out
+}
+
+#[test]
+fn the_tls_stream_reads_records_of_every_size_and_reports_alerts() {
+    let certs = Certs::generate();
+    let len = 300_000;
+    let expected: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    for version in [&rustls::version::TLS13, &rustls::version::TLS12] {
+        // 64 KiB reads decrypt in the caller's buffer (TLS 1.3), 4 KiB reads copy out of
+        // the stream's own.
+        for read_size in [64 * 1024, 4096] {
+            let (got, err) = against_rustls(&certs, version, Ending::DataThenClose(len), read_size);
+            assert!(err.is_none(), "{version:?} {read_size}: {err:?}");
+            assert!(
+                got == expected,
+                "{version:?} {read_size}: {} bytes",
+                got.len()
+            );
+        }
+    }
+    // TLS 1.3: the server refuses the missing client certificate after the client finished
+    // its handshake, with an alert the stream reports as rustls's error.
+    let (got, err) = against_rustls(
+        &certs,
+        &rustls::version::TLS13,
+        Ending::CertificateRequired,
+        64 * 1024,
+    );
+    let err = err.expect("an error");
+    let inner = err
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<rustls::Error>());
+    assert!(
+        got.is_empty()
+            && matches!(
+                inner,
+                Some(rustls::Error::AlertReceived(
+                    rustls::AlertDescription::CertificateRequired
+                ))
+            ),
+        "{err:?}"
+    );
+}

@@ -2,9 +2,9 @@
 
 mod client;
 pub mod cluster;
-mod read_ahead;
 mod stream;
 mod tls;
+mod tls_stream;
 
 pub use client::{Client, Value};
 pub use stream::Stream;

@@ -1,6 +1,6 @@
 //! Byte streams to a server: TCP, Unix socket, or TLS over TCP (rustls).
 
-use super::read_ahead::ReadAhead;
+use super::tls_stream::TlsStream;
 use crate::spec::{Connect, Endpoint};
 use crate::Error;
 use std::io;
@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpStream, UnixStream};
-use tokio_rustls::client::TlsStream;
 
 /// A connected stream. An enum rather than a trait object: one predictable branch per
 /// read or write, no allocation.
@@ -19,9 +18,9 @@ pub enum Stream {
     Tcp(TcpStream),
     /// Unix domain socket.
     Unix(UnixStream),
-    /// TLS over TCP (with TCP_NODELAY, reads through a read-ahead buffer); boxed, as its
-    /// buffers would make every stream large.
-    Tls(Box<TlsStream<ReadAhead>>),
+    /// TLS over TCP (with TCP_NODELAY; records decrypted in place in the stream's own read
+    /// buffer); boxed, as its state would make every stream large.
+    Tls(Box<TlsStream>),
 }
 
 impl Stream {
@@ -41,13 +40,12 @@ impl Stream {
             (Some(tls), Stream::Tcp(tcp)) => (tls, tcp),
             (_, stream) => return Ok(stream),
         };
-        let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
         let left = c.connect_timeout.saturating_sub(started.elapsed());
         // Boxed: the handshake's state (rustls's connection) would sit in every connect
         // future, TLS or not, and thousands of connections open at once.
         let handshake = Box::pin(tokio::time::timeout(
             left,
-            connector.connect(tls.server_name.clone(), ReadAhead::new(tcp)),
+            TlsStream::connect(tcp, Arc::clone(&tls.config), tls.server_name.clone()),
         ));
         match handshake.await {
             Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
@@ -104,14 +102,8 @@ impl Stream {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
-            Stream::Tls(s) => {
-                // A write may have left TLS records in rustls's buffer (the socket was full):
-                // send them before waiting for the replies they ask for.
-                if let Poll::Ready(Err(e)) = Pin::new(&mut **s).poll_flush(cx) {
-                    return Poll::Ready(Err(e));
-                }
-                Pin::new(&mut **s).poll_read(cx, buf)
-            }
+            // Sends any records a write left unsent first.
+            Stream::Tls(s) => s.poll_read(cx, buf),
         }
     }
 
@@ -121,7 +113,7 @@ impl Stream {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
-            Stream::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
+            Stream::Tls(s) => s.poll_write(cx, buf),
         }
     }
 }
@@ -146,7 +138,7 @@ impl AsyncWrite for Stream {
     }
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
-            Stream::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+            Stream::Tls(s) => s.poll_flush_tx(cx),
             _ => Poll::Ready(Ok(())),
         }
     }
@@ -154,7 +146,7 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
-            Stream::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
+            Stream::Tls(s) => s.poll_shutdown(cx),
         }
     }
 }

@@ -230,7 +230,7 @@ impl Tls {
             builder.with_root_certificates(roots)
         };
 
-        let config =
+        let mut config =
             match (&self.cert, &self.key) {
                 (None, None) => builder.with_no_client_auth(),
                 (Some(cert), Some(key)) => {
@@ -259,6 +259,9 @@ impl Tls {
                     "is missing: a private key (tls.key) needs its client certificate (tls.cert)",
                 )),
             };
+        // The stream does the record layer itself once rustls has made the handshake
+        // (`net::tls_stream`): rustls must hand over the traffic keys.
+        config.enable_secret_extraction = true;
         Ok(Some(TlsConnect {
             config: Arc::new(config),
             server_name,
