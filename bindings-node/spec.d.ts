@@ -198,6 +198,15 @@ export interface LoadSpec {
    */
   keepalive?: boolean
   /**
+   * When a pipelined connection (closed loop) sends more: `eager` (the default, as
+   * memtier_benchmark) tops its pipeline up after every read, so `pipeline` requests stay in
+   * flight; `batch` (as redis-benchmark `-P`) sends `pipeline` requests, waits for all their
+   * replies, then sends the next `pipeline`. Batches cost the client fewer system calls (over TLS,
+   * where a batch's replies come as several records, markedly fewer), and the server sees bursts
+   * rather than a steady queue. Not with `rate` nor in cluster mode.
+   */
+  refill?: Refill
+  /**
    * Open the connections and hold them without sending anything (redis-benchmark's `-I`), until
    * `duration` ends or the run is stopped. `requests` cannot be set with it.
    */
@@ -444,6 +453,14 @@ export type Requests = number | 'all_keys'
  * - `'poisson'`: Exponentially distributed gaps with the same mean.
  */
 export type Arrivals = 'uniform' | 'poisson'
+
+/**
+ * When a pipelined connection sends its next requests.
+ *
+ * - `'eager'` (the default): After every read: `pipeline` requests stay in flight.
+ * - `'batch'`: Once every reply of the previous `pipeline` requests is in.
+ */
+export type Refill = 'eager' | 'batch'
 
 /**
  * How a command picks its key from the range.

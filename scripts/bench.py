@@ -154,6 +154,12 @@ def set_spec(n: int, conns: int, pipeline: int, size, threads: int = 1) -> dict:
     }
 
 
+def batch(spec: dict) -> dict:
+    """`spec` with redis-benchmark's pipelining: the next batch once all replies are in."""
+    spec["load"]["refill"] = "batch"
+    return spec
+
+
 @dataclass
 class Scenario:
     key: str
@@ -224,6 +230,16 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             2_000_000,
             {
                 "respload": lambda tg, n: respload(tg["tls"], get_spec(n, 50, 50), n),
+                "redis-benchmark": lambda tg, n: redis_benchmark(tg["tls"], w1_rb(n), n),
+            },
+            0.6,
+        ),
+        Scenario(
+            "W4B",
+            "W4 with load.refill = batch (batches of 50 as redis-benchmark -P sends them)",
+            2_000_000,
+            {
+                "respload": lambda tg, n: respload(tg["tls"], batch(get_spec(n, 50, 50)), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(tg["tls"], w1_rb(n), n),
             },
             0.6,
@@ -520,7 +536,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
-    ap.add_argument("--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,C1,C3,W5")
+    ap.add_argument("--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,W4B,C1,C3,W5")
     ap.add_argument("--quick", action="store_true", help="W1 and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
     ap.add_argument("--soak", type=float, default=0, metavar="MINUTES", help="only the RSS soak test")
@@ -533,7 +549,7 @@ def main() -> None:
     if args.quick:
         only, rounds, scale = {"W1", "W2"}, args.rounds, 1.0
     else:
-        only = set(filter(None, args.only.upper().split(","))) or {"W1", "W2", "W3", "W4", "C1", "C3", "W5"}
+        only = set(filter(None, args.only.upper().split(","))) or {"W1", "W2", "W3", "W4", "W4B", "C1", "C3", "W5"}
         rounds, scale = args.rounds, args.scale
     if args.soak:
         only = set()
@@ -541,7 +557,7 @@ def main() -> None:
     for exe in (RESPLOAD, RUSAGE):
         if not exe.exists():
             sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
-    srv = Servers(tls="W4" in only, cluster="C3" in only)
+    srv = Servers(tls=bool(only & {"W4", "W4B"}), cluster="C3" in only)
     results: list[dict] = []
     extra: list[str] = []
     try:

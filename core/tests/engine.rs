@@ -6,6 +6,7 @@ mod common;
 use common::{workload, Proxy, Server};
 use respload::{run, Error, Runner};
 use serde_json::json;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -137,6 +138,58 @@ fn pipeline_depth_is_honoured() {
             depth
         );
     }
+}
+
+#[test]
+fn batch_refill_sends_the_next_requests_only_once_every_reply_is_in() {
+    let server = Server::start(&[]);
+    // Values of 20 kB: a pipeline's 8 replies (160 kB) reach the client in several reads.
+    let fill = run(&workload(json!({
+        "target": { "port": server.port },
+        "load": { "connections": 1, "pipeline": 8, "requests": 100 },
+        "keys": { "range": [0, 99], "distribution": "sequential" },
+        "values": { "size": 20000 },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!((fill.totals.ops, server.dbsize()), (100, 100));
+    let mut busy = Vec::new();
+    for refill in ["eager", "batch"] {
+        let proxy = Proxy::start(server.port);
+        let report = run(&workload(json!({
+            "target": { "port": proxy.port },
+            "load": { "connections": 2, "pipeline": 8, "requests": 800, "threads": 1,
+                      "refill": refill },
+            "keys": { "range": [0, 99] },
+            "commands": [{ "name": "get" }],
+        })))
+        .unwrap();
+        let t = &report.totals;
+        assert_eq!((t.ops, t.errors, t.hits), (800, 0, 800), "{refill}");
+        assert_eq!(proxy.max_inflight.load(Ordering::SeqCst), 8, "{refill}");
+        busy.push(proxy.sent_while_busy.load(Ordering::SeqCst));
+    }
+    // Eager: requests follow each read, while the rest of the pipeline is unanswered.
+    // Batch: never before the last reply of the batch is in.
+    assert!(busy[0] > 10, "eager: {}", busy[0]);
+    assert_eq!(busy[1], 0, "batch");
+    // Refused where it cannot apply, naming the field.
+    let err = respload::Workload::from_json_value(json!({
+        "load": { "refill": "batch", "rate": 1000 },
+    }))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("load.refill") && err.contains("closed loop"),
+        "{err}"
+    );
+    let err = respload::Workload::from_json_value(json!({ "load": { "refill": "half" } }))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("load.refill") && err.contains("batch"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -255,13 +255,15 @@ impl Connection {
         }
         let open = self.pacer.is_some();
         let keepalive = self.shared.keepalive;
+        // Top the pipeline up after every read, or (batches) only once it is empty.
+        let eager = keepalive && !self.shared.batch;
         loop {
             if open {
                 // One clock reading per pass tells which intended send times have come.
                 self.now = Instant::now();
             }
             // Without keepalive a connection carries one batch (redis-benchmark -k 0).
-            let added = if keepalive || self.inflight.is_empty() {
+            let added = if eager || self.inflight.is_empty() {
                 self.fill()
             } else {
                 0

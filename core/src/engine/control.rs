@@ -90,6 +90,9 @@ pub struct Shared {
     pub pipeline: usize,
     /// `load.keepalive`: false opens a new connection for each batch of requests.
     pub keepalive: bool,
+    /// `load.refill = "batch"`: a connection sends its next requests only once every reply
+    /// of the previous ones is in.
+    pub batch: bool,
     /// `load.idle`: hold the connections, send nothing.
     pub idle: bool,
     /// Whether each command (by index) reads, for hit/miss counting.

@@ -165,6 +165,7 @@ async fn worker(s: WorkerSetup) {
         timeout: s.phase.spec.load.timeout.0,
         pipeline: s.phase.spec.load.pipeline as usize,
         keepalive: s.phase.spec.load.keepalive,
+        batch: s.phase.spec.load.refill == crate::spec::Refill::Batch,
         idle: s.phase.spec.load.idle,
         reads: commands.iter().map(|c| c.reads).collect(),
         read_only: commands.iter().map(|c| c.read_only()).collect(),

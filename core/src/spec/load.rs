@@ -59,6 +59,14 @@ pub struct Load {
     /// ones, as redis-benchmark's `-k 0` does; connect time is not part of latency.
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
     pub keepalive: bool,
+    /// When a pipelined connection (closed loop) sends more: `eager` (the default, as
+    /// memtier_benchmark) tops its pipeline up after every read, so `pipeline` requests stay
+    /// in flight; `batch` (as redis-benchmark `-P`) sends `pipeline` requests, waits for all
+    /// their replies, then sends the next `pipeline`. Batches cost the client fewer system
+    /// calls (over TLS, where a batch's replies come as several records, markedly fewer), and
+    /// the server sees bursts rather than a steady queue. Not with `rate` nor in cluster mode.
+    #[serde(default, skip_serializing_if = "Refill::is_eager")]
+    pub refill: Refill,
     /// Open the connections and hold them without sending anything (redis-benchmark's `-I`),
     /// until `duration` ends or the run is stopped. `requests` cannot be set with it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -152,6 +160,23 @@ pub enum Arrivals {
     Poisson,
 }
 
+/// When a pipelined connection sends its next requests.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Refill {
+    /// After every read: `pipeline` requests stay in flight.
+    #[default]
+    Eager,
+    /// Once every reply of the previous `pipeline` requests is in.
+    Batch,
+}
+
+impl Refill {
+    fn is_eager(&self) -> bool {
+        *self == Refill::Eager
+    }
+}
+
 fn default_connections() -> u32 {
     50
 }
@@ -178,6 +203,7 @@ impl Default for Load {
             rate: None,
             arrivals: None,
             keepalive: true,
+            refill: Refill::Eager,
             idle: false,
             rate_ramp: None,
             connections_ramp: None,

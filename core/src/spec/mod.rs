@@ -23,7 +23,8 @@ pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, RateRamp, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE,
+    Arrivals, ConnectionsRamp, Load, RateRamp, Refill, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS,
+    MAX_RATE,
 };
 pub use output::Output;
 pub use slo::Slo;
@@ -336,6 +337,19 @@ impl Phase {
                 format!("{prefix}load.{field}"),
                 "is not supported in cluster mode (target.cluster) yet: the cluster client \
                  keeps one connection per primary open for the whole run",
+            ));
+        }
+        let open_loop = spec.load.rate.is_some() || spec.load.rate_ramp.is_some();
+        if spec.load.refill == Refill::Batch && (connect.cluster.is_some() || open_loop) {
+            let why = if open_loop {
+                "applies to closed loop only: with load.rate (or rate_ramp) each request goes \
+                 out at its intended time; remove the rate, or set refill = \"eager\""
+            } else {
+                "is not supported in cluster mode (target.cluster) yet: set refill = \"eager\""
+            };
+            return Err(Error::spec(
+                format!("{prefix}load.refill"),
+                format!("\"batch\" {why}"),
             ));
         }
         events::validate(

@@ -122,10 +122,12 @@ impl Drop for Server {
 }
 
 /// A TCP proxy in front of a real server that counts, per connection, how many requests
-/// were in flight at once (requests forwarded minus replies returned).
+/// were in flight at once (requests forwarded minus replies returned), and how many of the
+/// client's writes (reads here) brought requests while earlier ones were still unanswered.
 pub struct Proxy {
     pub port: u16,
     pub max_inflight: Arc<AtomicI64>,
+    pub sent_while_busy: Arc<AtomicI64>,
 }
 
 impl Proxy {
@@ -134,6 +136,8 @@ impl Proxy {
         let port = listener.local_addr().unwrap().port();
         let max_inflight = Arc::new(AtomicI64::new(0));
         let max = Arc::clone(&max_inflight);
+        let sent_while_busy = Arc::new(AtomicI64::new(0));
+        let busy = Arc::clone(&sent_while_busy);
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
@@ -141,39 +145,51 @@ impl Proxy {
                     return;
                 };
                 let inflight = Arc::new(AtomicI64::new(0));
-                let pipe = |mut from: TcpStream,
-                            mut to: TcpStream,
-                            delta: i64,
-                            inflight: Arc<AtomicI64>,
-                            max: Arc<AtomicI64>| {
-                    std::thread::spawn(move || {
-                        let mut framer = Framer::new();
-                        let mut pending: Vec<u8> = Vec::new();
-                        let mut buf = [0u8; 65536];
-                        loop {
-                            let n = match from.read(&mut buf) {
-                                Ok(0) | Err(_) => break,
-                                Ok(n) => n,
-                            };
-                            pending.extend_from_slice(&buf[..n]);
-                            while let Ok(Some((len, _))) = framer.next(&pending) {
-                                pending.drain(..len);
-                                let now = inflight.fetch_add(delta, Ordering::SeqCst) + delta;
-                                max.fetch_max(now, Ordering::SeqCst);
+                let pipe =
+                    |mut from: TcpStream,
+                     mut to: TcpStream,
+                     delta: i64,
+                     inflight: Arc<AtomicI64>,
+                     (max, busy): (Arc<AtomicI64>, Arc<AtomicI64>)| {
+                        std::thread::spawn(move || {
+                            let mut framer = Framer::new();
+                            let mut pending: Vec<u8> = Vec::new();
+                            let mut buf = [0u8; 65536];
+                            loop {
+                                let n = match from.read(&mut buf) {
+                                    Ok(0) | Err(_) => break,
+                                    Ok(n) => n,
+                                };
+                                pending.extend_from_slice(&buf[..n]);
+                                let before = inflight.load(Ordering::SeqCst);
+                                let mut framed = 0;
+                                while let Ok(Some((len, _))) = framer.next(&pending) {
+                                    pending.drain(..len);
+                                    framed += 1;
+                                    let now = inflight.fetch_add(delta, Ordering::SeqCst) + delta;
+                                    max.fetch_max(now, Ordering::SeqCst);
+                                }
+                                if delta > 0 && framed > 0 && before > 0 {
+                                    busy.fetch_add(1, Ordering::SeqCst);
+                                }
+                                if to.write_all(&buf[..n]).is_err() {
+                                    break;
+                                }
                             }
-                            if to.write_all(&buf[..n]).is_err() {
-                                break;
-                            }
-                        }
-                        let _ = to.shutdown(std::net::Shutdown::Both);
-                    });
-                };
+                            let _ = to.shutdown(std::net::Shutdown::Both);
+                        });
+                    };
                 let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-                pipe(client, server, 1, Arc::clone(&inflight), Arc::clone(&max));
-                pipe(s2, c2, -1, inflight, Arc::clone(&max));
+                let counters = (Arc::clone(&max), Arc::clone(&busy));
+                pipe(client, server, 1, Arc::clone(&inflight), counters.clone());
+                pipe(s2, c2, -1, inflight, counters);
             }
         });
-        Proxy { port, max_inflight }
+        Proxy {
+            port,
+            max_inflight,
+            sent_while_busy,
+        }
     }
 }
 
