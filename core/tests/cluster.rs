@@ -59,6 +59,10 @@ fn sets_are_routed_to_the_node_owning_each_key() {
         total += node.ops;
     }
     assert_eq!(total, 3000);
+    // `connections` counts per primary: 2 logical clients, each with one connection to each
+    // of the 3 primaries.
+    let most = report.timeline.iter().map(|r| r.connections).max();
+    assert_eq!(most, Some(6), "{:?}", report.timeline);
     // Each key is on exactly one primary: the one owning its slot.
     assert!(owners.iter().all(|&n| n == 1));
     assert_eq!(report.phases[0].nodes.len(), 3);

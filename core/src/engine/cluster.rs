@@ -1001,7 +1001,6 @@ impl ClusterClient {
             let ns = now.saturating_duration_since(shared.measure_start);
             rec.marks.mark(ns.as_nanos() as u64);
         }
-        drop(rec);
         if n.inflight.is_empty() {
             n.sent.clear();
             n.sent_head = 0;

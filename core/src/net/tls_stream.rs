@@ -14,7 +14,8 @@
 
 use rustls::client::{ClientConnectionData, UnbufferedClientConnection};
 use rustls::crypto::cipher::{
-    InboundOpaqueMessage, MessageDecrypter, MessageEncrypter, OutboundChunks, OutboundPlainMessage,
+    AeadKey, InboundOpaqueMessage, Iv, MessageDecrypter, MessageEncrypter, OutboundChunks,
+    OutboundPlainMessage,
 };
 use rustls::kernel::KernelConnection;
 use rustls::pki_types::ServerName;
@@ -67,16 +68,21 @@ fn general(msg: &str) -> io::Error {
 }
 
 /// The record protection for one direction, from the secrets rustls hands over.
+/// The key and IV of one direction's secrets.
+fn key_iv(secrets: ConnectionTrafficSecrets) -> io::Result<(AeadKey, Iv)> {
+    match secrets {
+        ConnectionTrafficSecrets::Aes128Gcm { key, iv }
+        | ConnectionTrafficSecrets::Aes256Gcm { key, iv }
+        | ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => Ok((key, iv)),
+        _ => Err(general("unsupported cipher suite")),
+    }
+}
+
 fn decrypter(
     suite: SupportedCipherSuite,
     secrets: ConnectionTrafficSecrets,
 ) -> io::Result<Box<dyn MessageDecrypter>> {
-    let (key, iv) = match secrets {
-        ConnectionTrafficSecrets::Aes128Gcm { key, iv }
-        | ConnectionTrafficSecrets::Aes256Gcm { key, iv }
-        | ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => (key, iv),
-        _ => return Err(general("unsupported cipher suite")),
-    };
+    let (key, iv) = key_iv(secrets)?;
     Ok(match suite {
         SupportedCipherSuite::Tls13(s) => s.aead_alg.decrypter(key, iv),
         SupportedCipherSuite::Tls12(s) => {
@@ -92,12 +98,7 @@ fn encrypter(
     suite: SupportedCipherSuite,
     secrets: ConnectionTrafficSecrets,
 ) -> io::Result<Box<dyn MessageEncrypter>> {
-    let (key, iv) = match secrets {
-        ConnectionTrafficSecrets::Aes128Gcm { key, iv }
-        | ConnectionTrafficSecrets::Aes256Gcm { key, iv }
-        | ConnectionTrafficSecrets::Chacha20Poly1305 { key, iv } => (key, iv),
-        _ => return Err(general("unsupported cipher suite")),
-    };
+    let (key, iv) = key_iv(secrets)?;
     Ok(match suite {
         SupportedCipherSuite::Tls13(s) => s.aead_alg.encrypter(key, iv),
         SupportedCipherSuite::Tls12(s) => {
