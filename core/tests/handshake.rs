@@ -53,6 +53,23 @@ fn password_auth_works_and_bad_credentials_fail_before_traffic() {
     assert!(wrong.to_string().contains("WRONGPASS"), "{wrong}");
     let missing = sets(json!({ "port": server.port }), 10).unwrap_err();
     assert!(missing.to_string().contains("NOAUTH"), "{missing}");
+
+    // RESP3: the password goes inside HELLO 3, with the same errors.
+    let r3 = sets(
+        json!({ "port": server.port, "password": "s3cret", "protocol": 3 }),
+        200,
+    )
+    .unwrap();
+    assert_eq!((r3.totals.ops, r3.totals.errors), (200, 0));
+    let stats = server.cli(&["-a", "s3cret", "--no-auth-warning", "INFO", "commandstats"]);
+    assert!(stats.contains("cmdstat_hello:calls="), "{stats}");
+    let wrong3 = sets(
+        json!({ "port": server.port, "password": "nope", "protocol": 3 }),
+        10,
+    )
+    .unwrap_err();
+    assert!(matches!(wrong3, Error::Auth { .. }), "{wrong3}");
+    assert!(wrong3.to_string().contains("WRONGPASS"), "{wrong3}");
 }
 
 #[test]
