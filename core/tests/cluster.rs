@@ -45,6 +45,12 @@ fn sets_are_routed_to_the_node_owning_each_key() {
         // Every SET the node saw came from the run, and the report says which node got what.
         assert_eq!(node.ops, p.calls("set"), "{name}");
         assert!(node.ops > 500, "{name}: {}", node.ops);
+        // Each node's latency, from its own replies.
+        let l = &node.latency_ms;
+        assert!(
+            l.min > 0.0 && l.p50 >= l.min && l.max >= l.p99,
+            "{name}: {l:?}"
+        );
         assert_eq!(p.dbsize(), node.ops, "{name}");
         // A node stores a key only when it owns the key's slot (else it answers MOVED).
         let stored = p.cli(&["KEYS", "*"]);
@@ -66,6 +72,27 @@ fn sets_are_routed_to_the_node_owning_each_key() {
     // Each key is on exactly one primary: the one owning its slot.
     assert!(owners.iter().all(|&n| n == 1));
     assert_eq!(report.phases[0].nodes.len(), 3);
+}
+
+#[test]
+fn the_slot_map_is_read_from_the_first_seed_that_answers() {
+    let (_one, cluster) = start(3, 0);
+    let dead = common::free_port();
+    let live = cluster.primaries()[1].port;
+    // The first seed does not answer: the map comes from the second. (The target itself is
+    // still connected to before the run, for the server's facts.)
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true,
+                    "cluster_seeds": [format!("127.0.0.1:{dead}"), format!("127.0.0.1:{live}")] },
+        "load": { "connections": 1, "requests": 300 },
+        "keys": { "range": [0, 299], "distribution": "sequential" },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
+    assert_eq!(report.nodes.len(), 3, "{:?}", report.nodes.keys());
+    let stored: u64 = cluster.primaries().iter().map(|p| p.dbsize()).sum();
+    assert_eq!(stored, 300);
 }
 
 /// The primary serving `key` now: the one that answers a GET for it without MOVED.
