@@ -153,7 +153,10 @@ export interface TimelineRow {
    * `load.rate_ramp` step by step; compare with `ops_per_sec`.
    */
   targetRate?: number
-  /** This interval's latency histogram (all commands), encoded like `Stats::histogram`. */
+  /**
+   * This interval's latency histogram (all commands), encoded like `Stats::histogram`; empty unless
+   * the phase's `output.interval_histograms` is true (interval snapshots always carry it).
+   */
   histogram: string
 }
 

@@ -281,6 +281,42 @@ fn duration_bounds_the_run_and_the_timeline_has_a_row_per_second() {
 }
 
 #[test]
+fn interval_histograms_reach_the_snapshots_but_stay_in_the_report_only_when_asked() {
+    let server = Server::start(&[]);
+    let spec = |keep: bool| {
+        workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 2, "duration": "2s" },
+            "commands": [{ "name": "ping" }],
+            "output": { "interval_histograms": keep },
+        }))
+    };
+    let runner = Runner::start(spec(false)).unwrap();
+    let mut seen = Vec::new();
+    while !runner.is_finished() {
+        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+            seen.push(s);
+        }
+    }
+    let report = runner.wait().unwrap();
+    assert_eq!(seen.len(), report.timeline.len());
+    for (s, row) in seen.iter().zip(&report.timeline) {
+        let h = respload::stats::decode_histogram(&s.row.histogram).expect("a histogram");
+        assert_eq!(h.len(), s.row.ops);
+        assert_eq!(row.ops, s.row.ops);
+        assert!(row.histogram.is_empty(), "{}", row.histogram.len());
+    }
+
+    let kept = run(&spec(true)).unwrap();
+    assert!(kept.timeline.len() >= 2);
+    for row in &kept.timeline {
+        let h = respload::stats::decode_histogram(&row.histogram).expect("a histogram");
+        assert_eq!(h.len(), row.ops);
+    }
+    assert!(kept.timeline[0].ops > 0);
+}
+
+#[test]
 fn stop_returns_a_partial_report_marked_interrupted() {
     let server = Server::start(&[]);
     let runner = Runner::start(workload(json!({

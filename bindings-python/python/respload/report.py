@@ -57,7 +57,10 @@ def decode_histogram(encoded: str) -> HdrHistogram:
             "pip install 'respload[hdrhistogram]' (or pip install hdrhistogram)"
         ) from None
     if not encoded:
-        raise ValueError("this histogram is empty (no replies were recorded)")
+        raise ValueError(
+            "this histogram is empty: no replies were recorded, or it is a timeline row's "
+            "and the spec's output.interval_histograms is false (the default)"
+        )
     return HdrHistogram.decode(encoded)
 
 
@@ -166,6 +169,8 @@ class TimelineRow:
     latency_ms: IntervalLatency
     connections: int
     histogram: str = field(repr=False)
+    """This interval's histogram, encoded; empty unless ``output.interval_histograms`` is
+    true (snapshots always carry it)."""
     service_ms: IntervalLatency | None = None
     """Open loop only: service time in this interval."""
     target_rate: float | None = None
@@ -209,6 +214,8 @@ class Snapshot:
     latency_ms: IntervalLatency
     connections: int
     histogram: str = field(repr=False)
+    """This interval's histogram, encoded; empty unless ``output.interval_histograms`` is
+    true (snapshots always carry it)."""
     service_ms: IntervalLatency | None = None
     """Open loop only: service time in this interval."""
     target_rate: float | None = None

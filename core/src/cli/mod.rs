@@ -152,11 +152,17 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     };
     let (target, rest) = args.overrides.to_json();
     // Seeds and targets given on the command line apply everywhere.
-    let workload = if target.is_some() || rest.is_some() {
+    let mut workload = if target.is_some() || rest.is_some() {
         base.with_overrides(target, rest)?
     } else {
         base
     };
+    if args.hdr_log.is_some() {
+        // The log is written from the timeline's interval histograms.
+        for p in &mut workload.phases {
+            p.spec.output.interval_histograms = true;
+        }
+    }
     let runner = Runner::start(workload)?;
     interrupt.watch(&runner);
     while !runner.is_finished() {

@@ -1691,6 +1691,10 @@ impl Cfg {
             // memtier's default is a constant seed: the same stream on every run.
             spec.insert("seed".into(), json!(0));
         }
+        if self.json_out_file.is_some() {
+            // Its per-second percentiles are read from each interval's histogram.
+            spec.insert("output".into(), json!({ "interval_histograms": true }));
+        }
         if self.run_count > 1 {
             let phases: Vec<Json> = (1..=self.run_count)
                 .map(|i| json!({ "name": format!("run {i}") }))

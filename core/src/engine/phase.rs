@@ -46,6 +46,8 @@ fn split(total: u64, weights: &[usize]) -> Vec<u64> {
 /// Row accumulators, emitted in order once every worker has reported the interval.
 struct Timeline {
     rows: Vec<(Recorder, u32)>,
+    /// Emitted rows' recorders, cleared, for the next rows.
+    spare: Vec<Recorder>,
     sent_upto: Vec<Option<u64>>,
     done: Vec<bool>,
     emitted: usize,
@@ -96,11 +98,14 @@ pub fn run_phase(
     // Bit i set while drill i is active (only when the phase has drills).
     let drill_mask = (!plans.is_empty()).then(|| Arc::new(AtomicU64::new(0)));
     let mut gos = Vec::with_capacity(threads);
+    let mut recycle = Vec::with_capacity(threads);
     let mut joins = Vec::with_capacity(threads);
     let mut first = 0;
     for t in 0..threads {
         let (go_tx, go_rx) = channel();
         gos.push(go_tx);
+        let (recycle_tx, recycled) = channel();
+        recycle.push(recycle_tx);
         let setup = WorkerSetup {
             thread: t,
             phase: phase.clone(),
@@ -115,6 +120,7 @@ pub fn run_phase(
             stop: Arc::clone(stop),
             drills: drill_mask.clone(),
             tx: tx.clone(),
+            recycled,
             go: go_rx,
         };
         first += conns[t];
@@ -180,6 +186,7 @@ pub fn run_phase(
     let mut total = Recorder::new(labels.len());
     let mut timeline = Timeline {
         rows: Vec::new(),
+        spare: Vec::new(),
         sent_upto: vec![None; threads],
         done: vec![false; threads],
         emitted: 0,
@@ -210,16 +217,23 @@ pub fn run_phase(
             };
             let mut row = timeline_row(rec, t, t - start_s, *connected);
             row.target_rate = load.rate_at(start_s);
+            let mut kept = row.clone();
+            if !phase.spec.output.interval_histograms {
+                // ~4 KB a second: kept, they would grow a long run's memory without bound.
+                kept.histogram = String::new();
+            }
             let _ = snapshots.send(Snapshot {
                 phase: phase.spec.name.clone(),
                 measured: phase.spec.measured,
-                row: row.clone(),
+                row,
             });
-            rows.push(row);
+            rows.push(kept);
             // Emitted: its histograms are summarized in the row, so free them (a long run
             // would otherwise keep every interval's histograms: ~60 MB a minute).
             if !keep_intervals {
-                timeline.rows[i].0 = Recorder::default();
+                let mut spare = std::mem::take(&mut timeline.rows[i].0);
+                spare.clear();
+                timeline.spare.push(spare);
             }
             timeline.emitted += 1;
         }
@@ -232,13 +246,13 @@ pub fn run_phase(
                 break;
             }
         };
-        let (thread, index, mut recorder, connected) = match msg {
+        let (thread, index, mut recorder, connected, more) = match msg {
             WorkerMsg::Interval {
                 thread,
                 index,
                 recorder,
                 connected,
-            } => (thread, index, recorder, connected),
+            } => (thread, index, recorder, connected, true),
             WorkerMsg::Done {
                 thread,
                 index,
@@ -262,7 +276,7 @@ pub fn run_phase(
                 client.cpu_sys_s += cpu.1;
                 client.loop_lag_ms_max = client.loop_lag_ms_max.max(lag.as_secs_f64() * 1e3);
                 client.reconnects += reconnects;
-                (thread, index, recorder, connected)
+                (thread, index, recorder, connected, false)
             }
             WorkerMsg::Ready(..) => continue,
         };
@@ -270,11 +284,20 @@ pub fn run_phase(
         gaps.add(&std::mem::take(&mut recorder.marks));
         let i = index as usize;
         while timeline.rows.len() <= i {
-            timeline.rows.push((Recorder::new(labels.len()), 0));
+            let row = timeline
+                .spare
+                .pop()
+                .unwrap_or_else(|| Recorder::new(labels.len()));
+            timeline.rows.push((row, 0));
         }
         timeline.rows[i].0.merge(&recorder);
         timeline.rows[i].1 += connected;
         total.merge(&recorder);
+        if more {
+            // Back to its worker, so no thread allocates histograms every second.
+            recorder.clear();
+            let _ = recycle[thread].send(recorder);
+        }
         timeline.sent_upto[thread] = Some(index);
         let all_done = timeline.done.iter().all(|d| *d);
         emit(&mut timeline, &mut rows, all_done.then_some(ended));

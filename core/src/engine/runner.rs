@@ -110,6 +110,9 @@ impl Runner {
     }
 
     fn join(&mut self) -> Result<Report> {
+        // Nobody can take a snapshot any more: drop them as they come rather than queue them
+        // for the whole run (`run` waits from the start).
+        self.snapshots = channel().1;
         match self.thread.take() {
             Some(t) => t
                 .join()

@@ -110,6 +110,8 @@ pub struct WorkerSetup {
     pub drills: Option<Arc<AtomicU64>>,
     /// To the aggregator.
     pub tx: Sender<WorkerMsg>,
+    /// From the aggregator: interval recorders it has merged and cleared, for reuse.
+    pub recycled: Receiver<Recorder>,
     /// From the coordinator.
     pub go: Receiver<Go>,
 }
@@ -226,7 +228,12 @@ async fn worker(s: WorkerSetup) {
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut peak_connected = shared.connected.get();
-    let take = || shared.recorder.replace(Recorder::new(commands.len()));
+    let fresh = || {
+        s.recycled
+            .try_recv()
+            .unwrap_or_else(|_| Recorder::new(commands.len()))
+    };
+    let take = || shared.recorder.replace(fresh());
     // With fault drills, the recorder is also split whenever the set of active drills
     // changes (seen at the next tick), so each drill gets the requests finished during it.
     let mut drills = Drills {
@@ -238,7 +245,7 @@ async fn worker(s: WorkerSetup) {
     let finish_interval = |d: &mut Drills| match &s.drills {
         Some(_) => {
             split(d);
-            std::mem::replace(&mut d.interval, Recorder::new(commands.len()))
+            std::mem::replace(&mut d.interval, fresh())
         }
         None => take(),
     };

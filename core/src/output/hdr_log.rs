@@ -31,6 +31,13 @@ pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
             .begin_log_with(&mut out, &mut serializer)
             .map_err(file_err)?;
         for row in &report.timeline {
+            if row.histogram.is_empty() && row.ops > 0 {
+                return Err(Error::spec(
+                    "output.interval_histograms",
+                    "the report kept no interval histograms: set it to true to write an \
+                     interval log",
+                ));
+            }
             let Some(h) = decode_histogram(&row.histogram) else {
                 continue;
             };
@@ -46,4 +53,30 @@ pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
         }
     }
     std::fs::write(path, out).map_err(file_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::TimelineRow;
+
+    #[test]
+    fn a_timeline_without_its_histograms_is_refused_by_name() {
+        let report = Report {
+            timeline: vec![TimelineRow {
+                t: 1.0,
+                interval_s: 1.0,
+                ops: 10,
+                ..TimelineRow::default()
+            }],
+            ..Report::default()
+        };
+        let path = std::env::temp_dir().join(format!("respload-hdr-{}.log", std::process::id()));
+        let err = write_hdr_log(&report, path.to_str().unwrap()).unwrap_err();
+        assert!(
+            err.to_string().contains("output.interval_histograms"),
+            "{err}"
+        );
+        assert!(!path.exists());
+    }
 }

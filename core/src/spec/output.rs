@@ -1,4 +1,4 @@
-//! Files a phase writes when it ends (`output` in a spec).
+//! Files a phase writes when it ends, and what its report keeps (`output` in a spec).
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -13,12 +13,23 @@ pub struct Output {
     /// The file is created before any traffic, so a path that cannot be written fails first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memtier: Option<String>,
+    /// Keep each timeline row's encoded latency histogram in the report
+    /// (`timeline[i].histogram`; default false, leaving it empty). At 50k ops/s each one is
+    /// about 4 KB, so keeping them makes a long run's memory grow with its length. The
+    /// interval snapshots (progress callbacks) carry the histogram either way. The CLI's
+    /// `--hdr-log` and memtier's `--json-out-file` turn it on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub interval_histograms: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Output {
-    /// Whether no file is asked for.
+    /// Whether nothing is asked for (no file, no interval histograms).
     pub fn is_empty(&self) -> bool {
-        self.memtier.is_none()
+        self.memtier.is_none() && !self.interval_histograms
     }
 
     pub(crate) fn validate(&self, prefix: &str) -> Result<()> {

@@ -108,7 +108,9 @@ pub struct TimelineRow {
     /// follows `load.rate_ramp` step by step; compare with `ops_per_sec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
-    /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`].
+    /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`];
+    /// empty unless the phase's `output.interval_histograms` is true (interval snapshots
+    /// always carry it).
     pub histogram: String,
 }
 
