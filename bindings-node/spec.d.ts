@@ -112,7 +112,8 @@ export interface TargetSpec {
   cluster?: boolean
   /**
    * Cluster nodes (`host:port`) to read the slot map from, tried in order (default: the target
-   * itself). Needs `cluster = true`.
+   * itself); the server's facts are read from the first that answers when the target does not.
+   * Needs `cluster = true`.
    */
   cluster_seeds?: string[]
   /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`). */

@@ -16,6 +16,7 @@ wait4's rusage). The machine is shared and noisy, so what counts is the median o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -28,9 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 # RESPLOAD_BIN: another build to measure (an A/B comparison), default the release build.
@@ -65,10 +66,14 @@ def run_child(cmd: list[str]) -> tuple[str, float, float, float]:
     (stdout, wall seconds, CPU seconds, peak RSS MiB)."""
     with tempfile.NamedTemporaryFile("r", suffix=".rusage") as f:
         start = time.monotonic()
-        p = subprocess.run([str(RUSAGE), f.name, *cmd], capture_output=True, text=True, errors="replace")
+        p = subprocess.run(
+            [str(RUSAGE), f.name, *cmd], capture_output=True, text=True, errors="replace"
+        )
         wall = time.monotonic() - start
         if p.returncode != 0:
-            sys.exit(f"bench: {' '.join(cmd)} failed with status {p.returncode}: {p.stderr[-2000:]}")
+            sys.exit(
+                f"bench: {' '.join(cmd)} failed with status {p.returncode}: {p.stderr[-2000:]}"
+            )
         user, sys_s, maxrss_kb, _ = f.read().split()
     return p.stdout, wall, float(user) + float(sys_s), int(maxrss_kb) / 1024
 
@@ -90,7 +95,18 @@ def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sam
         path = Path(d) / "spec.json"
         report = Path(d) / "report.json"
         path.write_text(json.dumps(spec))
-        cmd = [str(RESPLOAD), "run", str(path), "-H", "127.0.0.1", "--port", str(t.port), "-q", "--json", str(report)]
+        cmd = [
+            str(RESPLOAD),
+            "run",
+            str(path),
+            "-H",
+            "127.0.0.1",
+            "--port",
+            str(t.port),
+            "-q",
+            "--json",
+            str(report),
+        ]
         if t.ca:
             cmd += ["--tls", "--cacert", t.ca]
         if t.cluster:
@@ -99,7 +115,8 @@ def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sam
         r = json.loads(report.read_text())
     totals = r["totals"]
     if n is not None:
-        assert totals["ops"] == n and totals["errors"] == 0, totals
+        assert totals["ops"] == n, totals
+        assert totals["errors"] == 0, totals
     return Sample(totals["ops_per_sec"], cpu, rss, totals["ops"])
 
 
@@ -145,7 +162,7 @@ def get_spec(n: int, conns: int, pipeline: int, threads: int | None = 1) -> dict
     }
 
 
-def set_spec(n: int, conns: int, pipeline: int, size, threads: int = 1) -> dict:
+def set_spec(n: int, conns: int, pipeline: int, size: int, threads: int = 1) -> dict:
     return {
         "load": {"connections": conns, "threads": threads, "pipeline": pipeline, "requests": n},
         "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
@@ -170,8 +187,15 @@ class Scenario:
     quick: int = 0  # requests in --quick mode
 
 
+def cluster_rb_args(n: int) -> list[str]:
+    """redis-benchmark's side of C1 and C3: SET 1 KiB, pipeline 50, 51 connections."""
+    return ["-t", "set", "-n", str(n), "-d", "1024", "-P", "50", "-c", "51", "-r", "100000"]
+
+
 def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
-    w1_rb = lambda n: ["-t", "get", "-n", str(n), "-d", "1024", "-P", "50", "-c", "50", "-r", "100000"]
+    def w1_rb(n: int) -> list[str]:
+        return ["-t", "get", "-n", str(n), "-d", "1024", "-P", "50", "-c", "50", "-r", "100000"]
+
     out = [
         Scenario(
             "W1",
@@ -181,7 +205,19 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
                 "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 50), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(tg["plain"], w1_rb(n), n),
                 "resp-benchmark": lambda tg, n: resp_benchmark(
-                    tg["plain"], ["-c", "50", "-P", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"], n
+                    tg["plain"],
+                    [
+                        "-c",
+                        "50",
+                        "-P",
+                        "50",
+                        "-n",
+                        str(n),
+                        "--cores",
+                        "0",
+                        "GET {key uniform 100000}",
+                    ],
+                    n,
                 ),
             },
             0.5,
@@ -194,10 +230,14 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             {
                 "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 1), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
-                    tg["plain"], ["-t", "get", "-n", str(n), "-d", "1024", "-c", "50", "-r", "100000"], n
+                    tg["plain"],
+                    ["-t", "get", "-n", str(n), "-d", "1024", "-c", "50", "-r", "100000"],
+                    n,
                 ),
                 "resp-benchmark": lambda tg, n: resp_benchmark(
-                    tg["plain"], ["-c", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"], n
+                    tg["plain"],
+                    ["-c", "50", "-n", str(n), "--cores", "0", "GET {key uniform 100000}"],
+                    n,
                 ),
             },
             0.65,
@@ -219,7 +259,9 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
                     n,
                 ),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
-                    tg["plain"], ["-t", "set,get", "-n", str(n // 2), "-d", "550", "-c", "100", "-r", "100000"], n
+                    tg["plain"],
+                    ["-t", "set,get", "-n", str(n // 2), "-d", "550", "-c", "100", "-r", "100000"],
+                    n,
                 ),
             },
             0.65,
@@ -251,7 +293,9 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             {
                 "respload": lambda tg, n: respload(tg["plain"], set_spec(n, 51, 50, 1024), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
-                    tg["plain"], ["-t", "set", "-n", str(n), "-d", "1024", "-P", "50", "-c", "51", "-r", "100000"], n
+                    tg["plain"],
+                    cluster_rb_args(n),
+                    n,
                 ),
             },
         ),
@@ -262,7 +306,9 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             {
                 "respload": lambda tg, n: respload(tg["cluster"], set_spec(n, 17, 50, 1024), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
-                    tg["cluster"], ["-t", "set", "-n", str(n), "-d", "1024", "-P", "50", "-c", "51", "-r", "100000"], n
+                    tg["cluster"],
+                    cluster_rb_args(n),
+                    n,
                 ),
             },
         ),
@@ -277,7 +323,8 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
 
 
 class Servers:
-    """One redis-server (plain and TLS ports), and a 3-primary cluster when asked; killed on close."""
+    """One redis-server (plain and TLS ports), and a 3-primary cluster when asked;
+    killed on close."""
 
     def __init__(self, tls: bool, cluster: bool, maxclients: int = 10_100) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="respload-bench-"))
@@ -290,11 +337,16 @@ class Servers:
             self.ca = self._certs()
             self.tls_port = free_port()
             args += [
-                "--tls-port", str(self.tls_port),
-                "--tls-cert-file", str(self.tmp / "server.crt"),
-                "--tls-key-file", str(self.tmp / "server.key"),
-                "--tls-ca-cert-file", self.ca,
-                "--tls-auth-clients", "no",
+                "--tls-port",
+                str(self.tls_port),
+                "--tls-cert-file",
+                str(self.tmp / "server.crt"),
+                "--tls-key-file",
+                str(self.tmp / "server.key"),
+                "--tls-ca-cert-file",
+                self.ca,
+                "--tls-auth-clients",
+                "no",
             ]
         self._start(self.port, "main", args)
         self.cluster_port = None
@@ -303,11 +355,28 @@ class Servers:
             for i, p in enumerate(ports):
                 # The bus port is chosen too: the default, port + 10000, is past 65535 for a
                 # port above 55535, and the node would not start.
-                self._start(p, f"node{i}", ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                            "--cluster-port", str(free_port())])
+                self._start(
+                    p,
+                    f"node{i}",
+                    [
+                        "--cluster-enabled",
+                        "yes",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                        "--cluster-port",
+                        str(free_port()),
+                    ],
+                )
             out = subprocess.run(
-                ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{p}" for p in ports], "--cluster-yes"],
-                capture_output=True, text=True,
+                [
+                    "redis-cli",
+                    "--cluster",
+                    "create",
+                    *[f"127.0.0.1:{p}" for p in ports],
+                    "--cluster-yes",
+                ],
+                capture_output=True,
+                text=True,
             )
             if out.returncode != 0:
                 self.close()
@@ -325,21 +394,62 @@ class Servers:
             subprocess.run(["openssl", *a], cwd=self.tmp, check=True, capture_output=True)
 
         ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        ossl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "30", "-subj", "/CN=bench CA")
+        ossl(
+            "req",
+            "-x509",
+            *ec,
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+            "-days",
+            "30",
+            "-subj",
+            "/CN=bench CA",
+        )
         ossl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
         (self.tmp / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-        ossl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-             "-days", "30", "-extfile", "server.ext", "-out", "server.crt")
+        ossl(
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            "30",
+            "-extfile",
+            "server.ext",
+            "-out",
+            "server.crt",
+        )
         return str(self.tmp / "ca.crt")
 
     def _start(self, port: int, name: str, extra: list[str]) -> None:
         d = self.tmp / name
         d.mkdir()
-        self.procs.append(subprocess.Popen(
-            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(d), *extra],
-            stdout=subprocess.DEVNULL,
-        ))
+        self.procs.append(
+            subprocess.Popen(
+                [
+                    "redis-server",
+                    "--port",
+                    str(port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(d),
+                    *extra,
+                ],
+                stdout=subprocess.DEVNULL,
+            )
+        )
         for _ in range(200):
             if cli(port, "ping") == "PONG":
                 return
@@ -369,12 +479,21 @@ def cli(port: int, *args: str) -> str:
 
 def preload(t: Target, prefix: str, pad: int) -> None:
     """100k keys of 1 KiB, so every tool's GETs hit."""
-    respload(t, {
-        "load": {"connections": 20, "pipeline": 50, "requests": 100_000},
-        "keys": {"prefix": prefix, "pad": pad, "range": [0, 99_999], "distribution": "sequential"},
-        "values": {"size": 1024},
-        "commands": [{"name": "set"}],
-    }, 100_000)
+    respload(
+        t,
+        {
+            "load": {"connections": 20, "pipeline": 50, "requests": 100_000},
+            "keys": {
+                "prefix": prefix,
+                "pad": pad,
+                "range": [0, 99_999],
+                "distribution": "sequential",
+            },
+            "values": {"size": 1024},
+            "commands": [{"name": "set"}],
+        },
+        100_000,
+    )
 
 
 # --- reporting -----------------------------------------------------------------------------
@@ -384,17 +503,21 @@ def med(xs: list[float]) -> float:
     return statistics.median(xs) if xs else float("nan")
 
 
-def run_scenario(sc: Scenario, tg: dict, rounds: int, scale: float, quick: bool, log) -> dict:
+def run_scenario(
+    sc: Scenario, tg: dict, rounds: int, scale: float, quick: bool, log: Callable[[str], None]
+) -> dict:
     n = sc.quick if quick else max(1000, int(sc.requests * scale))
     tools = list(sc.tools)
     samples: dict[str, list[Sample]] = {t: [] for t in tools}
     for r in range(rounds):
-        order = tools[r % len(tools):] + tools[: r % len(tools)]
+        order = tools[r % len(tools) :] + tools[: r % len(tools)]
         for tool in order:
             s = sc.tools[tool](tg, n)
             samples[tool].append(s)
-            log(f"  {sc.key} round {r + 1}/{rounds} {tool}: {s.ops:,.0f} ops/s, "
-                f"{s.cpu_per_m:.2f} CPU s/M, {s.rss_mb:.1f} MiB")
+            log(
+                f"  {sc.key} round {r + 1}/{rounds} {tool}: {s.ops:,.0f} ops/s, "
+                f"{s.cpu_per_m:.2f} CPU s/M, {s.rss_mb:.1f} MiB"
+            )
     base = samples["redis-benchmark"]
     result = {"key": sc.key, "title": sc.title, "requests": n, "target": sc.target, "tools": {}}
     for tool, ss in samples.items():
@@ -413,7 +536,8 @@ def run_scenario(sc: Scenario, tg: dict, rounds: int, scale: float, quick: bool,
 
 def table(results: list[dict]) -> list[str]:
     lines = [
-        "| scenario | tool | ops/s | CPU s / 1M req | peak RSS MiB | CPU ratio | ops/s ratio | RSS ratio | target |",
+        "| scenario | tool | ops/s | CPU s / 1M req | peak RSS MiB "
+        "| CPU ratio | ops/s ratio | RSS ratio | target |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for res in results:
@@ -423,9 +547,10 @@ def table(results: list[dict]) -> list[str]:
                 ok = m["cpu_ratio"] <= res["target"] and m["ops_ratio"] >= 1.0
                 target = f"CPU <= {res['target']}x, ops >= 1x: {'met' if ok else 'NOT met'}"
             lines.append(
-                f"| {res['key']}: {res['title']} ({res['requests']:,} req) | {tool} | {m['ops']:,.0f} | "
-                f"{m['cpu_per_m']:.2f} | {m['rss_mb']:.1f} | {m['cpu_ratio']:.2f} | {m['ops_ratio']:.2f} | "
-                f"{m['rss_ratio']:.2f} | {target} |"
+                f"| {res['key']}: {res['title']} ({res['requests']:,} req) | {tool} "
+                f"| {m['ops']:,.0f} | {m['cpu_per_m']:.2f} | {m['rss_mb']:.1f} "
+                f"| {m['cpu_ratio']:.2f} | {m['ops_ratio']:.2f} | {m['rss_ratio']:.2f} "
+                f"| {target} |"
             )
     return lines
 
@@ -434,18 +559,29 @@ def cross_ratios(results: list[dict]) -> list[str]:
     """TLS / plain (W4 / W1) and cluster / one node (C3 / C1), per tool, ratio of medians."""
     by = {r["key"]: r for r in results}
     lines = []
-    for a, b, what in (("W4", "W1", "TLS / plaintext (W4 / W1)"), ("C3", "C1", "cluster of 3 / one node (C3 / C1)")):
+    for a, b, what in (
+        ("W4", "W1", "TLS / plaintext (W4 / W1)"),
+        ("C3", "C1", "cluster of 3 / one node (C3 / C1)"),
+    ):
         if a in by and b in by:
-            lines += ["", f"{what}, ratio of medians:", "", "| tool | CPU per request | ops/s | peak RSS |", "|---|---|---|---|"]
+            lines += [
+                "",
+                f"{what}, ratio of medians:",
+                "",
+                "| tool | CPU per request | ops/s | peak RSS |",
+                "|---|---|---|---|",
+            ]
             for tool in by[a]["tools"]:
                 if tool in by[b]["tools"]:
                     x, y = by[a]["tools"][tool], by[b]["tools"][tool]
-                    lines.append(f"| {tool} | {x['cpu_per_m'] / y['cpu_per_m']:.2f} | {x['ops'] / y['ops']:.2f} | "
-                                 f"{x['rss_mb'] / y['rss_mb']:.2f} |")
+                    lines.append(
+                        f"| {tool} | {x['cpu_per_m'] / y['cpu_per_m']:.2f} "
+                        f"| {x['ops'] / y['ops']:.2f} | {x['rss_mb'] / y['rss_mb']:.2f} |"
+                    )
     return lines
 
 
-def w5(srv: Servers, conns: int, seconds: int, log) -> list[str]:
+def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> list[str]:
     """Many idle-ish connections at a low rate (one request per connection per second)."""
     t = srv.targets()["plain"]
     spec = {
@@ -456,7 +592,11 @@ def w5(srv: Servers, conns: int, seconds: int, log) -> list[str]:
     s = respload(t, spec, None)
     log(f"  W5 respload: {conns} connections, {s.ops:,.0f} ops/s, {s.rss_mb:.1f} MiB peak RSS")
     # redis-benchmark has no rate limit: the same connection count, flat out, for its RSS only.
-    rb = redis_benchmark(t, ["-t", "get", "-n", str(conns * 5), "-d", "1024", "-c", str(conns), "-r", "100000"], conns * 5)
+    rb = redis_benchmark(
+        t,
+        ["-t", "get", "-n", str(conns * 5), "-d", "1024", "-c", str(conns), "-r", "100000"],
+        conns * 5,
+    )
     log(f"  W5 redis-benchmark -c {conns} (no rate limit): {rb.rss_mb:.1f} MiB peak RSS")
     ok = s.rss_mb < 100
     return [
@@ -465,16 +605,24 @@ def w5(srv: Servers, conns: int, seconds: int, log) -> list[str]:
         "",
         "| tool | peak RSS MiB | ops/s | target |",
         "|---|---|---|---|",
-        f"| respload | {s.rss_mb:.1f} | {s.ops:,.0f} | under 100 MB: {'met' if ok else 'NOT met'} |",
-        f"| redis-benchmark (`-c {conns}`, no rate limit, for comparison) | {rb.rss_mb:.1f} | {rb.ops:,.0f} | |",
+        f"| respload | {s.rss_mb:.1f} | {s.ops:,.0f} "
+        f"| under 100 MB: {'met' if ok else 'NOT met'} |",
+        f"| redis-benchmark (`-c {conns}`, no rate limit, for comparison) "
+        f"| {rb.rss_mb:.1f} | {rb.ops:,.0f} | |",
     ]
 
 
-def soak(srv: Servers, minutes: float, rate: int, log) -> list[str]:
-    """RSS over a long open-loop run: sampled every 5 s from /proc, compared with its value after 1 minute."""
+def soak(srv: Servers, minutes: float, rate: int, log: Callable[[str], None]) -> list[str]:
+    """RSS over a long open-loop run: sampled every 5 s from /proc, compared with its value
+    after 1 minute."""
     t = srv.targets()["plain"]
     spec = {
-        "load": {"connections": 50, "pipeline": 8, "rate": rate, "duration": f"{int(minutes * 60)}s"},
+        "load": {
+            "connections": 50,
+            "pipeline": 8,
+            "rate": rate,
+            "duration": f"{int(minutes * 60)}s",
+        },
         "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
         "values": {"size": 1024},
         "commands": [{"name": "set", "weight": 1}, {"name": "get", "weight": 10}],
@@ -483,8 +631,10 @@ def soak(srv: Servers, minutes: float, rate: int, log) -> list[str]:
         path = Path(d) / "spec.json"
         path.write_text(json.dumps(spec))
         report = Path(d) / "report.json"
-        p = subprocess.Popen([str(RESPLOAD), "run", str(path), "--port", str(t.port), "-q", "--json", str(report)],
-                             stdout=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [str(RESPLOAD), "run", str(path), "--port", str(t.port), "-q", "--json", str(report)],
+            stdout=subprocess.DEVNULL,
+        )
         start = time.monotonic()
         samples: list[tuple[float, float]] = []
         while p.poll() is None:
@@ -497,63 +647,90 @@ def soak(srv: Servers, minutes: float, rate: int, log) -> list[str]:
             time.sleep(5)
         r = json.loads(report.read_text())["totals"]
     at_1m = next((m for s, m in samples if s >= 60), samples[-1][1])
-    later = [m for s, m in samples if s >= 60]
+    # Only while the load runs: once it ends the workers free their memory and RSS falls.
+    later = [m for s, m in samples if 60 <= s <= minutes * 60] or [at_1m]
     up = (max(later) - at_1m) / at_1m if later else 0.0
     down = (min(later) - at_1m) / at_1m if later else 0.0
-    log(f"  soak: RSS after 1 min {at_1m:.1f} MiB, final {samples[-1][1]:.1f} MiB, range {down:+.1%} .. {up:+.1%}")
+    log(
+        f"  soak: RSS after 1 min {at_1m:.1f} MiB, at the end of the load {later[-1]:.1f} MiB, "
+        f"range {down:+.1%} .. {up:+.1%}"
+    )
     lines = [
         "",
-        f"Soak: {minutes:g} min at {rate:,} ops/s (open loop, 50 connections), RSS sampled every 5 s:",
+        f"Soak: {minutes:g} min at {rate:,} ops/s (open loop, 50 connections), "
+        "RSS sampled every 5 s:",
         "",
         f"- achieved {r['ops_per_sec']:,.0f} ops/s, {r['ops']:,} requests, {r['errors']} errors",
-        f"- RSS after the first minute: {at_1m:.1f} MiB; at the end: {samples[-1][1]:.1f} MiB; "
-        f"after the first minute it ranged from {down:+.1%} to {up:+.1%} of that "
+        f"- RSS after the first minute: {at_1m:.1f} MiB; at the end of the load: "
+        f"{later[-1]:.1f} MiB (after it, while the report is written: {samples[-1][1]:.1f}); "
+        f"from the first minute to the end of the load it ranged from {down:+.1%} to "
+        f"{up:+.1%} of that "
         f"(growth within 5%: {'met' if up <= 0.05 else 'NOT met'}; "
         f"within 5% both ways: {'met' if max(up, -down) <= 0.05 else 'NOT met'})",
-        "- RSS (MiB) by minute: " + ", ".join(
-            f"{m:.1f}" for s, m in samples if int(s) % 60 < 5
-        ),
+        "- RSS (MiB) by minute: " + ", ".join(f"{m:.1f}" for s, m in samples if int(s) % 60 < 5),
     ]
     return lines
 
 
 def machine() -> str:
     cpu = "unknown CPU"
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         cpu = re.search(r"model name\s*:\s*(.*)", Path("/proc/cpuinfo").read_text()).group(1)
-    except (OSError, AttributeError):
-        pass
-    ver = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()[2]
+    ver = subprocess.run(
+        ["redis-server", "--version"], capture_output=True, text=True
+    ).stdout.split()[2]
     rb = ""
     if resp_benchmark_exe():
-        rb = subprocess.run([resp_benchmark_exe(), "--version"], capture_output=True, text=True).stdout.strip()
+        rb = subprocess.run(
+            [resp_benchmark_exe(), "--version"], capture_output=True, text=True
+        ).stdout.strip()
         rb = f", resp-benchmark {rb.split()[-1] if rb else '?'}"
-    return (f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; "
-            f"redis-server/redis-benchmark {ver}{rb}; {time.strftime('%Y-%m-%d %H:%M')}")
+    return (
+        f"{platform.node()}: {cpu}, {os.cpu_count()} cores, Linux {platform.release()}; "
+        f"redis-server/redis-benchmark {ver}{rb}; {time.strftime('%Y-%m-%d %H:%M')}"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
-    ap.add_argument("--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,W4B,C1,C3,W5")
+    ap.add_argument(
+        "--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,W4B,C1,C3,W5"
+    )
     ap.add_argument("--quick", action="store_true", help="W1 and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
-    ap.add_argument("--soak", type=float, default=0, metavar="MINUTES", help="only the RSS soak test")
+    ap.add_argument(
+        "--soak", type=float, default=0, metavar="MINUTES", help="only the RSS soak test"
+    )
     ap.add_argument("--rate", type=int, default=50_000, help="the soak test's rate")
-    ap.add_argument("--out", default=None, help="markdown results (default bench-results/latest.md)")
+    ap.add_argument(
+        "--out", default=None, help="markdown results (default bench-results/latest.md)"
+    )
     args = ap.parse_args()
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.quick:
         only, rounds, scale = {"W1", "W2"}, args.rounds, 1.0
     else:
-        only = set(filter(None, args.only.upper().split(","))) or {"W1", "W2", "W3", "W4", "W4B", "C1", "C3", "W5"}
+        only = set(filter(None, args.only.upper().split(","))) or {
+            "W1",
+            "W2",
+            "W3",
+            "W4",
+            "W4B",
+            "C1",
+            "C3",
+            "W5",
+        }
         rounds, scale = args.rounds, args.scale
     if args.soak:
         only = set()
-    log = lambda s: print(s, file=sys.stderr, flush=True)
+
+    def log(s: str) -> None:
+        print(s, file=sys.stderr, flush=True)
+
     for exe in (RESPLOAD, RUSAGE):
         if not exe.exists():
             sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
@@ -579,18 +756,34 @@ def main() -> None:
             extra += soak(srv, args.soak, args.rate, log)
     finally:
         srv.close()
-    head = [f"{machine()}.", f"{rounds} rounds in alternation; medians; ratios are respload (or resp-benchmark) "
-            "over redis-benchmark in the same round, median over rounds.", ""]
-    text = "\n".join(head + (table(results) if results else []) + cross_ratios(results) + extra) + "\n"
+    head = [
+        f"{machine()}.",
+        f"{rounds} rounds in alternation; medians; ratios are respload (or resp-benchmark) "
+        "over redis-benchmark in the same round, median over rounds.",
+        "",
+    ]
+    text = (
+        "\n".join(head + (table(results) if results else []) + cross_ratios(results) + extra) + "\n"
+    )
     print(text)
-    out = Path(args.out) if args.out else ROOT / "bench-results" / ("quick.md" if args.quick else "latest.md")
+    out = (
+        Path(args.out)
+        if args.out
+        else ROOT / "bench-results" / ("quick.md" if args.quick else "latest.md")
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
-    out.with_suffix(".json").write_text(json.dumps({"machine": machine(), "results": results}, indent=1))
+    out.with_suffix(".json").write_text(
+        json.dumps({"machine": machine(), "results": results}, indent=1)
+    )
     if args.quick:
         by = {r["key"]: r["tools"]["respload"] for r in results}
-        print("bench-quick: respload / redis-benchmark, median paired ratios: " + "; ".join(
-            f"{k} CPU {m['cpu_ratio']:.2f}x ops {m['ops_ratio']:.2f}x" for k, m in by.items()))
+        print(
+            "bench-quick: respload / redis-benchmark, median paired ratios: "
+            + "; ".join(
+                f"{k} CPU {m['cpu_ratio']:.2f}x ops {m['ops_ratio']:.2f}x" for k, m in by.items()
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 source scripts/python-env.sh
 
-ruff check bindings-python examples/python scripts/run-notebook.py
-ruff format --check bindings-python examples/python scripts/run-notebook.py
+ruff check bindings-python examples/python scripts/run-notebook.py scripts/bench.py
+ruff format --check bindings-python examples/python scripts/run-notebook.py scripts/bench.py
 mypy
 pytest bindings-python/tests -q
 

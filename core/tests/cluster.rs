@@ -79,20 +79,45 @@ fn the_slot_map_is_read_from_the_first_seed_that_answers() {
     let (_one, cluster) = start(3, 0);
     let dead = common::free_port();
     let live = cluster.primaries()[1].port;
-    // The first seed does not answer: the map comes from the second. (The target itself is
-    // still connected to before the run, for the server's facts.)
-    let report = run(&workload(json!({
-        "target": { "port": cluster.port(), "cluster": true,
-                    "cluster_seeds": [format!("127.0.0.1:{dead}"), format!("127.0.0.1:{live}")] },
-        "load": { "connections": 1, "requests": 300 },
-        "keys": { "range": [0, 299], "distribution": "sequential" },
-        "commands": [{ "name": "set" }],
-    })))
-    .unwrap();
+    let spec = |target: u16| {
+        workload(json!({
+            "target": { "port": target, "cluster": true,
+                        "cluster_seeds": [format!("127.0.0.1:{dead}"), format!("127.0.0.1:{live}")] },
+            "load": { "connections": 1, "requests": 300 },
+            "keys": { "range": [0, 299], "distribution": "sequential" },
+            "commands": [{ "name": "set" }],
+        }))
+    };
+    // The first seed does not answer: the map comes from the second.
+    let report = run(&spec(cluster.port())).unwrap();
     assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
     assert_eq!(report.nodes.len(), 3, "{:?}", report.nodes.keys());
+    assert_eq!(
+        report.server.address,
+        format!("127.0.0.1:{}", cluster.port())
+    );
     let stored: u64 = cluster.primaries().iter().map(|p| p.dbsize()).sum();
     assert_eq!(stored, 300);
+
+    // The target itself is down too: the server's facts come from the live seed.
+    for p in cluster.primaries() {
+        assert_eq!(p.cli(&["FLUSHALL"]), "OK");
+    }
+    let report = run(&spec(dead)).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
+    assert_eq!(report.server.address, format!("127.0.0.1:{live}"));
+    assert_eq!(report.server.mode, "cluster");
+    let stored: u64 = cluster.primaries().iter().map(|p| p.dbsize()).sum();
+    assert_eq!(stored, 300);
+
+    // Nothing answers: the target's own error, before any traffic.
+    let none = workload(json!({
+        "target": { "port": dead, "cluster": true,
+                    "cluster_seeds": [format!("127.0.0.1:{dead}")] },
+        "load": { "requests": 10 },
+    }));
+    let err = run(&none).unwrap_err().to_string();
+    assert!(err.contains(&format!("127.0.0.1:{dead}")), "{err}");
 }
 
 /// The primary serving `key` now: the one that answers a GET for it without MOVED.

@@ -7,7 +7,7 @@ use super::search::run_search;
 use super::Snapshot;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
-use crate::spec::Workload;
+use crate::spec::{Connect, Workload};
 use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA_VERSION};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -137,6 +137,26 @@ pub fn run(workload: &Workload) -> Result<Report> {
     Runner::start(workload.clone())?.wait()
 }
 
+/// A client of the target, or in cluster mode of the first seed that answers when the target
+/// does not (a seed list stands in for a node that is down); with its address. Fails with
+/// the target's own error when none answers.
+async fn reach(target: &Connect) -> Result<(Client, String)> {
+    let error = match Client::connect(target).await {
+        Ok(client) => return Ok((client, target.endpoint.to_string())),
+        Err(e) => e,
+    };
+    let own = target.endpoint.to_string();
+    for seed in target.cluster.iter().flatten() {
+        if seed.to_string() == own {
+            continue;
+        }
+        if let Ok(client) = Client::connect(&seed.connect(target)).await {
+            return Ok((client, seed.to_string()));
+        }
+    }
+    Err(error)
+}
+
 fn execute(
     workload: &Workload,
     stop: &Arc<AtomicBool>,
@@ -160,13 +180,8 @@ fn execute(
         .build()
         .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
     let (server, mut plans) = rt.block_on(async {
-        let mut client = Client::connect(&first.connect).await?;
-        let facts = read_facts(
-            &mut client,
-            first.connect.endpoint.to_string(),
-            first.connect.connect_timeout,
-        )
-        .await?;
+        let (mut client, address) = reach(&first.connect).await?;
+        let facts = read_facts(&mut client, address, first.connect.connect_timeout).await?;
         // Every phase's drills are resolved (replicas found) before any traffic.
         let mut plans = Vec::with_capacity(workload.phases.len());
         for phase in &workload.phases {

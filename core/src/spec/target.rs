@@ -49,7 +49,8 @@ pub struct Target {
     #[serde(default, skip_serializing_if = "is_false")]
     pub cluster: bool,
     /// Cluster nodes (`host:port`) to read the slot map from, tried in order (default: the
-    /// target itself). Needs `cluster = true`.
+    /// target itself); the server's facts are read from the first that answers when the
+    /// target does not. Needs `cluster = true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cluster_seeds: Vec<String>,
     /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`).
