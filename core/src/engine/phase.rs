@@ -11,7 +11,7 @@ use crate::stats::{
     GapTracker, PhaseReport, RampStep, Recorder, TimelineRow,
 };
 use crate::{Error, Result};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
@@ -43,17 +43,48 @@ fn split(total: u64, weights: &[usize]) -> Vec<u64> {
     shares
 }
 
+/// Timeline rows a phase with a set duration will make, reserved up front so that a long
+/// run's series grow without doubling and copying (at most a day's; none without a duration).
+fn expected_rows(load: &Load) -> usize {
+    load.duration.map_or(0, |d| {
+        ((d.0.as_secs_f64() / INTERVAL.as_secs_f64()).ceil() as usize + 2).min(86_400)
+    })
+}
+
 /// Row accumulators, emitted in order once every worker has reported the interval.
 struct Timeline {
-    rows: Vec<(Recorder, u32)>,
+    /// Interval `first + k` is `rows[k]`. Emitted rows leave the front unless their
+    /// recorders are needed at the end (drills, ramps), so a long run keeps none.
+    rows: VecDeque<(Recorder, u32)>,
+    first: usize,
     /// Emitted rows' recorders, cleared, for the next rows.
     spare: Vec<Recorder>,
     sent_upto: Vec<Option<u64>>,
     done: Vec<bool>,
     emitted: usize,
+    commands: usize,
 }
 
 impl Timeline {
+    /// One past the last interval with a row.
+    fn end(&self) -> usize {
+        self.first + self.rows.len()
+    }
+
+    /// The row of interval `i` (not yet emitted), made when missing.
+    fn row(&mut self, i: usize) -> &mut (Recorder, u32) {
+        // A worker's interval indexes only grow, so `i` is never an emitted row's.
+        let i = i.max(self.first);
+        while self.end() <= i {
+            let r = self
+                .spare
+                .pop()
+                .unwrap_or_else(|| Recorder::new(self.commands));
+            self.rows.push_back((r, 0));
+        }
+        &mut self.rows[i - self.first]
+    }
+
     fn complete(&self, i: usize) -> bool {
         self.sent_upto
             .iter()
@@ -163,10 +194,15 @@ pub fn run_phase(
         });
     });
     let cluster = phase.connect.cluster.is_some();
+    let expected = expected_rows(load);
     let sampler = match (phase.spec.observe.info, cluster) {
         (false, _) => None,
-        (true, false) => Sampler::start(phase.connect.clone(), measure_start, INTERVAL).ok(),
-        (true, true) => Sampler::start_cluster(phase.connect.clone(), measure_start, INTERVAL).ok(),
+        (true, false) => {
+            Sampler::start(phase.connect.clone(), measure_start, INTERVAL, expected).ok()
+        }
+        (true, true) => {
+            Sampler::start_cluster(phase.connect.clone(), measure_start, INTERVAL, expected).ok()
+        }
     };
     let events: Vec<(crate::spec::Event, Option<String>)> = plans
         .iter()
@@ -185,13 +221,15 @@ pub fn run_phase(
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
     let mut timeline = Timeline {
-        rows: Vec::new(),
+        rows: VecDeque::new(),
+        first: 0,
         spare: Vec::new(),
         sent_upto: vec![None; threads],
         done: vec![false; threads],
         emitted: 0,
+        commands: labels.len(),
     };
-    let mut rows: Vec<TimelineRow> = Vec::new();
+    let mut rows: Vec<TimelineRow> = Vec::with_capacity(expected);
     let mut client = ClientStats {
         threads: threads as u32,
         connections: load.connections,
@@ -203,11 +241,11 @@ pub fn run_phase(
     let keep_intervals =
         !events.is_empty() || load.rate_ramp.is_some() || load.connections_ramp.is_some();
     let emit = |timeline: &mut Timeline, rows: &mut Vec<TimelineRow>, end: Option<Instant>| {
-        while timeline.emitted < timeline.rows.len() && timeline.complete(timeline.emitted) {
+        while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
             let i = timeline.emitted;
-            let (rec, connected) = &timeline.rows[i];
+            let (rec, connected) = &timeline.rows[i - timeline.first];
             let start_s = i as f64 * INTERVAL.as_secs_f64();
-            let is_last = end.is_some() && i + 1 == timeline.rows.len();
+            let is_last = end.is_some() && i + 1 == timeline.end();
             let t = match (is_last, end) {
                 (true, Some(e)) => e
                     .saturating_duration_since(measure_start)
@@ -231,9 +269,11 @@ pub fn run_phase(
             // Emitted: its histograms are summarized in the row, so free them (a long run
             // would otherwise keep every interval's histograms: ~60 MB a minute).
             if !keep_intervals {
-                let mut spare = std::mem::take(&mut timeline.rows[i].0);
-                spare.clear();
-                timeline.spare.push(spare);
+                if let Some((mut spare, _)) = timeline.rows.pop_front() {
+                    timeline.first += 1;
+                    spare.clear();
+                    timeline.spare.push(spare);
+                }
             }
             timeline.emitted += 1;
         }
@@ -283,15 +323,9 @@ pub fn run_phase(
         // The success marks go to the gap figures only, not into every merged recorder.
         gaps.add(&std::mem::take(&mut recorder.marks));
         let i = index as usize;
-        while timeline.rows.len() <= i {
-            let row = timeline
-                .spare
-                .pop()
-                .unwrap_or_else(|| Recorder::new(labels.len()));
-            timeline.rows.push((row, 0));
-        }
-        timeline.rows[i].0.merge(&recorder);
-        timeline.rows[i].1 += connected;
+        let row = timeline.row(i);
+        row.0.merge(&recorder);
+        row.1 += connected;
         total.merge(&recorder);
         if more {
             // Back to its worker, so no thread allocates histograms every second.
@@ -355,7 +389,7 @@ pub fn run_phase(
             e
         })
         .collect();
-    let steps = ramp_steps(load, &timeline.rows, &rows);
+    let steps = ramp_steps(load, timeline.rows.make_contiguous(), &rows);
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;

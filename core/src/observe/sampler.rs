@@ -158,9 +158,16 @@ type Reading = (Instant, f64, BTreeMap<String, String>);
 
 impl Sampler {
     /// Start sampling `connect`'s server every `interval` from `start` (a baseline is read
-    /// at `start` itself). Failures to connect or to read INFO only leave samples out.
-    pub fn start(connect: Connect, start: Instant, interval: Duration) -> std::io::Result<Sampler> {
-        Self::spawn(Targets::One(connect), start, interval)
+    /// at `start` itself), with room for `expected` samples made up front (a long run's
+    /// series then never doubles and copies). Failures to connect or to read INFO only
+    /// leave samples out.
+    pub fn start(
+        connect: Connect,
+        start: Instant,
+        interval: Duration,
+        expected: usize,
+    ) -> std::io::Result<Sampler> {
+        Self::spawn(Targets::One(connect), start, interval, expected)
     }
 
     /// Cluster mode: sample every node of the cluster `connect` names (primaries and
@@ -170,11 +177,17 @@ impl Sampler {
         connect: Connect,
         start: Instant,
         interval: Duration,
+        expected: usize,
     ) -> std::io::Result<Sampler> {
-        Self::spawn(Targets::Cluster(connect), start, interval)
+        Self::spawn(Targets::Cluster(connect), start, interval, expected)
     }
 
-    fn spawn(targets: Targets, start: Instant, interval: Duration) -> std::io::Result<Sampler> {
+    fn spawn(
+        targets: Targets,
+        start: Instant,
+        interval: Duration,
+        expected: usize,
+    ) -> std::io::Result<Sampler> {
         let (stop, stopped) = channel::<()>();
         let join = std::thread::Builder::new()
             .name("respload-observer".into())
@@ -185,7 +198,7 @@ impl Sampler {
                 else {
                     return Vec::new();
                 };
-                let mut nodes = rt.block_on(nodes_of(targets));
+                let mut nodes = rt.block_on(nodes_of(targets, expected));
                 let mut next = start;
                 loop {
                     let wait = next.saturating_duration_since(Instant::now());
@@ -211,7 +224,7 @@ impl Sampler {
 }
 
 /// The servers to sample, named apart from the load connections in CLIENT LIST.
-async fn nodes_of(targets: Targets) -> Vec<Node> {
+async fn nodes_of(targets: Targets, expected: usize) -> Vec<Node> {
     let observer = |mut c: Connect| {
         if !c.client_name.is_empty() {
             c.client_name.push_str("-observer");
@@ -223,7 +236,7 @@ async fn nodes_of(targets: Targets) -> Vec<Node> {
         connect: observer(connect),
         client: None,
         previous: None,
-        samples: Vec::new(),
+        samples: Vec::with_capacity(expected),
     };
     match targets {
         Targets::One(c) => vec![node(c.endpoint.to_string(), c)],
