@@ -455,10 +455,20 @@ pub fn node_stats(rec: &Recorder, secs: f64) -> BTreeMap<String, Stats> {
 
 /// Base64 of the V2 compressed encoding, as HdrHistogram's other implementations read it.
 pub fn encode_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
+    thread_local! {
+        // The serializer zero-fills a ~300 KB buffer per call: reused, every interval's
+        // row is encoded without a fresh allocation (a long run's RSS stays flat).
+        static SERIALIZER: std::cell::RefCell<V2DeflateSerializer> =
+            std::cell::RefCell::new(V2DeflateSerializer::new());
+    }
     let mut bytes = Vec::new();
-    match V2DeflateSerializer::new().serialize(h, &mut bytes) {
-        Ok(_) => base64::engine::general_purpose::STANDARD.encode(&bytes),
-        Err(_) => String::new(),
+    let done = SERIALIZER.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => s.serialize(h, &mut bytes).is_ok(),
+        Err(_) => V2DeflateSerializer::new().serialize(h, &mut bytes).is_ok(),
+    });
+    match done {
+        true => base64::engine::general_purpose::STANDARD.encode(&bytes),
+        false => String::new(),
     }
 }
 
