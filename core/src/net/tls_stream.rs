@@ -67,7 +67,6 @@ fn general(msg: &str) -> io::Error {
     tls_err(rustls::Error::General(msg.to_string()))
 }
 
-/// The record protection for one direction, from the secrets rustls hands over.
 /// The key and IV of one direction's secrets.
 fn key_iv(secrets: ConnectionTrafficSecrets) -> io::Result<(AeadKey, Iv)> {
     match secrets {
@@ -78,6 +77,7 @@ fn key_iv(secrets: ConnectionTrafficSecrets) -> io::Result<(AeadKey, Iv)> {
     }
 }
 
+/// The record protection for one direction, from the secrets rustls hands over.
 fn decrypter(
     suite: SupportedCipherSuite,
     secrets: ConnectionTrafficSecrets,
@@ -94,6 +94,7 @@ fn decrypter(
     })
 }
 
+/// The same for the other direction: records we write.
 fn encrypter(
     suite: SupportedCipherSuite,
     secrets: ConnectionTrafficSecrets,

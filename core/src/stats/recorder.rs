@@ -303,7 +303,8 @@ impl Recorder {
     /// interval after interval rather than 270 KB per histogram allocated each second.
     pub fn clear(&mut self) {
         self.commands.iter_mut().for_each(CommandRecorder::clear);
-        self.nodes.clear();
+        // Kept by name, cleared: a worker's node indexes stay valid, nothing is reallocated.
+        self.nodes.iter_mut().for_each(|(_, r)| r.clear());
         self.marks = SuccessMarks::default();
     }
 
@@ -403,7 +404,9 @@ mod tests {
         r.marks.mark(7);
         r.clear();
         assert_eq!(r.ops(), 0);
-        assert!(r.nodes.is_empty() && r.marks.is_empty());
+        assert!(r.marks.is_empty());
+        assert_eq!(r.nodes.len(), 1);
+        assert_eq!((&*r.nodes[0].0, r.nodes[0].1.ops), ("a:1", 0));
         let c = &r.commands[0];
         assert_eq!((c.latency.histogram.len(), c.latency.sum_ns), (0, 0));
         assert_eq!((c.latency.min_ns, c.latency.max_ns), (u64::MAX, 0));
