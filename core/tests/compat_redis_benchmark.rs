@@ -4,10 +4,11 @@
 
 mod common;
 
-use common::{Certs, Cluster, Server, TlsServer};
+use common::{Certs, Cluster, Proxy, Server, TlsServer};
 use respload::Report;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
@@ -781,6 +782,42 @@ fn connection_counts(server: &Server) -> (u64, u64) {
         field("total_connections_received:"),
         field("connected_clients:"),
     )
+}
+
+#[test]
+fn pipelined_requests_go_in_batches_as_redis_benchmarks_do() {
+    let server = Server::start(&[]);
+    // One 20 kB value under redis-benchmark's one literal key: a batch's 8 replies (160 kB)
+    // reach the client in several reads, each a chance to send more before the batch is in.
+    let port = server.port.to_string();
+    let set = respload(&args(&[
+        "-p", &port, "-t", "set", "-n", "1", "-d", "20000", "-q",
+    ]));
+    assert!(
+        set.status.success(),
+        "{}",
+        String::from_utf8_lossy(&set.stderr)
+    );
+    let proxy = Proxy::start(server.port);
+    let out = respload(&args(&[
+        "-p",
+        &proxy.port.to_string(),
+        "-t",
+        "get",
+        "-n",
+        "800",
+        "-c",
+        "2",
+        "-P",
+        "8",
+        "-q",
+    ]));
+    assert!(stdout_of(&out).starts_with("GET: "));
+    assert_eq!(server.calls("get"), 800);
+    assert_eq!(proxy.max_inflight.load(Ordering::SeqCst), 8);
+    // Never a request before the last reply of its connection's batch is in (a spec's
+    // default refill sends some after every read: see engine.rs).
+    assert_eq!(proxy.sent_while_busy.load(Ordering::SeqCst), 0);
 }
 
 #[test]

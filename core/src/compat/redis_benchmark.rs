@@ -424,6 +424,12 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     if !keepalive {
         load["keepalive"] = json!(false);
     }
+    // redis-benchmark sends `-P` requests and the next `-P` only once all their replies are
+    // in: the same traffic (each request still timed to its own reply). Cluster mode has no
+    // batches yet: there the pipeline is kept full.
+    if pipeline > 1 && !target.cluster {
+        load["refill"] = json!("batch");
+    }
     if idle {
         // -I: the connections are opened and held until Ctrl-C; tests and -n do not apply.
         load = json!({ "connections": clients, "threads": threads.max(1), "idle": true });
@@ -593,7 +599,7 @@ fn resp_length(command: &[String]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{Arg, Distribution, Part, Requests, Template, ValueData};
+    use crate::spec::{Arg, Distribution, Part, Refill, Requests, Template, ValueData};
 
     fn parse(line: &str) -> RedisBenchmark {
         parse_line(line).unwrap_or_else(|e| panic!("{line}: {e}"))
@@ -752,6 +758,12 @@ mod tests {
             ),
             (4, Some(Requests::Count(10)), 50, Some(2), Some(7))
         );
+        // -P sends batches, as redis-benchmark does; not without -P, nor in cluster mode.
+        assert_eq!(p.load.refill, Refill::Batch);
+        let single = parse("-c 4");
+        assert_eq!(single.workload.phases[0].spec.load.refill, Refill::Eager);
+        let cluster = parse("-P 50 --cluster");
+        assert_eq!(cluster.workload.phases[0].spec.load.refill, Refill::Eager);
         let o = &rb.output;
         assert_eq!((o.format, o.precision, o.repeat), (Format::Quiet, 2, true));
         assert_eq!((o.threads, o.json.as_deref()), (Some(2), Some("r.json")));
