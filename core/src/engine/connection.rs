@@ -366,6 +366,8 @@ impl Connection {
         // Replies framed from one read share its clock reading, and requests written
         // together share theirs: a run of equal latencies is recorded at once.
         let mut run: Option<(u16, u64, u64)> = None;
+        // Requests written together share their start: one subtraction per write, not per reply.
+        let mut since: Option<(Instant, u64)> = None;
         let outcome = loop {
             let buf = &data[self.rstart..self.rend];
             let (len, reply) = match self.framer.next(buf) {
@@ -381,7 +383,14 @@ impl Connection {
                 break Err(Failure::Protocol);
             };
             if p.measured {
-                let ns = self.now.duration_since(p.intended).as_nanos() as u64;
+                let ns = match since {
+                    Some((t, ns)) if t == p.intended => ns,
+                    _ => {
+                        let ns = self.now.duration_since(p.intended).as_nanos() as u64;
+                        since = Some((p.intended, ns));
+                        ns
+                    }
+                };
                 match &mut run {
                     Some((cmd, v, n)) if *cmd == p.cmd && *v == ns => *n += 1,
                     _ => {

@@ -82,6 +82,20 @@ struct KeyFormat {
     fixed: Option<Box<[u8]>>,
 }
 
+/// Zero padding for key numbers (`keys.pad` is at most 20).
+const ZEROS: [u8; 20] = [b'0'; 20];
+/// "00", "01", ... "99".
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
 impl KeyFormat {
     fn new(prefix: &[u8], pad: usize, lo: u64, span: u64) -> Self {
         let hi = lo.saturating_add(span.saturating_sub(1));
@@ -106,16 +120,24 @@ impl KeyFormat {
         let Some(head) = &self.fixed else {
             return write_bulk_prefixed_u64(buf, &self.prefix, n, self.pad);
         };
+        buf.reserve(head.len() + self.pad + 2);
         buf.extend_from_slice(head);
-        let start = buf.len();
-        buf.resize(start + self.pad, b'0');
-        let (mut n, mut i) = (n, buf.len());
-        while n > 0 {
-            i -= 1;
-            buf[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-        }
+        let at = buf.len();
+        buf.extend_from_slice(&ZEROS[..self.pad]);
         buf.extend_from_slice(b"\r\n");
+        // Every number of the range fits in `pad` digits (checked when `fixed` was made);
+        // written from the right, two digits at a time.
+        let digits = &mut buf[at..at + self.pad];
+        let (mut n, mut i) = (n, self.pad);
+        while n >= 10 && i >= 2 {
+            let pair = (n % 100) as usize * 2;
+            n /= 100;
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        }
+        if n > 0 && i > 0 {
+            digits[i - 1] = b'0' + n as u8;
+        }
     }
 }
 
@@ -376,10 +398,20 @@ mod tests {
 
     #[test]
     fn fixed_width_keys_encode_as_the_general_path() {
-        for (pad, lo, span) in [(12, 0, 100_000), (3, 7, 1), (5, 99_990, 10), (2, 0, 1000)] {
+        for (pad, lo, span) in [
+            (12, 0, 100_000),
+            (3, 7, 1),
+            (5, 99_990, 10),
+            (2, 0, 1000),
+            (1, 0, 10),
+            (7, 0, 10_000_000),
+            (20, u64::MAX - 5000, 5000),
+        ] {
             let f = KeyFormat::new(b"key:", pad, lo, span);
             assert_eq!(f.fixed.is_some(), pad != 2, "pad {pad}");
-            for n in [lo, lo + span / 2, lo + span - 1] {
+            let first = lo..lo + span.min(3000);
+            let last = (lo + span).saturating_sub(3000).max(lo)..lo + span;
+            for n in first.chain(last).chain([lo + span / 2]) {
                 let (mut fast, mut general) = (Vec::new(), Vec::new());
                 f.write(&mut fast, n);
                 write_bulk_prefixed_u64(&mut general, b"key:", n, pad);

@@ -121,6 +121,11 @@ impl Framer {
     ///
     /// After an error the framer is reset; the stream itself cannot be resynced.
     pub fn next(&mut self, buf: &[u8]) -> Result<Option<(usize, Reply)>, ProtocolError> {
+        if self.pos == 0 && self.scan == 0 && self.bulk.is_none() && self.depth == 0 {
+            if let Some(r) = whole_simple_reply(buf) {
+                return Ok(Some(r));
+            }
+        }
         let r = self.step(buf);
         if r.is_err() {
             self.reset();
@@ -349,6 +354,42 @@ impl Framer {
         }
     }
 }
+
+/// The common replies framed in one pass, at the start of a reply: a complete top-level bulk
+/// string (`$1024\r\n...\r\n`, a GET hit) or simple string (`+OK\r\n`). `None` for
+/// anything else, incomplete or malformed: the general path then frames it (and reports
+/// errors), so this only has to be right when it answers.
+#[inline]
+fn whole_simple_reply(buf: &[u8]) -> Option<(usize, Reply)> {
+    match *buf.first()? {
+        b'$' => {
+            let mut n: usize = 0;
+            let mut i = 1;
+            loop {
+                let b = *buf.get(i)?;
+                match b {
+                    b'0'..=b'9' if i <= MAX_FAST_DIGITS => n = n * 10 + usize::from(b - b'0'),
+                    b'\r' if i > 1 => break,
+                    _ => return None,
+                }
+                i += 1;
+            }
+            if buf.get(i + 1) != Some(&b'\n') || n > MAX_BULK_LEN as usize {
+                return None;
+            }
+            let end = i + 2 + n;
+            (buf.get(end..end + 2)? == b"\r\n").then_some((end + 2, Reply::Value))
+        }
+        b'+' => {
+            let cr = buf.iter().position(|&b| b == b'\r' || b == b'\n')?;
+            (buf[cr] == b'\r' && buf.get(cr + 1) == Some(&b'\n')).then_some((cr + 2, Reply::Ok))
+        }
+        _ => None,
+    }
+}
+
+/// Length digits the fast path reads: enough for any valid bulk, and no overflow.
+const MAX_FAST_DIGITS: usize = 10;
 
 fn first_word(buf: &[u8], start: usize, end: usize) -> Range<usize> {
     let len = buf
@@ -645,6 +686,52 @@ mod tests {
             let cut = rand(s.len() + 1);
             assert_eq!(feed(&mut Framer::new(), [&s[..cut], &s[cut..]]), want);
             assert_eq!(feed(&mut Framer::new(), s.chunks(1 + rand(9))), want);
+        }
+    }
+
+    #[test]
+    fn the_fast_path_agrees_with_the_general_one_wherever_it_answers() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let alphabet = b"\r\n-+$0123456789x";
+        let base = streams().swap_remove(0);
+        let mut answered = 0;
+        for round in 0..3_000 {
+            let mut s = base.clone();
+            for _ in 0..round % 4 {
+                let i = rand(s.len());
+                s[i] = alphabet[rand(alphabet.len())];
+            }
+            for at in 0..s.len() {
+                for end in [s.len(), at + rand(s.len() - at + 1)] {
+                    let buf = &s[at..end];
+                    if let Some(fast) = whole_simple_reply(buf) {
+                        answered += 1;
+                        assert_eq!(Framer::new().step(buf), Ok(Some(fast)), "{buf:?}");
+                    }
+                }
+            }
+        }
+        // It did answer, for bulk and simple strings alike.
+        assert!(answered > 10_000, "{answered}");
+        assert_eq!(
+            whole_simple_reply(b"$5\r\nhello\r\n"),
+            Some((11, Reply::Value))
+        );
+        assert_eq!(whole_simple_reply(b"+OK\r\n"), Some((5, Reply::Ok)));
+        for other in [
+            &b"$5\r\nhello\r"[..],
+            b"$-1\r\n",
+            b"$\r\n",
+            b"+OK\r",
+            b"+O\nK\r\n",
+        ] {
+            assert_eq!(whole_simple_reply(other), None, "{other:?}");
         }
     }
 
