@@ -665,17 +665,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn mutated_streams_never_panic_and_split_consistently() {
-        let base = streams().swap_remove(0);
-        let alphabet = b"\r\n-+*$%|>_#:!0123456789 ";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rand = move |n: usize| {
+    /// A small seeded random stream: `rand(n)` is in `0..n`.
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             (seed % n as u64) as usize
-        };
+        }
+    }
+
+    #[test]
+    fn mutated_streams_never_panic_and_split_consistently() {
+        let base = streams().swap_remove(0);
+        let alphabet = b"\r\n-+*$%|>_#:!0123456789 ";
+        let mut rand = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2_000 {
             let mut s = base.clone();
             for _ in 0..1 + rand(3) {
@@ -691,13 +695,7 @@ mod tests {
 
     #[test]
     fn the_fast_path_agrees_with_the_general_one_wherever_it_answers() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut rand = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut rand = xorshift(0x2545_f491_4f6c_dd1d);
         let alphabet = b"\r\n-+$0123456789x";
         let base = streams().swap_remove(0);
         let mut answered = 0;
