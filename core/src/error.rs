@@ -26,7 +26,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The server refused the credentials (AUTH, HELLO) or the connection setup (SELECT, ...).
-    #[error("authentication failed at {addr}: {message}")]
+    #[error("the connection set-up failed at {addr}: {message}")]
     Auth {
         /// The address of the server.
         addr: String,

@@ -98,6 +98,47 @@ fn acl_users_authenticate_and_their_limits_show_as_counted_errors() {
 }
 
 #[test]
+fn a_refused_select_or_client_setname_fails_before_traffic_naming_the_field() {
+    let server = Server::start(&[]);
+    server.cli(&[
+        "ACL", "SETUSER", "nosel", "on", ">pw", "~*", "+@all", "-select",
+    ]);
+    server.cli(&[
+        "ACL", "SETUSER", "noname", "on", ">pw", "~*", "+@all", "-client",
+    ]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let url = |user: &str, db: u32| format!("redis://{user}:pw@127.0.0.1:{}/{db}", server.port);
+    for (target, says) in [
+        (
+            json!({ "url": url("nosel", 2) }),
+            ["SELECT failed: NOPERM", "target.db"],
+        ),
+        (
+            json!({ "url": url("noname", 0) }),
+            ["CLIENT failed: NOPERM", "target.client_name"],
+        ),
+    ] {
+        let err = sets(target, 10).unwrap_err();
+        assert!(matches!(err, Error::Auth { .. }), "{err}");
+        let text = err.to_string();
+        assert!(says.iter().all(|s| text.contains(s)), "{text}");
+    }
+    let stats = server.cli(&["INFO", "commandstats"]);
+    assert!(!stats.contains("cmdstat_set:"), "traffic was sent: {stats}");
+    // What the errors point to works: no SELECT for database 0, no name.
+    let unnamed = json!({ "url": url("noname", 0), "client_name": "" });
+    assert_eq!(sets(unnamed, 10).unwrap().totals.errors, 0);
+    assert_eq!(
+        sets(json!({ "url": url("nosel", 0) }), 10)
+            .unwrap()
+            .totals
+            .ops,
+        10
+    );
+    assert_eq!(server.dbsize(), 10);
+}
+
+#[test]
 fn select_puts_keys_in_the_chosen_database() {
     let server = Server::start(&[]);
     sets(json!({ "url": format!("{}/3", server.url()) }), 250).unwrap();

@@ -154,9 +154,15 @@ impl Client {
         for (cmd, reply) in handshake.iter().zip(replies) {
             if let Value::Error(msg) = reply {
                 let what = String::from_utf8_lossy(&cmd[0]).to_string();
+                // Which field asked for the command (an ACL user may not be allowed it).
+                let field = match cmd[0].as_slice() {
+                    b"SELECT" => " (target.db: 0 needs no SELECT)",
+                    b"CLIENT" => " (target.client_name: \"\" sends no CLIENT SETNAME)",
+                    _ => "",
+                };
                 return Err(Error::Auth {
                     addr: client.addr.clone(),
-                    message: format!("{what} failed: {msg}"),
+                    message: format!("{what} failed: {msg}{field}"),
                 });
             }
         }
