@@ -8,7 +8,7 @@ wait4's rusage). The machine is shared and noisy, so what counts is the median o
 *paired* ratios: respload's figure divided by redis-benchmark's from the same round.
 
     python3 scripts/bench.py                      # W1-W5, TLS vs plain, cluster (make bench)
-    python3 scripts/bench.py --quick              # W1 and W2, briefly (make bench-quick)
+    python3 scripts/bench.py --quick              # W1, W1E and W2, briefly (make bench-quick)
     python3 scripts/bench.py --only W1,W4         # some scenarios
     python3 scripts/bench.py --soak 10            # RSS stability at 50k ops/s for 10 minutes
 """
@@ -196,14 +196,26 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
     def w1_rb(n: int) -> list[str]:
         return ["-t", "get", "-n", str(n), "-d", "1024", "-P", "50", "-c", "50", "-r", "100000"]
 
+    def w1_tools(port: str, batches: bool) -> dict[str, Callable[[dict, int], Sample]]:
+        """respload (in batches as redis-benchmark -P, or its eager default) and
+        redis-benchmark on W1's GETs, on the plain or the TLS port."""
+
+        def ours(tg: dict, n: int) -> Sample:
+            spec = get_spec(n, 50, 50)
+            return respload(tg[port], batch(spec) if batches else spec, n)
+
+        return {
+            "respload": ours,
+            "redis-benchmark": lambda tg, n: redis_benchmark(tg[port], w1_rb(n), n),
+        }
+
     out = [
         Scenario(
             "W1",
-            "GET 1 KiB, 100k keys, pipeline 50, 50 connections",
+            "GET 1 KiB, 100k keys, pipeline 50 (batches, as redis-benchmark -P), 50 connections",
             2_000_000,
             {
-                "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 50), n),
-                "redis-benchmark": lambda tg, n: redis_benchmark(tg["plain"], w1_rb(n), n),
+                **w1_tools("plain", batches=True),
                 "resp-benchmark": lambda tg, n: resp_benchmark(
                     tg["plain"],
                     [
@@ -221,6 +233,14 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
                 ),
             },
             0.5,
+            300_000,
+        ),
+        Scenario(
+            "W1E",
+            "W1 with respload's default refill (eager: 50 kept in flight, memtier-style)",
+            2_000_000,
+            w1_tools("plain", batches=False),
+            None,
             300_000,
         ),
         Scenario(
@@ -268,23 +288,16 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
         ),
         Scenario(
             "W4",
-            "W1 over TLS (TLS 1.3, both tools)",
+            "W1 over TLS (TLS 1.3, both tools; batches of 50, as redis-benchmark -P)",
             2_000_000,
-            {
-                "respload": lambda tg, n: respload(tg["tls"], get_spec(n, 50, 50), n),
-                "redis-benchmark": lambda tg, n: redis_benchmark(tg["tls"], w1_rb(n), n),
-            },
+            w1_tools("tls", batches=True),
             0.6,
         ),
         Scenario(
-            "W4B",
-            "W4 with load.refill = batch (batches of 50 as redis-benchmark -P sends them)",
+            "W4E",
+            "W4 with respload's default refill (eager: 50 kept in flight, memtier-style)",
             2_000_000,
-            {
-                "respload": lambda tg, n: respload(tg["tls"], batch(get_spec(n, 50, 50)), n),
-                "redis-benchmark": lambda tg, n: redis_benchmark(tg["tls"], w1_rb(n), n),
-            },
-            0.6,
+            w1_tools("tls", batches=False),
         ),
         Scenario(
             "C1",
@@ -561,6 +574,7 @@ def cross_ratios(results: list[dict]) -> list[str]:
     lines = []
     for a, b, what in (
         ("W4", "W1", "TLS / plaintext (W4 / W1)"),
+        ("W4E", "W1E", "TLS / plaintext, eager (W4E / W1E)"),
         ("C3", "C1", "cluster of 3 / one node (C3 / C1)"),
     ):
         if a in by and b in by:
@@ -696,9 +710,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
     ap.add_argument(
-        "--only", default="", help="comma-separated scenarios: W1,W2,W3,W4,W4B,C1,C3,W5"
+        "--only", default="", help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5"
     )
-    ap.add_argument("--quick", action="store_true", help="W1 and W2 briefly (under a minute)")
+    ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
     ap.add_argument(
         "--soak", type=float, default=0, metavar="MINUTES", help="only the RSS soak test"
@@ -712,14 +726,15 @@ def main() -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     if args.quick:
-        only, rounds, scale = {"W1", "W2"}, args.rounds, 1.0
+        only, rounds, scale = {"W1", "W1E", "W2"}, args.rounds, 1.0
     else:
         only = set(filter(None, args.only.upper().split(","))) or {
             "W1",
+            "W1E",
             "W2",
             "W3",
             "W4",
-            "W4B",
+            "W4E",
             "C1",
             "C3",
             "W5",
@@ -734,7 +749,7 @@ def main() -> None:
     for exe in (RESPLOAD, RUSAGE):
         if not exe.exists():
             sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
-    srv = Servers(tls=bool(only & {"W4", "W4B"}), cluster="C3" in only)
+    srv = Servers(tls=bool(only & {"W4", "W4E"}), cluster="C3" in only)
     results: list[dict] = []
     extra: list[str] = []
     try:
