@@ -204,7 +204,7 @@ export interface LoadSpec {
    * flight; `batch` (as redis-benchmark `-P`) sends `pipeline` requests, waits for all their
    * replies, then sends the next `pipeline`. Batches cost the client fewer system calls (over TLS,
    * where a batch's replies come as several records, markedly fewer), and the server sees bursts
-   * rather than a steady queue. Not with `rate` nor in cluster mode.
+   * rather than a steady queue. In cluster mode, per node connection. Not with `rate`.
    */
   refill?: Refill
   /**

@@ -805,3 +805,45 @@ fn scripts_and_subcommands_are_routed_by_their_key_not_their_first_argument() {
     assert_eq!(evals, report.commands["EVAL"].ops);
     assert!(report.commands["OBJECT"].ops > 100 && report.commands["PING"].ops > 100);
 }
+
+#[test]
+fn batch_refill_applies_to_each_node_connection() {
+    // A one-node cluster that announces a proxy's port, so that the client's node connection
+    // goes through the proxy, which sees when requests are written.
+    let bus = common::free_port().to_string();
+    let node = common::Server::start(&[
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+        "--cluster-port",
+        &bus,
+        "--cluster-announce-ip",
+        "127.0.0.1",
+    ]);
+    // Values of 20 kB: a batch's 8 replies (160 kB) reach the client in several reads.
+    node.cli(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !node.cli(&["CLUSTER", "INFO"]).contains("cluster_state:ok") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the cluster did not come up"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let value = "v".repeat(20_000);
+    for k in 0..20 {
+        node.cli(&["SET", &format!("key:{k}"), &value]);
+    }
+    let busy = common::writes_while_busy(node.port, [0, 19], |proxy| {
+        let port = proxy.port.to_string();
+        node.cli(&["CONFIG", "SET", "cluster-announce-port", &port]);
+        let slots = node.cli(&["CLUSTER", "SLOTS"]);
+        assert!(slots.contains(&port), "{slots}");
+        json!({ "port": proxy.port, "cluster": true })
+    });
+    // Eager: requests follow each read while the rest of the pipeline is unanswered.
+    // Batch: never before the last reply of the node connection's batch is in.
+    assert!(busy[0] > 10, "eager: {}", busy[0]);
+    assert_eq!(busy[1], 0, "batch");
+}

@@ -3,10 +3,9 @@
 
 mod common;
 
-use common::{workload, Proxy, Server};
+use common::{workload, writes_while_busy, Proxy, Server};
 use respload::{run, Error, Runner};
 use serde_json::json;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 #[test]
@@ -153,22 +152,7 @@ fn batch_refill_sends_the_next_requests_only_once_every_reply_is_in() {
     })))
     .unwrap();
     assert_eq!((fill.totals.ops, server.dbsize()), (100, 100));
-    let mut busy = Vec::new();
-    for refill in ["eager", "batch"] {
-        let proxy = Proxy::start(server.port);
-        let report = run(&workload(json!({
-            "target": { "port": proxy.port },
-            "load": { "connections": 2, "pipeline": 8, "requests": 800, "threads": 1,
-                      "refill": refill },
-            "keys": { "range": [0, 99] },
-            "commands": [{ "name": "get" }],
-        })))
-        .unwrap();
-        let t = &report.totals;
-        assert_eq!((t.ops, t.errors, t.hits), (800, 0, 800), "{refill}");
-        assert_eq!(proxy.max_inflight.load(Ordering::SeqCst), 8, "{refill}");
-        busy.push(proxy.sent_while_busy.load(Ordering::SeqCst));
-    }
+    let busy = writes_while_busy(server.port, [0, 99], |p| json!({ "port": p.port }));
     // Eager: requests follow each read, while the rest of the pipeline is unanswered.
     // Batch: never before the last reply of the batch is in.
     assert!(busy[0] > 10, "eager: {}", busy[0]);

@@ -425,9 +425,9 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         load["keepalive"] = json!(false);
     }
     // redis-benchmark sends `-P` requests and the next `-P` only once all their replies are
-    // in: the same traffic (each request still timed to its own reply). Cluster mode has no
-    // batches yet: there the pipeline is kept full.
-    if pipeline > 1 && !target.cluster {
+    // in (in cluster mode, per node connection): the same traffic, each request still timed
+    // to its own reply.
+    if pipeline > 1 {
         load["refill"] = json!("batch");
     }
     if idle {
@@ -758,12 +758,12 @@ mod tests {
             ),
             (4, Some(Requests::Count(10)), 50, Some(2), Some(7))
         );
-        // -P sends batches, as redis-benchmark does; not without -P, nor in cluster mode.
+        // -P sends batches, as redis-benchmark does, in cluster mode too; not without -P.
         assert_eq!(p.load.refill, Refill::Batch);
         let single = parse("-c 4");
         assert_eq!(single.workload.phases[0].spec.load.refill, Refill::Eager);
         let cluster = parse("-P 50 --cluster");
-        assert_eq!(cluster.workload.phases[0].spec.load.refill, Refill::Eager);
+        assert_eq!(cluster.workload.phases[0].spec.load.refill, Refill::Batch);
         let o = &rb.output;
         assert_eq!((o.format, o.precision, o.repeat), (Format::Quiet, 2, true));
         assert_eq!((o.threads, o.json.as_deref()), (Some(2), Some("r.json")));

@@ -14,6 +14,9 @@
 //!   idled the others: a read freed room on one node, and the next request, two times in
 //!   three bound for another (full) node, stopped the client after one or two requests.
 //!   In closed loop a request's latency starts when it leaves the backlog for the wire.
+//!   With `load.refill = "batch"` a node connection writes its next `pipeline` requests only
+//!   once every reply of the ones it wrote is in (redis-benchmark `--cluster -P`); meanwhile
+//!   its requests wait in its backlog. Retries (below) go out when they fall due.
 //! - Open loop: the client is paced like a standalone connection; a request waiting for room
 //!   on its node keeps its intended send time.
 //! - Slot map: re-read from `CLUSTER SLOTS` every [`REFRESH_PERIOD`], and after a sign of
@@ -392,9 +395,22 @@ impl Node {
         self.stream.is_none() && self.down_until.is_some_and(|d| now < d)
     }
 
-    /// Move backlogged requests into the write buffer while the pipeline has room. In closed
-    /// loop their latency starts `now`; in open loop it stays at the intended send time.
-    fn promote(&mut self, pipeline: usize, now: Instant, open: bool) {
+    /// Whether a request may join the write buffer now: the pipeline has room, nothing waits
+    /// before it, and with `batch`, no written request is still unanswered (the write buffer
+    /// holds the batch being built: nothing of it is written yet).
+    fn has_room(&self, pipeline: usize, batch: bool) -> bool {
+        self.inflight.len() < pipeline
+            && self.queued.is_empty()
+            && (!batch || self.inflight.is_empty() || !self.wbuf.is_empty())
+    }
+
+    /// Move backlogged requests into the write buffer while the pipeline has room (with
+    /// `batch`, only once every reply is in). In closed loop their latency starts `now`; in
+    /// open loop it stays at the intended send time.
+    fn promote(&mut self, pipeline: usize, now: Instant, open: bool, batch: bool) {
+        if batch && !self.inflight.is_empty() {
+            return;
+        }
         while self.inflight.len() < pipeline {
             let Some(p) = self.queued.pop_front() else {
                 break;
@@ -738,7 +754,7 @@ impl ClusterClient {
         }
         let n = &mut self.nodes[node];
         let pipeline = self.shared.pipeline;
-        if n.inflight.len() >= pipeline || !n.queued.is_empty() {
+        if !n.has_room(pipeline, self.shared.batch) {
             if n.queued.len() >= pipeline {
                 return Placed::Full;
             }
@@ -1012,7 +1028,7 @@ impl ClusterClient {
             n.sent_head = 0;
         }
         settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend);
-        n.promote(shared.pipeline, now, open);
+        n.promote(shared.pipeline, now, open, shared.batch);
         true
     }
 }

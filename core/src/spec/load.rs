@@ -64,7 +64,8 @@ pub struct Load {
     /// in flight; `batch` (as redis-benchmark `-P`) sends `pipeline` requests, waits for all
     /// their replies, then sends the next `pipeline`. Batches cost the client fewer system
     /// calls (over TLS, where a batch's replies come as several records, markedly fewer), and
-    /// the server sees bursts rather than a steady queue. Not with `rate` nor in cluster mode.
+    /// the server sees bursts rather than a steady queue. In cluster mode, per node connection.
+    /// Not with `rate`.
     #[serde(default, skip_serializing_if = "Refill::is_eager")]
     pub refill: Refill,
     /// Open the connections and hold them without sending anything (redis-benchmark's `-I`),

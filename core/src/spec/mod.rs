@@ -340,16 +340,11 @@ impl Phase {
             ));
         }
         let open_loop = spec.load.rate.is_some() || spec.load.rate_ramp.is_some();
-        if spec.load.refill == Refill::Batch && (connect.cluster.is_some() || open_loop) {
-            let why = if open_loop {
-                "applies to closed loop only: with load.rate (or rate_ramp) each request goes \
-                 out at its intended time; remove the rate, or set refill = \"eager\""
-            } else {
-                "is not supported in cluster mode (target.cluster) yet: set refill = \"eager\""
-            };
+        if spec.load.refill == Refill::Batch && open_loop {
             return Err(Error::spec(
                 format!("{prefix}load.refill"),
-                format!("\"batch\" {why}"),
+                "\"batch\" applies to closed loop only: with load.rate (or rate_ramp) each \
+                 request goes out at its intended time; remove the rate, or set refill = \"eager\"",
             ));
         }
         events::validate(

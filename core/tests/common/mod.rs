@@ -193,6 +193,33 @@ impl Proxy {
     }
 }
 
+/// GETs of keys `keys[0]..=keys[1]` (values large enough that a pipeline's replies take
+/// several reads), 2 connections, pipeline 8, 800 requests, one thread, through a new
+/// [`Proxy`] in front of `upstream`, once eager and once in batches; `target` gives the
+/// target for the proxy. Checks that every GET hit and that 8 were in flight at most, and
+/// returns how many writes each sent while earlier requests were unanswered.
+pub fn writes_while_busy(
+    upstream: u16,
+    keys: [u64; 2],
+    target: impl Fn(&Proxy) -> serde_json::Value,
+) -> [i64; 2] {
+    ["eager", "batch"].map(|refill| {
+        let proxy = Proxy::start(upstream);
+        let report = respload::run(&workload(serde_json::json!({
+            "target": target(&proxy),
+            "load": { "connections": 2, "pipeline": 8, "requests": 800, "threads": 1,
+                      "refill": refill },
+            "keys": { "range": keys },
+            "commands": [{ "name": "get" }],
+        })))
+        .unwrap();
+        let t = &report.totals;
+        assert_eq!((t.ops, t.errors, t.hits), (800, 0, 800), "{refill}");
+        assert_eq!(proxy.max_inflight.load(Ordering::SeqCst), 8, "{refill}");
+        proxy.sent_while_busy.load(Ordering::SeqCst)
+    })
+}
+
 /// Build a workload from JSON, panicking with the error on failure.
 pub fn workload(spec: serde_json::Value) -> respload::Workload {
     respload::Workload::from_json_value(spec).unwrap_or_else(|e| panic!("{e}"))
