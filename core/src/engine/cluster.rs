@@ -16,7 +16,8 @@
 //!   In closed loop a request's latency starts when it leaves the backlog for the wire.
 //!   With `load.refill = "batch"` a node connection writes its next `pipeline` requests only
 //!   once every reply of the ones it wrote is in (redis-benchmark `--cluster -P`); meanwhile
-//!   its requests wait in its backlog. Retries (below) go out when they fall due.
+//!   its requests wait in its backlog. Retries (below) go out when they fall due, without
+//!   opening a batch.
 //! - Open loop: the client is paced like a standalone connection; a request waiting for room
 //!   on its node keeps its intended send time.
 //! - Slot map: re-read from `CLUSTER SLOTS` every [`REFRESH_PERIOD`], and after a sign of
@@ -368,6 +369,9 @@ struct Node {
     backlog_head: usize,
     down_until: Option<Instant>,
     backoff: Duration,
+    /// `batch`: the write buffer holds a batch being built (its first request found nothing
+    /// in flight); cleared once it is written. A retry queued meanwhile does not open one.
+    building: bool,
 }
 
 impl Node {
@@ -388,6 +392,7 @@ impl Node {
             backlog_head: 0,
             down_until: None,
             backoff: BACKOFF_MIN,
+            building: false,
         }
     }
 
@@ -396,20 +401,22 @@ impl Node {
     }
 
     /// Whether a request may join the write buffer now: the pipeline has room, nothing waits
-    /// before it, and with `batch`, no written request is still unanswered (the write buffer
-    /// holds the batch being built: nothing of it is written yet).
+    /// before it, and with `batch`, nothing is in flight or a batch is being built.
     fn has_room(&self, pipeline: usize, batch: bool) -> bool {
         self.inflight.len() < pipeline
             && self.queued.is_empty()
-            && (!batch || self.inflight.is_empty() || !self.wbuf.is_empty())
+            && (!batch || self.inflight.is_empty() || self.building)
     }
 
     /// Move backlogged requests into the write buffer while the pipeline has room (with
     /// `batch`, only once every reply is in). In closed loop their latency starts `now`; in
     /// open loop it stays at the intended send time.
     fn promote(&mut self, pipeline: usize, now: Instant, open: bool, batch: bool) {
-        if batch && !self.inflight.is_empty() {
-            return;
+        if batch {
+            if !self.inflight.is_empty() {
+                return;
+            }
+            self.building = true;
         }
         while self.inflight.len() < pipeline {
             let Some(p) = self.queued.pop_front() else {
@@ -762,6 +769,7 @@ impl ClusterClient {
             n.queued.push_back(p);
             return Placed::Sent;
         }
+        n.building = self.shared.batch;
         n.wbuf.extend_from_slice(&self.req);
         n.sent.extend_from_slice(&self.req);
         n.inflight.push_back(Pending {
@@ -802,6 +810,7 @@ impl ClusterClient {
             self.shared.connected.set(self.shared.connected.get() - 1);
         }
         n.wbuf.clear();
+        n.building = false;
         n.sent.clear();
         n.sent_head = 0;
         n.framer.reset();
@@ -838,6 +847,7 @@ impl ClusterClient {
                     }
                 }
             }
+            self.nodes[i].building = false;
             match self.write_all(i).await {
                 Ok(true) => self.nodes[i].wbuf.clear(),
                 Ok(false) => {

@@ -156,8 +156,9 @@ impl Client {
                 let what = String::from_utf8_lossy(&cmd[0]).to_string();
                 // Which field asked for the command (an ACL user may not be allowed it).
                 let field = match cmd[0].as_slice() {
-                    b"SELECT" => " (target.db: 0 needs no SELECT)",
+                    b"SELECT" => " (target.db, or the URL's /N: database 0 needs no SELECT)",
                     b"CLIENT" => " (target.client_name: \"\" sends no CLIENT SETNAME)",
+                    b"READONLY" => " (target.read_from: \"primary\" sends no READONLY)",
                     _ => "",
                 };
                 return Err(Error::Auth {

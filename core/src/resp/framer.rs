@@ -388,8 +388,9 @@ fn whole_simple_reply(buf: &[u8]) -> Option<(usize, Reply)> {
     }
 }
 
-/// Length digits the fast path reads: enough for any valid bulk, and no overflow.
-const MAX_FAST_DIGITS: usize = 10;
+/// Length digits the fast path reads: enough for any valid bulk ([`MAX_BULK_LEN`] has 9),
+/// and no overflow of a 32-bit `usize`.
+const MAX_FAST_DIGITS: usize = 9;
 
 fn first_word(buf: &[u8], start: usize, end: usize) -> Range<usize> {
     let len = buf
