@@ -424,32 +424,40 @@ fn read_from_replica_needs_replicas_and_prefer_replica_falls_back() {
 
 #[test]
 fn ask_redirections_send_asking_first_and_leave_the_map_alone() {
-    let (_one, cluster) = start(3, 0);
-    let primaries = cluster.primaries();
-    let (from, to, slot) = key0_slot(&primaries);
-    // A migration under way: the old owner answers ASK for keys it does not hold.
-    start_migration(from, to, &slot);
-    let report = run(&workload(json!({
-        "target": { "port": cluster.port(), "cluster": true },
-        "load": { "connections": 1, "requests": 200 },
-        "keys": { "range": [0, 0] },
-        "commands": [{ "name": "get" }],
-    })))
-    .unwrap();
-    assert_eq!(
-        report.totals.errors, 0,
-        "{:?}",
-        report.totals.errors_by_kind
-    );
-    assert_eq!(report.totals.misses, 200);
-    // Every request was asked along: the map still says the old owner.
-    assert_eq!(report.totals.redirects, 200);
-    let name = format!("127.0.0.1:{}", to.port);
-    assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
-    // The old owner answered ASK to each: it shows them, and no requests of its own.
-    let asked = &report.nodes[&format!("127.0.0.1:{}", from.port)];
-    assert_eq!((asked.redirects, asked.ops), (200, 0));
-    assert_eq!(to.calls("asking"), 200);
+    // In batches too: each ASK's retry goes to the other node connection while the asking
+    // node's batch is still unanswered, and the batches still complete.
+    for (refill, pipeline) in [("eager", 1), ("batch", 4)] {
+        let (_one, cluster) = start(3, 0);
+        let primaries = cluster.primaries();
+        let (from, to, slot) = key0_slot(&primaries);
+        // A migration under way: the old owner answers ASK for keys it does not hold.
+        start_migration(from, to, &slot);
+        let report = run(&workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 1, "requests": 200, "pipeline": pipeline,
+                      "refill": refill },
+            "keys": { "range": [0, 0] },
+            "commands": [{ "name": "get" }],
+        })))
+        .unwrap();
+        assert_eq!(
+            report.totals.errors, 0,
+            "{refill}: {:?}",
+            report.totals.errors_by_kind
+        );
+        assert_eq!(report.totals.misses, 200, "{refill}");
+        // Every request was asked along: the map still says the old owner.
+        assert_eq!(report.totals.redirects, 200, "{refill}");
+        let name = format!("127.0.0.1:{}", to.port);
+        assert_eq!(report.nodes[&name].ops, 200, "{:?}", report.nodes.keys());
+        // The old owner answered ASK to each: it shows them, and no requests of its own.
+        let asked = &report.nodes[&format!("127.0.0.1:{}", from.port)];
+        assert_eq!((asked.redirects, asked.ops), (200, 0), "{refill}");
+        assert_eq!(to.calls("asking"), 200, "{refill}");
+        // An ASK reply is a rejected call: the old owner ran only the test's own lookup.
+        assert_eq!(from.calls("get"), 1, "{refill}");
+        assert_eq!(to.calls("get"), 200, "{refill}");
+    }
 }
 
 #[test]
