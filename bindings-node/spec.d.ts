@@ -100,6 +100,13 @@ export interface TargetSpec {
   client_name?: string
   /** RESP protocol version: 2, or 3 (HELLO 3 at connect). */
   protocol?: number
+  /**
+   * Send `CLIENT TRACKING ON` on every load connection (server-assisted client-side caching, as
+   * redis-benchmark's `--enable-tracking`). With `protocol = 3` the server pushes invalidation
+   * messages on the connection; they are read and skipped. With RESP2 the server tracks the keys
+   * read but sends nothing.
+   */
+  tracking?: boolean
   /** How long to wait for a connection (and its handshake) before failing. */
   connect_timeout?: SpecDuration
   /** TLS settings (left out of the normalized spec while TLS is off and nothing is set). */

@@ -859,3 +859,28 @@ fn batch_refill_applies_to_each_node_connection() {
     assert!(busy[0] > 10, "eager: {}", busy[0]);
     assert_eq!(busy[1], 0, "batch");
 }
+
+#[test]
+fn tracking_invalidations_between_replies_are_skipped_on_every_node() {
+    let (_one, cluster) = start(3, 0);
+    let primaries = cluster.primaries();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true, "protocol": 3, "tracking": true },
+        "load": { "connections": 2, "pipeline": 4, "requests": 3000, "threads": 1 },
+        "keys": { "range": [0, 29] },
+        "values": { "size": 10 },
+        "commands": [{ "name": "get" }, { "name": "set" }],
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!((t.ops, t.errors), (3000, 0), "{:?}", t.errors_by_kind);
+    let get = &report.commands["GET"];
+    assert!(get.hits > 0, "{get:?}");
+    // Each node's GET replies were GETs' (an invalidation taken for one would shift them).
+    let served: u64 = primaries.iter().map(|p| p.calls("get")).sum();
+    assert_eq!(served, get.ops);
+    // Two load connections per primary asked for tracking; the slot map reads did not.
+    for p in &primaries {
+        assert_eq!(p.calls("client|tracking"), 2, "{}", p.port);
+    }
+}

@@ -639,7 +639,6 @@ fn unsupported_and_unknown_options_fail_before_any_traffic() {
     };
     for (extra, needle) in [
         (vec!["-x"], "-x"),
-        (vec!["--enable-tracking"], "--enable-tracking"),
         (vec!["--tls-ciphers", "HIGH"], "--tls-ciphers"),
         (
             vec!["--tls", "--cacert", "/nonexistent/ca.pem"],
@@ -898,4 +897,44 @@ fn idle_holds_connections_until_ctrl_c() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn enable_tracking_sends_client_tracking_on_each_connection_as_redis_benchmark_does() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let a = args(&[
+        "-p",
+        &port,
+        "-t",
+        "set,get",
+        "-n",
+        "1000",
+        "-c",
+        "4",
+        "-r",
+        "10",
+        "-3",
+        "--enable-tracking",
+        "-q",
+    ]);
+    let counts = || ["client|tracking", "get", "set"].map(|c| server.calls(c));
+    redis_benchmark(&a);
+    let theirs = counts();
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let out = respload(&a);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = counts();
+    // 4 connections per test, each asking once; every request answered and counted.
+    assert_eq!(theirs, [8, 1000, 1000]);
+    assert_eq!(ours, theirs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("GET: ") && stdout.contains("SET: "),
+        "{stdout}"
+    );
 }

@@ -1,5 +1,5 @@
 //! Transports and connection set-up against real servers: Unix sockets, IPv6, host names,
-//! AUTH with a password or an ACL user, SELECT, CLIENT SETNAME, RESP3.
+//! AUTH with a password or an ACL user, SELECT, CLIENT SETNAME, RESP3, CLIENT TRACKING.
 
 mod common;
 
@@ -180,4 +180,72 @@ fn resp3_replies_are_classified_like_resp2() {
     // HGETALL of a missing key is an empty map in RESP3: a miss.
     let h = &report.commands["HGETALL"];
     assert_eq!((h.misses, h.errors), (h.ops, 0));
+}
+
+#[test]
+fn tracking_invalidations_are_pushed_in_resp3_and_skipped_between_replies() {
+    let server = Server::start(&[]);
+    for protocol in [3, 2] {
+        let proxy = common::Proxy::start(server.port);
+        let tracking_before = server.calls("client|tracking");
+        let gets_before = server.calls("get");
+        // Each connection reads keys and then writes them: the server tracks what it read
+        // and, in RESP3, pushes an invalidation when a key it read is written (by itself).
+        let report = run(&workload(json!({
+            "target": { "port": proxy.port, "protocol": protocol, "tracking": true },
+            "load": { "connections": 3, "pipeline": 4, "requests": 3000, "threads": 1 },
+            "keys": { "range": [0, 19] },
+            "values": { "size": 10 },
+            "commands": [{ "name": "get" }, { "name": "set" }],
+        })))
+        .unwrap();
+        let t = &report.totals;
+        assert_eq!(
+            (t.ops, t.errors),
+            (3000, 0),
+            "RESP{protocol}: {:?}",
+            t.errors_by_kind
+        );
+        let get = &report.commands["GET"];
+        assert_eq!(get.hits + get.misses, get.ops, "RESP{protocol}");
+        assert!(get.hits > 0, "RESP{protocol}: {get:?}");
+        // Every GET reply was a GET's: as many as the server answered.
+        assert_eq!(server.calls("get") - gets_before, get.ops, "RESP{protocol}");
+        // Only the load connections asked for tracking, not the server probe.
+        assert_eq!(
+            server.calls("client|tracking") - tracking_before,
+            3,
+            "RESP{protocol}"
+        );
+        let pushes = proxy.pushes.load(std::sync::atomic::Ordering::SeqCst);
+        if protocol == 3 {
+            assert!(pushes > 100, "RESP3: {pushes} invalidations");
+        } else {
+            assert_eq!(pushes, 0, "RESP2 delivers no invalidations");
+        }
+    }
+}
+
+#[test]
+fn a_refused_client_tracking_names_the_field() {
+    let server = Server::start(&[]);
+    server.cli(&[
+        "ACL",
+        "SETUSER",
+        "notrack",
+        "on",
+        ">pw",
+        "~*",
+        "+@all",
+        "-client|tracking",
+    ]);
+    let err = sets(
+        json!({ "port": server.port, "user": "notrack", "password": "pw", "tracking": true }),
+        10,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("CLIENT failed: NOPERM"), "{err}");
+    assert!(err.contains("target.tracking"), "{err}");
+    assert_eq!(server.dbsize(), 0);
 }

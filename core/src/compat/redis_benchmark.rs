@@ -187,6 +187,8 @@ struct TargetArgs {
     password: Option<String>,
     db: Option<u32>,
     resp3: bool,
+    /// `--enable-tracking`: CLIENT TRACKING ON on every connection.
+    tracking: bool,
     /// `--cluster`: `target.cluster`.
     cluster: bool,
     /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
@@ -255,6 +257,9 @@ impl TargetArgs {
         }
         if self.resp3 {
             t.insert("protocol".into(), json!(3));
+        }
+        if self.tracking {
+            t.insert("tracking".into(), json!(true));
         }
         if self.cluster {
             t.insert("cluster".into(), json!(true));
@@ -377,7 +382,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 arg,
                 "the last argument read from stdin",
             )),
-            "--enable-tracking" => unsupported.push(not_supported(TOOL, arg, "CLIENT TRACKING on")),
+            "--enable-tracking" => target.tracking = true,
             "--help" | "-v" | "--version" => {
                 return Err(Error::spec(
                     arg,
@@ -714,6 +719,7 @@ mod tests {
     fn target_options_map_in_order() {
         let rb = parse("-h cache.example -p 6380 -a 'pw d' --user bob --dbnum 3 -3");
         let t = &rb.workload.phases[0].spec.target;
+        assert!(!t.tracking);
         assert_eq!(t.host.as_deref(), Some("cache.example"));
         assert_eq!(t.port, Some(6380));
         assert_eq!(
@@ -721,6 +727,8 @@ mod tests {
             (Some("bob"), Some("pw d"))
         );
         assert_eq!((t.db, t.protocol), (3, 3));
+        let rb = parse("--enable-tracking -3");
+        assert!(rb.workload.phases[0].spec.target.tracking);
         // -u, then -p overrides its port.
         let rb = parse("-u redis://alice:s3cret@10.0.0.1:7000/2 -p 7001");
         let t = &rb.workload.phases[0].spec.target;
@@ -846,7 +854,6 @@ mod tests {
             ("-x", "-x"),
             ("--tls-ciphers x", "--tls-ciphers"),
             ("--tls-ciphersuites x", "--tls-ciphersuites"),
-            ("--enable-tracking", "--enable-tracking"),
         ] {
             let e = err(line);
             assert!(

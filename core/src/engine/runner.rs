@@ -141,6 +141,7 @@ pub fn run(workload: &Workload) -> Result<Report> {
 /// does not (a seed list stands in for a node that is down); with its address. Fails with
 /// the target's own error when none answers.
 async fn reach(target: &Connect) -> Result<(Client, String)> {
+    let target = &target.control();
     let error = match Client::connect(target).await {
         Ok(client) => return Ok((client, target.endpoint.to_string())),
         Err(e) => e,

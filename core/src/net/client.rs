@@ -157,6 +157,9 @@ impl Client {
                 // Which field asked for the command (an ACL user may not be allowed it).
                 let field = match cmd[0].as_slice() {
                     b"SELECT" => " (target.db, or the URL's /N: database 0 needs no SELECT)",
+                    b"CLIENT" if cmd[1] == b"TRACKING" => {
+                        " (target.tracking: false sends no CLIENT TRACKING)"
+                    }
                     b"CLIENT" => " (target.client_name: \"\" sends no CLIENT SETNAME)",
                     b"READONLY" => " (target.read_from: \"primary\" sends no READONLY)",
                     _ => "",

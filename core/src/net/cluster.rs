@@ -235,7 +235,7 @@ impl SlotMap {
     }
 
     async fn fetch_one(seed: &NodeAddr, base: &Connect) -> Result<SlotMap> {
-        let c = seed.connect(base);
+        let c = seed.connect(base).control();
         let mut client = Client::connect(&c).await?;
         let reply = client
             .call(&[b"CLUSTER", b"SLOTS"], c.connect_timeout)

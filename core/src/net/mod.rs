@@ -12,7 +12,7 @@ pub use stream::Stream;
 use crate::spec::Connect;
 
 /// The commands that set a connection up, in order: HELLO 3 (with AUTH inside) or AUTH,
-/// then SELECT and CLIENT SETNAME when asked for, and READONLY on cluster connections that
+/// then SELECT, CLIENT SETNAME and CLIENT TRACKING ON when asked for, and READONLY on cluster connections that
 /// may read from replicas. Sent pipelined; any error reply fails the connection before
 /// traffic.
 pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
@@ -46,6 +46,13 @@ pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
             b"CLIENT".to_vec(),
             b"SETNAME".to_vec(),
             c.client_name.as_bytes().to_vec(),
+        ]);
+    }
+    if c.tracking {
+        cmds.push(vec![
+            b"CLIENT".to_vec(),
+            b"TRACKING".to_vec(),
+            b"ON".to_vec(),
         ]);
     }
     // Every node connection, primaries too (harmless there): a node's role may change

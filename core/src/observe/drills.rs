@@ -64,7 +64,7 @@ pub async fn prepare(phase: &Phase) -> Result<Vec<Plan>> {
     if events.is_empty() {
         return Ok(Vec::new());
     }
-    let mut base = phase.connect.clone();
+    let mut base = phase.connect.control();
     if !base.client_name.is_empty() {
         base.client_name.push_str("-drill");
     }

@@ -225,7 +225,8 @@ impl Sampler {
 
 /// The servers to sample, named apart from the load connections in CLIENT LIST.
 async fn nodes_of(targets: Targets, expected: usize) -> Vec<Node> {
-    let observer = |mut c: Connect| {
+    let observer = |c: Connect| {
+        let mut c = c.control();
         if !c.client_name.is_empty() {
             c.client_name.push_str("-observer");
         }

@@ -37,6 +37,12 @@ pub struct Target {
     /// RESP protocol version: 2, or 3 (HELLO 3 at connect).
     #[serde(default = "default_protocol")]
     pub protocol: u8,
+    /// Send `CLIENT TRACKING ON` on every load connection (server-assisted client-side
+    /// caching, as redis-benchmark's `--enable-tracking`). With `protocol = 3` the server
+    /// pushes invalidation messages on the connection; they are read and skipped. With
+    /// RESP2 the server tracks the keys read but sends nothing.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tracking: bool,
     /// How long to wait for a connection (and its handshake) before failing.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpecDuration,
@@ -104,6 +110,7 @@ impl Default for Target {
             db: 0,
             client_name: default_client_name(),
             protocol: default_protocol(),
+            tracking: false,
             connect_timeout: default_connect_timeout(),
             tls: Tls::default(),
             cluster: false,
@@ -152,6 +159,8 @@ pub struct Connect {
     pub client_name: String,
     /// 2 or 3.
     pub protocol: u8,
+    /// `CLIENT TRACKING ON` at connect (load connections only: see [`Connect::control`]).
+    pub tracking: bool,
     /// Connect and handshake timeout.
     pub connect_timeout: Duration,
     /// TLS, when on: the shared client configuration and the server name to verify.
@@ -160,6 +169,18 @@ pub struct Connect {
     pub cluster: Option<Vec<NodeAddr>>,
     /// Cluster mode: where reads go; anything but `Primary` sends `READONLY` at connect.
     pub read_from: ReadFrom,
+}
+
+impl Connect {
+    /// The same settings for a connection that sends no load (the server probe, slot map
+    /// reads, observers, drills): without `CLIENT TRACKING`, so the server tracks only what
+    /// the load reads.
+    pub fn control(&self) -> Connect {
+        Connect {
+            tracking: false,
+            ..self.clone()
+        }
+    }
 }
 
 impl Target {
@@ -175,6 +196,7 @@ impl Target {
             db: self.db,
             client_name: self.client_name.clone(),
             protocol: self.protocol,
+            tracking: self.tracking,
             connect_timeout: self.connect_timeout.0,
             tls: None,
             cluster: None,

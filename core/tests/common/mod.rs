@@ -1,7 +1,7 @@
 //! Test harness: real redis-server processes on free loopback ports, and a counting proxy.
 #![allow(dead_code)]
 
-use respload::resp::Framer;
+use respload::resp::{Framer, Reply};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -123,11 +123,13 @@ impl Drop for Server {
 
 /// A TCP proxy in front of a real server that counts, per connection, how many requests
 /// were in flight at once (requests forwarded minus replies returned), and how many of the
-/// client's writes (reads here) brought requests while earlier ones were still unanswered.
+/// client's writes (reads here) brought requests while earlier ones were still unanswered,
+/// and the RESP3 push messages the server sent (counted as replies in the in-flight figure).
 pub struct Proxy {
     pub port: u16,
     pub max_inflight: Arc<AtomicI64>,
     pub sent_while_busy: Arc<AtomicI64>,
+    pub pushes: Arc<AtomicI64>,
 }
 
 impl Proxy {
@@ -138,6 +140,8 @@ impl Proxy {
         let max = Arc::clone(&max_inflight);
         let sent_while_busy = Arc::new(AtomicI64::new(0));
         let busy = Arc::clone(&sent_while_busy);
+        let pushes = Arc::new(AtomicI64::new(0));
+        let pushed = Arc::clone(&pushes);
         std::thread::spawn(move || {
             for client in listener.incoming() {
                 let Ok(client) = client else { return };
@@ -145,42 +149,48 @@ impl Proxy {
                     return;
                 };
                 let inflight = Arc::new(AtomicI64::new(0));
-                let pipe =
-                    |mut from: TcpStream,
-                     mut to: TcpStream,
-                     delta: i64,
-                     inflight: Arc<AtomicI64>,
-                     (max, busy): (Arc<AtomicI64>, Arc<AtomicI64>)| {
-                        std::thread::spawn(move || {
-                            let mut framer = Framer::new();
-                            let mut pending: Vec<u8> = Vec::new();
-                            let mut buf = [0u8; 65536];
-                            loop {
-                                let n = match from.read(&mut buf) {
-                                    Ok(0) | Err(_) => break,
-                                    Ok(n) => n,
-                                };
-                                pending.extend_from_slice(&buf[..n]);
-                                let before = inflight.load(Ordering::SeqCst);
-                                let mut framed = 0;
-                                while let Ok(Some((len, _))) = framer.next(&pending) {
-                                    pending.drain(..len);
-                                    framed += 1;
-                                    let now = inflight.fetch_add(delta, Ordering::SeqCst) + delta;
-                                    max.fetch_max(now, Ordering::SeqCst);
+                let pipe = |mut from: TcpStream,
+                            mut to: TcpStream,
+                            delta: i64,
+                            inflight: Arc<AtomicI64>,
+                            (max, busy, pushed): (
+                    Arc<AtomicI64>,
+                    Arc<AtomicI64>,
+                    Arc<AtomicI64>,
+                )| {
+                    std::thread::spawn(move || {
+                        let mut framer = Framer::new();
+                        let mut pending: Vec<u8> = Vec::new();
+                        let mut buf = [0u8; 65536];
+                        loop {
+                            let n = match from.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => n,
+                            };
+                            pending.extend_from_slice(&buf[..n]);
+                            let before = inflight.load(Ordering::SeqCst);
+                            let mut framed = 0;
+                            while let Ok(Some((len, reply))) = framer.next(&pending) {
+                                pending.drain(..len);
+                                framed += 1;
+                                if reply == Reply::Push {
+                                    pushed.fetch_add(1, Ordering::SeqCst);
                                 }
-                                if delta > 0 && framed > 0 && before > 0 {
-                                    busy.fetch_add(1, Ordering::SeqCst);
-                                }
-                                if to.write_all(&buf[..n]).is_err() {
-                                    break;
-                                }
+                                let now = inflight.fetch_add(delta, Ordering::SeqCst) + delta;
+                                max.fetch_max(now, Ordering::SeqCst);
                             }
-                            let _ = to.shutdown(std::net::Shutdown::Both);
-                        });
-                    };
+                            if delta > 0 && framed > 0 && before > 0 {
+                                busy.fetch_add(1, Ordering::SeqCst);
+                            }
+                            if to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                };
                 let (c2, s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-                let counters = (Arc::clone(&max), Arc::clone(&busy));
+                let counters = (Arc::clone(&max), Arc::clone(&busy), Arc::clone(&pushed));
                 pipe(client, server, 1, Arc::clone(&inflight), counters.clone());
                 pipe(s2, c2, -1, inflight, counters);
             }
@@ -189,6 +199,7 @@ impl Proxy {
             port,
             max_inflight,
             sent_while_busy,
+            pushes,
         }
     }
 }
