@@ -389,12 +389,23 @@ fn the_cli_speaks_tls_with_its_flags() {
 }
 
 /// What a rustls server in this process sends after the handshake.
+#[derive(Clone, Copy)]
 enum Ending {
     /// `len` bytes in writes of odd sizes (records of every length), then close_notify.
     DataThenClose(usize),
     /// Nothing: it requires a client certificate and refuses the handshake with an alert.
     CertificateRequired,
+    /// TLS 1.3: `len` bytes as `DataThenClose`, with a key update (asking the client for one
+    /// too) after every third write; then it reads `bye` (sent under the client's new key)
+    /// and closes.
+    KeyUpdates(usize),
+    /// `len` bytes: the records of the first [`GOOD`] bytes, a pause, then the rest in one
+    /// write with a byte of its first record flipped.
+    Corrupted(usize),
 }
+
+/// What the server of [`Ending::Corrupted`] sends intact.
+const GOOD: usize = 100_000;
 
 /// One connection to a rustls server (the `Stream` alone, no Redis): returns what the client
 /// read, with reads of `read_size` bytes, and how the stream ended (`None`: a clean EOF).
@@ -431,7 +442,7 @@ fn against_rustls(
                     .unwrap();
             builder.with_client_cert_verifier(verifier)
         }
-        Ending::DataThenClose(_) => builder.with_no_client_auth(),
+        _ => builder.with_no_client_auth(),
     };
     let config = Arc::new(builder.with_single_cert(chain, key).unwrap());
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -444,20 +455,56 @@ fn against_rustls(
         if tls.read_exact(&mut hello).is_err() {
             return; // the refused handshake
         }
-        if let Ending::DataThenClose(len) = ending {
-            let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
-            let mut at = 0;
-            for size in [1, 100, 16_384, 16_385, 3_000, 40_000, 7].iter().cycle() {
-                let end = (at + size).min(len);
-                tls.write_all(&data[at..end]).unwrap();
-                at = end;
-                if at == len {
-                    break;
-                }
+        let (len, updates) = match ending {
+            Ending::DataThenClose(len) => (len, false),
+            Ending::KeyUpdates(len) => (len, true),
+            Ending::CertificateRequired => return,
+            Ending::Corrupted(len) => {
+                let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+                let mut records = |plain: &[u8]| {
+                    let mut out = Vec::new();
+                    for piece in plain.chunks(16_384) {
+                        tls.conn.writer().write_all(piece).unwrap();
+                        while tls.conn.wants_write() {
+                            tls.conn.write_tls(&mut out).unwrap();
+                        }
+                    }
+                    out
+                };
+                let (good, mut bad) = (records(&data[..GOOD]), records(&data[GOOD..]));
+                bad[100] ^= 1;
+                tls.sock.write_all(&good).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                // Records after the bad one arrive in the same read.
+                let _ = tls.sock.write_all(&bad);
+                return;
             }
-            tls.conn.send_close_notify();
-            tls.flush().unwrap();
+        };
+        let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let mut at = 0;
+        for (i, size) in [1, 100, 16_384, 16_385, 3_000, 40_000, 7]
+            .iter()
+            .cycle()
+            .enumerate()
+        {
+            let end = (at + size).min(len);
+            tls.write_all(&data[at..end]).unwrap();
+            at = end;
+            if at == len {
+                break;
+            }
+            if updates && i % 3 == 2 {
+                tls.conn.refresh_traffic_keys().unwrap();
+            }
         }
+        if updates {
+            tls.flush().unwrap();
+            let mut bye = [0u8; 3];
+            tls.read_exact(&mut bye).unwrap();
+            assert_eq!(&bye, b"bye");
+        }
+        tls.conn.send_close_notify();
+        tls.flush().unwrap();
     });
     let versions = if version == &rustls::version::TLS13 {
         "1.3"
@@ -480,11 +527,20 @@ fn against_rustls(
         stream.write_all(b"hello").await.unwrap();
         let mut got = Vec::new();
         let mut buf = vec![0u8; read_size];
+        // After a key update the server reads this, sent under our renewed key.
+        let mut bye = match ending {
+            Ending::KeyUpdates(len) => Some(len),
+            _ => None,
+        };
         loop {
             match stream.read(&mut buf).await {
                 Ok(0) => return (got, None),
                 Ok(n) => got.extend_from_slice(&buf[..n]),
                 Err(e) => return (got, Some(e)),
+            }
+            if bye == Some(got.len()) {
+                stream.write_all(b"bye").await.unwrap();
+                bye = None;
             }
         }
     });
@@ -509,6 +565,37 @@ fn the_tls_stream_reads_records_of_every_size_and_reports_alerts() {
                 got.len()
             );
         }
+    }
+    // TLS 1.3 key updates, each asking for ours: the records after each are read under the
+    // server's next key, and ours is sent (the server reads `bye` under it).
+    for read_size in [64 * 1024, 4096] {
+        let (got, err) = against_rustls(
+            &certs,
+            &rustls::version::TLS13,
+            Ending::KeyUpdates(len),
+            read_size,
+        );
+        assert!(err.is_none(), "key updates, {read_size}: {err:?}");
+        assert!(
+            got == expected,
+            "key updates, {read_size}: {} bytes",
+            got.len()
+        );
+    }
+    // A record that fails to decrypt, with more behind it in the same read: the data before
+    // it, then the error (not a panic: the TLS 1.3 path used to keep what followed in a
+    // buffer sized for one record).
+    for version in [&rustls::version::TLS13, &rustls::version::TLS12] {
+        let (got, err) = against_rustls(&certs, version, Ending::Corrupted(len), 64 * 1024);
+        assert!(got == expected[..GOOD], "{version:?}: {} bytes", got.len());
+        let err = err.expect("an error");
+        let inner = err
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<rustls::Error>());
+        assert!(
+            matches!(inner, Some(rustls::Error::DecryptError)),
+            "{version:?}: {err:?}"
+        );
     }
     // TLS 1.3: the server refuses the missing client certificate after the client finished
     // its handshake, with an alert the stream reports as rustls's error.

@@ -631,9 +631,16 @@ impl TlsStream {
                 }
                 let end = leftover + n;
                 let (plain, at, err) = self.open_records(dst, end);
-                // The partial record at the end (at most one) waits in our buffer.
-                self.rbuf[..end - at].copy_from_slice(&dst[at..end]);
-                (self.rstart, self.rend) = (0, end - at);
+                // The partial record at the end (at most one, so it fits) waits in our
+                // buffer. After an error or close_notify nothing more is read: whatever
+                // follows (it may be more than fits) is dropped.
+                let keep = if err.is_none() && !self.peer_closed {
+                    end - at
+                } else {
+                    0
+                };
+                self.rbuf[..keep].copy_from_slice(&dst[at..at + keep]);
+                (self.rstart, self.rend) = (0, keep);
                 out.advance(plain);
                 match err {
                     Some(e) if plain == 0 => return Poll::Ready(Err(e)),
