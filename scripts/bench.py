@@ -304,7 +304,9 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             "SET 1 KiB, pipeline 50, one node, 51 connections",
             1_000_000,
             {
-                "respload": lambda tg, n: respload(tg["plain"], set_spec(n, 51, 50, 1024), n),
+                "respload": lambda tg, n: respload(
+                    tg["plain"], batch(set_spec(n, 51, 50, 1024)), n
+                ),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
                     tg["plain"],
                     cluster_rb_args(n),
@@ -317,7 +319,9 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             "SET 1 KiB, pipeline 50, cluster of 3 primaries, 17 connections per primary (51)",
             1_000_000,
             {
-                "respload": lambda tg, n: respload(tg["cluster"], set_spec(n, 17, 50, 1024), n),
+                "respload": lambda tg, n: respload(
+                    tg["cluster"], batch(set_spec(n, 17, 50, 1024)), n
+                ),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
                     tg["cluster"],
                     cluster_rb_args(n),
