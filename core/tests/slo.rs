@@ -159,3 +159,29 @@ fn an_impossible_budget_finds_no_rate_but_reports_the_curve() {
     let text = respload::output::table(&report);
     assert!(text.contains("No rate tried met the SLO"), "{text}");
 }
+
+#[test]
+fn halving_stops_at_the_lowest_rate_allowed() {
+    let server = Server::start(&[]);
+    // An impossible budget fails every step, so the rate halves: 0.004, 0.002, 0.001, and
+    // then the search ends (0.0005 is below the lowest rate) rather than run on to
+    // max_steps, down to rates whose gaps overflow the clock.
+    let report = search(
+        &server,
+        json!([{ "name": "get" }]),
+        json!({
+            "budget_ms": 0.001, "start_rate": 0.004, "step_duration": "1s", "max_steps": 100,
+        }),
+    );
+    let slo = report.slo.as_ref().unwrap();
+    check_curve(slo);
+    assert_eq!(slo.best_rate, None);
+    let rates: Vec<f64> = slo.curve.iter().map(|p| p.rate).collect();
+    assert_eq!(rates, vec![0.001, 0.002, 0.004]);
+    // Each step's first request goes out at once (connection 0 is not staggered).
+    assert!(
+        slo.curve.iter().all(|p| !p.met && p.ops >= 1),
+        "{:?}",
+        slo.curve
+    );
+}

@@ -554,12 +554,7 @@ impl ClusterClient {
         self.shared
             .connected
             .set(self.shared.connected.get() - open);
-        self.ctl.waiting.set(false);
-        self.shared.live.set(self.shared.live.get() - 1);
-        let now = Instant::now();
-        if self.shared.ended.get().is_none_or(|e| e < now) {
-            self.shared.ended.set(Some(now));
-        }
+        // The task's `TaskEnd` counts it out.
     }
 
     fn inflight(&self) -> usize {

@@ -5,6 +5,7 @@
 use crate::spec::Connect;
 use crate::stats::Recorder;
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
 
@@ -118,6 +119,33 @@ pub struct Shared {
     pub scratch: RefCell<Box<[u8]>>,
 }
 
+/// Held by every connection task: when the task ends, however it ends, one fewer is live.
+/// A panic in a task (a bug) then ends only that task: the worker, which waits for every task
+/// to end, still finishes the phase and reports, rather than wait for ever.
+pub struct TaskEnd {
+    shared: Rc<Shared>,
+    ctl: Option<Rc<ConnCtl>>,
+}
+
+impl TaskEnd {
+    /// The guard of a task of `shared`'s, with its control block when it has one.
+    pub fn new(shared: &Rc<Shared>, ctl: Option<&Rc<ConnCtl>>) -> Self {
+        TaskEnd {
+            shared: Rc::clone(shared),
+            ctl: ctl.map(Rc::clone),
+        }
+    }
+}
+
+impl Drop for TaskEnd {
+    fn drop(&mut self) {
+        if let Some(ctl) = &self.ctl {
+            ctl.waiting.set(false);
+        }
+        self.shared.task_ended();
+    }
+}
+
 impl Shared {
     /// A connection task ended: one fewer live, and the end of the last one is noted.
     pub fn task_ended(&self) {
@@ -139,5 +167,60 @@ impl Shared {
                 true
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_that_panics_is_still_counted_out() {
+        let shared = Rc::new(Shared {
+            recorder: RefCell::new(Recorder::new(1)),
+            budget: Cell::new(0),
+            stopping: Cell::new(false),
+            measure_start: Instant::now(),
+            timeout: Duration::from_secs(1),
+            pipeline: 1,
+            keepalive: true,
+            batch: false,
+            idle: false,
+            reads: Box::new([true]),
+            read_only: Box::new([true]),
+            key_index: Box::new([Some(1)]),
+            connect: crate::spec::Target::default().resolve("").unwrap(),
+            reconnects: Cell::new(0),
+            connected: Cell::new(0),
+            live: Cell::new(2),
+            ended: Cell::new(None),
+            scratch: RefCell::new(Box::new([])),
+        });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async {
+            let ctl = Rc::new(ConnCtl::new(Instant::now()));
+            ctl.waiting.set(true);
+            let (s, c) = (Rc::clone(&shared), Rc::clone(&ctl));
+            let bug = tokio::task::spawn_local(async move {
+                let _end = TaskEnd::new(&s, Some(&c));
+                tokio::task::yield_now().await;
+                panic!("a bug in a connection task");
+            });
+            assert!(bug.await.unwrap_err().is_panic());
+            assert_eq!(shared.live.get(), 1);
+            assert!(!ctl.waiting.get());
+            let s = Rc::clone(&shared);
+            tokio::task::spawn_local(async move {
+                let _end = TaskEnd::new(&s, None);
+            })
+            .await
+            .unwrap();
+        });
+        assert_eq!(shared.live.get(), 0);
+        assert!(shared.ended.get().is_some());
     }
 }

@@ -18,6 +18,15 @@ pub struct Staircase {
     gaps: Arc<[f64]>,
 }
 
+/// Intended send times are at most this many seconds (about 31 years) from the pacer's start:
+/// later ones would overflow `Instant`, and are never reached anyway.
+const FAR: f64 = 1e9;
+
+/// `base` plus `offset` seconds, the offset held between 0 and [`FAR`] (NaN counts as 0).
+fn at(base: Instant, offset: f64) -> Instant {
+    base + Duration::from_secs_f64(offset.clamp(0.0, FAR).max(0.0))
+}
+
 /// One connection's schedule of intended send times.
 #[derive(Debug, Clone)]
 pub struct Pacer {
@@ -42,7 +51,7 @@ impl Pacer {
         Pacer {
             base: start,
             offset,
-            next: start + Duration::from_secs_f64(offset),
+            next: at(start, offset),
             gap,
             poisson: arrivals == Arrivals::Poisson,
             rng,
@@ -121,13 +130,29 @@ impl Pacer {
                 }
             }
         }
-        self.next = self.base + Duration::from_secs_f64(self.offset.max(0.0));
+        self.next = at(self.base, self.offset);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gap_beyond_the_clock_is_held_far_away() {
+        // What a search halving its rate 70 times would ask of one connection.
+        let t0 = Instant::now();
+        for arrivals in [Arrivals::Uniform, Arrivals::Poisson] {
+            let mut p = Pacer::new(t0, 1e-20, arrivals, 0.5, Rng::new(1));
+            p.advance();
+            p.advance();
+            let far = p.due().duration_since(t0).as_secs_f64();
+            assert!((FAR * 0.99..=FAR).contains(&far), "{far}");
+        }
+        let mut p = Pacer::new(t0, f64::MIN_POSITIVE, Arrivals::Uniform, 0.0, Rng::new(1));
+        p.advance();
+        assert!(p.due() > t0);
+    }
 
     #[test]
     fn even_and_poisson_schedules_keep_the_rate() {

@@ -1,7 +1,8 @@
 //! SLO search: run a phase as a series of open-loop steps, one rate each, to find the
 //! highest rate whose latency percentile stays under the budget with few errors.
 //!
-//! The rate doubles from `start_rate` while steps meet the SLO (halves while they fail),
+//! The rate doubles from `start_rate` while steps meet the SLO (halves while they fail, down
+//! to [`crate::spec::MIN_RATE`]),
 //! then bisects between the best rate met and the lowest rate failed, until they are within
 //! `precision` of each other, `max_rate` is met, or `max_steps` were run.
 
@@ -99,6 +100,8 @@ pub fn run_search(
         rate = match (good, bad) {
             (Some(g), None) if g >= slo.max_rate => break,
             (Some(g), None) => (g * GROWTH).min(slo.max_rate),
+            // Every step failed down to the lowest rate allowed: none is met.
+            (None, Some(b)) if b / GROWTH < crate::spec::MIN_RATE => break,
             (None, Some(b)) => b / GROWTH,
             (Some(g), Some(b)) if b - g <= slo.precision * g => break,
             (Some(g), Some(b)) => (g + b) / 2.0,

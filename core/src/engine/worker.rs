@@ -4,7 +4,7 @@
 
 use super::cluster::{Cluster, ClusterClient};
 use super::connection::{Connection, READ_BUFFER};
-use super::control::{ConnCtl, Interrupt, Shared};
+use super::control::{ConnCtl, Interrupt, Shared, TaskEnd};
 use super::generator::Generator;
 use super::keys::Sequence;
 use super::pacer::Pacer;
@@ -202,8 +202,12 @@ async fn worker(s: WorkerSetup) {
     for (l, link) in links {
         let ctl = Rc::new(ConnCtl::new(now));
         ctls.push(Rc::clone(&ctl));
+        let end = TaskEnd::new(&shared, Some(&ctl));
         let client = spawner.client(s.first_connection + l, link, ctl, now);
-        tokio::task::spawn_local(client);
+        tokio::task::spawn_local(async move {
+            let _end = end;
+            client.await
+        });
     }
     for l in later {
         let ctl = Rc::new(ConnCtl::new(now));
@@ -213,9 +217,9 @@ async fn worker(s: WorkerSetup) {
         let spawner = Rc::clone(&spawner);
         let index = s.first_connection + l;
         tokio::task::spawn_local(async move {
-            match spawner.open_later(&ctl, at, index).await {
-                Some(link) => spawner.client(index, link, ctl, Instant::now()).await,
-                None => spawner.shared.task_ended(),
+            let _end = TaskEnd::new(&spawner.shared, Some(&ctl));
+            if let Some(link) = spawner.open_later(&ctl, at, index).await {
+                spawner.client(index, link, ctl, Instant::now()).await
             }
         });
     }
@@ -441,10 +445,8 @@ impl Spawner {
             (Link::Plain(stream), _) => {
                 Box::pin(Connection::new(generator, pacer, Rc::clone(&s.shared), ctl).run(stream))
             }
-            (Link::Cluster(_), None) => {
-                let shared = Rc::clone(&s.shared);
-                Box::pin(async move { shared.task_ended() })
-            }
+            // Not made (a cluster link needs the cluster view); ends at once.
+            (Link::Cluster(_), None) => Box::pin(async {}),
         }
     }
 

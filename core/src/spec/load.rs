@@ -232,10 +232,10 @@ impl Load {
             }
         }
         if let Some(r) = self.rate {
-            if !(r > 0.0 && r <= MAX_RATE) {
+            if !(MIN_RATE..=MAX_RATE).contains(&r) {
                 return Err(crate::Error::spec(
                     format!("{p}load.rate"),
-                    format!("{r} is out of range: allowed is above 0 and up to 100000000 requests per second"),
+                    format!("{r} is out of range: allowed is {MIN_RATE} to {MAX_RATE} requests per second"),
                 ));
             }
         }
@@ -247,15 +247,20 @@ impl Load {
                     "sets the rate itself: give either load.rate or load.rate_ramp, not both",
                 ));
             }
-            for (field, v) in [
-                ("start", ramp.start),
-                ("end", ramp.end),
-                ("step", ramp.step),
+            for (field, v, min) in [
+                ("start", ramp.start, MIN_RATE),
+                ("end", ramp.end, MIN_RATE),
+                ("step", ramp.step, 0.0),
             ] {
-                if !(v > 0.0 && v <= MAX_RATE) {
+                if !(v > 0.0 && v >= min && v <= MAX_RATE) {
+                    let low = if min > 0.0 {
+                        format!("{min}")
+                    } else {
+                        "above 0".into()
+                    };
                     return Err(crate::Error::spec(
                         format!("{at}.{field}"),
-                        format!("{v} is out of range: allowed is above 0 and up to {MAX_RATE} requests per second"),
+                        format!("{v} is out of range: allowed is {low} to {MAX_RATE} requests per second"),
                     ));
                 }
             }
@@ -399,6 +404,10 @@ impl Load {
 
 /// The highest rate allowed (requests per second).
 pub const MAX_RATE: f64 = 100_000_000.0;
+
+/// The lowest rate allowed (requests per second in total): one request every 1,000 s.
+/// Below it a connection's gap overflows the clock's arithmetic long before it means anything.
+pub const MIN_RATE: f64 = 0.001;
 
 /// A ramp step lasts a whole number of seconds (at least one), so that each step is a
 /// whole number of timeline rows.

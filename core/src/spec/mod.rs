@@ -24,7 +24,7 @@ pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{
     Arrivals, ConnectionsRamp, Load, RateRamp, Refill, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS,
-    MAX_RATE,
+    MAX_RATE, MIN_RATE,
 };
 pub use output::Output;
 pub use slo::Slo;
@@ -605,6 +605,22 @@ mod tests {
         assert!(e.contains("load.duration") && e.contains("soon"), "{e}");
         let e = err("[target]\nurl = \"redis://h\"\nport = 1");
         assert!(e.contains("target.url"), "{e}");
+        // Rates too low to schedule (a gap of 1e20 s overflows the clock).
+        for (toml, field) in [
+            ("[load]\nrate = 1e-20", "load.rate"),
+            (
+                "[load]\nrate_ramp = { start = 0.0001, end = 10, step = 1, step_duration = '1s' }",
+                "load.rate_ramp.start",
+            ),
+            ("[slo]\nbudget_ms = 5\nstart_rate = 1e-9", "slo.start_rate"),
+        ] {
+            let e = err(toml);
+            assert!(
+                e.contains(field) && e.contains("0.001 to 100000000"),
+                "{toml}: {e}"
+            );
+        }
+        Workload::from_toml_str("[load]\nrate = 0.001").unwrap();
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! SLO search (`[slo]`): find the highest open-loop rate that keeps a latency percentile
 //! under a budget and errors under a bound.
 
-use super::load::{whole_seconds, MAX_RATE};
+use super::load::{whole_seconds, MAX_RATE, MIN_RATE};
 use super::SpecDuration;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -104,9 +104,14 @@ impl Slo {
             m > 0.0 && m <= 1.0,
             "above 0 and up to 1",
         )?;
-        let rate_range = format!("above 0 and up to {MAX_RATE} requests per second");
+        let rate_range = format!("{MIN_RATE} to {MAX_RATE} requests per second");
         let s = self.start_rate;
-        check("start_rate", s, s > 0.0 && s <= MAX_RATE, &rate_range)?;
+        check(
+            "start_rate",
+            s,
+            (MIN_RATE..=MAX_RATE).contains(&s),
+            &rate_range,
+        )?;
         let x = self.max_rate;
         check(
             "max_rate",
