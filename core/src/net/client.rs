@@ -35,7 +35,27 @@ impl Value {
 }
 
 /// Decode one complete reply at the start of `buf` (already framed); returns it and its length.
+/// Attributes (`|`) before it are skipped in a loop, not by recursion: the framer does not
+/// count empty ones (`|0`) towards its depth limit, so a server could chain any number.
 fn decode(buf: &[u8]) -> Option<(Value, usize)> {
+    let mut pos = 0;
+    while buf.get(pos) == Some(&b'|') {
+        let line_end = pos + buf[pos..].windows(2).position(|w| w == b"\r\n")?;
+        let n: u64 = std::str::from_utf8(&buf[pos + 1..line_end])
+            .ok()?
+            .parse()
+            .ok()?;
+        pos = line_end + 2;
+        for _ in 0..2 * n {
+            pos += decode(&buf[pos..])?.1;
+        }
+    }
+    let (v, used) = decode_value(&buf[pos..])?;
+    Some((v, pos + used))
+}
+
+/// [`decode`] for a reply that is not an attribute.
+fn decode_value(buf: &[u8]) -> Option<(Value, usize)> {
     let line_end = buf.windows(2).position(|w| w == b"\r\n")?;
     let line = std::str::from_utf8(&buf[1..line_end]).ok()?;
     let after = line_end + 2;
@@ -59,27 +79,18 @@ fn decode(buf: &[u8]) -> Option<(Value, usize)> {
             };
             Some((v, end))
         }
-        b'*' | b'~' | b'>' | b'%' | b'|' => {
+        b'*' | b'~' | b'>' | b'%' => {
             let n: i64 = line.parse().ok()?;
             if n < 0 {
                 return Some((Value::Nil, after));
             }
-            let count = if matches!(buf[0], b'%' | b'|') {
-                2 * n
-            } else {
-                n
-            };
+            let count = if buf[0] == b'%' { 2 * n } else { n };
             let mut items = Vec::with_capacity(count.min(1024) as usize);
             let mut pos = after;
             for _ in 0..count {
                 let (v, used) = decode(&buf[pos..])?;
                 items.push(v);
                 pos += used;
-            }
-            if buf[0] == b'|' {
-                // An attribute precedes the real reply.
-                let (v, used) = decode(&buf[pos..])?;
-                return Some((v, pos + used));
             }
             Some((Value::List(items), pos))
         }
@@ -284,6 +295,30 @@ mod tests {
         assert_eq!(
             decode(b"=7\r\ntxt:abc\r\n").unwrap().0,
             Value::Bulk(b"abc".to_vec())
+        );
+    }
+
+    #[test]
+    fn attributes_are_skipped_however_many_precede_the_reply() {
+        let (v, n) = decode(b"|1\r\n+key\r\n*1\r\n|0\r\n:7\r\n:5\r\nrest").unwrap();
+        assert_eq!((v, n), (Value::Text("5".into()), 26));
+        let (v, n) = decode(b"*2\r\n|1\r\n+a\r\n+b\r\n:1\r\n:2\r\n").unwrap();
+        assert_eq!(
+            (v, n),
+            (
+                Value::List(vec![Value::Text("1".into()), Value::Text("2".into())]),
+                24
+            )
+        );
+        // A chain of 300,000 empty attributes is one reply to the framer (they do not nest),
+        // and decoding it took a stack frame each: 1.2 MB overflowed the stack.
+        let mut reply = b"|0\r\n".repeat(300_000);
+        reply.extend_from_slice(b"+OK\r\n");
+        let framed = crate::resp::Framer::new().next(&reply).unwrap().unwrap();
+        assert_eq!(framed.0, reply.len());
+        assert_eq!(
+            decode(&reply).unwrap(),
+            (Value::Text("OK".into()), reply.len())
         );
     }
 }
