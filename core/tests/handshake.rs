@@ -249,3 +249,24 @@ fn a_refused_client_tracking_names_the_field() {
     assert!(err.contains("target.tracking"), "{err}");
     assert_eq!(server.dbsize(), 0);
 }
+
+#[test]
+fn a_server_whose_reply_never_ends_fails_the_run_before_traffic() {
+    use std::io::{Read, Write};
+    // Answers the connection set-up with a simple string that never ends: 1 MiB writes of
+    // `a` without CRLF, until the client hangs up.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut sock, _) = listener.accept().unwrap();
+        let mut first = [0u8; 64];
+        let _ = sock.read(&mut first);
+        let chunk = vec![b'a'; 1 << 20];
+        sock.write_all(b"+").unwrap();
+        while sock.write_all(&chunk).is_ok() {}
+    });
+    let err = sets(json!({ "port": port }), 10).unwrap_err();
+    assert!(matches!(err, Error::Protocol { .. }), "{err}");
+    assert!(err.to_string().contains("longer than 64 MiB"), "{err}");
+    server.join().unwrap();
+}

@@ -35,7 +35,7 @@
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
 
-use super::connection::{grow_after_a_full_read, settle_read_buffer, FIRST_READ_BUFFER};
+use super::connection::{grow_after_a_full_read, settle_read_buffer, FIRST_READ_BUFFER, MAX_REPLY};
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
@@ -1032,7 +1032,9 @@ impl ClusterClient {
             n.sent.truncate(n.sent.len() - n.sent_head);
             n.sent_head = 0;
         }
-        settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend);
+        if !settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend, MAX_REPLY) {
+            return false;
+        }
         n.promote(shared.pipeline, now, open, shared.batch);
         true
     }

@@ -423,7 +423,9 @@ impl Connection {
         }
         outcome?;
         if !lean {
-            settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend);
+            if !settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend, MAX_REPLY) {
+                return Err(Failure::Protocol);
+            }
         } else if self.rstart == self.rend {
             self.rstart = 0;
             self.rend = 0;
@@ -527,9 +529,21 @@ pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
     }
 }
 
+/// The longest reply read: twice Redis's default `proto-max-bulk-len` (512 MB). A server
+/// that sends more without ending its reply (a line without CRLF, an endless array) fails the
+/// connection as a protocol error instead of growing the buffer until memory runs out.
+pub(super) const MAX_REPLY: usize = 1 << 30;
+
 /// After framing: rewind an emptied read buffer; when a partial reply fills it to the end,
-/// move that reply to the front, or grow the buffer if it already starts there.
-pub(super) fn settle_read_buffer(buf: &mut Vec<u8>, start: &mut usize, end: &mut usize) {
+/// move that reply to the front, or grow the buffer (up to `max`) if it already starts there.
+/// False when the partial reply already fills `max` bytes.
+#[must_use]
+pub(super) fn settle_read_buffer(
+    buf: &mut Vec<u8>,
+    start: &mut usize,
+    end: &mut usize,
+    max: usize,
+) -> bool {
     if *start == *end {
         *start = 0;
         *end = 0;
@@ -538,8 +552,36 @@ pub(super) fn settle_read_buffer(buf: &mut Vec<u8>, start: &mut usize, end: &mut
             buf.copy_within(*start..*end, 0);
             *end -= *start;
             *start = 0;
+        } else if buf.len() >= max {
+            return false;
         } else {
-            buf.resize(buf.len() * 2, 0);
+            buf.resize((buf.len() * 2).min(max), 0);
         }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partial_reply_grows_the_buffer_up_to_the_limit_only() {
+        let mut buf = vec![0u8; 16];
+        // Full from the front: grows (by doubling, held to the limit).
+        let (mut start, mut end) = (0, 16);
+        assert!(settle_read_buffer(&mut buf, &mut start, &mut end, 40));
+        assert_eq!(buf.len(), 32);
+        end = 32;
+        assert!(settle_read_buffer(&mut buf, &mut start, &mut end, 40));
+        assert_eq!(buf.len(), 40);
+        // Full at the limit and not ended: the reply is refused.
+        end = 40;
+        assert!(!settle_read_buffer(&mut buf, &mut start, &mut end, 40));
+        assert_eq!(buf.len(), 40);
+        // A partial reply after answered ones moves to the front instead.
+        (start, end) = (30, 40);
+        assert!(settle_read_buffer(&mut buf, &mut start, &mut end, 40));
+        assert_eq!((start, end, buf.len()), (0, 10, 40));
     }
 }

@@ -102,6 +102,9 @@ fn decode_value(buf: &[u8]) -> Option<(Value, usize)> {
 const READ_CHUNK_MIN: usize = 512;
 /// The largest read (a long INFO reply).
 const READ_CHUNK_MAX: usize = 16 * 1024;
+/// The longest reply to a control command (INFO, CLUSTER SLOTS of a large cluster are well
+/// under a megabyte): a server that sends more without ending it fails the call.
+const MAX_CONTROL_REPLY: usize = 64 << 20;
 
 /// A connection for control commands.
 pub struct Client {
@@ -246,6 +249,15 @@ impl Client {
                 // connections opening at once each held 16 KiB (160 MB). Long replies (INFO)
                 // read in chunks that double with what has arrived.
                 let start = self.buf.len();
+                if start >= MAX_CONTROL_REPLY {
+                    return Err(Error::Protocol {
+                        addr: self.addr.clone(),
+                        message: format!(
+                            "a reply longer than {} MiB, not ended",
+                            MAX_CONTROL_REPLY >> 20
+                        ),
+                    });
+                }
                 self.buf
                     .resize(start + start.clamp(READ_CHUNK_MIN, READ_CHUNK_MAX), 0);
                 let n = self.stream.read(&mut self.buf[start..]).await;
