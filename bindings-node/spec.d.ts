@@ -178,10 +178,10 @@ export interface LoadSpec {
    */
   timeout?: SpecDuration
   /**
-   * Open loop: requests per second in total, spread evenly over the connections, each request with
-   * an intended send time; latency counts from that time (so a stalled server shows in it) and
-   * service time from the actual write. Absent: closed loop (each connection sends as fast as
-   * replies come back).
+   * Open loop: requests per second in total (0.001 to 100,000,000), spread evenly over the
+   * connections, each request with an intended send time; latency counts from that time (so a
+   * stalled server shows in it) and service time from the actual write. Absent: closed loop (each
+   * connection sends as fast as replies come back).
    */
   rate?: number
   /**
@@ -223,9 +223,9 @@ export interface LoadSpec {
 
 /** A rate staircase (`load.rate_ramp`). */
 export interface RateRampSpec {
-  /** Requests per second in total during the first step. */
+  /** Requests per second in total during the first step (0.001 to 100,000,000). */
   start: number
-  /** Requests per second of the last step (above or below `start`). */
+  /** Requests per second of the last step (above or below `start`; 0.001 to 100,000,000). */
   end: number
   /** How much the rate changes from one step to the next. */
   step: number
@@ -377,7 +377,7 @@ export interface SloSpec {
    * server cannot reach does not count as met.
    */
   min_achieved?: number
-  /** The first rate tried (requests per second in total; default 1000). */
+  /** The first rate tried (requests per second in total, 0.001 to 100,000,000; default 1000). */
   start_rate?: number
   /** The highest rate tried (default 10,000,000). */
   max_rate?: number

@@ -187,7 +187,7 @@ struct TargetArgs {
     password: Option<String>,
     db: Option<u32>,
     resp3: bool,
-    /// `--enable-tracking`: CLIENT TRACKING ON on every connection.
+    /// `--enable-tracking`: CLIENT TRACKING ON on every load connection.
     tracking: bool,
     /// `--cluster`: `target.cluster`.
     cluster: bool,

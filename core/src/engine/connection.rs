@@ -529,9 +529,11 @@ pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
     }
 }
 
-/// The longest reply read: twice Redis's default `proto-max-bulk-len` (512 MB). A server
+/// The longest reply read (one RESP value, an aggregate with all its elements): a server
 /// that sends more without ending its reply (a line without CRLF, an endless array) fails the
-/// connection as a protocol error instead of growing the buffer until memory runs out.
+/// connection as a protocol error, rather than grow its buffer until memory runs out. A valid
+/// reply this long (LRANGE or HGETALL of a 1 GiB collection) fails too: a load generator's
+/// replies are far shorter. One bulk string is held to 512 MiB by the framer.
 pub(super) const MAX_REPLY: usize = 1 << 30;
 
 /// After framing: rewind an emptied read buffer; when a partial reply fills it to the end,

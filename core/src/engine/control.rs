@@ -121,10 +121,13 @@ pub struct Shared {
 
 /// Held by every connection task: when the task ends, however it ends, one fewer is live.
 /// A panic in a task (a bug) then ends only that task: the worker, which waits for every task
-/// to end, still finishes the phase and reports, rather than wait for ever.
+/// to end, still finishes the phase and reports, rather than wait for ever. The report shows
+/// it as one `INTERNAL` error (the requests the task had in flight are not accounted for).
 pub struct TaskEnd {
     shared: Rc<Shared>,
     ctl: Option<Rc<ConnCtl>>,
+    /// Set when the task's future completed (not when it was dropped mid-way by a panic).
+    completed: bool,
 }
 
 impl TaskEnd {
@@ -133,7 +136,14 @@ impl TaskEnd {
         TaskEnd {
             shared: Rc::clone(shared),
             ctl: ctl.map(Rc::clone),
+            completed: false,
         }
+    }
+
+    /// The task's work is done: end it as completed. (A method taking the guard by value, so
+    /// that the task's future owns the whole guard, not only a field of it.)
+    pub fn complete(mut self) {
+        self.completed = true;
     }
 }
 
@@ -141,6 +151,16 @@ impl Drop for TaskEnd {
     fn drop(&mut self) {
         if let Some(ctl) = &self.ctl {
             ctl.waiting.set(false);
+        }
+        if !self.completed {
+            // `try_`: the panic may have struck while the recorder was borrowed.
+            if let Ok(mut rec) = self.shared.recorder.try_borrow_mut() {
+                if let Some(c) = rec.commands.first_mut() {
+                    c.ops += 1;
+                    c.errors += 1;
+                    c.error_kinds.add(b"INTERNAL", 1);
+                }
+            }
         }
         self.shared.task_ended();
     }
@@ -210,17 +230,20 @@ mod tests {
                 tokio::task::yield_now().await;
                 panic!("a bug in a connection task");
             });
+            let s = Rc::clone(&shared);
             assert!(bug.await.unwrap_err().is_panic());
             assert_eq!(shared.live.get(), 1);
             assert!(!ctl.waiting.get());
-            let s = Rc::clone(&shared);
             tokio::task::spawn_local(async move {
-                let _end = TaskEnd::new(&s, None);
+                TaskEnd::new(&s, None).complete();
             })
             .await
             .unwrap();
         });
         assert_eq!(shared.live.get(), 0);
         assert!(shared.ended.get().is_some());
+        // The panic, and only it, shows in the report.
+        let rec = shared.recorder.borrow();
+        assert_eq!((rec.commands[0].ops, rec.commands[0].errors), (1, 1));
     }
 }

@@ -2,9 +2,9 @@
 //! highest rate whose latency percentile stays under the budget with few errors.
 //!
 //! The rate doubles from `start_rate` while steps meet the SLO (halves while they fail, down
-//! to [`crate::spec::MIN_RATE`]),
-//! then bisects between the best rate met and the lowest rate failed, until they are within
-//! `precision` of each other, `max_rate` is met, or `max_steps` were run.
+//! to [`crate::spec::MIN_RATE`]), then bisects between the best rate met and the lowest rate
+//! failed, until they are within `precision` of each other, `max_rate` is met, or
+//! `max_steps` were run.
 
 use super::phase::{run_phase, PhaseOutcome};
 use super::Snapshot;

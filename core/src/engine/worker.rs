@@ -205,8 +205,8 @@ async fn worker(s: WorkerSetup) {
         let end = TaskEnd::new(&shared, Some(&ctl));
         let client = spawner.client(s.first_connection + l, link, ctl, now);
         tokio::task::spawn_local(async move {
-            let _end = end;
-            client.await
+            client.await;
+            end.complete();
         });
     }
     for l in later {
@@ -216,11 +216,12 @@ async fn worker(s: WorkerSetup) {
         let at = measure_start + ramp.map_or(Duration::ZERO, |r| r.step_duration.0 * step);
         let spawner = Rc::clone(&spawner);
         let index = s.first_connection + l;
+        let end = TaskEnd::new(&shared, Some(&ctl));
         tokio::task::spawn_local(async move {
-            let _end = TaskEnd::new(&spawner.shared, Some(&ctl));
             if let Some(link) = spawner.open_later(&ctl, at, index).await {
                 spawner.client(index, link, ctl, Instant::now()).await
             }
+            end.complete();
         });
     }
 

@@ -12,9 +12,9 @@ pub use stream::Stream;
 use crate::spec::Connect;
 
 /// The commands that set a connection up, in order: HELLO 3 (with AUTH inside) or AUTH,
-/// then SELECT, CLIENT SETNAME and CLIENT TRACKING ON when asked for, and READONLY on cluster connections that
-/// may read from replicas. Sent pipelined; any error reply fails the connection before
-/// traffic.
+/// then SELECT, CLIENT SETNAME and CLIENT TRACKING ON when asked for, and READONLY on
+/// cluster connections that may read from replicas. Sent pipelined; any error reply fails
+/// the connection before traffic.
 pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
     let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
     let auth: Vec<Vec<u8>> = match (&c.user, &c.password) {

@@ -639,6 +639,9 @@ impl TlsStream {
                 } else {
                     0
                 };
+                // Without an error `open_records` stops only at a partial record (TLS 1.3
+                // keys stay TLS 1.3 keys, so `open13` does not go away mid-way).
+                debug_assert!(keep < FIRST_READ, "{keep} bytes left over");
                 self.rbuf[..keep].copy_from_slice(&dst[at..at + keep]);
                 (self.rstart, self.rend) = (0, keep);
                 out.advance(plain);

@@ -36,7 +36,8 @@ pub struct Load {
     /// errors and reconnects (default 10s).
     #[serde(default = "default_timeout")]
     pub timeout: SpecDuration,
-    /// Open loop: requests per second in total, spread evenly over the connections, each
+    /// Open loop: requests per second in total (0.001 to 100,000,000), spread evenly over the
+    /// connections, each
     /// request with an intended send time; latency counts from that time (so a stalled
     /// server shows in it) and service time from the actual write. Absent: closed loop
     /// (each connection sends as fast as replies come back).
@@ -85,9 +86,9 @@ fn is_true(b: &bool) -> bool {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct RateRamp {
-    /// Requests per second in total during the first step.
+    /// Requests per second in total during the first step (0.001 to 100,000,000).
     pub start: f64,
-    /// Requests per second of the last step (above or below `start`).
+    /// Requests per second of the last step (above or below `start`; 0.001 to 100,000,000).
     pub end: f64,
     /// How much the rate changes from one step to the next.
     pub step: f64,
@@ -253,14 +254,14 @@ impl Load {
                 ("step", ramp.step, 0.0),
             ] {
                 if !(v > 0.0 && v >= min && v <= MAX_RATE) {
-                    let low = if min > 0.0 {
-                        format!("{min}")
+                    let allowed = if min > 0.0 {
+                        format!("{min} to {MAX_RATE}")
                     } else {
-                        "above 0".into()
+                        format!("above 0 and up to {MAX_RATE}")
                     };
                     return Err(crate::Error::spec(
                         format!("{at}.{field}"),
-                        format!("{v} is out of range: allowed is {low} to {MAX_RATE} requests per second"),
+                        format!("{v} is out of range: allowed is {allowed} requests per second"),
                     ));
                 }
             }

@@ -23,7 +23,7 @@ pub struct Slo {
     /// client or server cannot reach does not count as met.
     #[serde(default = "default_min_achieved")]
     pub min_achieved: f64,
-    /// The first rate tried (requests per second in total; default 1000).
+    /// The first rate tried (requests per second in total, 0.001 to 100,000,000; default 1000).
     #[serde(default = "default_start_rate")]
     pub start_rate: f64,
     /// The highest rate tried (default 10,000,000).
