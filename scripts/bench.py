@@ -692,6 +692,35 @@ def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> li
     ]
 
 
+def w5c(srv: Servers, clients: int, seconds: int, log: Callable[[str], None]) -> list[str]:
+    """W5 against the cluster: each client holds a connection to each of the 3 primaries."""
+    t = srv.targets()["cluster"]
+    spec = {
+        "load": {
+            "connections": clients,
+            "rate": clients,
+            "duration": f"{seconds}s",
+            "timeout": "30s",
+        },
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "commands": [{"name": "get"}],
+    }
+    s = respload(t, spec, None)
+    log(
+        f"  W5C respload: {clients} clients, {s.ops:,.0f} ops/s, {s.rss_mb:.1f} MiB peak RSS, "
+        f"{s.cpu:.2f} CPU s"
+    )
+    return [
+        "",
+        f"W5C: {clients:,} cluster clients ({3 * clients:,} connections to 3 primaries), "
+        f"{clients:,} requests/s in total (open loop), {seconds} s:",
+        "",
+        "| tool | peak RSS MiB | ops/s | client CPU s |",
+        "|---|---|---|---|",
+        f"| respload | {s.rss_mb:.1f} | {s.ops:,.0f} | {s.cpu:.2f} |",
+    ]
+
+
 def soak(srv: Servers, minutes: float, rate: int, log: Callable[[str], None]) -> list[str]:
     """RSS over a long open-loop run: sampled every 5 s from /proc, compared with its value
     after 1 minute."""
@@ -776,7 +805,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
     ap.add_argument(
-        "--only", default="", help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5"
+        "--only", default="", help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C"
     )
     ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
@@ -804,6 +833,7 @@ def main() -> None:
             "C1",
             "C3",
             "W5",
+            "W5C",
         }
         rounds, scale = args.rounds, args.scale
     if args.soak:
@@ -815,7 +845,7 @@ def main() -> None:
     for exe in (RESPLOAD, RUSAGE):
         if not exe.exists():
             sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
-    srv = Servers(tls=bool(only & {"W4", "W4E"}), cluster="C3" in only)
+    srv = Servers(tls=bool(only & {"W4", "W4E"}), cluster=bool(only & {"C3", "W5C"}))
     results: list[dict] = []
     extra: list[str] = []
     try:
@@ -833,6 +863,8 @@ def main() -> None:
                 results.append(run_scenario(sc, tg, srv.cpu, rounds, scale, args.quick, log))
         if "W5" in only:
             extra += w5(srv, args.connections, 20, log)
+        if "W5C" in only:
+            extra += w5c(srv, args.connections * 3 // 10, 20, log)
         if args.soak:
             extra += soak(srv, args.soak, args.rate, log)
     finally:

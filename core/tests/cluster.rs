@@ -479,6 +479,55 @@ fn open_loop_keeps_its_rate_across_the_nodes() {
 }
 
 #[test]
+fn an_open_loop_client_waiting_for_its_next_request_ends_with_the_run() {
+    let (_one, cluster) = start(3, 0);
+    // One request every 20 s per client: when the second ends, each client has sent its
+    // first and sleeps until its next, 19 s away. The end of the run must wake it.
+    let started = std::time::Instant::now();
+    let report = run(&workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 2, "duration": "1s", "rate": 0.1, "threads": 1 },
+        "keys": { "range": [0, 9999] },
+    })))
+    .unwrap();
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < 5.0, "the run took {took:.1} s");
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!(t.ops >= 1 && t.ops <= 2, "{}", t.ops);
+    let gets: u64 = cluster.primaries().iter().map(|p| p.calls("get")).sum();
+    assert_eq!(gets, t.ops);
+}
+
+#[test]
+fn replies_longer_than_a_read_are_put_together_on_every_node() {
+    let (_one, cluster) = start(3, 0);
+    // 200 kB values: a node connection reads its replies first into the worker's shared
+    // buffer, and each read ends inside a reply that must be kept for the next one.
+    let spec = |cmd: &str, n: u64| {
+        workload(json!({
+            "target": { "port": cluster.port(), "cluster": true },
+            "load": { "connections": 3, "pipeline": 4, "requests": n, "threads": 1 },
+            "keys": { "range": [0, 29], "distribution": "sequential" },
+            "values": { "size": 200000 },
+            "commands": [{ "name": cmd }],
+        }))
+    };
+    let set = run(&spec("set", 30)).unwrap();
+    assert_eq!(set.totals.errors, 0, "{:?}", set.totals.errors_by_kind);
+    for node in cluster.primaries() {
+        assert!(node.calls("set") > 0, "{}", node.port);
+    }
+    let get = run(&spec("get", 300)).unwrap();
+    let t = &get.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!((t.ops, t.hits, t.misses), (300, 300, 0));
+    // Every reply whole: "$200000\r\n", the value, "\r\n".
+    assert_eq!(t.bytes_received, 300 * (9 + 200_000 + 2));
+    assert_eq!(get.nodes.len(), 3);
+}
+
+#[test]
 fn stop_gives_a_partial_report_with_every_request_accounted_for() {
     let (_one, cluster) = start(3, 0);
     let runner = respload::Runner::start(workload(json!({

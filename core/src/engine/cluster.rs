@@ -35,7 +35,7 @@
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
 
-use super::connection::{grow_after_a_full_read, settle_read_buffer, FIRST_READ_BUFFER, MAX_REPLY};
+use super::connection::{grow_after_a_full_read, keep_partial, settle_read_buffer, MAX_REPLY};
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
@@ -359,6 +359,9 @@ struct Node {
     /// The bytes of the requests in flight, in order, from `sent_head` (for retries).
     sent: Vec<u8>,
     sent_head: usize,
+    /// Empty until a read ends inside a reply: until then the node reads into the worker's
+    /// scratch buffer (as a standalone connection does), so thousands of clients, each with a
+    /// connection to every node, hold no read buffers.
     rbuf: Vec<u8>,
     rstart: usize,
     rend: usize,
@@ -384,7 +387,7 @@ impl Node {
             wbuf: Vec::new(),
             sent: Vec::new(),
             sent_head: 0,
-            rbuf: vec![0; FIRST_READ_BUFFER],
+            rbuf: Vec::new(),
             rstart: 0,
             rend: 0,
             queued: VecDeque::new(),
@@ -493,7 +496,7 @@ impl ClusterClient {
             cluster,
             pick,
             nodes: Vec::new(),
-            req: Vec::with_capacity(4096),
+            req: Vec::new(),
             parked: None,
             retries: VecDeque::new(),
             now: Instant::now(),
@@ -513,48 +516,54 @@ impl ClusterClient {
     }
 
     /// Run until there is nothing more to send and nothing in flight, or until aborted.
-    pub async fn run(mut self) {
-        let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
-        self.shared
-            .connected
-            .set(self.shared.connected.get() + open);
-        loop {
-            match self.drive().await {
-                Ok(()) => break,
-                Err(Interrupt::Timeout) => {
-                    for i in 0..self.nodes.len() {
-                        if !self.nodes[i].inflight.is_empty() {
-                            self.node_failed(i, b"TIMEOUT");
-                            self.nodes[i].down_until = None;
+    ///
+    /// Not an `async fn`: its future would hold the client twice (the argument, and the local
+    /// it is moved into: 640 bytes more in every client's task); the block uses it in place.
+    #[allow(clippy::manual_async_fn)] // on purpose, see above
+    pub fn run(mut self) -> impl Future<Output = ()> {
+        async move {
+            let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
+            self.shared
+                .connected
+                .set(self.shared.connected.get() + open);
+            loop {
+                match self.drive().await {
+                    Ok(()) => break,
+                    Err(Interrupt::Timeout) => {
+                        for i in 0..self.nodes.len() {
+                            if !self.nodes[i].inflight.is_empty() {
+                                self.node_failed(i, b"TIMEOUT");
+                                self.nodes[i].down_until = None;
+                            }
                         }
                     }
-                }
-                Err(_) => {
-                    for i in 0..self.nodes.len() {
-                        self.node_failed(i, b"ABORTED");
-                    }
-                    let mut rec = self.shared.recorder.borrow_mut();
-                    let parked = self.parked.take().map(|(_, p)| p);
-                    for p in parked
-                        .into_iter()
-                        .chain(self.retries.drain(..).map(|r| r.p))
-                    {
-                        if p.measured {
-                            let c = &mut rec.commands[p.cmd as usize];
-                            c.ops += 1;
-                            c.errors += 1;
-                            c.error_kinds.add(b"ABORTED", 1);
+                    Err(_) => {
+                        for i in 0..self.nodes.len() {
+                            self.node_failed(i, b"ABORTED");
                         }
+                        let mut rec = self.shared.recorder.borrow_mut();
+                        let parked = self.parked.take().map(|(_, p)| p);
+                        for p in parked
+                            .into_iter()
+                            .chain(self.retries.drain(..).map(|r| r.p))
+                        {
+                            if p.measured {
+                                let c = &mut rec.commands[p.cmd as usize];
+                                c.ops += 1;
+                                c.errors += 1;
+                                c.error_kinds.add(b"ABORTED", 1);
+                            }
+                        }
+                        break;
                     }
-                    break;
                 }
             }
+            let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
+            self.shared
+                .connected
+                .set(self.shared.connected.get() - open);
+            // The task's `TaskEnd` counts it out.
         }
-        let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
-        self.shared
-            .connected
-            .set(self.shared.connected.get() - open);
-        // The task's `TaskEnd` counts it out.
     }
 
     fn inflight(&self) -> usize {
@@ -583,17 +592,25 @@ impl ClusterClient {
                 if self.parked.is_none() && self.retries.is_empty() && self.finished() {
                     return Ok(());
                 }
-                // Waiting for a retry's time, a node that is down, or the next request's time.
+                // Waiting for the next request's time (open loop), however far: an idle
+                // client sleeps until then, not in steps of BACKOFF_MIN (3,000 clients at one
+                // request a second each woke 100 times a second). Else for the next pass:
+                // after one whose requests all failed (nodes down), or for a parked request.
+                // A retry's time may come first.
                 let mut wake = self.now + BACKOFF_MIN;
-                if let Some(r) = self.retries.iter().map(|r| r.due).min() {
-                    wake = wake.min(r);
-                }
+                let mut due = false;
                 if let Some(p) = &self.pacer {
                     if !self.finished() && self.parked.is_none() {
-                        wake = wake.min(p.due());
+                        wake = p.due();
+                        due = true;
                     }
                 }
-                self.sleep_until(wake).await?;
+                if let Some(r) = self.retries.iter().map(|r| r.due).min() {
+                    if r < wake {
+                        (wake, due) = (r, false);
+                    }
+                }
+                self.sleep_until(wake, due).await?;
                 self.now = Instant::now();
                 continue;
             }
@@ -609,7 +626,9 @@ impl ClusterClient {
                     self.ctl.last_progress.set(self.now);
                     let node = &mut self.nodes[i];
                     node.rend += n;
-                    grow_after_a_full_read(&mut node.rbuf, node.rend);
+                    if !node.rbuf.is_empty() {
+                        grow_after_a_full_read(&mut node.rbuf, node.rend);
+                    }
                     if !self.process(i) {
                         self.node_failed(i, b"PROTOCOL");
                     }
@@ -619,10 +638,14 @@ impl ClusterClient {
         }
     }
 
-    async fn sleep_until(&self, t: Instant) -> std::result::Result<(), Interrupt> {
+    /// Sleep until `t`, or until the run stops when `t` is the next request's time (`due`):
+    /// a stopping run sends no more requests, and wakes the client to say so.
+    async fn sleep_until(&self, t: Instant, due: bool) -> std::result::Result<(), Interrupt> {
         let mut sleep = std::pin::pin!(tokio::time::sleep_until(t.into()));
         let ctl = &*self.ctl;
+        let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None if due && shared.stopping.get() => Poll::Ready(Ok(())),
             Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
             why => Poll::Ready(Err(why)),
         })
@@ -908,7 +931,19 @@ impl ClusterClient {
                     let Some(s) = n.stream.as_mut() else {
                         continue;
                     };
-                    let mut rb = ReadBuf::new(&mut n.rbuf[n.rend..]);
+                    let mut scratch;
+                    let mut rb = match n.rbuf.is_empty() {
+                        false => ReadBuf::new(&mut n.rbuf[n.rend..]),
+                        true => {
+                            // Never fails: no other task runs while this one is polled, and
+                            // the replies are framed before this task yields.
+                            let Ok(sc) = shared.scratch.try_borrow_mut() else {
+                                return Poll::Ready(Ok(Some((i, None))));
+                            };
+                            scratch = sc;
+                            ReadBuf::new(&mut scratch[..])
+                        }
+                    };
                     match s.poll_read_buf(cx, &mut rb) {
                         Poll::Ready(Ok(())) => {
                             return Poll::Ready(Ok(Some((i, Some(rb.filled().len())))))
@@ -941,11 +976,24 @@ impl ClusterClient {
         } = self;
         let now = *now;
         let n = &mut nodes[i];
+        // No buffer of its own: the read went into the worker's scratch buffer.
+        let lean = n.rbuf.is_empty();
+        let scratch = match lean {
+            true => match shared.scratch.try_borrow() {
+                Ok(s) => Some(s),
+                Err(_) => return false,
+            },
+            false => None,
+        };
+        let data: &[u8] = match &scratch {
+            Some(s) => s,
+            None => &n.rbuf,
+        };
         let mut rec = shared.recorder.borrow_mut();
         // Whether this read delivered a successful measured reply (for the gap figures).
         let mut ok = false;
         loop {
-            let buf = &n.rbuf[n.rstart..n.rend];
+            let buf = &data[n.rstart..n.rend];
             let (len, reply) = match n.framer.next(buf) {
                 Ok(Some(r)) => r,
                 Ok(None) => break,
@@ -1032,7 +1080,11 @@ impl ClusterClient {
             n.sent.truncate(n.sent.len() - n.sent_head);
             n.sent_head = 0;
         }
-        if !settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend, MAX_REPLY) {
+        if lean {
+            if let Some(own) = keep_partial(data, &mut n.rstart, &mut n.rend) {
+                n.rbuf = own;
+            }
+        } else if !settle_read_buffer(&mut n.rbuf, &mut n.rstart, &mut n.rend, MAX_REPLY) {
             return false;
         }
         n.promote(shared.pipeline, now, open, shared.batch);

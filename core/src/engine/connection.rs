@@ -426,22 +426,10 @@ impl Connection {
             if !settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend, MAX_REPLY) {
                 return Err(Failure::Protocol);
             }
-        } else if self.rstart == self.rend {
-            self.rstart = 0;
-            self.rend = 0;
         } else {
-            let partial = &data[self.rstart..self.rend];
-            // Sized as the connection would have grown its own: full-size when this read
-            // would have filled the small one.
-            let size = match self.rend >= FIRST_READ_BUFFER {
-                true => READ_BUFFER,
-                false => FIRST_READ_BUFFER,
-            };
-            let mut own = vec![0; size.max(2 * partial.len())];
-            own[..partial.len()].copy_from_slice(partial);
-            self.rstart = 0;
-            self.rend = partial.len();
-            self.rbuf = own;
+            if let Some(own) = keep_partial(data, &mut self.rstart, &mut self.rend) {
+                self.rbuf = own;
+            }
         }
         Ok(())
     }
@@ -523,6 +511,27 @@ async fn connect(shared: &Shared) -> crate::Result<Client> {
 
 /// A read that filled the first, small buffer: the connection is busy, give it the full one.
 #[inline]
+/// After the replies of a read into the worker's scratch buffer (`data`) were framed: the
+/// cursors back to 0 when they were all whole, else the partial reply at the end copied
+/// into a buffer of the connection's own, returned to be kept for good.
+pub(super) fn keep_partial(data: &[u8], rstart: &mut usize, rend: &mut usize) -> Option<Vec<u8>> {
+    let partial = &data[*rstart..*rend];
+    let own = (!partial.is_empty()).then(|| {
+        // Sized as the connection would have grown its own: full-size when this read would
+        // have filled the small one.
+        let size = match *rend >= FIRST_READ_BUFFER {
+            true => READ_BUFFER,
+            false => FIRST_READ_BUFFER,
+        };
+        let mut own = vec![0; size.max(2 * partial.len())];
+        own[..partial.len()].copy_from_slice(partial);
+        own
+    });
+    *rend = partial.len();
+    *rstart = 0;
+    own
+}
+
 pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
     if end == buf.len() && buf.len() < READ_BUFFER {
         buf.resize(READ_BUFFER, 0);
