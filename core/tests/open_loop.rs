@@ -87,3 +87,22 @@ fn a_stall_shows_in_open_loop_latency_but_not_in_service_time_or_closed_loop_per
         closed.totals.latency_ms.p99
     );
 }
+
+#[test]
+fn connections_waiting_for_their_next_request_end_once_the_requests_are_sent() {
+    let server = Server::start(&[]);
+    // 2 requests a second over 20 connections: each connection's first request is due at
+    // its own point of a 10 s cycle. The first two due send the two requests asked for; the
+    // others, asleep until theirs, must end then rather than at their due times.
+    let started = std::time::Instant::now();
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 20, "rate": 2, "requests": 2, "threads": 1 },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < 5.0, "the run took {took:.1} s");
+    assert_eq!((report.totals.ops, report.totals.errors), (2, 0));
+    assert_eq!(server.calls("get"), 2);
+}

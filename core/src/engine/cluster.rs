@@ -527,7 +527,11 @@ impl ClusterClient {
                 .connected
                 .set(self.shared.connected.get() + open);
             loop {
-                match self.drive().await {
+                let outcome = self.drive().await;
+                // An interrupted read leaves the flag set: an idle client would then be timed
+                // out again and again.
+                self.ctl.waiting.set(false);
+                match outcome {
                     Ok(()) => break,
                     Err(Interrupt::Timeout) => {
                         for i in 0..self.nodes.len() {
@@ -594,9 +598,10 @@ impl ClusterClient {
                 }
                 // Waiting for the next request's time (open loop), however far: an idle
                 // client sleeps until then, not in steps of BACKOFF_MIN (3,000 clients at one
-                // request a second each woke 100 times a second). Else for the next pass:
-                // after one whose requests all failed (nodes down), or for a parked request.
-                // A retry's time may come first.
+                // request a second each woke 100 times a second). Else (closed loop, a parked
+                // request, or no more requests to start) for the next pass, BACKOFF_MIN
+                // away: after a pass whose requests all failed (nodes down), a pause. A
+                // retry's time may come first.
                 let mut wake = self.now + BACKOFF_MIN;
                 let mut due = false;
                 if let Some(p) = &self.pacer {
@@ -638,14 +643,17 @@ impl ClusterClient {
         }
     }
 
-    /// Sleep until `t`, or until the run stops when `t` is the next request's time (`due`):
-    /// a stopping run sends no more requests, and wakes the client to say so.
+    /// Sleep until `t`, or, when `t` is the next request's time (`due`), until no more may
+    /// start: the run stops, or the `requests` budget is spent (the worker then wakes every
+    /// client).
     async fn sleep_until(&self, t: Instant, due: bool) -> std::result::Result<(), Interrupt> {
         let mut sleep = std::pin::pin!(tokio::time::sleep_until(t.into()));
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
-            Interrupt::None if due && shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None if due && (shared.stopping.get() || shared.budget.get() == 0) => {
+                Poll::Ready(Ok(()))
+            }
             Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
             why => Poll::Ready(Err(why)),
         })

@@ -136,6 +136,9 @@ impl Connection {
                         }
                     }
                     Err(failure) => {
+                        // An interrupted read leaves the flag set: an idle connection would
+                        // then be timed out again and again.
+                        self.ctl.waiting.set(false);
                         stream = None;
                         self.shared.connected.set(self.shared.connected.get() - 1);
                         let kind: &[u8] = match failure {
@@ -318,8 +321,9 @@ impl Connection {
         .await
     }
 
-    /// Open loop with nothing in flight: sleep until the next request is due (or the run
-    /// stops).
+    /// Open loop with nothing in flight: sleep until the next request is due, or until no
+    /// more may start (the run stops, or the `requests` budget is spent: the worker then
+    /// wakes every connection).
     async fn wait_due(&mut self) -> Result<(), Failure> {
         let Some((pacer, sleep)) = self.pacer.as_mut() else {
             return Ok(());
@@ -328,7 +332,9 @@ impl Connection {
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
-            Interrupt::None if shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None if shared.stopping.get() || shared.budget.get() == 0 => {
+                Poll::Ready(Ok(()))
+            }
             Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
             why => Poll::Ready(Err(Failure::Interrupted(why))),
         })
@@ -426,10 +432,8 @@ impl Connection {
             if !settle_read_buffer(&mut self.rbuf, &mut self.rstart, &mut self.rend, MAX_REPLY) {
                 return Err(Failure::Protocol);
             }
-        } else {
-            if let Some(own) = keep_partial(data, &mut self.rstart, &mut self.rend) {
-                self.rbuf = own;
-            }
+        } else if let Some(own) = keep_partial(data, &mut self.rstart, &mut self.rend) {
+            self.rbuf = own;
         }
         Ok(())
     }
@@ -509,8 +513,6 @@ async fn connect(shared: &Shared) -> crate::Result<Client> {
     Box::pin(Client::connect(&shared.connect)).await
 }
 
-/// A read that filled the first, small buffer: the connection is busy, give it the full one.
-#[inline]
 /// After the replies of a read into the worker's scratch buffer (`data`) were framed: the
 /// cursors back to 0 when they were all whole, else the partial reply at the end copied
 /// into a buffer of the connection's own, returned to be kept for good.
@@ -532,6 +534,8 @@ pub(super) fn keep_partial(data: &[u8], rstart: &mut usize, rend: &mut usize) ->
     own
 }
 
+/// A read that filled the first, small buffer: the connection is busy, give it the full one.
+#[inline]
 pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
     if end == buf.len() && buf.len() < READ_BUFFER {
         buf.resize(READ_BUFFER, 0);

@@ -225,7 +225,7 @@ async fn worker(s: WorkerSetup) {
         });
     }
 
-    let mut waiting_to_open = ramp.is_some();
+    let mut budget_spent = false;
     let mut next_flush = measure_start + INTERVAL;
     let mut index = 0u64;
     let mut stop_at: Option<Instant> = None;
@@ -290,9 +290,10 @@ async fn worker(s: WorkerSetup) {
         if let Some(c) = &spawner.cluster {
             c.maintain();
         }
-        if waiting_to_open && shared.budget.get() == 0 {
-            // Connections still waiting for their ramp step will send nothing: end them.
-            waiting_to_open = false;
+        if !budget_spent && shared.budget.get() == 0 {
+            // Connections asleep until their next request (open loop) or their ramp step will
+            // send nothing more: wake them to end.
+            budget_spent = true;
             ctls.iter().for_each(|c| c.wake());
         }
         peak_connected = peak_connected.max(shared.connected.get());
