@@ -854,7 +854,10 @@ impl ClusterClient {
                 continue;
             }
             if self.nodes[i].stream.is_none() {
-                match Client::connect(&self.cluster.connect_of(i)).await {
+                // Boxed: inline, the connect future (its handshake state) would sit in
+                // every client's task for a reconnect that may never come.
+                let connect = self.cluster.connect_of(i);
+                match Box::pin(Client::connect(&connect)).await {
                     Ok(c) => {
                         let n = &mut self.nodes[i];
                         n.stream = Some(c.into_stream());
