@@ -661,15 +661,19 @@ def cross_ratios(results: list[dict]) -> list[str]:
     return lines
 
 
-def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> list[str]:
-    """Many idle-ish connections at a low rate (one request per connection per second)."""
-    t = srv.targets()["plain"]
-    spec = {
+def idle_ish_spec(conns: int, seconds: int) -> dict:
+    """W5's and W5C's load: GETs, one per connection (or cluster client) per second."""
+    return {
         "load": {"connections": conns, "rate": conns, "duration": f"{seconds}s", "timeout": "30s"},
         "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
         "commands": [{"name": "get"}],
     }
-    s = respload(t, spec, None)
+
+
+def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> list[str]:
+    """Many idle-ish connections at a low rate (one request per connection per second)."""
+    t = srv.targets()["plain"]
+    s = respload(t, idle_ish_spec(conns, seconds), None)
     log(f"  W5 respload: {conns} connections, {s.ops:,.0f} ops/s, {s.rss_mb:.1f} MiB peak RSS")
     # redis-benchmark has no rate limit: the same connection count, flat out, for its RSS only.
     rb = redis_benchmark(
@@ -694,18 +698,7 @@ def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> li
 
 def w5c(srv: Servers, clients: int, seconds: int, log: Callable[[str], None]) -> list[str]:
     """W5 against the cluster: each client holds a connection to each of the 3 primaries."""
-    t = srv.targets()["cluster"]
-    spec = {
-        "load": {
-            "connections": clients,
-            "rate": clients,
-            "duration": f"{seconds}s",
-            "timeout": "30s",
-        },
-        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
-        "commands": [{"name": "get"}],
-    }
-    s = respload(t, spec, None)
+    s = respload(srv.targets()["cluster"], idle_ish_spec(clients, seconds), None)
     log(
         f"  W5C respload: {clients} clients, {s.ops:,.0f} ops/s, {s.rss_mb:.1f} MiB peak RSS, "
         f"{s.cpu:.2f} CPU s"

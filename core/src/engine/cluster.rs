@@ -631,9 +631,7 @@ impl ClusterClient {
                     self.ctl.last_progress.set(self.now);
                     let node = &mut self.nodes[i];
                     node.rend += n;
-                    if !node.rbuf.is_empty() {
-                        grow_after_a_full_read(&mut node.rbuf, node.rend);
-                    }
+                    grow_after_a_full_read(&mut node.rbuf, node.rend);
                     if !self.process(i) {
                         self.node_failed(i, b"PROTOCOL");
                     }

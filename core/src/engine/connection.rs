@@ -535,6 +535,7 @@ pub(super) fn keep_partial(data: &[u8], rstart: &mut usize, rend: &mut usize) ->
 }
 
 /// A read that filled the first, small buffer: the connection is busy, give it the full one.
+/// An empty buffer (the read went into the worker's scratch buffer, `end` > 0) stays empty.
 #[inline]
 pub(super) fn grow_after_a_full_read(buf: &mut Vec<u8>, end: usize) {
     if end == buf.len() && buf.len() < READ_BUFFER {
