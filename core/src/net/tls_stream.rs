@@ -5,8 +5,9 @@
 //! its ciphertext (no copy at all); otherwise, and for TLS 1.2, records are decrypted in place in
 //! the stream's own read buffer (rustls's `MessageDecrypter`) and copied once to the caller.
 //! rustls's buffered stream copied every reply three times (read-ahead into its deframer buffer,
-//! out into a buffer allocated per record, out again to the caller). Writes are encrypted by
-//! rustls's `MessageEncrypter` (one allocation per write call, not per request).
+//! out into a buffer allocated per record, out again to the caller). TLS 1.3 writes are
+//! encrypted with ring in place in the stream's write buffer, which keeps its capacity (rustls's
+//! `MessageEncrypter`, used for TLS 1.2, allocates every record: with no pipeline, a request).
 //! Post-handshake messages (TLS 1.3 session tickets and key updates) go back to rustls.
 //! Not rustls's unbuffered `ReadTraffic` for the data: in rustls 0.23 it still decrypts into a
 //! buffer allocated per record and hands that out (`next_record` pops it), so it saves only the
@@ -110,15 +111,16 @@ fn encrypter(
     })
 }
 
-/// A TLS 1.3 receive key for ring, and its IV.
-struct Open13 {
+/// A TLS 1.3 key for ring, and its IV: records opened in the caller's buffer (receive) or
+/// sealed in place in the write buffer (send).
+struct Key13 {
     key: ring::aead::LessSafeKey,
     iv: [u8; 12],
 }
 
-impl Open13 {
-    /// `None` for TLS 1.2 (rustls's decrypter does those records).
-    fn new(suite: SupportedCipherSuite, secrets: &ConnectionTrafficSecrets) -> Option<Open13> {
+impl Key13 {
+    /// `None` for TLS 1.2 (rustls's decrypter and encrypter do those records).
+    fn new(suite: SupportedCipherSuite, secrets: &ConnectionTrafficSecrets) -> Option<Key13> {
         if !matches!(suite, SupportedCipherSuite::Tls13(_)) {
             return None;
         }
@@ -131,10 +133,47 @@ impl Open13 {
             _ => return None,
         };
         let key = ring::aead::UnboundKey::new(alg, key.as_ref()).ok()?;
-        Some(Open13 {
+        Some(Key13 {
             key: ring::aead::LessSafeKey::new(key),
             iv: iv.as_ref().try_into().ok()?,
         })
+    }
+
+    /// The nonce of record `seq`: the IV with the sequence number XORed into its end.
+    fn nonce(&self, seq: u64) -> ring::aead::Nonce {
+        let mut nonce = self.iv;
+        for (n, s) in nonce[4..].iter_mut().zip(seq.to_be_bytes()) {
+            *n ^= s;
+        }
+        ring::aead::Nonce::assume_unique_for_key(nonce)
+    }
+
+    /// Append `data` as record `seq` of inner type `typ` to `out`, sealed where it lies: no
+    /// allocation once `out` has grown (rustls's encrypter allocates every record).
+    fn seal(&self, out: &mut Vec<u8>, typ: ContentType, data: &[u8], seq: u64) -> io::Result<()> {
+        let len = data.len() + 1 + self.key.algorithm().tag_len();
+        let [hi, lo] = u16::try_from(len)
+            .map_err(|_| general("a TLS record too large to send"))?
+            .to_be_bytes();
+        // TLS 1.3 records all say application data and TLS 1.2 outside; the header is the AAD.
+        let header = [u8::from(ContentType::ApplicationData), 3, 3, hi, lo];
+        out.reserve(HEADER + len);
+        out.extend_from_slice(&header);
+        let body_at = out.len();
+        for piece in data.chunks(COPY_PIECE) {
+            out.extend_from_slice(piece);
+        }
+        out.push(u8::from(typ));
+        let tag = self
+            .key
+            .seal_in_place_separate_tag(
+                self.nonce(seq),
+                ring::aead::Aad::from(header),
+                &mut out[body_at..],
+            )
+            .map_err(|_| general("TLS record encryption failed"))?;
+        out.extend_from_slice(tag.as_ref());
+        Ok(())
     }
 }
 
@@ -146,8 +185,10 @@ pub struct TlsStream {
     suite: SupportedCipherSuite,
     dec: Box<dyn MessageDecrypter>,
     /// TLS 1.3: the same receive key for ring, to decrypt straight into the caller's buffer.
-    open13: Option<Open13>,
+    open13: Option<Key13>,
     enc: Box<dyn MessageEncrypter>,
+    /// TLS 1.3: the same send key for ring, to encrypt in place in `wbuf`.
+    seal13: Option<Key13>,
     rx_seq: u64,
     tx_seq: u64,
     /// Records encrypted under one key before it is replaced (TLS 1.3) or the connection fails
@@ -266,7 +307,8 @@ impl TlsStream {
             tcp,
             kernel,
             suite,
-            open13: Open13::new(suite, &rx),
+            open13: Key13::new(suite, &rx),
+            seal13: Key13::new(suite, &tx),
             dec: decrypter(suite, rx)?,
             enc: encrypter(suite, tx)?,
             rx_seq,
@@ -315,6 +357,11 @@ impl TlsStream {
             if self.tx_seq >= self.tx_limit {
                 self.renew_tx_key(false)?;
             }
+            if let Some(seal) = &self.seal13 {
+                seal.seal(&mut self.wbuf, typ, chunk, self.tx_seq)?;
+                self.tx_seq += 1;
+                continue;
+            }
             let msg = OutboundPlainMessage {
                 typ,
                 version: ProtocolVersion::TLSv1_2,
@@ -357,6 +404,7 @@ impl TlsStream {
             .map_err(tls_err)?;
         self.wbuf.extend_from_slice(&record.encode());
         let (seq, secrets) = self.kernel.update_tx_secret().map_err(tls_err)?;
+        self.seal13 = Key13::new(self.suite, &secrets);
         self.enc = encrypter(self.suite, secrets)?;
         self.tx_seq = seq;
         Ok(())
@@ -454,15 +502,12 @@ impl TlsStream {
             if end - at < HEADER + len {
                 break;
             }
-            let mut nonce = open.iv;
-            for (n, s) in nonce[4..].iter_mut().zip(self.rx_seq.to_be_bytes()) {
-                *n ^= s;
-            }
+            let nonce = open.nonce(self.rx_seq);
             let body_at = at + HEADER;
             at = body_at + len;
             self.rx_seq += 1;
             let opened = open.key.open_within(
-                ring::aead::Nonce::assume_unique_for_key(nonce),
+                nonce,
                 ring::aead::Aad::from(header),
                 &mut buf[plain..at],
                 body_at - plain..,
@@ -544,7 +589,7 @@ impl TlsStream {
                         _ => return Err(general("a malformed TLS key update")),
                     };
                     let (seq, secrets) = self.kernel.update_rx_secret().map_err(tls_err)?;
-                    self.open13 = Open13::new(self.suite, &secrets);
+                    self.open13 = Key13::new(self.suite, &secrets);
                     self.dec = decrypter(self.suite, secrets)?;
                     self.rx_seq = seq;
                     if request {
