@@ -523,9 +523,7 @@ impl ClusterClient {
     pub fn run(mut self) -> impl Future<Output = ()> {
         async move {
             let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
-            self.shared
-                .connected
-                .set(self.shared.connected.get() + open);
+            self.shared.opened(&self.ctl, open);
             loop {
                 let outcome = self.drive().await;
                 // An interrupted read leaves the flag set: an idle client would then be timed
@@ -562,11 +560,7 @@ impl ClusterClient {
                     }
                 }
             }
-            let open = self.nodes.iter().filter(|n| n.stream.is_some()).count() as u32;
-            self.shared
-                .connected
-                .set(self.shared.connected.get() - open);
-            // The task's `TaskEnd` counts it out.
+            // The task's `TaskEnd` counts it out, and the node connections still open.
         }
     }
 
@@ -831,7 +825,7 @@ impl ClusterClient {
         let now = self.now;
         let n = &mut self.nodes[i];
         if n.stream.take().is_some() {
-            self.shared.connected.set(self.shared.connected.get() - 1);
+            self.shared.closed(&self.ctl, 1);
         }
         n.wbuf.clear();
         n.building = false;
@@ -865,7 +859,7 @@ impl ClusterClient {
                         n.ever_connected = true;
                         n.down_until = None;
                         n.backoff = BACKOFF_MIN;
-                        self.shared.connected.set(self.shared.connected.get() + 1);
+                        self.shared.opened(&self.ctl, 1);
                     }
                     Err(_) => {
                         self.now = Instant::now();

@@ -112,7 +112,7 @@ impl Connection {
     pub fn run(mut self, first: Stream) -> impl Future<Output = ()> {
         async move {
             let mut stream = Some(first);
-            self.shared.connected.set(self.shared.connected.get() + 1);
+            self.shared.opened(&self.ctl, 1);
             loop {
                 let Some(s) = stream.as_mut() else {
                     match self.reconnect().await {
@@ -127,10 +127,10 @@ impl Connection {
                     Ok(()) => break,
                     Err(Failure::Recycle) => {
                         stream = None; // closes the socket
-                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        self.shared.closed(&self.ctl, 1);
                         // A failed connect falls back to reconnecting with backoff, counted.
                         if let Ok(client) = connect(&self.shared).await {
-                            self.shared.connected.set(self.shared.connected.get() + 1);
+                            self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
                             stream = Some(client.into_stream());
                         }
@@ -140,7 +140,7 @@ impl Connection {
                         // then be timed out again and again.
                         self.ctl.waiting.set(false);
                         stream = None;
-                        self.shared.connected.set(self.shared.connected.get() - 1);
+                        self.shared.closed(&self.ctl, 1);
                         let kind: &[u8] = match failure {
                             Failure::Connection => b"CONNECTION",
                             Failure::Protocol => b"PROTOCOL",
@@ -154,10 +154,7 @@ impl Connection {
                     }
                 }
             }
-            if stream.is_some() {
-                self.shared.connected.set(self.shared.connected.get() - 1);
-            }
-            // The task's `TaskEnd` counts it out.
+            // The task's `TaskEnd` counts it out, and its connection if it is still open.
         }
     }
 
@@ -197,7 +194,7 @@ impl Connection {
             }
             if let Ok(client) = connect(&self.shared).await {
                 self.shared.reconnects.set(self.shared.reconnects.get() + 1);
-                self.shared.connected.set(self.shared.connected.get() + 1);
+                self.shared.opened(&self.ctl, 1);
                 self.now = Instant::now();
                 return Some(client.into_stream());
             }

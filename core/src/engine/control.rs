@@ -29,6 +29,9 @@ pub struct ConnCtl {
     pub last_progress: Cell<Instant>,
     /// Whether it is waiting for replies.
     pub waiting: Cell<bool>,
+    /// Connections its task holds open (counted in [`Shared::connected`]), so that a task
+    /// ended by a panic still counts them out.
+    open: Cell<u32>,
 }
 
 impl ConnCtl {
@@ -39,6 +42,7 @@ impl ConnCtl {
             waker: RefCell::new(None),
             last_progress: Cell::new(now),
             waiting: Cell::new(false),
+            open: Cell::new(0),
         }
     }
 
@@ -151,6 +155,9 @@ impl Drop for TaskEnd {
     fn drop(&mut self) {
         if let Some(ctl) = &self.ctl {
             ctl.waiting.set(false);
+            // Its connections are closed now (dropped with the task), whether or not the task
+            // got to say so.
+            self.shared.closed(ctl, ctl.open.get());
         }
         if !self.completed {
             // `try_`: the panic may have struck while the recorder was borrowed.
@@ -174,6 +181,20 @@ impl Shared {
         if self.ended.get().is_none_or(|e| e < now) {
             self.ended.set(Some(now));
         }
+    }
+
+    /// `ctl`'s task opened `n` connections.
+    #[inline]
+    pub fn opened(&self, ctl: &ConnCtl, n: u32) {
+        ctl.open.set(ctl.open.get() + n);
+        self.connected.set(self.connected.get() + n);
+    }
+
+    /// `ctl`'s task closed `n` of its connections.
+    #[inline]
+    pub fn closed(&self, ctl: &ConnCtl, n: u32) {
+        ctl.open.set(ctl.open.get() - n);
+        self.connected.set(self.connected.get() - n);
     }
 
     /// Take one request from the budget; false when it is spent.
@@ -227,13 +248,19 @@ mod tests {
             let (s, c) = (Rc::clone(&shared), Rc::clone(&ctl));
             let bug = tokio::task::spawn_local(async move {
                 let _end = TaskEnd::new(&s, Some(&c));
+                s.opened(&c, 2);
+                s.closed(&c, 1);
                 tokio::task::yield_now().await;
                 panic!("a bug in a connection task");
             });
             let s = Rc::clone(&shared);
+            tokio::task::yield_now().await;
+            assert_eq!(shared.connected.get(), 1, "the task's connection is open");
             assert!(bug.await.unwrap_err().is_panic());
             assert_eq!(shared.live.get(), 1);
             assert!(!ctl.waiting.get());
+            // The connection went with the task.
+            assert_eq!(shared.connected.get(), 0);
             tokio::task::spawn_local(async move {
                 TaskEnd::new(&s, None).complete();
             })

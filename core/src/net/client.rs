@@ -41,10 +41,12 @@ fn decode(buf: &[u8]) -> Option<(Value, usize)> {
     let mut pos = 0;
     while buf.get(pos) == Some(&b'|') {
         let line_end = pos + buf[pos..].windows(2).position(|w| w == b"\r\n")?;
-        let n: u64 = std::str::from_utf8(&buf[pos + 1..line_end])
+        // As the framer reads it: an integer (so `-0` too), and no count below zero.
+        let n: i64 = std::str::from_utf8(&buf[pos + 1..line_end])
             .ok()?
             .parse()
             .ok()?;
+        let n = u64::try_from(n).ok()?;
         pos = line_end + 2;
         for _ in 0..2 * n {
             pos += decode(&buf[pos..])?.1;
@@ -332,5 +334,15 @@ mod tests {
             decode(&reply).unwrap(),
             (Value::Text("OK".into()), reply.len())
         );
+    }
+
+    #[test]
+    fn what_the_framer_lets_through_decodes() {
+        // `-0` is an integer to the framer; decoding refused it as an attribute's count.
+        for reply in [&b"|-0\r\n+OK\r\n"[..], b"*1\r\n|-0\r\n+OK\r\n"] {
+            let framed = crate::resp::Framer::new().next(reply).unwrap().unwrap();
+            assert_eq!(framed.0, reply.len());
+            assert_eq!(decode(reply).unwrap().1, reply.len(), "{reply:?}");
+        }
     }
 }

@@ -200,6 +200,8 @@ impl Drills {
                 else {
                     return vec![Outcome::default(); n];
                 };
+                let nodes: Vec<String> =
+                    plans.iter().map(|p| p.node.endpoint.to_string()).collect();
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&rt, async move {
                     let handles: Vec<_> = plans
@@ -211,8 +213,12 @@ impl Drills {
                         })
                         .collect();
                     let mut out = Vec::with_capacity(n);
-                    for h in handles {
-                        out.push(h.await.unwrap_or_default());
+                    for (h, node) in handles.into_iter().zip(nodes) {
+                        out.push(h.await.unwrap_or_else(|_| Outcome {
+                            node,
+                            error: Some(PANICKED.to_string()),
+                            ..Outcome::default()
+                        }));
                     }
                     out
                 })
@@ -243,7 +249,7 @@ async fn run_one(
         return out;
     }
     out.started = Some(Instant::now());
-    mask.fetch_or(1 << i, Ordering::Relaxed);
+    let active = Active::set(&mask, i);
     let result = match plan.event.drill {
         Drill::Bgsave | Drill::Bgrewriteaof => persist(&plan, &stop, &mut out).await,
         Drill::Pause => pause(&plan, &mut out).await,
@@ -251,11 +257,35 @@ async fn run_one(
         Drill::ReplicaResync => resync(&plan, &stop, &mut out).await,
     };
     sleep_until(Instant::now() + WINDOW_GRACE, &stop).await;
-    mask.fetch_and(!(1 << i), Ordering::Relaxed);
+    drop(active);
     if let Err(e) = result {
         out.error = Some(e);
     }
     out
+}
+
+/// A drill's outcome when its task panicked (a bug).
+const PANICKED: &str = "internal error: the drill ended by a panic (a bug in respload)";
+
+/// Bit `i` of the drills' mask, set while this lives: a drill that ends by a panic still
+/// clears it, so the requests after it are not counted as made during the drill.
+struct Active<'a> {
+    mask: &'a AtomicU64,
+    bit: u64,
+}
+
+impl<'a> Active<'a> {
+    fn set(mask: &'a AtomicU64, i: usize) -> Self {
+        let bit = 1 << i;
+        mask.fetch_or(bit, Ordering::Relaxed);
+        Active { mask, bit }
+    }
+}
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        self.mask.fetch_and(!self.bit, Ordering::Relaxed);
+    }
 }
 
 /// Sleep until `t`; false when stopped first.
@@ -523,4 +553,22 @@ async fn resync(plan: &Plan, stop: &AtomicBool, out: &mut Outcome) -> Drilled {
         out.full_sync = after.map(|a| a > before);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drill_that_panics_clears_its_mask_bit() {
+        let mask = AtomicU64::new(1);
+        let ended = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _active = Active::set(&mask, 3);
+            assert_eq!(mask.load(Ordering::Relaxed), 0b1001);
+            panic!("a bug in a drill");
+        }));
+        assert!(ended.is_err());
+        // Only its own bit: another drill's stays set.
+        assert_eq!(mask.load(Ordering::Relaxed), 1);
+    }
 }
