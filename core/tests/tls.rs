@@ -402,6 +402,15 @@ enum Ending {
     /// `len` bytes: the records of the first [`GOOD`] bytes, a pause, then the rest in one
     /// write with a byte of its first record flipped.
     Corrupted(usize),
+    /// The other way: the server, with only this cipher suite, waits a moment (the client's
+    /// writes fill the socket), reads `len` bytes that the client writes in pieces of odd
+    /// sizes, checks them and the client's close_notify, then closes.
+    Upload(usize, rustls::SupportedCipherSuite),
+}
+
+/// The bytes the tests send: `0, 1, ..., 250, 0, 1, ...`.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i % 251) as u8).collect()
 }
 
 /// What the server of [`Ending::Corrupted`] sends intact.
@@ -421,7 +430,11 @@ fn against_rustls(
     use std::sync::Arc;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut provider = rustls::crypto::ring::default_provider();
+    if let Ending::Upload(_, suite) = ending {
+        provider.cipher_suites = vec![suite];
+    }
+    let provider = Arc::new(provider);
     let chain: Vec<CertificateDer> = CertificateDer::pem_file_iter(certs.path("server.crt"))
         .unwrap()
         .map(|c| c.unwrap())
@@ -449,6 +462,9 @@ fn against_rustls(
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
         let (sock, _) = listener.accept().unwrap();
+        // A client that sends less than it should fails the test rather than hang it.
+        sock.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .unwrap();
         let conn = rustls::ServerConnection::new(config).unwrap();
         let mut tls = rustls::StreamOwned::new(conn, sock);
         let mut hello = [0u8; 5];
@@ -456,11 +472,23 @@ fn against_rustls(
             return; // the refused handshake
         }
         let (len, updates) = match ending {
+            Ending::Upload(len, _) => {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                let mut got = vec![0u8; len];
+                tls.read_exact(&mut got).unwrap();
+                assert!(got == pattern(len), "the server read other bytes");
+                // Then the client's close_notify: a clean end, nothing after the data.
+                let mut rest = Vec::new();
+                assert_eq!(tls.read_to_end(&mut rest).unwrap(), 0);
+                tls.conn.send_close_notify();
+                tls.flush().unwrap();
+                return;
+            }
             Ending::DataThenClose(len) => (len, false),
             Ending::KeyUpdates(len) => (len, true),
             Ending::CertificateRequired => return,
             Ending::Corrupted(len) => {
-                let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+                let data = pattern(len);
                 let mut records = |plain: &[u8]| {
                     let mut out = Vec::new();
                     for piece in plain.chunks(16_384) {
@@ -480,7 +508,7 @@ fn against_rustls(
                 return;
             }
         };
-        let data: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+        let data = pattern(len);
         let mut at = 0;
         for (i, size) in [1, 100, 16_384, 16_385, 3_000, 40_000, 7]
             .iter()
@@ -525,6 +553,20 @@ fn against_rustls(
     let out = rt.block_on(async {
         let mut stream = respload::net::Stream::connect_with(&connect).await.unwrap();
         stream.write_all(b"hello").await.unwrap();
+        if let Ending::Upload(len, _) = ending {
+            // Writes of one byte to more than one write call takes (64 KiB).
+            let data = pattern(len);
+            let mut at = 0;
+            for size in [1, 100, 16_384, 16_385, 3_000, 70_000, 7].iter().cycle() {
+                let end = (at + size).min(len);
+                stream.write_all(&data[at..end]).await.unwrap();
+                at = end;
+                if at == len {
+                    break;
+                }
+            }
+            stream.shutdown().await.unwrap();
+        }
         let mut got = Vec::new();
         let mut buf = vec![0u8; read_size];
         // After a key update the server reads this, sent under our renewed key.
@@ -552,7 +594,7 @@ fn against_rustls(
 fn the_tls_stream_reads_records_of_every_size_and_reports_alerts() {
     let certs = Certs::generate();
     let len = 300_000;
-    let expected: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    let expected = pattern(len);
     for version in [&rustls::version::TLS13, &rustls::version::TLS12] {
         // 64 KiB reads decrypt in the caller's buffer (TLS 1.3), 4 KiB reads copy out of
         // the stream's own.
@@ -619,4 +661,29 @@ fn the_tls_stream_reads_records_of_every_size_and_reports_alerts() {
             ),
         "{err:?}"
     );
+}
+
+#[test]
+fn the_tls_stream_writes_records_of_every_size_under_every_tls13_cipher_suite() {
+    let certs = Certs::generate();
+    // More than the socket buffers take while the server waits: some records are sent in
+    // parts, the rest kept for the next write.
+    let len = 8_000_000;
+    for suite in rustls::crypto::ring::default_provider().cipher_suites {
+        if suite.tls13().is_none() {
+            continue;
+        }
+        let (got, err) = against_rustls(
+            &certs,
+            &rustls::version::TLS13,
+            Ending::Upload(len, suite),
+            64 * 1024,
+        );
+        assert!(
+            got.is_empty() && err.is_none(),
+            "{:?}: {} bytes back, {err:?}",
+            suite.suite(),
+            got.len()
+        );
+    }
 }

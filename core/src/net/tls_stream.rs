@@ -164,14 +164,16 @@ impl Key13 {
             out.extend_from_slice(piece);
         }
         out.push(u8::from(typ));
-        let tag = self
-            .key
-            .seal_in_place_separate_tag(
-                self.nonce(seq),
-                ring::aead::Aad::from(header),
-                &mut out[body_at..],
-            )
-            .map_err(|_| general("TLS record encryption failed"))?;
+        let sealed = self.key.seal_in_place_separate_tag(
+            self.nonce(seq),
+            ring::aead::Aad::from(header),
+            &mut out[body_at..],
+        );
+        let Ok(tag) = sealed else {
+            // Never send the plaintext just put there.
+            out.truncate(body_at - HEADER);
+            return Err(general("TLS record encryption failed"));
+        };
         out.extend_from_slice(tag.as_ref());
         Ok(())
     }
@@ -404,8 +406,9 @@ impl TlsStream {
             .map_err(tls_err)?;
         self.wbuf.extend_from_slice(&record.encode());
         let (seq, secrets) = self.kernel.update_tx_secret().map_err(tls_err)?;
-        self.seal13 = Key13::new(self.suite, &secrets);
+        let seal13 = Key13::new(self.suite, &secrets);
         self.enc = encrypter(self.suite, secrets)?;
+        self.seal13 = seal13;
         self.tx_seq = seq;
         Ok(())
     }

@@ -8,7 +8,9 @@ use crate::net::cluster::{NodeAddr, SlotMap};
 use crate::net::{Client, Value};
 use crate::spec::{replica_connect, Connect, Drill, DrillMode, Event, Phase};
 use crate::{Error, Result};
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -202,6 +204,10 @@ impl Drills {
                 };
                 let nodes: Vec<String> =
                     plans.iter().map(|p| p.node.endpoint.to_string()).collect();
+                // When each drill started, kept outside its task: a drill that panics is
+                // still reported as started, with the load figures of its window.
+                let started: Vec<Rc<Cell<Option<Instant>>>> =
+                    plans.iter().map(|_| Rc::default()).collect();
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&rt, async move {
                     let handles: Vec<_> = plans
@@ -209,16 +215,20 @@ impl Drills {
                         .enumerate()
                         .map(|(i, plan)| {
                             let (mask, stop) = (Arc::clone(&mask), Arc::clone(&flag));
-                            tokio::task::spawn_local(run_one(i, plan, measure_start, mask, stop))
+                            let at = Rc::clone(&started[i]);
+                            tokio::task::spawn_local(run_one(
+                                i,
+                                plan,
+                                measure_start,
+                                mask,
+                                stop,
+                                at,
+                            ))
                         })
                         .collect();
                     let mut out = Vec::with_capacity(n);
-                    for (h, node) in handles.into_iter().zip(nodes) {
-                        out.push(h.await.unwrap_or_else(|_| Outcome {
-                            node,
-                            error: Some(PANICKED.to_string()),
-                            ..Outcome::default()
-                        }));
+                    for ((h, node), at) in handles.into_iter().zip(nodes).zip(&started) {
+                        out.push(outcome_of(h.await, node, at.get()));
                     }
                     out
                 })
@@ -240,6 +250,7 @@ async fn run_one(
     measure_start: Instant,
     mask: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
+    started: Rc<Cell<Option<Instant>>>,
 ) -> Outcome {
     let mut out = Outcome {
         node: plan.node.endpoint.to_string(),
@@ -249,6 +260,7 @@ async fn run_one(
         return out;
     }
     out.started = Some(Instant::now());
+    started.set(out.started);
     let active = Active::set(&mask, i);
     let result = match plan.event.drill {
         Drill::Bgsave | Drill::Bgrewriteaof => persist(&plan, &stop, &mut out).await,
@@ -266,6 +278,21 @@ async fn run_one(
 
 /// A drill's outcome when its task panicked (a bug).
 const PANICKED: &str = "internal error: the drill ended by a panic (a bug in respload)";
+
+/// A drill task's outcome. One that panicked (a bug) ends in an internal error, reported
+/// with its node and, when it got that far, its start.
+fn outcome_of(
+    joined: std::result::Result<Outcome, tokio::task::JoinError>,
+    node: String,
+    started: Option<Instant>,
+) -> Outcome {
+    joined.unwrap_or_else(|_| Outcome {
+        node,
+        started,
+        error: Some(PANICKED.to_string()),
+        ..Outcome::default()
+    })
+}
 
 /// Bit `i` of the drills' mask, set while this lives: a drill that ends by a panic still
 /// clears it, so the requests after it are not counted as made during the drill.
@@ -570,5 +597,28 @@ mod tests {
         assert!(ended.is_err());
         // Only its own bit: another drill's stays set.
         assert_eq!(mask.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_drill_that_panics_is_reported_as_started_and_failed() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        let at = Instant::now();
+        let out = local.block_on(&rt, async {
+            let joined = tokio::task::spawn_local(async move {
+                // Conditional, so that the block still has the type of a drill task.
+                if at.elapsed() < Duration::from_secs(3600) {
+                    panic!("a bug in a drill");
+                }
+                Outcome::default()
+            })
+            .await;
+            outcome_of(joined, "127.0.0.1:7000".into(), Some(at))
+        });
+        assert_eq!(out.node, "127.0.0.1:7000");
+        assert_eq!(out.started, Some(at));
+        assert_eq!(out.error.as_deref(), Some(PANICKED));
     }
 }
