@@ -39,6 +39,8 @@ const HEADER: usize = 5;
 const MAX_BODY: usize = 16 * 1024 + 2048;
 /// Largest plaintext in one record.
 const MAX_FRAGMENT: usize = 16 * 1024;
+/// The AEAD tag of every TLS 1.3 cipher suite (AES-GCM, ChaCha20-Poly1305).
+const MAX_TAG: usize = 16;
 /// First read buffer: one record of any size. It grows to [`MAX_READ`] on the first read that
 /// fills it, so idle connections stay small.
 const FIRST_READ: usize = HEADER + MAX_BODY;
@@ -355,6 +357,13 @@ impl TlsStream {
 
     /// Encrypt `data` as records of type `typ` onto the unsent ciphertext.
     fn encrypt(&mut self, typ: ContentType, data: &[u8]) -> io::Result<()> {
+        if self.seal13.is_some() {
+            // Room for all the records at once: grown record by record, the buffer (which
+            // keeps its capacity) could double to twice the largest write.
+            let records = data.len().div_ceil(MAX_FRAGMENT).max(1);
+            self.wbuf
+                .reserve_exact(data.len() + records * (HEADER + 1 + MAX_TAG));
+        }
         for chunk in data.chunks(MAX_FRAGMENT) {
             if self.tx_seq >= self.tx_limit {
                 self.renew_tx_key(false)?;
