@@ -484,21 +484,31 @@ fn an_open_loop_client_waiting_for_its_next_request_ends_with_the_run() {
     // One request every 20 s per client, the second client's first 10 s in: when the run's
     // second ends, both clients are asleep until their next, 9 s away or more. The end of
     // the run must wake them.
+    let (report, took, gets) = timed_gets(
+        &cluster,
+        json!({ "connections": 2, "duration": "1s", "rate": 0.1, "threads": 1 }),
+    );
+    assert!(took < 5.0, "the run took {took:.1} s");
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!(t.ops >= 1 && t.ops <= 2, "{}", t.ops);
+    assert_eq!(gets, t.ops);
+}
+
+/// A run of GETs on `cluster` with `load`: its report, how long it took (s), and the GETs
+/// the primaries served.
+fn timed_gets(cluster: &Cluster, load: serde_json::Value) -> (respload::Report, f64, u64) {
     let started = std::time::Instant::now();
     let report = run(&workload(json!({
         "target": { "port": cluster.port(), "cluster": true },
-        "load": { "connections": 2, "duration": "1s", "rate": 0.1, "threads": 1 },
+        "load": load,
         "keys": { "range": [0, 9999] },
         "commands": [{ "name": "get" }],
     })))
     .unwrap();
     let took = started.elapsed().as_secs_f64();
-    assert!(took < 5.0, "the run took {took:.1} s");
-    let t = &report.totals;
-    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
-    assert!(t.ops >= 1 && t.ops <= 2, "{}", t.ops);
-    let gets: u64 = cluster.primaries().iter().map(|p| p.calls("get")).sum();
-    assert_eq!(gets, t.ops);
+    let gets = cluster.primaries().iter().map(|p| p.calls("get")).sum();
+    (report, took, gets)
 }
 
 #[test]
@@ -506,18 +516,12 @@ fn clients_waiting_for_their_next_request_end_once_the_requests_are_sent() {
     let (_one, cluster) = start(3, 0);
     // As the standalone test of the same name (open_loop.rs): 20 clients sharing 2 requests
     // a second, 2 requests in all; the 18 clients whose first request is not due yet sleep.
-    let started = std::time::Instant::now();
-    let report = run(&workload(json!({
-        "target": { "port": cluster.port(), "cluster": true },
-        "load": { "connections": 20, "rate": 2, "requests": 2, "threads": 1 },
-        "keys": { "range": [0, 9999] },
-        "commands": [{ "name": "get" }],
-    })))
-    .unwrap();
-    let took = started.elapsed().as_secs_f64();
+    let (report, took, gets) = timed_gets(
+        &cluster,
+        json!({ "connections": 20, "rate": 2, "requests": 2, "threads": 1 }),
+    );
     assert!(took < 5.0, "the run took {took:.1} s");
     assert_eq!((report.totals.ops, report.totals.errors), (2, 0));
-    let gets: u64 = cluster.primaries().iter().map(|p| p.calls("get")).sum();
     assert_eq!(gets, 2);
 }
 

@@ -569,7 +569,7 @@ impl ClusterClient {
     }
 
     fn finished(&self) -> bool {
-        self.shared.stopping.get() || self.shared.budget.get() == 0 || self.generator.exhausted()
+        self.shared.starts_no_more() || self.generator.exhausted()
     }
 
     async fn drive(&mut self) -> std::result::Result<(), Interrupt> {
@@ -643,9 +643,7 @@ impl ClusterClient {
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
-            Interrupt::None if due && (shared.stopping.get() || shared.budget.get() == 0) => {
-                Poll::Ready(Ok(()))
-            }
+            Interrupt::None if due && shared.starts_no_more() => Poll::Ready(Ok(())),
             Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
             why => Poll::Ready(Err(why)),
         })

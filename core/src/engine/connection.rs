@@ -240,7 +240,7 @@ impl Connection {
 
     /// Whether no more requests will start on this connection.
     fn finished(&self) -> bool {
-        self.shared.stopping.get() || self.shared.budget.get() == 0 || self.generator.exhausted()
+        self.shared.starts_no_more() || self.generator.exhausted()
     }
 
     /// Carry traffic on `stream` until done (`Ok`) or it fails.
@@ -329,9 +329,7 @@ impl Connection {
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
-            Interrupt::None if shared.stopping.get() || shared.budget.get() == 0 => {
-                Poll::Ready(Ok(()))
-            }
+            Interrupt::None if shared.starts_no_more() => Poll::Ready(Ok(())),
             Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
             why => Poll::Ready(Err(Failure::Interrupted(why))),
         })

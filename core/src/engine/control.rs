@@ -197,6 +197,12 @@ impl Shared {
         self.connected.set(self.connected.get() - n);
     }
 
+    /// No request may start any more: the phase is stopping, or the budget is spent.
+    #[inline]
+    pub fn starts_no_more(&self) -> bool {
+        self.stopping.get() || self.budget.get() == 0
+    }
+
     /// Take one request from the budget; false when it is spent.
     #[inline]
     pub fn claim(&self) -> bool {

@@ -461,13 +461,11 @@ impl Spawner {
             let mut sleep = std::pin::pin!(tokio::time::sleep_until(when.into()));
             let go = std::future::poll_fn(|cx| match ctl.check(cx.waker()) {
                 Interrupt::Abort => std::task::Poll::Ready(false),
-                _ if shared.stopping.get() || shared.budget.get() == 0 => {
-                    std::task::Poll::Ready(false)
-                }
+                _ if shared.starts_no_more() => std::task::Poll::Ready(false),
                 _ => sleep.as_mut().poll(cx).map(|_| true),
             })
             .await;
-            if !go || shared.stopping.get() || shared.budget.get() == 0 {
+            if !go || shared.starts_no_more() {
                 return None;
             }
             let link = match &self.cluster {

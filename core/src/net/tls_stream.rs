@@ -159,7 +159,7 @@ impl Key13 {
             .to_be_bytes();
         // TLS 1.3 records all say application data and TLS 1.2 outside; the header is the AAD.
         let header = [u8::from(ContentType::ApplicationData), 3, 3, hi, lo];
-        out.reserve(HEADER + len);
+        // `encrypt` reserved room for the whole write.
         out.extend_from_slice(&header);
         let body_at = out.len();
         for piece in data.chunks(COPY_PIECE) {

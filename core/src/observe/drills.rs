@@ -202,12 +202,12 @@ impl Drills {
                 else {
                     return vec![Outcome::default(); n];
                 };
-                let nodes: Vec<String> =
-                    plans.iter().map(|p| p.node.endpoint.to_string()).collect();
-                // When each drill started, kept outside its task: a drill that panics is
-                // still reported as started, with the load figures of its window.
-                let started: Vec<Rc<Cell<Option<Instant>>>> =
-                    plans.iter().map(|_| Rc::default()).collect();
+                // Each drill's node, and when it started (kept outside its task): a drill
+                // that panics is still reported, as started, with its window's load figures.
+                let slots: Vec<(String, Rc<Cell<Option<Instant>>>)> = plans
+                    .iter()
+                    .map(|p| (p.node.endpoint.to_string(), Rc::default()))
+                    .collect();
                 let local = tokio::task::LocalSet::new();
                 local.block_on(&rt, async move {
                     let handles: Vec<_> = plans
@@ -215,7 +215,7 @@ impl Drills {
                         .enumerate()
                         .map(|(i, plan)| {
                             let (mask, stop) = (Arc::clone(&mask), Arc::clone(&flag));
-                            let at = Rc::clone(&started[i]);
+                            let at = Rc::clone(&slots[i].1);
                             tokio::task::spawn_local(run_one(
                                 i,
                                 plan,
@@ -227,7 +227,7 @@ impl Drills {
                         })
                         .collect();
                     let mut out = Vec::with_capacity(n);
-                    for ((h, node), at) in handles.into_iter().zip(nodes).zip(&started) {
+                    for (h, (node, at)) in handles.into_iter().zip(slots) {
                         out.push(outcome_of(h.await, node, at.get()));
                     }
                     out
