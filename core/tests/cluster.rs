@@ -235,7 +235,7 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     let rows: Vec<_> = report
         .timeline
         .iter()
-        .map(|r| (r.t, r.ops, r.errors))
+        .map(|r| (r.t, r.ops, r.errors, r.connections))
         .collect();
     assert!(t.errors > 0, "the kill went unnoticed");
     assert!(
@@ -313,6 +313,11 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     // After the failover (node timeout 2 s), traffic flows again without errors ...
     let tail = &report.timeline[report.timeline.len() - 2..];
     assert!(tail.iter().all(|r| r.ops > 0 && r.errors == 0), "{rows:?}");
+    // Connections: 2 clients to 3 primaries; the dead primary's 2 are counted out while it
+    // is down, and the promoted replica's counted in.
+    assert_eq!(report.timeline[0].connections, 6, "{rows:?}");
+    assert!(rows.iter().any(|r| r.2 > 0 && r.3 == 4), "{rows:?}");
+    assert!(tail.iter().all(|r| r.connections == 6), "{rows:?}");
     // ... at (nearly) the level it had before the kill: the best of the last three full
     // intervals against the best of the two before it (one slow interval on a busy machine
     // is forgiven, a lasting loss of a third of the nodes is not).

@@ -237,6 +237,42 @@ fn killed_connections_reconnect_and_their_requests_count_as_errors() {
 }
 
 #[test]
+fn connections_lost_while_the_server_is_down_leave_the_timeline_and_come_back() {
+    let server = Server::start(&[]);
+    let port = server.port;
+    let runner = Runner::start(workload(json!({
+        "target": { "port": port },
+        "load": { "connections": 3, "threads": 1, "pipeline": 2, "duration": "7s" },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    // Down from 1.5 s to about 4 s: the interval (2, 3] lies wholly in the outage.
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(server);
+    std::thread::sleep(Duration::from_millis(2500));
+    let server = Server::start_on(port, &[]).expect("the server came back on its port");
+    let report = runner.wait().unwrap();
+    let rows: Vec<_> = report
+        .timeline
+        .iter()
+        .map(|r| (r.t, r.connections, r.ops, r.errors))
+        .collect();
+    assert_eq!(report.timeline[0].connections, 3, "{rows:?}");
+    let down = report.timeline.iter().find(|r| r.t == 3.0).unwrap();
+    assert_eq!((down.connections, down.ops), (0, 0), "{rows:?}");
+    // Reconnected (backoff at most 1 s) well before the last second.
+    let last = report
+        .timeline
+        .iter()
+        .rfind(|r| r.interval_s > 0.99)
+        .unwrap();
+    assert!(last.t >= 7.0 && last.connections == 3, "{rows:?}");
+    assert!(last.ops > 0 && last.errors == 0, "{rows:?}");
+    assert!(report.client.reconnects >= 3, "{:?}", report.client);
+    assert!(server.dbsize() > 0);
+}
+
+#[test]
 fn duration_bounds_the_run_and_the_timeline_has_a_row_per_second() {
     let server = Server::start(&[]);
     let report = run(&workload(json!({
@@ -482,4 +518,7 @@ fn keepalive_off_uses_a_new_connection_per_batch() {
     let opened = received(info()) - before;
     assert!((60..=66).contains(&opened), "{opened}");
     assert_eq!(report.client.reconnects, 0);
+    // Each closed before it was opened again: never more than 3 open at once.
+    let most = report.timeline.iter().map(|r| r.connections).max();
+    assert_eq!(most, Some(3), "{:?}", report.timeline);
 }

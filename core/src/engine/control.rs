@@ -113,6 +113,9 @@ pub struct Shared {
     pub reconnects: Cell<u64>,
     /// Connections open now.
     pub connected: Cell<u32>,
+    /// Most connections open at once since [`Shared::take_most_connected`] last read it:
+    /// kept as they open, so a peak shorter than the housekeeping tick is not missed.
+    pub most_connected: Cell<u32>,
     /// Connection tasks still running.
     pub live: Cell<u32>,
     /// When the last connection task ended.
@@ -187,7 +190,15 @@ impl Shared {
     #[inline]
     pub fn opened(&self, ctl: &ConnCtl, n: u32) {
         ctl.open.set(ctl.open.get() + n);
-        self.connected.set(self.connected.get() + n);
+        let now = self.connected.get() + n;
+        self.connected.set(now);
+        self.most_connected.set(self.most_connected.get().max(now));
+    }
+
+    /// The most connections open at once since the last call (or the start), and a new
+    /// count from those open now.
+    pub fn take_most_connected(&self) -> u32 {
+        self.most_connected.replace(self.connected.get())
     }
 
     /// `ctl`'s task closed `n` of its connections.
@@ -239,6 +250,7 @@ mod tests {
             connect: crate::spec::Target::default().resolve("").unwrap(),
             reconnects: Cell::new(0),
             connected: Cell::new(0),
+            most_connected: Cell::new(0),
             live: Cell::new(2),
             ended: Cell::new(None),
             scratch: RefCell::new(Box::new([])),
@@ -262,6 +274,8 @@ mod tests {
             let s = Rc::clone(&shared);
             tokio::task::yield_now().await;
             assert_eq!(shared.connected.get(), 1, "the task's connection is open");
+            assert_eq!(shared.take_most_connected(), 2, "both were open at once");
+            assert_eq!(shared.take_most_connected(), 1, "from those open now");
             assert!(bug.await.unwrap_err().is_panic());
             assert_eq!(shared.live.get(), 1);
             assert!(!ctl.waiting.get());

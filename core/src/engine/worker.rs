@@ -175,6 +175,7 @@ async fn worker(s: WorkerSetup) {
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),
+        most_connected: Cell::new(0),
         live: Cell::new((links.len() + later.len()) as u32),
         ended: Cell::new(None),
         scratch: RefCell::new(vec![0; READ_BUFFER].into_boxed_slice()),
@@ -232,7 +233,6 @@ async fn worker(s: WorkerSetup) {
     let mut lag = Duration::ZERO;
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut peak_connected = shared.connected.get();
     let fresh = || {
         s.recycled
             .try_recv()
@@ -296,15 +296,13 @@ async fn worker(s: WorkerSetup) {
             budget_spent = true;
             ctls.iter().for_each(|c| c.wake());
         }
-        peak_connected = peak_connected.max(shared.connected.get());
         while now >= next_flush && shared.live.get() > 0 {
             let _ = s.tx.send(WorkerMsg::Interval {
                 thread: s.thread,
                 index,
                 recorder: finish_interval(&mut drills),
-                connected: peak_connected,
+                connected: shared.take_most_connected(),
             });
-            peak_connected = shared.connected.get();
             index += 1;
             next_flush += INTERVAL;
         }
@@ -317,7 +315,7 @@ async fn worker(s: WorkerSetup) {
         thread: s.thread,
         index: index.max(last as u64),
         recorder: finish_interval(&mut drills),
-        connected: peak_connected,
+        connected: shared.take_most_connected(),
         ended,
         cpu: (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1),
         lag,
