@@ -356,12 +356,30 @@ impl Framer {
 }
 
 /// The common replies framed in one pass, at the start of a reply: a complete top-level bulk
-/// string (`$1024\r\n...\r\n`, a GET hit) or simple string (`+OK\r\n`). `None` for
-/// anything else, incomplete or malformed: the general path then frames it (and reports
+/// string (`$1024\r\n...\r\n`, a GET hit), null (`$-1\r\n`, `_\r\n`: a miss), simple
+/// string (`+OK\r\n`) or integer of up to 18 digits (`:1\r\n`: INCR, DEL, SADD...). `None`
+/// for anything else, incomplete or malformed: the general path then frames it (and reports
 /// errors), so this only has to be right when it answers.
 #[inline]
 fn whole_simple_reply(buf: &[u8]) -> Option<(usize, Reply)> {
     match *buf.first()? {
+        b'$' if buf.get(1) == Some(&b'-') => {
+            (buf.get(..5)? == b"$-1\r\n").then_some((5, Reply::Nil))
+        }
+        b'_' => (buf.get(..3)? == b"_\r\n").then_some((3, Reply::Nil)),
+        b':' => {
+            // At most 18 digits: no i64 overflows, so the general path's parse agrees.
+            let start = 1 + usize::from(buf.get(1) == Some(&b'-'));
+            let mut i = start;
+            loop {
+                match *buf.get(i)? {
+                    b'0'..=b'9' if i - start < 18 => i += 1,
+                    b'\r' if i > start => break,
+                    _ => return None,
+                }
+            }
+            (buf.get(i + 1) == Some(&b'\n')).then_some((i + 2, Reply::Ok))
+        }
         b'$' => {
             let mut n: usize = 0;
             let mut i = 1;
@@ -697,7 +715,7 @@ mod tests {
     #[test]
     fn the_fast_path_agrees_with_the_general_one_wherever_it_answers() {
         let mut rand = xorshift(0x2545_f491_4f6c_dd1d);
-        let alphabet = b"\r\n-+$0123456789x";
+        let alphabet = b"\r\n-+$:_0123456789x";
         let base = streams().swap_remove(0);
         let mut answered = 0;
         for round in 0..3_000 {
@@ -716,19 +734,46 @@ mod tests {
                 }
             }
         }
-        // It did answer, for bulk and simple strings alike.
+        // It did answer, for every type it knows.
         assert!(answered > 10_000, "{answered}");
-        assert_eq!(
-            whole_simple_reply(b"$5\r\nhello\r\n"),
-            Some((11, Reply::Value))
-        );
-        assert_eq!(whole_simple_reply(b"+OK\r\n"), Some((5, Reply::Ok)));
+        for (buf, reply) in [
+            (&b"$5\r\nhello\r\n"[..], Reply::Value),
+            (b"+OK\r\n", Reply::Ok),
+            (b"$-1\r\n", Reply::Nil),
+            (b"_\r\n", Reply::Nil),
+            (b":0\r\n", Reply::Ok),
+            (b":-12\r\n", Reply::Ok),
+            (b":999999999999999999\r\n", Reply::Ok),
+        ] {
+            assert_eq!(
+                whole_simple_reply(buf),
+                Some((buf.len(), reply.clone())),
+                "{buf:?}"
+            );
+            assert_eq!(
+                Framer::new().step(buf),
+                Ok(Some((buf.len(), reply))),
+                "{buf:?}"
+            );
+        }
         for other in [
             &b"$5\r\nhello\r"[..],
-            b"$-1\r\n",
+            b"$-1\r",
+            b"$-2\r\n",
+            b"$-10\r\n",
             b"$\r\n",
             b"+OK\r",
             b"+O\nK\r\n",
+            b"_\r",
+            b"_x\r\n",
+            b":\r\n",
+            b":-\r\n",
+            b":1\r",
+            b":1x\r\n",
+            b":--1\r\n",
+            // 19 digits: left to the general path, which checks for overflow.
+            b":9223372036854775807\r\n",
+            b":9223372036854775808\r\n",
         ] {
             assert_eq!(whole_simple_reply(other), None, "{other:?}");
         }
