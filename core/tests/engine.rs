@@ -397,6 +397,39 @@ fn an_unreachable_server_fails_fast_with_the_address_and_os_error() {
 }
 
 #[test]
+fn a_later_phases_unreachable_or_refusing_target_fails_before_any_traffic() {
+    let server = Server::start(&[]);
+    let guarded = Server::start(&["--requirepass", "secret"]);
+    let port = common::free_port();
+    let spec = |second: serde_json::Value| {
+        workload(json!({
+            "target": { "port": server.port },
+            "load": { "connections": 2, "requests": 500 },
+            "keys": { "range": [0, 99], "distribution": "sequential" },
+            "commands": [{ "name": "set" }],
+            "phases": [{ "name": "first" }, { "name": "second", "target": second }],
+        }))
+    };
+    let err = run(&spec(json!({ "port": port }))).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::Connect { .. }), "{text}");
+    assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+    let err = run(&spec(json!({ "port": guarded.port, "password": "wrong" }))).unwrap_err();
+    assert!(matches!(err, Error::Auth { .. }), "{err}");
+    // The first phase sent nothing.
+    assert_eq!(server.dbsize(), 0);
+    assert_eq!(server.calls("set"), 0);
+    // With the right password both phases run, each on its own server.
+    let report = run(&spec(json!({ "port": guarded.port, "password": "secret" }))).unwrap();
+    assert_eq!(report.phases.len(), 2);
+    assert_eq!(server.calls("set"), 500);
+    assert_eq!(
+        guarded.cli(&["-a", "secret", "--no-auth-warning", "DBSIZE"]),
+        "100"
+    );
+}
+
+#[test]
 fn the_report_names_the_server_and_round_trips_through_json() {
     let server = Server::start(&["--maxmemory-policy", "allkeys-lru"]);
     let report = run(&workload(json!({

@@ -183,6 +183,16 @@ fn execute(
     let (server, mut plans) = rt.block_on(async {
         let (mut client, address) = reach(&first.connect).await?;
         let facts = read_facts(&mut client, address, first.connect.connect_timeout).await?;
+        // Every other target of a phase too, once each: a wrong address, certificate or
+        // password of a later phase is an error before any traffic, not after the first
+        // phases ran (their report would be lost).
+        let mut reached = vec![&first.connect];
+        for phase in &workload.phases {
+            if !reached.contains(&&phase.connect) {
+                reach(&phase.connect).await?;
+                reached.push(&phase.connect);
+            }
+        }
         // Every phase's drills are resolved (replicas found) before any traffic.
         let mut plans = Vec::with_capacity(workload.phases.len());
         for phase in &workload.phases {
