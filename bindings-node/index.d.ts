@@ -106,8 +106,8 @@ export declare function validateSpec(workload: Workload): Workload
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
  * `redis-benchmark` is skipped): the normalized spec, one phase per test named as
- * redis-benchmark names it, ready for `run()`. Options respload cannot honour yet (`--tls`,
- * `--cluster`, `-k 0`, ...), unknown options, bad values and `-l` throw `SpecError` with the
+ * redis-benchmark names it, ready for `run()`. Options respload cannot honour yet (`-x`,
+ * `--tls-ciphers`, ...), unknown options, bad values and `-l` throw `SpecError` with the
  * option as `path`; redis-benchmark's warnings are emitted with `process.emitWarning`.
  * Output options (`-q`, `--csv`, `--precision`, `--json`) do not change the workload.
  * Every option: docs/compat.md.

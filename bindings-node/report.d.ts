@@ -74,7 +74,9 @@ export interface Stats {
   errorRate: number
   /**
    * Errors by kind: the first word of an error reply (`WRONGTYPE`, `ERR`, ...), or `CONNECTION`
-   * (connection lost with the request in flight) and `TIMEOUT`.
+   * (connection lost with the request in flight), `TIMEOUT` (no reply within `load.timeout`),
+   * `ABORTED` (cut off by a stop), `PROTOCOL` (an invalid reply stream), `INTERNAL` (a bug in
+   * respload ended a connection's task); kinds past the first 32 are counted together as `OTHER`.
    */
   errorsByKind: Record<string, number>
   /** Request bytes written. */
@@ -194,13 +196,15 @@ export interface ClientStats {
 export interface ServerFacts {
   /** The address. */
   address: string
-  /** `redis_version` (or the server's own name and version). */
+  /** `redis_version` from `INFO server` (empty when the server does not give it). */
   version: string
   /** `redis_mode`: standalone, cluster, sentinel. */
   mode: string
   /** `os`. */
   os: string
-  /** Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy. */
+  /**
+   * Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy, io-threads.
+   */
   config: Record<string, string>
 }
 

@@ -82,6 +82,8 @@ def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> Non
     assert df["ops"].sum() == report.totals.ops
     assert list(df["latency_ms_p99"]) == [r.latency_ms.p99 for r in report.timeline]
     assert (df["ops_per_sec"] > 0).all()
+    # Closed loop: no open-loop columns.
+    assert "target_rate" not in df.columns
 
 
 def test_latency_frame_has_a_row_per_command_and_total(report: respload.Report) -> None:
@@ -161,6 +163,13 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
     assert report.totals.service_ms.p50 <= report.totals.latency_ms.max
     assert abs(report.totals.ops_per_sec / 400 - 1) < 0.05
     assert all(row.service_ms is not None for row in report.timeline if row.ops > 0)
+    df = report.timeline_frame()
+    assert len(df) == len(report.timeline)
+    assert (df["target_rate"] == 400).sum() >= 2
+    for rate, p99, row in zip(df["target_rate"], df["service_ms_p99"], report.timeline):
+        # pandas holds a None of a float column as NaN.
+        assert row.target_rate == rate or (row.target_rate is None and pd.isna(rate))
+        assert (row.service_ms is None and pd.isna(p99)) or row.service_ms.p99 == p99
     assert len(report.server_timeline) >= 2
     assert report.server_timeline[0].role == "master"
     assert report.server_load is not None

@@ -617,7 +617,9 @@ class Report:
 
         Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
         ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
-        ``connections``.
+        ``connections``; in open loop also ``target_rate`` (the rate asked for, beside
+        ``ops_per_sec``) and ``service_ms_p50``, ``service_ms_p99`` (None in closed loop,
+        and where an interval has no service time).
         """
         pd = _pandas()
         rows = [
@@ -632,6 +634,9 @@ class Report:
                 "latency_ms_p99": r.latency_ms.p99,
                 "latency_ms_max": r.latency_ms.max,
                 "connections": r.connections,
+                "target_rate": r.target_rate,
+                "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
+                "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
             }
             for r in self.timeline
         ]
@@ -647,6 +652,8 @@ class Report:
             "latency_ms_max",
             "connections",
         ]
+        if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):
+            columns += ["target_rate", "service_ms_p50", "service_ms_p99"]
         return pd.DataFrame(rows, columns=columns)
 
     def latency_frame(self) -> pandas.DataFrame:

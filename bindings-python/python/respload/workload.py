@@ -96,7 +96,7 @@ class Workload:
         ``redis-benchmark`` is skipped. Each test of ``-t`` (default: all) becomes a measured
         phase named as redis-benchmark names it (``SET``, ``LRANGE_100 (first 100
         elements)``, ...); a command after the options becomes one phase. Options respload
-        cannot honour yet (``--tls``, ``--cluster``, ``-k 0``, ...) raise
+        cannot honour yet (``-x``, ``--tls-ciphers``, ...) raise
         :class:`~respload.SpecError` with the option as ``path``; so does ``-l``, which only
         the CLI repeats. Output options (``-q``, ``--csv``, ``--precision``, ``--json``) do
         not change the workload. redis-benchmark's warnings (``-t`` next to a command) are
@@ -120,8 +120,8 @@ class Workload:
         connections, ``-n`` counts requests per client (``allkeys``: every key of the range
         once), ``--ratio`` weighs SET and GET, ``--key-pattern`` picks the keys, each
         ``--command`` is a template; ``--run-count=N`` gives measured phases ``run 1`` ...
-        ``run N``. Options respload cannot honour yet (``--tls``, ``--cluster-mode``,
-        ``--rate-limiting``, ...), unknown options and bad values raise
+        ``run N``. Options respload cannot honour yet (``--transaction``,
+        ``--reconnect-interval``, ...), unknown options and bad values raise
         :class:`~respload.SpecError` with the option as ``path``. Output options
         (``--json-out-file``, ``--hide-histogram``, ...) do not change the workload; the
         ``respload memtier`` CLI writes memtier's reports. Every option:

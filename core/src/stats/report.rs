@@ -54,7 +54,10 @@ pub struct Stats {
     /// `errors / ops` (0 when no ops).
     pub error_rate: f64,
     /// Errors by kind: the first word of an error reply (`WRONGTYPE`, `ERR`, ...), or
-    /// `CONNECTION` (connection lost with the request in flight) and `TIMEOUT`.
+    /// `CONNECTION` (connection lost with the request in flight), `TIMEOUT` (no reply within
+    /// `load.timeout`), `ABORTED` (cut off by a stop), `PROTOCOL` (an invalid reply stream),
+    /// `INTERNAL` (a bug in respload ended a connection's task); kinds past the first 32
+    /// are counted together as `OTHER`.
     pub errors_by_kind: BTreeMap<String, u64>,
     /// Request bytes written.
     pub bytes_sent: u64,
@@ -151,13 +154,14 @@ pub struct ClientStats {
 pub struct ServerFacts {
     /// The address.
     pub address: String,
-    /// `redis_version` (or the server's own name and version).
+    /// `redis_version` from `INFO server` (empty when the server does not give it).
     pub version: String,
     /// `redis_mode`: standalone, cluster, sentinel.
     pub mode: String,
     /// `os`.
     pub os: String,
-    /// Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy.
+    /// Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy,
+    /// io-threads.
     pub config: BTreeMap<String, String>,
 }
 
