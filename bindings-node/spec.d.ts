@@ -154,9 +154,9 @@ export interface TlsSpec {
 export interface LoadSpec {
   /**
    * Total connections, spread over the worker threads (default 50, like redis-benchmark). In
-   * cluster mode (`target.cluster`): connections per primary node, as with redis-benchmark
-   * `--cluster` and memtier_benchmark `--cluster-mode` (each of these clients holds one connection
-   * to every primary).
+   * cluster mode (`target.cluster`): connections per primary node, as with memtier_benchmark
+   * `--cluster-mode` (each client holds one connection to every primary); redis-benchmark
+   * `--cluster` spreads its `-c` over the primaries instead.
    */
   connections?: number
   /** Worker threads; absent means one per CPU core, at most one per connection. */
