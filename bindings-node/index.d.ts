@@ -44,7 +44,8 @@ export declare class Report {
   /**
    * Assert budgets on the totals (and per command label under `commands`). Throws a
    * node:assert `AssertionError` listing every budget not met; a run that finished no
-   * request never passes; an unknown budget key is a `TypeError`. Returns the report.
+   * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a
+   * negative limit (or an error rate above 1) a `SpecError`. Returns the report.
    */
   check(budget?: Budget & { commands?: Record<string, Budget> }): this
 }

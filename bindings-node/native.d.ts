@@ -33,6 +33,15 @@ export declare class NativeRunner {
 }
 
 /**
+ * Check a report (its snake_case JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
+ * `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `null` when every limit holds,
+ * otherwise the message listing every one missed. An interrupted or empty run never passes.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` (with the budget's field `path`) for a bad budget.
+ */
+export declare function checkReport(reportJson: string, budgetJson: string): string | null
+
+/**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec as JSON text
  * (every default filled in, secrets kept so that the result can be run).
  *

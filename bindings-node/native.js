@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
+module.exports.checkReport = nativeBinding.checkReport
 module.exports.loadSpec = nativeBinding.loadSpec
 module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec

@@ -20,8 +20,17 @@ export interface ReportFields {
   startedAt: number
   /** Measured seconds, summed over measured phases. */
   durationS: number
-  /** Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal). */
+  /**
+   * Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal, or a phase that could not
+   * run: see `error`).
+   */
   interrupted: boolean
+  /**
+   * Why the run stopped before its last phase: a phase after the first could not start (its server
+   * went away after the earlier phases ran; their report is kept), with the phase's name and the
+   * error. Left out otherwise.
+   */
+  error?: string
   /** The seed of the request stream (given, or drawn and recorded here to reproduce it). */
   seed: number
   /** Measured phases together. */

@@ -7,8 +7,10 @@
 #![deny(clippy::all)]
 
 mod error;
+mod report;
 mod runner;
 mod workload;
 
+pub use report::check_report;
 pub use runner::NativeRunner;
 pub use workload::{load_spec, memtier_spec, normalize_spec, redis_benchmark_spec};

@@ -1,7 +1,7 @@
 // Reports: the camelCase rule, toJSON() giving the canonical snake_case JSON, and check().
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { Report, run } from 'respload'
+import { Report, SpecError, run } from 'respload'
 import { startRedis } from 'respload/testing'
 import { setKeys } from './helpers.mjs'
 
@@ -118,6 +118,21 @@ test('check() throws an AssertionError with a readable message when a budget is 
 test('check() rejects unknown budgets (a typo never passes silently) and empty runs', () => {
   assert.throws(() => clean.check({ p99: 5 }), (err) => err instanceof TypeError && /unknown budget `p99`/.test(err.message))
   assert.throws(() => clean.check({ p99Ms: '5' }), TypeError)
+  assert.throws(() => clean.check({ commands: 5 }), TypeError)
+  assert.throws(() => clean.check({ commands: { GET: { commands: {} } } }), TypeError)
+  // Ranges are the core's: the same SpecError as in Python, naming the limit.
+  assert.throws(
+    () => clean.check({ commands: { SET: { errorRate: 2 } } }),
+    (err) => err instanceof SpecError && err.path === 'check.commands.SET.error_rate' && /0 to 1/.test(err.message),
+  )
   const empty = new Report({ ...clean.toJSON(), totals: { ...clean.toJSON().totals, ops: 0 } })
   assert.throws(() => empty.check({}), (err) => err instanceof assert.AssertionError && /finished no requests/.test(err.message))
+  const partial = new Report({ ...clean.toJSON(), interrupted: true })
+  assert.throws(
+    () => partial.check({}),
+    (err) =>
+      err instanceof assert.AssertionError &&
+      /^respload budget not met \(2000 requests in [\d.]+ s, interrupted\):/.test(err.message) &&
+      /the run was interrupted: its report is partial/.test(err.message),
+  )
 })

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod cli;
 mod error;
+mod report;
 mod runner;
 mod workload;
 
@@ -15,6 +16,8 @@ mod workload;
 mod _native {
     #[pymodule_export]
     use super::cli::Cli;
+    #[pymodule_export]
+    use super::report::check_report;
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]

@@ -96,31 +96,55 @@ def test_latency_frame_has_a_row_per_command_and_total(report: respload.Report) 
 
 
 def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
-    p99 = report.totals.latency_ms.p99
+    t = report.totals
+    p99 = t.latency_ms.p99
     assert report.check(p99_ms=p99, error_rate=0.0, min_ops_per_sec=1) is report
+    every = {"p50_ms": t.latency_ms.p50, "p99_ms": p99, "p99_9_ms": t.latency_ms.p99_9}
+    assert report.check(**every, commands={"GET": {"error_rate": 0}}) is report
 
-    with pytest.raises(AssertionError, match=r"p99 latency .* ms > 1e-06 ms"):
+    over = r"totals: p99 latency .* ms is over the budget of 0\.000001 ms"
+    with pytest.raises(AssertionError, match=over):
         report.check(p99_ms=1e-6)
-    with pytest.raises(AssertionError, match=r"throughput .* ops/s < 1,000,000,000 ops/s"):
+    under = r"totals: throughput .* ops/s \(\d+ requests in .* s\) is under the budget of "
+    with pytest.raises(AssertionError, match=under + "1000000000 ops/s"):
         report.check(min_ops_per_sec=1e9)
     with pytest.raises(AssertionError) as caught:
-        report.check(p99_ms=1e-6, min_ops_per_sec=1e9)
-    assert "p99 latency" in str(caught.value)
-    assert "throughput" in str(caught.value)
+        report.check(p99_ms=1e-6, min_ops_per_sec=1e9, commands={"GET": {"p50_ms": 0}, "DEL": {}})
+    message = str(caught.value)
+    assert message.startswith(f"respload budget not met ({t.ops} requests in ")
+    assert "totals: p99 latency" in message
+    assert "totals: throughput" in message
+    assert "commands.GET: p50 latency" in message
+    assert "commands.DEL: not in the report (commands: GET, SET)" in message
+
+    # A bad limit names itself; a typo never passes silently.
+    with pytest.raises(respload.SpecError) as bad:
+        report.check(commands={"GET": {"p99": 1}})
+    assert bad.value.path == "check.commands.GET"
+    assert "unknown limit `p99`" in str(bad.value)
+    with pytest.raises(respload.SpecError, match="0 to 1"):
+        report.check(error_rate=5)
 
 
-def test_check_fails_on_errors(redis_with_password: Redis) -> None:
+def test_check_fails_on_errors_and_on_a_partial_run(
+    redis_with_password: Redis, report: respload.Report
+) -> None:
     # A server that refuses GET: every request is an error reply, counted, not raised.
     redis_with_password.call("ACL", "SETUSER", "default", "-get")
-    report = respload.run(
+    failing = respload.run(
         target={"url": redis_with_password.url, "password": "hunter2"},
         load={"requests": 200, "connections": 2},
         commands=[{"name": "get"}],
     )
-    assert report.totals.errors == 200 == report.totals.ops
-    assert report.totals.error_rate == 1.0
-    with pytest.raises(AssertionError, match=r"error rate 100\.0000% > 1\.0000%"):
-        report.check(error_rate=0.01)
+    assert failing.totals.errors == 200 == failing.totals.ops
+    assert failing.totals.error_rate == 1.0
+    rate = r"totals: error rate 100% \(200 of 200 requests: NOPERM 200\) is over the budget of 1%"
+    with pytest.raises(AssertionError, match=rate):
+        failing.check(error_rate=0.01)
+    # The same report, marked interrupted, fails every check.
+    partial = respload.Report.from_dict({**report.to_dict(), "interrupted": True})
+    with pytest.raises(AssertionError, match="the run was interrupted: its report is partial"):
+        partial.check()
 
 
 def test_html_summary(report: respload.Report) -> None:

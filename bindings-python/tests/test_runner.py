@@ -11,6 +11,7 @@ import pytest
 
 import respload
 from conftest import Redis
+from respload.testing import redis_server
 
 
 def long_run(redis: Redis, connections: int = 4) -> respload.Runner:
@@ -65,6 +66,28 @@ def test_stop_returns_a_partial_report_promptly(redis: Redis) -> None:
     served = assert_traffic_stopped(redis)
     assert abs(served - report.totals.ops) <= 4
     assert runner.stop() is report  # the same report again, no error
+
+
+def test_a_later_phase_whose_server_went_away_returns_the_earlier_report(redis: Redis) -> None:
+    with redis_server() as second:
+        runner = respload.Runner(
+            target=redis.target(),
+            load={"connections": 2, "duration": "3s"},
+            commands=[{"name": "set"}],
+            phases=[{"name": "first"}, {"name": "second", "target": second.target()}],
+        ).start()
+        assert next(iter(runner)).phase == "first"
+    # The second server is gone before its phase starts: no exception, a partial report.
+    report = runner.wait()
+    assert report.interrupted is True
+    assert report.error is not None
+    assert report.error.startswith(
+        f"phase `second` could not run: cannot connect to {second.address}"
+    )
+    assert [p.name for p in report.phases] == ["first"]
+    assert report.totals.ops == redis.calls("set") > 0
+    with pytest.raises(AssertionError, match="the run stopped early: phase `second`"):
+        report.check()
 
 
 def test_stop_from_another_thread_ends_wait(redis: Redis) -> None:

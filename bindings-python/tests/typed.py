@@ -20,6 +20,7 @@ _LEFT_OUT_WHEN = {
     "slo": None,
     "peak_node": None,
     "output_error": None,
+    "error": None,
 }
 
 

@@ -19,6 +19,32 @@ fn stderr_of_bad_input(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Wait for a running respload's first live line on stderr (traffic is flowing); what it
+/// wrote so far. Its stderr is left in place for the rest.
+fn child_started(child: &mut std::process::Child) -> Vec<u8> {
+    let stderr = child.stderr.as_mut().unwrap();
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    while !String::from_utf8_lossy(&seen).contains("ops/s") {
+        assert_eq!(stderr.read(&mut byte).unwrap(), 1, "no live line");
+        seen.push(byte[0]);
+    }
+    seen
+}
+
+/// The table an ended respload printed says it is partial; the report it wrote.
+fn partial_report(child: &mut std::process::Child, json: &std::path::Path) -> Report {
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    assert!(stdout.contains("interrupted: partial results"), "{stdout}");
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
 fn scenario(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("scenario.toml");
     std::fs::write(
@@ -135,13 +161,7 @@ fn ctrl_c_stops_within_a_second_and_keeps_the_partial_report() {
         .spawn()
         .unwrap();
     // Wait for the first live line: traffic is flowing.
-    let mut stderr = child.stderr.take().unwrap();
-    let mut seen = Vec::new();
-    let mut byte = [0u8; 1];
-    while !String::from_utf8_lossy(&seen).contains("ops/s") {
-        assert_eq!(stderr.read(&mut byte).unwrap(), 1, "no live line");
-        seen.push(byte[0]);
-    }
+    child_started(&mut child);
     let sent = Instant::now();
     // SAFETY: sending SIGINT to our own child process.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
@@ -152,17 +172,59 @@ fn ctrl_c_stops_within_a_second_and_keeps_the_partial_report() {
         sent.elapsed()
     );
     assert!(status.success(), "{status:?}");
-    let mut stdout = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
-    assert!(stdout.contains("interrupted: partial results"), "{stdout}");
-    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let report = partial_report(&mut child, &json);
     assert!(report.interrupted);
     assert!(report.totals.ops > 0);
+}
+
+#[test]
+fn a_phase_that_cannot_run_prints_the_earlier_phases_and_exits_2() {
+    let server = Server::start(&[]);
+    let second = Server::start(&[]);
+    let spec = server.dir.join("two.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            r#"
+            target = {{ port = {} }}
+            [load]
+            connections = 2
+            duration = "3s"
+            [[phases]]
+            name = "first"
+            [[phases]]
+            name = "second"
+            target = {{ port = {} }}
+            "#,
+            server.port, second.port
+        ),
+    )
+    .unwrap();
+    let json = server.dir.join("partial.json");
+    let mut child = Command::new(BIN)
+        .args(["run", spec.to_str().unwrap()])
+        .args(["--json", json.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first phase is running; the second one's server goes away.
+    let mut seen = child_started(&mut child);
+    let mut stderr = child.stderr.take().unwrap();
+    let port = second.port;
+    drop(second);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2));
+    stderr.read_to_end(&mut seen).unwrap();
+    let stderr = String::from_utf8_lossy(&seen);
+    let said =
+        format!("respload: phase `second` could not run: cannot connect to 127.0.0.1:{port}");
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(stderr.contains("; the report above is partial"), "{stderr}");
+    let report = partial_report(&mut child, &json);
+    assert_eq!(report.phases.len(), 1);
+    assert!(report.totals.ops > 0);
+    assert!(report.error.unwrap().contains(&port.to_string()));
 }
 
 #[test]

@@ -318,9 +318,19 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
     assert_eq!(report.timeline[0].connections, 6, "{rows:?}");
     assert!(rows.iter().any(|r| r.2 > 0 && r.3 == 4), "{rows:?}");
     assert!(tail.iter().all(|r| r.connections == 6), "{rows:?}");
-    // ... at (nearly) the level it had before the kill: the best of the last three full
-    // intervals against the best of the two before it (one slow interval on a busy machine
-    // is forgiven, a lasting loss of a third of the nodes is not).
+    // ... with the promoted replica serving the dead primary's third of the keys: a third
+    // of the requests after the last error, however busy the machine ...
+    let last_error = rows.iter().rposition(|r| r.2 > 0).unwrap();
+    let after_ops: u64 = rows[last_error + 1..].iter().map(|r| r.1).sum();
+    let promoted_ops = report.nodes[&format!("127.0.0.1:{promoted}")].ops;
+    assert!(
+        promoted_ops as f64 >= 0.25 * after_ops as f64,
+        "the promoted replica answered {promoted_ops} of {after_ops}: {rows:?}"
+    );
+    // ... and at a level near the one before the kill: the best of the last three full
+    // intervals against the best of the two before it. The margin is wide because another
+    // process taking a core during the run (CI on a shared machine) halves the client's
+    // share of the CPU; a client stuck on the lost node keeps far less (5%, as above).
     let full: Vec<_> = report
         .timeline
         .iter()
@@ -333,7 +343,7 @@ fn a_killed_primary_fails_its_requests_and_the_run_recovers_after_failover() {
         .map(|r| successes_per_sec(r))
         .fold(0.0, f64::max);
     assert!(
-        post >= 0.8 * pre,
+        post >= 0.4 * pre,
         "after the failover {post:.0}/s, before {pre:.0}/s: {rows:?}"
     );
 }

@@ -430,6 +430,46 @@ fn a_later_phases_unreachable_or_refusing_target_fails_before_any_traffic() {
 }
 
 #[test]
+fn a_phase_whose_server_went_away_ends_the_run_with_the_earlier_phases_report() {
+    let server = Server::start(&[]);
+    let second = Server::start(&[]);
+    let port = second.port;
+    let runner = Runner::start(workload(json!({
+        "target": { "port": server.port },
+        "load": { "connections": 2, "duration": "3s" },
+        "keys": { "range": [0, 99] },
+        "commands": [{ "name": "set" }],
+        "phases": [
+            { "name": "first" },
+            { "name": "second", "target": { "port": port } },
+            { "name": "third" },
+        ],
+    })))
+    .unwrap();
+    // The first phase is running (the second server was reached up front): its server
+    // goes away before the second phase starts.
+    let snapshot = runner.next_snapshot(Duration::from_secs(10)).unwrap();
+    assert_eq!(snapshot.phase, "first");
+    drop(second);
+    let report = runner.wait().unwrap();
+    assert!(report.interrupted);
+    let error = report.error.as_deref().unwrap();
+    assert!(
+        error.starts_with("phase `second` could not run: "),
+        "{error}"
+    );
+    assert!(error.contains(&format!("127.0.0.1:{port}")), "{error}");
+    // The first phase's results are all there; the third never ran.
+    let names: Vec<&str> = report.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["first"]);
+    assert!(report.totals.ops > 0);
+    assert_eq!(report.totals.ops, server.calls("set"));
+    assert!(report.duration_s > 2.5, "{}", report.duration_s);
+    let back: respload::Report = serde_json::from_str(&report.to_json()).unwrap();
+    assert_eq!(back.error, report.error);
+}
+
+#[test]
 fn the_report_names_the_server_and_round_trips_through_json() {
     let server = Server::start(&["--maxmemory-policy", "allkeys-lru"]);
     let report = run(&workload(json!({

@@ -9,6 +9,10 @@ from typing import final
 __version__: str
 SCHEMA_VERSION: int
 
+def check_report(report_json: str, budget_json: str) -> str | None:
+    """The report checked against the budget: ``None`` when every limit holds, otherwise the
+    message listing every one missed."""
+
 @final
 class Workload:
     """A validated workload (secrets kept inside; ``to_json`` redacts them)."""

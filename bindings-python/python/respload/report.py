@@ -8,8 +8,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from . import _native
 
 if TYPE_CHECKING:  # optional dependencies, imported when used
     import pandas
@@ -569,6 +572,10 @@ class Report:
     """The longest stretch without a successful reply over the measured phases."""
     slo: SloResult | None = None
     """An SLO search: the result of the last phase that searched."""
+    error: str | None = None
+    """Why the run stopped before its last phase: a later phase could not start (its
+    server went away after the earlier phases ran, whose results are kept); ``None``
+    otherwise. The report is then marked interrupted."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -590,6 +597,7 @@ class Report:
             phases=[PhaseReport.from_dict(p) for p in d["phases"]],
             _json=text,
             nodes=_commands(d.get("nodes", {})),
+            error=d.get("error"),
             **_server(d),
         )
 
@@ -743,31 +751,33 @@ class Report:
     def check(
         self,
         *,
+        p50_ms: float | None = None,
         p99_ms: float | None = None,
+        p99_9_ms: float | None = None,
         error_rate: float | None = None,
         min_ops_per_sec: float | None = None,
+        commands: Mapping[str, Mapping[str, float]] | None = None,
     ) -> Report:
         """Assert service levels, for test suites: raise ``AssertionError`` naming every
-        limit that was missed (p99 latency in ms at most ``p99_ms``, error rate at most
-        ``error_rate``, throughput at least ``min_ops_per_sec``); return the report if all
-        hold. An interrupted run, or one with no requests, fails any check."""
-        t = self.totals
-        failed = []
-        if p99_ms is not None and not t.latency_ms.p99 <= p99_ms:
-            failed.append(f"p99 latency {t.latency_ms.p99:.3f} ms > {p99_ms} ms")
-        if error_rate is not None and not t.error_rate <= error_rate:
-            failed.append(
-                f"error rate {t.error_rate:.4%} > {error_rate:.4%} ({t.errors} of {t.ops} "
-                f"requests failed: {t.errors_by_kind})"
-            )
-        if min_ops_per_sec is not None and not t.ops_per_sec >= min_ops_per_sec:
-            failed.append(f"throughput {t.ops_per_sec:,.0f} ops/s < {min_ops_per_sec:,.0f} ops/s")
-        if self.interrupted:
-            failed.append("the run was interrupted")
-        if t.ops == 0:
-            failed.append("no requests were measured")
-        if failed:
-            raise AssertionError("respload check failed: " + "; ".join(failed))
+        limit that was missed, return the report if all hold. Limits on the totals: p50,
+        p99 and p99.9 latency in ms at most ``p50_ms``, ``p99_ms``, ``p99_9_ms``; error rate
+        at most ``error_rate`` (0 to 1); throughput at least ``min_ops_per_sec``. The same
+        limits per command label under ``commands`` (``{"GET": {"p99_ms": 2}}``). An
+        interrupted run, or one with no requests, fails any check. The rules and the
+        message are the core's (the same as Node's ``report.check()``); a bad limit raises
+        ``SpecError`` naming it (``check.commands.GET.p99_ms``)."""
+        limits = {
+            "p50_ms": p50_ms,
+            "p99_ms": p99_ms,
+            "p99_9_ms": p99_9_ms,
+            "error_rate": error_rate,
+            "min_ops_per_sec": min_ops_per_sec,
+            "commands": commands,
+        }
+        budget = {k: v for k, v in limits.items() if v is not None}
+        message = _native.check_report(self._json, json.dumps(budget))
+        if message is not None:
+            raise AssertionError(message)
         return self
 
     def _repr_html_(self) -> str:

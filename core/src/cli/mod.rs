@@ -85,7 +85,8 @@ impl Interrupt {
 /// Run the command line `args` (the first is the program name, as in `std::env::args_os`),
 /// writing to `console`; returns the exit code: 0 on success (an interrupted run included,
 /// its partial report printed), 2 on errors (usage, spec, connection: the message on
-/// stderr), and clap's codes for `--help` / `--version` (0).
+/// stderr; a later phase that could not run too, after the earlier phases' partial report),
+/// and clap's codes for `--help` / `--version` (0).
 pub fn main<I, T>(args: I, console: &mut Console<'_>, interrupt: &Interrupt) -> u8
 where
     I: IntoIterator<Item = T>,
@@ -113,22 +114,35 @@ where
         Command::Run(args) => run(*args, console, interrupt),
         Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
         Command::Memtier(args) => memtier(args, console, interrupt),
-        Command::Check { spec, vars } => {
-            Workload::from_path_with(&spec, &vars.params()).and_then(|w| {
+        Command::Check { spec, vars } => Workload::from_path_with(&spec, &vars.params())
+            .and_then(|w| {
                 let text = serde_json::to_string_pretty(&w.redacted()).unwrap_or_default();
                 writeln!(console.stdout, "{text}").map_err(output_error)
             })
-        }
+            .map(|()| 0),
     };
     let _ = console.stdout.flush();
     match result {
-        Ok(()) => 0,
+        Ok(code) => code,
         Err(e) => {
             let _ = writeln!(console.stderr, "respload: {e}");
             let _ = console.stderr.flush();
             2
         }
     }
+}
+
+/// Say on stderr why a printed report is partial (`what`: "the report above is partial");
+/// the exit code: 2 when a phase could not run, 0 otherwise (an interrupted run is a result).
+fn partial(report: &crate::Report, stderr: &mut dyn Write, what: &str) -> u8 {
+    if let Some(error) = &report.error {
+        let _ = writeln!(stderr, "respload: {error}; {what}");
+        return 2;
+    }
+    if report.interrupted {
+        let _ = writeln!(stderr, "respload: interrupted, {what}");
+    }
+    0
 }
 
 /// A failed write to the console (a closed pipe).
@@ -139,7 +153,7 @@ fn output_error(e: std::io::Error) -> crate::Error {
     }
 }
 
-fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<()> {
+fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<u8> {
     let base = match &args.spec {
         Some(path) => Workload::from_path_with(path, &args.vars.params())?,
         None if !args.vars.params().is_empty() => {
@@ -180,28 +194,28 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     if let Some(path) = &args.hdr_log {
         write_hdr_log(&report, path)?;
     }
-    if report.interrupted {
-        let _ = writeln!(
-            console.stderr,
-            "respload: interrupted, the report above is partial"
-        );
-    }
-    Ok(())
+    Ok(partial(
+        &report,
+        console.stderr,
+        "the report above is partial",
+    ))
 }
 
 fn memtier(
     args: MemtierArgs,
     console: &mut Console<'_>,
     interrupt: &Interrupt,
-) -> crate::Result<()> {
+) -> crate::Result<u8> {
     use crate::compat::memtier::{self, Invocation};
     let (args, json) = args.split();
     let m = match memtier::parse(&args)? {
         Invocation::Help => {
-            return write!(console.stdout, "{}", memtier::usage()).map_err(output_error);
+            write!(console.stdout, "{}", memtier::usage()).map_err(output_error)?;
+            return Ok(0);
         }
         Invocation::Version => {
-            return writeln!(console.stdout, "{}", memtier::version()).map_err(output_error);
+            writeln!(console.stdout, "{}", memtier::version()).map_err(output_error)?;
+            return Ok(0);
         }
         Invocation::Run(m) => *m,
     };
@@ -228,11 +242,9 @@ fn memtier(
     if let Some(path) = &json {
         write_json(&report, path)?;
     }
-    if report.interrupted {
-        let _ = writeln!(
-            console.stderr,
-            "respload: interrupted, the report above is partial"
-        );
-    }
-    Ok(())
+    Ok(partial(
+        &report,
+        console.stderr,
+        "the report above is partial",
+    ))
 }

@@ -1,7 +1,7 @@
 //! `respload redis-benchmark ARGS...`: redis-benchmark's command line, respload's engine,
 //! redis-benchmark's output.
 
-use super::{output_error, Console, Interrupt};
+use super::{output_error, partial, Console, Interrupt};
 use crate::compat::redis_benchmark::parse_args;
 use crate::output::redis_benchmark::{error_lines, idle_banner, render, Format, Progress};
 use crate::output::write_json;
@@ -28,7 +28,7 @@ pub(crate) fn run(
     args: RedisBenchmarkArgs,
     console: &mut Console<'_>,
     interrupt: &Interrupt,
-) -> crate::Result<()> {
+) -> crate::Result<u8> {
     let rb = parse_args(&args.args)?;
     for w in &rb.warnings {
         let _ = writeln!(console.stderr, "{w}");
@@ -68,14 +68,14 @@ pub(crate) fn run(
             write_json(&report, path)?;
         }
         if report.interrupted {
-            let _ = writeln!(
+            return Ok(partial(
+                &report,
                 console.stderr,
-                "respload: interrupted, the results above are partial"
-            );
-            return Ok(());
+                "the results above are partial",
+            ));
         }
         if !rb.output.repeat {
-            return Ok(());
+            return Ok(0);
         }
     }
 }

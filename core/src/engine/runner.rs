@@ -220,10 +220,20 @@ fn execute(
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
         let plans_i = std::mem::take(&mut plans[i]);
-        let mut outcome = if phase.spec.slo.is_some() {
-            run_search(phase, i, phase_seed, stop, tx)?
+        let started = if phase.spec.slo.is_some() {
+            run_search(phase, i, phase_seed, stop, tx)
         } else {
-            run_phase(phase, i, plans_i, phase_seed, stop, tx)?
+            run_phase(phase, i, plans_i, phase_seed, stop, tx)
+        };
+        let mut outcome = match started {
+            Ok(outcome) => outcome,
+            // Nothing ran yet: the caller gets the error, as for an unreachable server.
+            Err(e) if report.phases.is_empty() => return Err(e),
+            // The earlier phases' report is kept (a server that went away between phases).
+            Err(e) => {
+                report.error = Some(format!("phase `{}` could not run: {e}", phase.spec.name));
+                break;
+            }
         };
         if let Some(path) = &phase.spec.output.memtier {
             let text = crate::output::memtier::phase_text(phase, &outcome.report, started_at);
@@ -276,7 +286,7 @@ fn execute(
         }
         report.phases.push(outcome.report);
     }
-    report.interrupted = stop.load(Ordering::Relaxed);
+    report.interrupted = report.error.is_some() || stop.load(Ordering::Relaxed);
     for node in report.server_nodes.values_mut() {
         node.server_load = ServerLoad::of(&node.server_timeline);
     }

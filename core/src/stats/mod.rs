@@ -1,10 +1,12 @@
 //! Measurement: per-thread recorders, merging, and the Report.
 
 mod availability;
+mod check;
 mod recorder;
 mod report;
 
 pub use availability::{Availability, EventReport, Gap, GapTracker, Gaps};
+pub use check::{check_report, Budget, Limits};
 pub use recorder::{
     new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, MARK_BUCKET_NS,
     MAX_LATENCY_NS, SIGNIFICANT_DIGITS,

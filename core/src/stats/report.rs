@@ -312,8 +312,14 @@ pub struct Report {
     pub started_at: f64,
     /// Measured seconds, summed over measured phases.
     pub duration_s: f64,
-    /// Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal).
+    /// Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal, or a phase
+    /// that could not run: see `error`).
     pub interrupted: bool,
+    /// Why the run stopped before its last phase: a phase after the first could not start
+    /// (its server went away after the earlier phases ran; their report is kept), with the
+    /// phase's name and the error. Left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// The seed of the request stream (given, or drawn and recorded here to reproduce it).
     pub seed: u64,
     /// Measured phases together.

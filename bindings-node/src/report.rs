@@ -1,0 +1,15 @@
+//! Reports: budget checks ([`respload::Report::check`]) on a report's JSON text.
+
+use crate::error::to_js;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// Check a report (its snake_case JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
+/// `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `null` when every limit holds,
+/// otherwise the message listing every one missed. An interrupted or empty run never passes.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (with the budget's field `path`) for a bad budget.
+#[napi]
+pub fn check_report(env: Env, report_json: String, budget_json: String) -> Result<Option<String>> {
+    respload::stats::check_report(&report_json, &budget_json).map_err(|e| to_js(&env, &e))
+}

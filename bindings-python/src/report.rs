@@ -1,0 +1,13 @@
+//! Reports: budget checks ([`respload::Report::check`]) on a report's JSON text.
+
+use crate::error::to_py;
+use pyo3::prelude::*;
+
+/// Check a report (its JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
+/// `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `None` when every limit holds,
+/// otherwise the message listing every one missed. An interrupted or empty run never passes.
+/// Raises `SpecError` (with the budget's field `path`) for a bad budget.
+#[pyfunction]
+pub fn check_report(report_json: &str, budget_json: &str) -> PyResult<Option<String>> {
+    respload::stats::check_report(report_json, budget_json).map_err(to_py)
+}

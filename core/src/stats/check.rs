@@ -1,0 +1,351 @@
+//! Service-level checks of a report ([`Report::check`]): one rule set, and one message, for
+//! Python's `Report.check()` and Node's `report.check()`.
+
+use super::{Report, Stats};
+use crate::{Error, Result};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Limits on one set of stats (the totals, or one command's). A limit left out is not checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    /// Highest p50 latency, in milliseconds.
+    pub p50_ms: Option<f64>,
+    /// Highest p99 latency, in milliseconds.
+    pub p99_ms: Option<f64>,
+    /// Highest p99.9 latency, in milliseconds.
+    pub p99_9_ms: Option<f64>,
+    /// Highest error rate (errors / requests), 0 to 1.
+    pub error_rate: Option<f64>,
+    /// Lowest throughput, in requests per second.
+    pub min_ops_per_sec: Option<f64>,
+}
+
+/// What a report is checked against: limits on its totals, and on commands by label.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Budget {
+    /// Limits on `totals`.
+    pub totals: Limits,
+    /// Limits on `commands.<label>`; a label the report does not have fails the check.
+    pub commands: BTreeMap<String, Limits>,
+}
+
+const LIMITS: [&str; 5] = [
+    "p50_ms",
+    "p99_ms",
+    "p99_9_ms",
+    "error_rate",
+    "min_ops_per_sec",
+];
+
+impl Budget {
+    /// A budget from its JSON form: `{"p99_ms": 5, "error_rate": 0.001, "commands": {"GET":
+    /// {"p99_ms": 2}}}`. An unknown key, a value that is not a number, a negative one or an
+    /// error rate above 1 is an error naming it (`check.commands.GET.p99_ms`).
+    pub fn from_json_value(value: &Json) -> Result<Budget> {
+        let object = as_object(value, "check")?;
+        let mut budget = Budget {
+            totals: limits(object, "check", true)?,
+            ..Budget::default()
+        };
+        if let Some(commands) = object.get("commands").filter(|c| !c.is_null()) {
+            for (label, value) in as_object(commands, "check.commands")? {
+                let path = format!("check.commands.{label}");
+                let limits = limits(as_object(value, &path)?, &path, false)?;
+                budget.commands.insert(label.clone(), limits);
+            }
+        }
+        Ok(budget)
+    }
+
+    /// [`Budget::from_json_value`] of JSON text.
+    pub fn from_json_str(text: &str) -> Result<Budget> {
+        let value = serde_json::from_str(text)
+            .map_err(|e| Error::spec("check", format!("not valid JSON: {e}")))?;
+        Budget::from_json_value(&value)
+    }
+}
+
+fn as_object<'a>(value: &'a Json, path: &str) -> Result<&'a serde_json::Map<String, Json>> {
+    value
+        .as_object()
+        .ok_or_else(|| Error::spec(path, format!("expected an object of limits, got `{value}`")))
+}
+
+fn limits(object: &serde_json::Map<String, Json>, path: &str, totals: bool) -> Result<Limits> {
+    let mut limits = Limits::default();
+    for (key, value) in object {
+        if totals && key == "commands" {
+            continue;
+        }
+        let slot = match key.as_str() {
+            "p50_ms" => &mut limits.p50_ms,
+            "p99_ms" => &mut limits.p99_ms,
+            "p99_9_ms" => &mut limits.p99_9_ms,
+            "error_rate" => &mut limits.error_rate,
+            "min_ops_per_sec" => &mut limits.min_ops_per_sec,
+            _ => {
+                let allowed = LIMITS.join(", ") + if totals { ", commands" } else { "" };
+                return Err(Error::spec(
+                    path,
+                    format!("unknown limit `{key}` (allowed: {allowed})"),
+                ));
+            }
+        };
+        if value.is_null() {
+            continue;
+        }
+        let field = format!("{path}.{key}");
+        let n = value
+            .as_f64()
+            .ok_or_else(|| Error::spec(&field, format!("`{value}` is not a number")))?;
+        if n < 0.0 || (key == "error_rate" && n > 1.0) {
+            let allowed = if key == "error_rate" {
+                "0 to 1"
+            } else {
+                "0 or more"
+            };
+            return Err(Error::spec(
+                &field,
+                format!("{n} is out of range ({allowed})"),
+            ));
+        }
+        *slot = Some(n);
+    }
+    Ok(limits)
+}
+
+/// `n` as written in a message: whole numbers as they are, others with `digits` decimals.
+fn number(n: f64, digits: usize) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{n}")
+    } else {
+        format!("{n:.digits$}")
+    }
+}
+
+fn check_stats(where_: &str, s: &Stats, l: &Limits, duration_s: f64, out: &mut Vec<String>) {
+    let latency = [
+        (l.p50_ms, s.latency_ms.p50, "p50"),
+        (l.p99_ms, s.latency_ms.p99, "p99"),
+        (l.p99_9_ms, s.latency_ms.p99_9, "p99.9"),
+    ];
+    for (limit, actual, label) in latency {
+        if let Some(limit) = limit.filter(|limit| actual.is_nan() || actual > *limit) {
+            out.push(format!(
+                "{where_}: {label} latency {} ms is over the budget of {limit} ms",
+                number(actual, 3)
+            ));
+        }
+    }
+    if let Some(limit) = l
+        .error_rate
+        .filter(|limit| s.error_rate.is_nan() || s.error_rate > *limit)
+    {
+        let mut kinds = String::new();
+        for (kind, n) in &s.errors_by_kind {
+            let sep = if kinds.is_empty() { ": " } else { ", " };
+            let _ = write!(kinds, "{sep}{kind} {n}");
+        }
+        out.push(format!(
+            "{where_}: error rate {}% ({} of {} requests{kinds}) is over the budget of {}%",
+            number(s.error_rate * 100.0, 2),
+            s.errors,
+            s.ops,
+            limit * 100.0
+        ));
+    }
+    if let Some(limit) = l
+        .min_ops_per_sec
+        .filter(|limit| s.ops_per_sec.is_nan() || s.ops_per_sec < *limit)
+    {
+        out.push(format!(
+            "{where_}: throughput {} ops/s ({} requests in {} s) is under the budget of {limit} ops/s",
+            number(s.ops_per_sec, 1),
+            s.ops,
+            number(duration_s, 3)
+        ));
+    }
+}
+
+impl Report {
+    /// Check the report against `budget`: `None` when every limit holds, or the message
+    /// listing every one missed. A run that finished no request, or that was interrupted
+    /// (its report is partial), never passes.
+    pub fn check(&self, budget: &Budget) -> Option<String> {
+        let mut failures = Vec::new();
+        if self.totals.ops == 0 {
+            failures.push("totals: the run finished no requests".to_string());
+        } else {
+            check_stats(
+                "totals",
+                &self.totals,
+                &budget.totals,
+                self.duration_s,
+                &mut failures,
+            );
+        }
+        for (label, limits) in &budget.commands {
+            let where_ = format!("commands.{label}");
+            match self.commands.get(label) {
+                Some(stats) => {
+                    check_stats(&where_, stats, limits, self.duration_s, &mut failures);
+                }
+                None => {
+                    let have: Vec<&str> = self.commands.keys().map(String::as_str).collect();
+                    let have = if have.is_empty() {
+                        "none".to_string()
+                    } else {
+                        have.join(", ")
+                    };
+                    failures.push(format!("{where_}: not in the report (commands: {have})"));
+                }
+            }
+        }
+        match &self.error {
+            Some(error) => failures.push(format!("the run stopped early: {error}")),
+            None if self.interrupted => {
+                failures.push("the run was interrupted: its report is partial".to_string());
+            }
+            None => {}
+        }
+        if failures.is_empty() {
+            return None;
+        }
+        let interrupted = if self.interrupted {
+            ", interrupted"
+        } else {
+            ""
+        };
+        Some(format!(
+            "respload budget not met ({} requests in {} s{interrupted}):\n  - {}",
+            self.totals.ops,
+            number(self.duration_s, 3),
+            failures.join("\n  - ")
+        ))
+    }
+}
+
+/// [`Report::check`] of a report's JSON text against a budget's ([`Budget::from_json_str`]),
+/// for the bindings, which hold reports as JSON.
+pub fn check_report(report_json: &str, budget_json: &str) -> Result<Option<String>> {
+    let budget = Budget::from_json_str(budget_json)?;
+    let report: Report = serde_json::from_str(report_json)
+        .map_err(|e| Error::spec("report", format!("not a respload report: {e}")))?;
+    Ok(report.check(&budget))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn report(ops: u64, errors: u64, p99: f64) -> Report {
+        let mut totals = Stats {
+            ops,
+            errors,
+            error_rate: errors as f64 / ops.max(1) as f64,
+            ops_per_sec: ops as f64 / 2.0,
+            ..Stats::default()
+        };
+        totals.latency_ms.p50 = p99 / 2.0;
+        totals.latency_ms.p99 = p99;
+        totals.latency_ms.p99_9 = p99 * 2.0;
+        if errors > 0 {
+            totals.errors_by_kind.insert("WRONGTYPE".into(), errors);
+        }
+        Report {
+            duration_s: 2.0,
+            commands: BTreeMap::from([("SET".to_string(), totals.clone())]),
+            totals,
+            ..Report::default()
+        }
+    }
+
+    fn budget(value: Json) -> Budget {
+        Budget::from_json_value(&value).unwrap()
+    }
+
+    #[test]
+    fn every_limit_met_passes_and_each_missed_one_is_named() {
+        let r = report(2000, 20, 1.5);
+        let all = json!({ "p50_ms": 0.75, "p99_ms": 1.5, "p99_9_ms": 3, "error_rate": 0.01,
+            "min_ops_per_sec": 1000, "commands": { "SET": { "p99_ms": 1.5 } } });
+        assert_eq!(r.check(&budget(all)), None);
+        let message = r
+            .check(&budget(
+                json!({ "p50_ms": 0.7, "p99_ms": 1.4, "p99_9_ms": 2.9,
+                "error_rate": 0.001, "min_ops_per_sec": 1000.5,
+                "commands": { "SET": { "p99_ms": 1 }, "GET": { "p99_ms": 1 } } }),
+            ))
+            .unwrap();
+        assert_eq!(
+            message,
+            "respload budget not met (2000 requests in 2 s):\n  \
+             - totals: p50 latency 0.750 ms is over the budget of 0.7 ms\n  \
+             - totals: p99 latency 1.500 ms is over the budget of 1.4 ms\n  \
+             - totals: p99.9 latency 3 ms is over the budget of 2.9 ms\n  \
+             - totals: error rate 1% (20 of 2000 requests: WRONGTYPE 20) is over the budget of 0.1%\n  \
+             - totals: throughput 1000 ops/s (2000 requests in 2 s) is under the budget of 1000.5 ops/s\n  \
+             - commands.GET: not in the report (commands: SET)\n  \
+             - commands.SET: p99 latency 1.500 ms is over the budget of 1 ms"
+        );
+    }
+
+    #[test]
+    fn an_empty_interrupted_or_stopped_run_never_passes() {
+        let empty = report(0, 0, 0.0);
+        let message = empty.check(&Budget::default()).unwrap();
+        assert!(
+            message.contains("totals: the run finished no requests"),
+            "{message}"
+        );
+        let mut partial = report(10, 0, 1.0);
+        partial.interrupted = true;
+        let message = partial.check(&Budget::default()).unwrap();
+        assert!(message.starts_with("respload budget not met (10 requests in 2 s, interrupted)"));
+        assert!(message.ends_with("- the run was interrupted: its report is partial"));
+        partial.error = Some("phase `b` could not run: cannot connect".into());
+        let message = partial.check(&Budget::default()).unwrap();
+        assert!(
+            message.ends_with("- the run stopped early: phase `b` could not run: cannot connect")
+        );
+    }
+
+    #[test]
+    fn a_bad_budget_is_refused_by_its_path() {
+        let err = |value: Json| Budget::from_json_value(&value).unwrap_err().to_string();
+        assert_eq!(
+            err(json!({ "p99": 5 })),
+            "invalid spec at `check`: unknown limit `p99` (allowed: p50_ms, p99_ms, p99_9_ms, \
+             error_rate, min_ops_per_sec, commands)"
+        );
+        assert_eq!(
+            err(json!({ "commands": { "GET": { "commands": {} } } })),
+            "invalid spec at `check.commands.GET`: unknown limit `commands` (allowed: p50_ms, \
+             p99_ms, p99_9_ms, error_rate, min_ops_per_sec)"
+        );
+        assert_eq!(
+            err(json!({ "p99_ms": "5" })),
+            "invalid spec at `check.p99_ms`: `\"5\"` is not a number"
+        );
+        assert_eq!(
+            err(json!({ "error_rate": 2 })),
+            "invalid spec at `check.error_rate`: 2 is out of range (0 to 1)"
+        );
+        assert_eq!(
+            err(json!({ "commands": { "GET": { "p99_ms": -1 } } })),
+            "invalid spec at `check.commands.GET.p99_ms`: -1 is out of range (0 or more)"
+        );
+        assert_eq!(
+            err(json!([1])),
+            "invalid spec at `check`: expected an object of limits, got `[1]`"
+        );
+        // Left out and null are the same: not checked.
+        assert_eq!(
+            budget(json!({ "p99_ms": null, "commands": null })),
+            Budget::default()
+        );
+    }
+}
