@@ -165,6 +165,18 @@ export interface TimelineRow {
    */
   targetRate?: number
   /**
+   * Open loop: the most requests waiting to be sent at once in this interval: due by their intended
+   * send time but not yet written (a full pipeline, a connection down or reconnecting, a busy
+   * client), as seen by each worker's 20 ms check and summed over the workers. Counted from each
+   * connection's schedule: exact for even arrivals, the expected number for Poisson ones.
+   */
+  waiting?: number
+  /**
+   * Open loop: the longest a request due had waited to be written in this interval (ms), seen at
+   * the same checks: how far the client ran behind its schedule.
+   */
+  sendLagMs?: number
+  /**
    * This interval's latency histogram (all commands), encoded like `Stats::histogram`; empty unless
    * the phase's `output.interval_histograms` is true (interval snapshots always carry it).
    */
@@ -199,6 +211,10 @@ export interface ClientStats {
   loopLagMsMax: number
   /** Reconnections after lost connections. */
   reconnects: number
+  /** Open loop: the most requests waiting to be sent at once (`timeline[].waiting`). */
+  waitingMax?: number
+  /** Open loop: the longest a due request waited to be written (ms; `timeline[].send_lag_ms`). */
+  sendLagMsMax?: number
 }
 
 /** Facts about the server, read once before the run (fields it refuses stay empty). */

@@ -194,6 +194,12 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
         # pandas holds a None of a float column as NaN.
         assert row.target_rate == rate or (row.target_rate is None and pd.isna(rate))
         assert (row.service_ms is None and pd.isna(p99)) or row.service_ms.p99 == p99
+    # An unloaded server keeps up: requests hardly wait to be sent, and the columns are typed.
+    waiting = [row.waiting for row in report.timeline]
+    assert all(w is not None and w <= 40 for w in waiting), waiting
+    assert list(df["waiting"]) == waiting
+    assert report.client.waiting_max == max(waiting)
+    assert report.client.send_lag_ms_max == max(r.send_lag_ms or 0 for r in report.timeline)
     assert len(report.server_timeline) >= 2
     assert report.server_timeline[0].role == "master"
     assert report.server_load is not None

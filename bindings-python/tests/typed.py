@@ -21,6 +21,10 @@ _LEFT_OUT_WHEN = {
     "peak_node": None,
     "output_error": None,
     "error": None,
+    "waiting": None,
+    "send_lag_ms": None,
+    "waiting_max": None,
+    "send_lag_ms_max": None,
 }
 
 

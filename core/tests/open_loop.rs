@@ -76,9 +76,28 @@ fn a_stall_shows_in_open_loop_latency_but_not_in_service_time_or_closed_loop_per
     );
     assert!(svc.p50 < 50.0, "{}", svc.p50);
     assert!((open.totals.ops_per_sec / 1000.0 - 1.0).abs() < 0.05);
+    // The requests held back are counted as waiting to be sent: near the stall's end about
+    // 490 were due (10 connections at 100/s each, less the 10 written before it), the
+    // oldest for nearly 500 ms. Before the stall, next to none.
+    let rows: Vec<_> = open
+        .timeline
+        .iter()
+        .map(|r| (r.t, r.waiting.unwrap(), r.send_lag_ms.unwrap()))
+        .collect();
+    let most = rows.iter().map(|r| r.1).max().unwrap();
+    let longest = rows.iter().map(|r| r.2).fold(0.0, f64::max);
+    assert!((380..=520).contains(&most), "{rows:?}");
+    assert!((380.0..=520.0).contains(&longest), "{rows:?}");
+    assert_eq!(open.client.waiting_max, Some(most));
+    assert_eq!(open.client.send_lag_ms_max, Some(longest));
+    assert!(rows[0].1 < 50 && rows[0].2 < 50.0, "{rows:?}");
+    assert!(rows.iter().filter(|r| r.1 >= 50).count() <= 2, "{rows:?}");
 
     let closed = with_a_stall(&server, json!({ "connections": 10, "duration": "4s" }));
     assert!(closed.totals.service_ms.is_none());
+    // A closed loop sends each request when it is made: nothing waits, nothing is counted.
+    assert!(closed.timeline.iter().all(|r| r.waiting.is_none()));
+    assert_eq!(closed.client.waiting_max, None);
     // The same stall: visible in the maximum, hidden by the percentiles of a closed loop.
     assert!(closed.totals.latency_ms.max > 400.0);
     assert!(

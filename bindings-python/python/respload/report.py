@@ -178,6 +178,11 @@ class TimelineRow:
     """Open loop only: service time in this interval."""
     target_rate: float | None = None
     """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
+    waiting: int | None = None
+    """Open loop only: the most requests due but not yet written at once in this interval
+    (a full pipeline, a connection down, a busy client)."""
+    send_lag_ms: float | None = None
+    """Open loop only: the longest a due request had waited to be written (ms)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -196,6 +201,8 @@ def _row_fields(d: _Json) -> dict[str, Any]:
         "histogram": d["histogram"],
         "service_ms": (IntervalLatency.from_dict(d["service_ms"]) if d.get("service_ms") else None),
         "target_rate": d.get("target_rate"),
+        "waiting": d.get("waiting"),
+        "send_lag_ms": d.get("send_lag_ms"),
     }
 
 
@@ -223,6 +230,11 @@ class Snapshot:
     """Open loop only: service time in this interval."""
     target_rate: float | None = None
     """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
+    waiting: int | None = None
+    """Open loop only: the most requests due but not yet written at once in this interval
+    (a full pipeline, a connection down, a busy client)."""
+    send_lag_ms: float | None = None
+    """Open loop only: the longest a due request had waited to be written (ms)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -244,6 +256,10 @@ class ClientStats:
     cpu_s_per_million: float
     loop_lag_ms_max: float
     reconnects: int
+    waiting_max: int | None = None
+    """Open loop only: the most requests waiting to be sent at once (``timeline[].waiting``)."""
+    send_lag_ms_max: float | None = None
+    """Open loop only: the longest a due request waited to be written (ms)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:
@@ -255,6 +271,8 @@ class ClientStats:
             cpu_s_per_million=d["cpu_s_per_million"],
             loop_lag_ms_max=d["loop_lag_ms_max"],
             reconnects=d["reconnects"],
+            waiting_max=d.get("waiting_max"),
+            send_lag_ms_max=d.get("send_lag_ms_max"),
         )
 
 
@@ -626,8 +644,9 @@ class Report:
         Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
         ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
         ``connections``; in open loop also ``target_rate`` (the rate asked for, beside
-        ``ops_per_sec``) and ``service_ms_p50``, ``service_ms_p99`` (None in closed loop,
-        and where an interval has no service time).
+        ``ops_per_sec``), ``service_ms_p50``, ``service_ms_p99`` (None in closed loop,
+        and where an interval has no service time), ``waiting`` and ``send_lag_ms`` (the
+        requests due but not yet sent, and the longest such wait).
         """
         pd = _pandas()
         rows = [
@@ -645,6 +664,8 @@ class Report:
                 "target_rate": r.target_rate,
                 "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
                 "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
+                "waiting": r.waiting,
+                "send_lag_ms": r.send_lag_ms,
             }
             for r in self.timeline
         ]
@@ -661,7 +682,7 @@ class Report:
             "connections",
         ]
         if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):
-            columns += ["target_rate", "service_ms_p50", "service_ms_p99"]
+            columns += ["target_rate", "service_ms_p50", "service_ms_p99", "waiting", "send_lag_ms"]
         return pd.DataFrame(rows, columns=columns)
 
     def latency_frame(self) -> pandas.DataFrame:

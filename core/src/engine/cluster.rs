@@ -582,6 +582,9 @@ impl ClusterClient {
             let idle = self.inflight() == 0;
             self.dispatch_retries();
             self.fill();
+            if let Some(p) = &self.pacer {
+                self.ctl.scheduled(p.due(), p.gap());
+            }
             self.flush().await?;
             if idle {
                 self.ctl.last_progress.set(Instant::now());

@@ -263,6 +263,9 @@ impl Connection {
             } else {
                 0
             };
+            if let Some((p, _)) = &self.pacer {
+                self.ctl.scheduled(p.due(), p.gap());
+            }
             if added > 0 {
                 let t = Instant::now();
                 let n = self.inflight.len();

@@ -32,6 +32,9 @@ pub struct ConnCtl {
     /// Connections its task holds open (counted in [`Shared::connected`]), so that a task
     /// ended by a panic still counts them out.
     open: Cell<u32>,
+    /// Open loop: when its next request not yet written is due, and the seconds between its
+    /// requests; the worker counts from it the requests waiting to be sent.
+    schedule: Cell<Option<(Instant, f64)>>,
 }
 
 impl ConnCtl {
@@ -43,6 +46,28 @@ impl ConnCtl {
             last_progress: Cell::new(now),
             waiting: Cell::new(false),
             open: Cell::new(0),
+            schedule: Cell::new(None),
+        }
+    }
+
+    /// Note where the connection's open-loop schedule stands: its next request is due at
+    /// `due`, the ones after it every `gap` seconds.
+    #[inline]
+    pub fn scheduled(&self, due: Instant, gap: f64) {
+        self.schedule.set(Some((due, gap)));
+    }
+
+    /// Requests due by `now` but not yet written, and how long the oldest of them has been
+    /// due (open loop: the pipeline is full, the connection is down, or the thread is busy).
+    /// Counted from the schedule's current gap: exact for even arrivals, the expected number
+    /// for Poisson ones.
+    pub fn backlog(&self, now: Instant) -> (u64, Duration) {
+        match self.schedule.get() {
+            Some((due, gap)) if due <= now => {
+                let late = now - due;
+                (1 + (late.as_secs_f64() / gap) as u64, late)
+            }
+            _ => (0, Duration::ZERO),
         }
     }
 
@@ -158,6 +183,8 @@ impl Drop for TaskEnd {
     fn drop(&mut self) {
         if let Some(ctl) = &self.ctl {
             ctl.waiting.set(false);
+            // An ended connection has nothing waiting to be sent.
+            ctl.schedule.set(None);
             // Its connections are closed now (dropped with the task), whether or not the task
             // got to say so.
             self.shared.closed(ctl, ctl.open.get());

@@ -101,6 +101,16 @@ impl Pacer {
         self.next
     }
 
+    /// Seconds between this connection's requests now (the current step's, with a ramp; the
+    /// mean gap for Poisson arrivals).
+    #[inline]
+    pub fn gap(&self) -> f64 {
+        match &self.ramp {
+            Some((s, k)) => s.gaps[*k],
+            None => self.gap,
+        }
+    }
+
     /// Move on to the request after.
     #[inline]
     pub fn advance(&mut self) {

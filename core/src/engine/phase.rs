@@ -2,7 +2,7 @@
 //! go-ahead, merge their interval recorders into the timeline and the totals.
 
 use super::keys::parallel_slice;
-use super::worker::{run_worker, Go, WorkerMsg, WorkerSetup, INTERVAL};
+use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
 use crate::observe::{DrillPlan, Drills, NodeServer, Sampler, ServerLoad};
 use crate::spec::{Load, Phase};
@@ -55,7 +55,7 @@ fn expected_rows(load: &Load) -> usize {
 struct Timeline {
     /// Interval `first + k` is `rows[k]`. Emitted rows leave the front unless their
     /// recorders are needed at the end (drills, ramps), so a long run keeps none.
-    rows: VecDeque<(Recorder, u32)>,
+    rows: VecDeque<(Recorder, Gauges)>,
     first: usize,
     /// Emitted rows' recorders, cleared, for the next rows.
     spare: Vec<Recorder>,
@@ -72,7 +72,7 @@ impl Timeline {
     }
 
     /// The row of interval `i` (not yet emitted), made when missing.
-    fn row(&mut self, i: usize) -> &mut (Recorder, u32) {
+    fn row(&mut self, i: usize) -> &mut (Recorder, Gauges) {
         // A worker's interval indexes only grow, so `i` is never an emitted row's.
         let i = i.max(self.first);
         while self.end() <= i {
@@ -80,7 +80,7 @@ impl Timeline {
                 .spare
                 .pop()
                 .unwrap_or_else(|| Recorder::new(self.commands));
-            self.rows.push_back((r, 0));
+            self.rows.push_back((r, Gauges::default()));
         }
         &mut self.rows[i - self.first]
     }
@@ -243,7 +243,7 @@ pub fn run_phase(
     let emit = |timeline: &mut Timeline, rows: &mut Vec<TimelineRow>, end: Option<Instant>| {
         while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
             let i = timeline.emitted;
-            let (rec, connected) = &timeline.rows[i - timeline.first];
+            let (rec, gauges) = &timeline.rows[i - timeline.first];
             let start_s = i as f64 * INTERVAL.as_secs_f64();
             let is_last = end.is_some() && i + 1 == timeline.end();
             let t = match (is_last, end) {
@@ -253,8 +253,12 @@ pub fn run_phase(
                     .max(start_s),
                 _ => start_s + INTERVAL.as_secs_f64(),
             };
-            let mut row = timeline_row(rec, t, t - start_s, *connected);
+            let mut row = timeline_row(rec, t, t - start_s, gauges.connected);
             row.target_rate = load.rate_at(start_s);
+            if row.target_rate.is_some() {
+                row.waiting = Some(gauges.waiting);
+                row.send_lag_ms = Some(gauges.behind.as_secs_f64() * 1e3);
+            }
             let mut kept = row.clone();
             if !phase.spec.output.interval_histograms {
                 // ~4 KB a second: kept, they would grow a long run's memory without bound.
@@ -286,18 +290,18 @@ pub fn run_phase(
                 break;
             }
         };
-        let (thread, index, mut recorder, connected, more) = match msg {
+        let (thread, index, mut recorder, gauges, more) = match msg {
             WorkerMsg::Interval {
                 thread,
                 index,
                 recorder,
-                connected,
-            } => (thread, index, recorder, connected, true),
+                gauges,
+            } => (thread, index, recorder, gauges, true),
             WorkerMsg::Done {
                 thread,
                 index,
                 recorder,
-                connected,
+                gauges,
                 ended: e,
                 cpu,
                 lag,
@@ -316,7 +320,7 @@ pub fn run_phase(
                 client.cpu_sys_s += cpu.1;
                 client.loop_lag_ms_max = client.loop_lag_ms_max.max(lag.as_secs_f64() * 1e3);
                 client.reconnects += reconnects;
-                (thread, index, recorder, connected, false)
+                (thread, index, recorder, gauges, false)
             }
             WorkerMsg::Ready(..) => continue,
         };
@@ -325,7 +329,7 @@ pub fn run_phase(
         let i = index as usize;
         let row = timeline.row(i);
         row.0.merge(&recorder);
-        row.1 += connected;
+        row.1.add(&gauges);
         total.merge(&recorder);
         if more {
             // Back to its worker, so no thread allocates histograms every second.
@@ -393,6 +397,8 @@ pub fn run_phase(
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
+    client.waiting_max = rows.iter().filter_map(|r| r.waiting).max();
+    client.send_lag_ms_max = rows.iter().filter_map(|r| r.send_lag_ms).reduce(f64::max);
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     Ok(PhaseOutcome {
         report: PhaseReport {
@@ -425,7 +431,7 @@ pub fn run_phase(
 
 /// One summary per step of the phase's ramp (the rate ramp's when both are given): each
 /// step is a whole number of timeline rows, the last one runs to the end.
-fn ramp_steps(load: &Load, recs: &[(Recorder, u32)], rows: &[TimelineRow]) -> Vec<RampStep> {
+fn ramp_steps(load: &Load, recs: &[(Recorder, Gauges)], rows: &[TimelineRow]) -> Vec<RampStep> {
     let (step, n) = match (load.rate_ramp, load.connections_ramp) {
         (Some(r), _) => (r.step_duration.0, r.rates().len()),
         (None, Some(c)) => (c.step_duration.0, c.counts(load.connections).len()),

@@ -251,6 +251,11 @@ fn execute(
         client.cpu_sys_s += r.client.cpu_sys_s;
         client.loop_lag_ms_max = client.loop_lag_ms_max.max(r.client.loop_lag_ms_max);
         client.reconnects += r.client.reconnects;
+        client.waiting_max = client.waiting_max.max(r.client.waiting_max);
+        client.send_lag_ms_max = match (client.send_lag_ms_max, r.client.send_lag_ms_max) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         if r.measured {
             let offset = report.duration_s;
             report

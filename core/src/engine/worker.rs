@@ -31,6 +31,28 @@ pub const INTERVAL: Duration = Duration::from_secs(1);
 /// Mixed into the run's seed for pacing, so the request stream is the same open or closed.
 const PACING_SEED: u64 = 0x5041_4345_5f52_4154;
 
+/// A worker's gauges over one interval, read as they change (connections) or at every tick
+/// (requests waiting to be sent).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Gauges {
+    /// Most connections open at once.
+    pub connected: u32,
+    /// Open loop: most requests due but not yet written, at one tick.
+    pub waiting: u64,
+    /// Open loop: the longest a due request had waited to be written, at one tick.
+    pub behind: Duration,
+}
+
+impl Gauges {
+    /// Add another worker's gauges of the same interval (its connections and waiting
+    /// requests are its own; the longest wait is the worst of both).
+    pub fn add(&mut self, other: &Gauges) {
+        self.connected += other.connected;
+        self.waiting += other.waiting;
+        self.behind = self.behind.max(other.behind);
+    }
+}
+
 /// What a worker tells the phase's aggregator.
 pub enum WorkerMsg {
     /// Connections are up (or the error that kept them down).
@@ -43,8 +65,8 @@ pub enum WorkerMsg {
         index: u64,
         /// What was measured.
         recorder: Recorder,
-        /// Most connections open at once during the interval.
-        connected: u32,
+        /// Its connections and requests waiting to be sent.
+        gauges: Gauges,
     },
     /// The worker is done; this carries its last, partial interval.
     Done {
@@ -54,8 +76,8 @@ pub enum WorkerMsg {
         index: u64,
         /// What was measured in it.
         recorder: Recorder,
-        /// Most connections open in it.
-        connected: u32,
+        /// Its connections and requests waiting to be sent.
+        gauges: Gauges,
         /// When its last connection ended.
         ended: Instant,
         /// User and system CPU seconds it used while running.
@@ -231,6 +253,8 @@ async fn worker(s: WorkerSetup) {
     let mut index = 0u64;
     let mut stop_at: Option<Instant> = None;
     let mut lag = Duration::ZERO;
+    // This interval's most requests waiting to be sent, and longest wait, seen at a tick.
+    let mut backlog = (0u64, Duration::ZERO);
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let fresh = || {
@@ -275,11 +299,19 @@ async fn worker(s: WorkerSetup) {
                 ctls.iter().for_each(|c| c.interrupt(Interrupt::Abort));
             }
         }
+        // Requests waiting count once measured, and while new ones may still start.
+        let count_waiting = now >= measure_start && !shared.starts_no_more();
+        let mut waiting = (0u64, Duration::ZERO);
         for c in &ctls {
             if c.waiting.get() && now.duration_since(c.last_progress.get()) >= shared.timeout {
                 c.interrupt(Interrupt::Timeout);
             }
+            if count_waiting {
+                let (n, late) = c.backlog(now);
+                waiting = (waiting.0 + n, waiting.1.max(late));
+            }
         }
+        backlog = (backlog.0.max(waiting.0), backlog.1.max(waiting.1));
         if let Some(mask) = &s.drills {
             let m = mask.load(Ordering::Relaxed);
             if m != drills.mask {
@@ -301,7 +333,7 @@ async fn worker(s: WorkerSetup) {
                 thread: s.thread,
                 index,
                 recorder: finish_interval(&mut drills),
-                connected: shared.take_most_connected(),
+                gauges: gauges(&shared, &mut backlog),
             });
             index += 1;
             next_flush += INTERVAL;
@@ -315,13 +347,23 @@ async fn worker(s: WorkerSetup) {
         thread: s.thread,
         index: index.max(last as u64),
         recorder: finish_interval(&mut drills),
-        connected: shared.take_most_connected(),
+        gauges: gauges(&shared, &mut backlog),
         ended,
         cpu: (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1),
         lag,
         reconnects: shared.reconnects.get(),
         windows: drills.windows,
     });
+}
+
+/// The interval's gauges; the next interval's start from now.
+fn gauges(shared: &Shared, backlog: &mut (u64, Duration)) -> Gauges {
+    let (waiting, behind) = std::mem::take(backlog);
+    Gauges {
+        connected: shared.take_most_connected(),
+        waiting,
+        behind,
+    }
 }
 
 /// A worker's split of its measurements between the interval and the active fault drills.

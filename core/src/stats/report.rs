@@ -111,6 +111,17 @@ pub struct TimelineRow {
     /// follows `load.rate_ramp` step by step; compare with `ops_per_sec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_rate: Option<f64>,
+    /// Open loop: the most requests waiting to be sent at once in this interval: due by
+    /// their intended send time but not yet written (a full pipeline, a connection down or
+    /// reconnecting, a busy client), as seen by each worker's 20 ms check and summed over
+    /// the workers. Counted from each connection's schedule: exact for even arrivals, the
+    /// expected number for Poisson ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<u64>,
+    /// Open loop: the longest a request due had waited to be written in this interval (ms),
+    /// seen at the same checks: how far the client ran behind its schedule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_ms: Option<f64>,
     /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`];
     /// empty unless the phase's `output.interval_histograms` is true (interval snapshots
     /// always carry it).
@@ -147,6 +158,13 @@ pub struct ClientStats {
     pub loop_lag_ms_max: f64,
     /// Reconnections after lost connections.
     pub reconnects: u64,
+    /// Open loop: the most requests waiting to be sent at once (`timeline[].waiting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_max: Option<u64>,
+    /// Open loop: the longest a due request waited to be written (ms;
+    /// `timeline[].send_lag_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_ms_max: Option<f64>,
 }
 
 /// Facts about the server, read once before the run (fields it refuses stay empty).
@@ -520,6 +538,8 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         service_ms: total.service.as_deref().map(interval_latency_of),
         connections,
         target_rate: None,
+        waiting: None,
+        send_lag_ms: None,
         histogram: encode_histogram(&total.latency.histogram),
     }
 }
