@@ -372,6 +372,11 @@ export interface PhaseReport {
    * operating system's error (the report is kept); left out otherwise.
    */
   outputError?: string
+  /**
+   * Facts about this phase's server, read before the run like the report's `server`, when the
+   * phase's target is not the first phase's; left out otherwise.
+   */
+  server?: ServerFacts
   /** The normalized settings of this phase, secrets redacted. */
   workload: PhaseSpec
 }

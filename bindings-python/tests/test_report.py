@@ -206,3 +206,24 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
     assert report.server_load.cpu_limit_percent == 80
     assert report.server_load.samples == len(report.server_timeline)
     assert typed_json(report) == report.to_dict()
+
+
+def test_a_phase_on_another_server_has_its_own_facts(
+    redis: Redis, redis_with_password: Redis
+) -> None:
+    report = respload.run(
+        target=redis.target(),
+        load={"requests": 100, "connections": 1},
+        commands=[{"name": "set"}],
+        phases=[
+            {"name": "here"},
+            {"name": "there", "target": {"url": redis_with_password.url, "password": "hunter2"}},
+        ],
+    )
+    assert report.server.address == redis.address
+    assert report.phases[0].server is None
+    there = report.phases[1].server
+    assert there is not None
+    assert there.address == redis_with_password.address
+    assert there.version == report.server.version
+    assert typed_json(report) == report.to_dict()

@@ -21,6 +21,7 @@ _LEFT_OUT_WHEN = {
     "peak_node": None,
     "output_error": None,
     "error": None,
+    "server": None,
     "waiting": None,
     "send_lag_ms": None,
     "waiting_max": None,

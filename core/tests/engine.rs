@@ -422,6 +422,13 @@ fn a_later_phases_unreachable_or_refusing_target_fails_before_any_traffic() {
     // With the right password both phases run, each on its own server.
     let report = run(&spec(json!({ "port": guarded.port, "password": "secret" }))).unwrap();
     assert_eq!(report.phases.len(), 2);
+    // The second phase's server is described in its own report; the first's is the run's.
+    assert_eq!(report.server.address, format!("127.0.0.1:{}", server.port));
+    assert!(report.phases[0].server.is_none());
+    let second = report.phases[1].server.as_ref().unwrap();
+    assert_eq!(second.address, format!("127.0.0.1:{}", guarded.port));
+    assert_eq!(second.version, report.server.version);
+    assert_eq!(second.config["save"], "");
     assert_eq!(server.calls("set"), 500);
     assert_eq!(
         guarded.cli(&["-a", "secret", "--no-auth-warning", "DBSIZE"]),

@@ -536,6 +536,9 @@ class PhaseReport:
     output_error: str | None = None
     """A file of the phase's ``output`` that could not be written when it ended (the path
     and the OS error)."""
+    server: ServerFacts | None = None
+    """Facts about this phase's server when its target is not the first phase's (the
+    report's ``server``); ``None`` otherwise."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -554,6 +557,7 @@ class PhaseReport:
             events=[EventReport.from_dict(e) for e in d.get("events", [])],
             steps=[RampStep.from_dict(x) for x in d.get("steps", [])],
             output_error=d.get("output_error"),
+            server=ServerFacts.from_dict(d["server"]) if d.get("server") else None,
             **_server(d),
         )
 

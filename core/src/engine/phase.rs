@@ -422,6 +422,7 @@ pub fn run_phase(
             events,
             steps,
             output_error: None,
+            server: None,
             slo: None,
             workload: phase.redacted(),
         },

@@ -8,7 +8,9 @@ use super::Snapshot;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
 use crate::spec::{Connect, Workload};
-use crate::stats::{summarize, ClientStats, Recorder, Report, TimelineRow, SCHEMA_VERSION};
+use crate::stats::{
+    summarize, ClientStats, Recorder, Report, ServerFacts, TimelineRow, SCHEMA_VERSION,
+};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -180,25 +182,33 @@ fn execute(
         .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
-    let (server, mut plans) = rt.block_on(async {
+    let (server, mut plans, mut others) = rt.block_on(async {
         let (mut client, address) = reach(&first.connect).await?;
         let facts = read_facts(&mut client, address, first.connect.connect_timeout).await?;
         // Every other target of a phase too, once each: a wrong address, certificate or
         // password of a later phase is an error before any traffic, not after the first
         // phases ran (their report would be lost).
-        let mut reached = vec![&first.connect];
+        // Their facts go into their phases' reports.
+        let mut reached = vec![(&first.connect, None)];
         for phase in &workload.phases {
-            if !reached.contains(&&phase.connect) {
-                reach(&phase.connect).await?;
-                reached.push(&phase.connect);
+            if !reached.iter().any(|(c, _)| *c == &phase.connect) {
+                let (mut client, address) = reach(&phase.connect).await?;
+                let timeout = phase.connect.connect_timeout;
+                let facts = read_facts(&mut client, address, timeout).await?;
+                reached.push((&phase.connect, Some(facts)));
             }
         }
+        let others: Vec<Option<ServerFacts>> = workload
+            .phases
+            .iter()
+            .map(|p| reached.iter().find(|(c, _)| *c == &p.connect)?.1.clone())
+            .collect();
         // Every phase's drills are resolved (replicas found) before any traffic.
         let mut plans = Vec::with_capacity(workload.phases.len());
         for phase in &workload.phases {
             plans.push(prepare_drills(phase).await?);
         }
-        Ok::<_, Error>((facts, plans))
+        Ok::<_, Error>((facts, plans, others))
     })?;
     drop(rt);
     create_output_files(workload)?;
@@ -226,7 +236,10 @@ fn execute(
             run_phase(phase, i, plans_i, phase_seed, stop, tx)
         };
         let mut outcome = match started {
-            Ok(outcome) => outcome,
+            Ok(mut outcome) => {
+                outcome.report.server = others[i].take();
+                outcome
+            }
             // Nothing ran yet: the caller gets the error, as for an unreachable server.
             Err(e) if report.phases.is_empty() => return Err(e),
             // The earlier phases' report is kept (a server that went away between phases).

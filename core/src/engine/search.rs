@@ -137,6 +137,7 @@ pub fn run_search(
             nodes: crate::stats::node_stats(&total, duration_s),
             steps: Vec::new(),
             output_error: None,
+            server: None,
             slo: Some(SloResult {
                 percentile: slo.percentile,
                 budget_ms: slo.budget_ms,

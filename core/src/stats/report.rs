@@ -240,6 +240,10 @@ pub struct PhaseReport {
     /// path and the operating system's error (the report is kept); left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_error: Option<String>,
+    /// Facts about this phase's server, read before the run like the report's `server`,
+    /// when the phase's target is not the first phase's; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerFacts>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }
