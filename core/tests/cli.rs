@@ -272,6 +272,53 @@ fn bad_input_fails_before_traffic_with_the_field_and_value() {
 }
 
 #[test]
+fn check_budgets_set_the_exit_status_and_bad_ones_stop_before_traffic() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let run = |checks: &[&str]| {
+        let mut args = vec!["run", "--port", &port, "-q", "-c", "2", "-n", "500"];
+        for c in checks {
+            args.extend(["--check", c]);
+        }
+        Command::new(BIN).args(&args).output().unwrap()
+    };
+    // Met: exit 0, nothing said.
+    let out = run(&["p99_ms=10000", "error_rate=0", "commands.SET.p99_ms=10000"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("budget"));
+    // Missed: the table still printed, every limit missed named on stderr, exit 1.
+    let out = run(&[
+        "p99_ms=0.000001",
+        "commands.GET.min_ops_per_sec=1e12",
+        "error_rate=0",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ALL STATS"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("respload: respload budget not met (500 requests in "),
+        "{err}"
+    );
+    assert!(err.contains("- totals: p99 latency"), "{err}");
+    assert!(err.contains("is over the budget of 0.000001 ms"), "{err}");
+    assert!(err.contains("- commands.GET: throughput"), "{err}");
+    assert!(!err.contains("error rate"), "{err}");
+    let sent = server.calls("set") + server.calls("get");
+    assert_eq!(sent, 1000);
+    // Bad limits are refused by name before any traffic.
+    let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "p99=5"]);
+    assert!(err.contains("`check`: unknown limit `p99`"), "{err}");
+    let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "error_rate=2"]);
+    assert!(
+        err.contains("`check.error_rate`: 2 is out of range (0 to 1)"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "p99_ms=fast"]);
+    assert!(err.contains("`fast` is not a number"), "{err}");
+    assert_eq!(server.calls("set") + server.calls("get"), sent);
+}
+
+#[test]
 fn scale_and_var_set_the_spec_files_variables_and_repeat_numbers_the_runs() {
     let server = Server::start(&[]);
     let spec = server.dir.join("vars.toml");

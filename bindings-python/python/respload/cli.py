@@ -49,7 +49,8 @@ def main(
 ) -> int:
     """Run the respload command line on ``argv`` (default ``sys.argv[1:]``), writing to
     ``stdout`` / ``stderr`` (default ``sys.stdout`` / ``sys.stderr``), and return its exit
-    code: 0 on success (an interrupted run included), 2 on errors (the message on stderr).
+    code: 0 on success (an interrupted run included), 1 when a ``--check`` budget was not
+    met, 2 on errors (the message on stderr).
     ``prog`` is the name shown in usage lines."""
     args = list(sys.argv[1:] if argv is None else argv)
     out = sys.stdout if stdout is None else stdout

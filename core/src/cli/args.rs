@@ -76,6 +76,12 @@ pub(crate) struct RunArgs {
     /// Print nothing while running (no live line on stderr).
     #[arg(short, long)]
     pub(crate) quiet: bool,
+    /// A budget the report must meet, else exit status 1 (repeatable): p50_ms, p99_ms,
+    /// p99_9_ms, error_rate or min_ops_per_sec, on the totals or as commands.LABEL.LIMIT,
+    /// e.g. `--check p99_ms=5 --check error_rate=0.001 --check commands.GET.p99_ms=2`.
+    /// An interrupted run fails it too.
+    #[arg(long = "check", value_name = "LIMIT=VALUE", value_parser = parse_limit)]
+    pub(crate) checks: Vec<(String, f64)>,
     #[command(flatten)]
     pub(crate) vars: SpecVars,
     #[command(flatten)]
@@ -101,6 +107,49 @@ impl SpecVars {
             scale: self.scale.clone(),
             vars: self.vars.iter().cloned().collect(),
         }
+    }
+}
+
+fn parse_limit(text: &str) -> Result<(String, f64), String> {
+    let (name, value) = text
+        .split_once('=')
+        .filter(|(name, _)| !name.is_empty())
+        .ok_or_else(|| format!("`{text}`: expected LIMIT=VALUE, e.g. p99_ms=5"))?;
+    let value = value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("`{text}`: `{value}` is not a number"))?;
+    Ok((name.to_string(), value))
+}
+
+impl RunArgs {
+    /// The `--check` limits as a budget, checked before any traffic: an unknown limit or a
+    /// value out of range is an error naming it.
+    pub(crate) fn budget(&self) -> crate::Result<Option<crate::stats::Budget>> {
+        if self.checks.is_empty() {
+            return Ok(None);
+        }
+        let mut budget = Map::new();
+        for (name, value) in &self.checks {
+            let mut at = &mut budget;
+            let mut parts: Vec<&str> = name.split('.').collect();
+            let last = parts.pop().unwrap_or_default();
+            for part in parts {
+                let next = at.entry(part).or_insert_with(|| json!({}));
+                at = match next {
+                    Value::Object(m) => m,
+                    _ => {
+                        return Err(crate::Error::spec(
+                            "check",
+                            format!("`{name}`: `{part}` is a limit, not a group of limits"),
+                        ))
+                    }
+                };
+            }
+            at.insert(last.to_string(), json!(value));
+        }
+        crate::stats::Budget::from_json_value(&Value::Object(budget)).map(Some)
     }
 }
 

@@ -84,7 +84,7 @@ impl Interrupt {
 
 /// Run the command line `args` (the first is the program name, as in `std::env::args_os`),
 /// writing to `console`; returns the exit code: 0 on success (an interrupted run included,
-/// its partial report printed), 2 on errors (usage, spec, connection: the message on
+/// its partial report printed), 1 when a `run --check` budget was not met, 2 on errors (usage, spec, connection: the message on
 /// stderr; a later phase that could not run too, after the earlier phases' partial report),
 /// and clap's codes for `--help` / `--version` (0).
 pub fn main<I, T>(args: I, console: &mut Console<'_>, interrupt: &Interrupt) -> u8
@@ -154,6 +154,7 @@ fn output_error(e: std::io::Error) -> crate::Error {
 }
 
 fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<u8> {
+    let budget = args.budget()?;
     let base = match &args.spec {
         Some(path) => Workload::from_path_with(path, &args.vars.params())?,
         None if !args.vars.params().is_empty() => {
@@ -194,11 +195,15 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     if let Some(path) = &args.hdr_log {
         write_hdr_log(&report, path)?;
     }
-    Ok(partial(
-        &report,
-        console.stderr,
-        "the report above is partial",
-    ))
+    let code = partial(&report, console.stderr, "the report above is partial");
+    match budget.and_then(|b| report.check(&b)) {
+        // A run that could not finish (2) says so already; the budget's verdict is 1.
+        Some(failed) if code == 0 => {
+            let _ = writeln!(console.stderr, "respload: {failed}");
+            Ok(1)
+        }
+        _ => Ok(code),
+    }
 }
 
 fn memtier(
