@@ -42,6 +42,12 @@ export declare class Report {
   /** The canonical JSON form, snake_case (what `JSON.stringify(report)` writes). */
   toJSON(): Record<string, unknown>
   /**
+   * The timeline as an HdrHistogram interval log (what `respload run --hdr-log` writes): one
+   * interval histogram per timeline row, values in nanoseconds. The run needs
+   * `output: { interval_histograms: true }`, else a `SpecError` names that option.
+   */
+  hdrLog(): string
+  /**
    * Assert budgets on the totals (and per command label under `commands`). Throws a
    * node:assert `AssertionError` listing every budget not met; a run that finished no
    * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a

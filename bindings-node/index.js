@@ -223,6 +223,16 @@ class Report {
   }
 
   /**
+   * The timeline as an HdrHistogram interval log (what `respload run --hdr-log` writes), for
+   * HistogramLogAnalyzer and other HdrHistogram tools: one interval histogram per timeline row,
+   * values in nanoseconds. The run needs `output: { interval_histograms: true }`, else a
+   * `SpecError` names that option.
+   */
+  hdrLog() {
+    return callNative(() => native.hdrLog(JSON.stringify(this.#json)))
+  }
+
+  /**
    * Assert latency, error and throughput budgets on the totals (and per command under
    * `commands`). Throws a node:assert `AssertionError` listing every budget that was not met;
    * a run that finished no request, or was interrupted, never passes. Returns the report

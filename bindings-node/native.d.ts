@@ -42,6 +42,14 @@ export declare class NativeRunner {
 export declare function checkReport(reportJson: string, budgetJson: string): string | null
 
 /**
+ * The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` (path `output.interval_histograms`) when the report kept no
+ * interval histograms.
+ */
+export declare function hdrLog(reportJson: string): string
+
+/**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec as JSON text
  * (every default filled in, secrets kept so that the result can be run).
  *

@@ -1,4 +1,5 @@
-//! Reports: budget checks ([`respload::Report::check`]) on a report's JSON text.
+//! Reports: budget checks ([`respload::Report::check`]) and the interval log
+//! ([`respload::output::hdr_log`]) of a report's JSON text.
 
 use crate::error::to_js;
 use napi::bindgen_prelude::*;
@@ -12,4 +13,13 @@ use napi_derive::napi;
 #[napi]
 pub fn check_report(env: Env, report_json: String, budget_json: String) -> Result<Option<String>> {
     respload::stats::check_report(&report_json, &budget_json).map_err(|e| to_js(&env, &e))
+}
+
+/// The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (path `output.interval_histograms`) when the report kept no
+/// interval histograms.
+#[napi]
+pub fn hdr_log(env: Env, report_json: String) -> Result<String> {
+    respload::output::hdr_log_of_json(&report_json).map_err(|e| to_js(&env, &e))
 }

@@ -136,3 +136,26 @@ test('check() rejects unknown budgets (a typo never passes silently) and empty r
       /the run was interrupted: its report is partial/.test(err.message),
   )
 })
+
+test('hdrLog() gives the timeline as an interval log, and names the option it needs', async () => {
+  const logged = await run({
+    ...setKeys(redis.url, 1000),
+    load: { connections: 2, duration: '2500ms' },
+    output: { interval_histograms: true },
+  })
+  const log = logged.hdrLog()
+  assert.match(log, /^#respload .* latency log, values in nanoseconds$/m)
+  assert.match(log, /^#\[MaxValueDivisor: 1000000\.000\]$/m)
+  // One histogram line per timeline row: start, length, max (ms), the encoded histogram.
+  const lines = log.split('\n').filter((l) => /^\d/.test(l))
+  assert.ok(lines.length >= 3)
+  assert.equal(lines.length, logged.timeline.length)
+  for (const [line, row] of lines.map((l, i) => [l.split(','), logged.timeline[i]])) {
+    assert.equal(Number(line[1]), Number(row.intervalS.toFixed(3)))
+    assert.ok(line[3].startsWith('HISTF'), line[3])
+  }
+  assert.throws(
+    () => clean.hdrLog(),
+    (err) => err instanceof SpecError && err.path === 'output.interval_histograms',
+  )
+})

@@ -1,4 +1,5 @@
-//! Reports: budget checks ([`respload::Report::check`]) on a report's JSON text.
+//! Reports: budget checks ([`respload::Report::check`]) and the interval log
+//! ([`respload::output::hdr_log`]) of a report's JSON text.
 
 use crate::error::to_py;
 use pyo3::prelude::*;
@@ -10,4 +11,12 @@ use pyo3::prelude::*;
 #[pyfunction]
 pub fn check_report(report_json: &str, budget_json: &str) -> PyResult<Option<String>> {
     respload::stats::check_report(report_json, budget_json).map_err(to_py)
+}
+
+/// The report's timeline (its JSON text) as an HdrHistogram interval log. Raises
+/// `SpecError` (path `output.interval_histograms`) when the report kept no interval
+/// histograms.
+#[pyfunction]
+pub fn hdr_log(report_json: &str) -> PyResult<String> {
+    respload::output::hdr_log_of_json(report_json).map_err(to_py)
 }

@@ -1,5 +1,5 @@
-"""The CLI's --hdr-log and --json, decoded by Python's `hdrhistogram` package, give the same
-percentiles as the report."""
+"""The CLI's --hdr-log and --json, and Report.hdr_log(), decoded by Python's `hdrhistogram`
+package, give the same counts and percentiles as the report."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 
+import respload
 from conftest import Redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,3 +67,27 @@ def test_hdr_log_and_json_histograms_decode_to_the_reported_percentiles(
             min(h.get_value_at_percentile(pct) / 1e6, totals["latency_ms"]["max"])
             == totals["latency_ms"][key]
         )
+
+
+def test_the_reports_interval_log_decodes_to_its_timeline(redis: Redis, tmp_path: Path) -> None:
+    report = respload.run(
+        target=redis.target(),
+        load={"connections": 2, "duration": "2500ms"},
+        output={"interval_histograms": True},
+    )
+    path = tmp_path / "r.hlog"
+    report.write_hdr_log(path)
+    assert path.read_text() == report.hdr_log()
+    reader = HistogramLogReader(str(path), HdrHistogram(1, 3_600_000_000_000, 3))
+    counts = []
+    while (h := reader.get_next_interval_histogram()) is not None:
+        counts.append(h.get_total_count())
+    assert counts == [row.ops for row in report.timeline]
+    assert len(counts) >= 3
+    assert sum(counts) == report.totals.ops
+
+    # Without interval histograms there is no log to write: the option is named.
+    plain = respload.run(target=redis.target(), load={"requests": 100})
+    with pytest.raises(respload.SpecError) as caught:
+        plain.hdr_log()
+    assert caught.value.path == "output.interval_histograms"

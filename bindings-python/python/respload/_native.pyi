@@ -13,6 +13,9 @@ def check_report(report_json: str, budget_json: str) -> str | None:
     """The report checked against the budget: ``None`` when every limit holds, otherwise the
     message listing every one missed."""
 
+def hdr_log(report_json: str) -> str:
+    """The report's timeline as an HdrHistogram interval log."""
+
 @final
 class Workload:
     """A validated workload (secrets kept inside; ``to_json`` redacts them)."""

@@ -8,8 +8,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _native
@@ -635,6 +637,17 @@ class Report:
         """The report as plain JSON data (``json.loads(report.to_json())``)."""
         result: dict[str, Any] = json.loads(self._json)
         return result
+
+    def hdr_log(self) -> str:
+        """The timeline as an HdrHistogram interval log (what ``respload run --hdr-log``
+        writes), for HistogramLogAnalyzer or ``hdrh.log.HistogramLogReader``: one interval
+        histogram per timeline row, values in nanoseconds. The run needs
+        ``output={"interval_histograms": True}``, else ``SpecError`` names that option."""
+        return _native.hdr_log(self._json)
+
+    def write_hdr_log(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`hdr_log` to ``path``."""
+        Path(path).write_text(self.hdr_log(), encoding="ascii")
 
     def histogram(self, command: str | None = None) -> HdrHistogram:
         """The latency histogram of all measured requests, or of one ``command`` label,

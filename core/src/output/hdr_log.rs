@@ -7,13 +7,11 @@ use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
 use std::time::{Duration, UNIX_EPOCH};
 
-/// Write one interval histogram per timeline row to `path`. Values are nanoseconds; the
-/// max column is in milliseconds (max value divisor 1e6).
-pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
-    let file_err = |source| Error::File {
-        path: path.into(),
-        source,
-    };
+/// The timeline as an interval log: one interval histogram per timeline row. Values are
+/// nanoseconds; the max column is in milliseconds (max value divisor 1e6). A report whose
+/// rows kept no histograms (`output.interval_histograms` off) is refused by that name.
+pub fn hdr_log(report: &Report) -> crate::Result<String> {
+    let failed = |e: &dyn std::fmt::Debug| Error::Internal(format!("interval log: {e:?}"));
     let mut out = Vec::new();
     let start = UNIX_EPOCH + Duration::from_secs_f64(report.started_at.max(0.0));
     let mut serializer = V2DeflateSerializer::new();
@@ -29,7 +27,7 @@ pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
             .with_max_value_divisor(1e6);
         let mut writer = builder
             .begin_log_with(&mut out, &mut serializer)
-            .map_err(file_err)?;
+            .map_err(|e| failed(&e))?;
         for row in &report.timeline {
             if row.histogram.is_empty() && row.ops > 0 {
                 return Err(Error::spec(
@@ -49,10 +47,25 @@ pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
                     Duration::from_secs_f64(row.interval_s.max(0.0)),
                     None,
                 )
-                .map_err(|e| file_err(std::io::Error::other(format!("{e:?}"))))?;
+                .map_err(|e| failed(&e))?;
         }
     }
-    std::fs::write(path, out).map_err(file_err)
+    // The log is ASCII: comments, numbers and base64.
+    String::from_utf8(out).map_err(|e| failed(&e))
+}
+
+/// [`hdr_log`] written to `path`.
+pub fn write_hdr_log(report: &Report, path: &str) -> crate::Result<()> {
+    let text = hdr_log(report)?;
+    std::fs::write(path, text).map_err(|source| Error::File {
+        path: path.into(),
+        source,
+    })
+}
+
+/// [`hdr_log`] of a report's JSON text, for the bindings, which hold reports as JSON.
+pub fn hdr_log_of_json(report_json: &str) -> crate::Result<String> {
+    hdr_log(&Report::from_json_str(report_json)?)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ pub mod memtier;
 pub mod redis_benchmark;
 mod table;
 
-pub use hdr_log::write_hdr_log;
+pub use hdr_log::{hdr_log, hdr_log_of_json, write_hdr_log};
 pub use table::{progress_line, table};
 
 /// Write the report as JSON to `path`.

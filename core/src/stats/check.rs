@@ -231,9 +231,7 @@ impl Report {
 /// for the bindings, which hold reports as JSON.
 pub fn check_report(report_json: &str, budget_json: &str) -> Result<Option<String>> {
     let budget = Budget::from_json_str(budget_json)?;
-    let report: Report = serde_json::from_str(report_json)
-        .map_err(|e| Error::spec("report", format!("not a respload report: {e}")))?;
-    Ok(report.check(&budget))
+    Ok(Report::from_json_str(report_json)?.check(&budget))
 }
 
 #[cfg(test)]

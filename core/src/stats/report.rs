@@ -381,6 +381,13 @@ pub struct Report {
 }
 
 impl Report {
+    /// A report from its JSON text (a `--json` file, a binding's report), or an error saying
+    /// it is not one.
+    pub fn from_json_str(text: &str) -> crate::Result<Report> {
+        serde_json::from_str(text)
+            .map_err(|e| crate::Error::spec("report", format!("not a respload report: {e}")))
+    }
+
     /// The report as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
