@@ -396,10 +396,11 @@ impl Report {
 
 const NS_PER_MS: f64 = 1e6;
 
-/// The value at quantile `q` (0 to 1) by HdrHistogram's reference rule (Java, Python, Go):
-/// the highest value equivalent to the sample of rank `round(q * count)`, at least rank 1.
-/// The Rust crate ranks by `ceil` instead; using the reference rule means any other
-/// implementation decoding our histograms reports the same percentiles.
+/// The value at quantile `q` (0 to 1): the highest value equivalent to the sample of rank
+/// `round(q * count)`, at least rank 1, as Python's `hdrhistogram` and Go's
+/// `hdrhistogram-go` rank, so a notebook decoding our histograms reports the same
+/// percentiles. Java's HdrHistogram and the Rust crate rank by `ceil` (one rank higher where
+/// `q * count` has a fraction below one half).
 pub fn percentile(h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
     let n = h.len();
     if n == 0 {
@@ -565,7 +566,8 @@ mod tests {
         for v in 1..=1000u64 {
             h.record(v).unwrap();
         }
-        // 0.0014 * 1000 = 1.4: the reference rule rounds to rank 1, the crate's ceil gives 2.
+        // 0.0014 * 1000 = 1.4: Python's and Go's rule rounds to rank 1, ceil (Java's, the
+        // crate's) gives 2.
         assert_eq!(percentile(&h, 0.0014), 1);
         assert_eq!(h.value_at_quantile(0.0014), 2);
         assert_eq!(percentile(&h, 0.5), 500);
