@@ -186,8 +186,9 @@ function budgetJson(budget, where, allowCommands) {
       for (const [label, limits] of Object.entries(value)) {
         out.commands[label] = budgetJson(limits, `${where}.commands.${label}`, false)
       }
-    } else if (typeof value !== 'number' || Number.isNaN(value)) {
-      throw new TypeError(`${where}.${key}: ${String(value)} is not a number`)
+    } else if (typeof value !== 'number' || !Number.isFinite(value)) {
+      // JSON would carry Infinity as null: "not checked".
+      throw new TypeError(`${where}.${key}: ${String(value)} is not a finite number`)
     } else {
       out[BUDGET_KEYS[key]] = value
     }

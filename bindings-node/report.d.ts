@@ -21,14 +21,14 @@ export interface ReportFields {
   /** Measured seconds, summed over measured phases. */
   durationS: number
   /**
-   * Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal, or a phase that could not
-   * run: see `error`).
+   * Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal, or a phase that failed:
+   * see `error`).
    */
   interrupted: boolean
   /**
-   * Why the run stopped before its last phase: a phase after the first could not start (its server
-   * went away after the earlier phases ran; their report is kept), with the phase's name and the
-   * error. Left out otherwise.
+   * Why the run stopped before its last phase: a phase after the first failed, in practice because
+   * it could not start (its server went away after the earlier phases ran; their report is kept),
+   * with the phase's name and the error. Left out otherwise.
    */
   error?: string
   /** The seed of the request stream (given, or drawn and recorded here to reproduce it). */
@@ -211,9 +211,15 @@ export interface ClientStats {
   loopLagMsMax: number
   /** Reconnections after lost connections. */
   reconnects: number
-  /** Open loop: the most requests waiting to be sent at once (`timeline[].waiting`). */
+  /**
+   * Open loop: the most requests waiting to be sent at once (as `timeline[].waiting`), in the
+   * phase, or in the report over every phase (measured or not, as the CPU figures).
+   */
   waitingMax?: number
-  /** Open loop: the longest a due request waited to be written (ms; `timeline[].send_lag_ms`). */
+  /**
+   * Open loop: the longest a due request waited to be written (ms; as `timeline[].send_lag_ms`), in
+   * the phase, or over every phase.
+   */
   sendLagMsMax?: number
 }
 

@@ -119,6 +119,7 @@ test('check() rejects unknown budgets (a typo never passes silently) and empty r
   assert.throws(() => clean.check({ p99: 5 }), (err) => err instanceof TypeError && /unknown budget `p99`/.test(err.message))
   assert.throws(() => clean.check({ p99Ms: '5' }), TypeError)
   assert.throws(() => clean.check({ commands: 5 }), TypeError)
+  assert.throws(() => clean.check({ minOpsPerSec: Infinity }), /minOpsPerSec: Infinity is not a finite number/)
   assert.throws(() => clean.check({ commands: { GET: { commands: {} } } }), TypeError)
   // Ranges are the core's: the same SpecError as in Python, naming the limit.
   assert.throws(

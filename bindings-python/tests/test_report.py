@@ -124,6 +124,9 @@ def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
     assert "unknown limit `p99`" in str(bad.value)
     with pytest.raises(respload.SpecError, match="0 to 1"):
         report.check(error_rate=5)
+    with pytest.raises(respload.SpecError) as bad:
+        report.check(commands={"GET": {"p99_ms": float("nan")}})
+    assert bad.value.path == "check.commands.GET.p99_ms"
 
 
 def test_check_fails_on_errors_and_on_a_partial_run(

@@ -217,8 +217,7 @@ fn a_phase_that_cannot_run_prints_the_earlier_phases_and_exits_2() {
     assert_eq!(status.code(), Some(2));
     stderr.read_to_end(&mut seen).unwrap();
     let stderr = String::from_utf8_lossy(&seen);
-    let said =
-        format!("respload: phase `second` could not run: cannot connect to 127.0.0.1:{port}");
+    let said = format!("respload: phase `second` failed: cannot connect to 127.0.0.1:{port}");
     assert!(stderr.contains(&said), "{stderr}");
     assert!(stderr.contains("; the report above is partial"), "{stderr}");
     let report = partial_report(&mut child, &json);

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _native
+from .exceptions import SpecError
 
 if TYPE_CHECKING:  # optional dependencies, imported when used
     import pandas
@@ -500,6 +502,18 @@ def _server(d: _Json) -> dict[str, Any]:
     }
 
 
+def _finite(budget: Mapping[str, Any], path: str) -> None:
+    """JSON cannot carry NaN or infinities: refuse them here, by name, as the core would."""
+    for key, value in budget.items():
+        if isinstance(value, Mapping):
+            _finite(value, f"{path}.{key}")
+        elif isinstance(value, float) and not math.isfinite(value):
+            reason = f"{value} is not a finite number"
+            raise SpecError(
+                f"invalid spec at `{path}.{key}`: {reason}", path=f"{path}.{key}", reason=reason
+            )
+
+
 def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
@@ -813,6 +827,7 @@ class Report:
             "commands": commands,
         }
         budget = {k: v for k, v in limits.items() if v is not None}
+        _finite(budget, "check")
         message = _native.check_report(self._json, json.dumps(budget))
         if message is not None:
             raise AssertionError(message)

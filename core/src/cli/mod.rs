@@ -85,7 +85,7 @@ impl Interrupt {
 /// Run the command line `args` (the first is the program name, as in `std::env::args_os`),
 /// writing to `console`; returns the exit code: 0 on success (an interrupted run included,
 /// its partial report printed), 1 when a `run --check` budget was not met, 2 on errors (usage, spec, connection: the message on
-/// stderr; a later phase that could not run too, after the earlier phases' partial report),
+/// stderr; a later phase that failed too, after the earlier phases' partial report),
 /// and clap's codes for `--help` / `--version` (0).
 pub fn main<I, T>(args: I, console: &mut Console<'_>, interrupt: &Interrupt) -> u8
 where
@@ -133,7 +133,7 @@ where
 }
 
 /// Say on stderr why a printed report is partial (`what`: "the report above is partial");
-/// the exit code: 2 when a phase could not run, 0 otherwise (an interrupted run is a result).
+/// the exit code: 2 when a later phase failed, 0 otherwise (an interrupted run is a result).
 fn partial(report: &crate::Report, stderr: &mut dyn Write, what: &str) -> u8 {
     if let Some(error) = &report.error {
         let _ = writeln!(stderr, "respload: {error}; {what}");

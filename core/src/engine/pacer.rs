@@ -101,8 +101,8 @@ impl Pacer {
         self.next
     }
 
-    /// Seconds between this connection's requests now (the current step's, with a ramp; the
-    /// mean gap for Poisson arrivals).
+    /// Seconds between this connection's requests around the next one (with a ramp, the gap
+    /// of the step that request falls in; the mean gap for Poisson arrivals).
     #[inline]
     pub fn gap(&self) -> f64 {
         match &self.ramp {

@@ -240,11 +240,12 @@ fn execute(
                 outcome.report.server = others[i].take();
                 outcome
             }
-            // Nothing ran yet: the caller gets the error, as for an unreachable server.
+            // No phase finished: the caller gets the error, as for an unreachable server.
             Err(e) if report.phases.is_empty() => return Err(e),
-            // The earlier phases' report is kept (a server that went away between phases).
+            // The earlier phases' report is kept (a server that went away between phases,
+            // the rare failure of a phase after it started).
             Err(e) => {
-                report.error = Some(format!("phase `{}` could not run: {e}", phase.spec.name));
+                report.error = Some(format!("phase `{}` failed: {e}", phase.spec.name));
                 break;
             }
         };
@@ -258,17 +259,7 @@ fn execute(
             report.slo.clone_from(&outcome.report.slo);
         }
         let r = &outcome.report;
-        client.threads = client.threads.max(r.client.threads);
-        client.connections = client.connections.max(r.client.connections);
-        client.cpu_user_s += r.client.cpu_user_s;
-        client.cpu_sys_s += r.client.cpu_sys_s;
-        client.loop_lag_ms_max = client.loop_lag_ms_max.max(r.client.loop_lag_ms_max);
-        client.reconnects += r.client.reconnects;
-        client.waiting_max = client.waiting_max.max(r.client.waiting_max);
-        client.send_lag_ms_max = match (client.send_lag_ms_max, r.client.send_lag_ms_max) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
-        };
+        client.add(&r.client);
         if r.measured {
             let offset = report.duration_s;
             report

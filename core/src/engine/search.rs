@@ -78,12 +78,7 @@ pub fn run_search(
             };
         }
         duration_s += r.duration_s;
-        client.threads = client.threads.max(r.client.threads);
-        client.connections = client.connections.max(r.client.connections);
-        client.cpu_user_s += r.client.cpu_user_s;
-        client.cpu_sys_s += r.client.cpu_sys_s;
-        client.loop_lag_ms_max = client.loop_lag_ms_max.max(r.client.loop_lag_ms_max);
-        client.reconnects += r.client.reconnects;
+        client.add(&r.client);
         total.merge(&outcome.recorder);
         if r.interrupted {
             // A step cut short says nothing about its rate.

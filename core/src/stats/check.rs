@@ -153,7 +153,8 @@ fn check_stats(where_: &str, s: &Stats, l: &Limits, duration_s: f64, out: &mut V
             number(s.error_rate * 100.0, 2),
             s.errors,
             s.ops,
-            limit * 100.0
+            // 0.07 * 100 is 7.000000000000001: shown as the 7 it was meant to be.
+            (limit * 100.0 * 1e9).round() / 1e9
         ));
     }
     if let Some(limit) = l
@@ -268,6 +269,8 @@ mod tests {
     #[test]
     fn every_limit_met_passes_and_each_missed_one_is_named() {
         let r = report(2000, 20, 1.5);
+        let seven = r.check(&budget(json!({ "error_rate": 0.0007 }))).unwrap();
+        assert!(seven.ends_with("is over the budget of 0.07%"), "{seven}");
         let all = json!({ "p50_ms": 0.75, "p99_ms": 1.5, "p99_9_ms": 3, "error_rate": 0.01,
             "min_ops_per_sec": 1000, "commands": { "SET": { "p99_ms": 1.5 } } });
         assert_eq!(r.check(&budget(all)), None);
@@ -304,11 +307,9 @@ mod tests {
         let message = partial.check(&Budget::default()).unwrap();
         assert!(message.starts_with("respload budget not met (10 requests in 2 s, interrupted)"));
         assert!(message.ends_with("- the run was interrupted: its report is partial"));
-        partial.error = Some("phase `b` could not run: cannot connect".into());
+        partial.error = Some("phase `b` failed: cannot connect".into());
         let message = partial.check(&Budget::default()).unwrap();
-        assert!(
-            message.ends_with("- the run stopped early: phase `b` could not run: cannot connect")
-        );
+        assert!(message.ends_with("- the run stopped early: phase `b` failed: cannot connect"));
     }
 
     #[test]

@@ -158,13 +158,32 @@ pub struct ClientStats {
     pub loop_lag_ms_max: f64,
     /// Reconnections after lost connections.
     pub reconnects: u64,
-    /// Open loop: the most requests waiting to be sent at once (`timeline[].waiting`).
+    /// Open loop: the most requests waiting to be sent at once (as `timeline[].waiting`), in
+    /// the phase, or in the report over every phase (measured or not, as the CPU figures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_max: Option<u64>,
-    /// Open loop: the longest a due request waited to be written (ms;
-    /// `timeline[].send_lag_ms`).
+    /// Open loop: the longest a due request waited to be written (ms; as
+    /// `timeline[].send_lag_ms`), in the phase, or over every phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_lag_ms_max: Option<f64>,
+}
+
+impl ClientStats {
+    /// Add a later phase's (or search step's) cost: counts and CPU add up, peaks take the
+    /// worst. `cpu_s_per_million` is left for the caller to compute over the whole.
+    pub fn add(&mut self, other: &ClientStats) {
+        self.threads = self.threads.max(other.threads);
+        self.connections = self.connections.max(other.connections);
+        self.cpu_user_s += other.cpu_user_s;
+        self.cpu_sys_s += other.cpu_sys_s;
+        self.loop_lag_ms_max = self.loop_lag_ms_max.max(other.loop_lag_ms_max);
+        self.reconnects += other.reconnects;
+        self.waiting_max = self.waiting_max.max(other.waiting_max);
+        self.send_lag_ms_max = match (self.send_lag_ms_max, other.send_lag_ms_max) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 /// Facts about the server, read once before the run (fields it refuses stay empty).
@@ -335,11 +354,11 @@ pub struct Report {
     /// Measured seconds, summed over measured phases.
     pub duration_s: f64,
     /// Whether the run was stopped early (Ctrl-C, `stop()`, an abort signal, or a phase
-    /// that could not run: see `error`).
+    /// that failed: see `error`).
     pub interrupted: bool,
-    /// Why the run stopped before its last phase: a phase after the first could not start
-    /// (its server went away after the earlier phases ran; their report is kept), with the
-    /// phase's name and the error. Left out otherwise.
+    /// Why the run stopped before its last phase: a phase after the first failed, in practice
+    /// because it could not start (its server went away after the earlier phases ran; their
+    /// report is kept), with the phase's name and the error. Left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The seed of the request stream (given, or drawn and recorded here to reproduce it).
