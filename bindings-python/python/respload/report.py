@@ -611,9 +611,9 @@ class Report:
     slo: SloResult | None = None
     """An SLO search: the result of the last phase that searched."""
     error: str | None = None
-    """Why the run stopped before its last phase: a later phase could not start (its
-    server went away after the earlier phases ran, whose results are kept); ``None``
-    otherwise. The report is then marked interrupted."""
+    """Why the run stopped before its last phase: a later phase failed, in practice because
+    it could not start (its server went away after the earlier phases ran, whose results
+    are kept); ``None`` otherwise. The report is then marked interrupted."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:

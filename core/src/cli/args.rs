@@ -130,26 +130,18 @@ impl RunArgs {
         if self.checks.is_empty() {
             return Ok(None);
         }
-        let mut budget = Map::new();
+        let mut budget = json!({});
         for (name, value) in &self.checks {
-            let mut at = &mut budget;
-            let mut parts: Vec<&str> = name.split('.').collect();
-            let last = parts.pop().unwrap_or_default();
-            for part in parts {
-                let next = at.entry(part).or_insert_with(|| json!({}));
-                at = match next {
-                    Value::Object(m) => m,
-                    _ => {
-                        return Err(crate::Error::spec(
-                            "check",
-                            format!("`{name}`: `{part}` is a limit, not a group of limits"),
-                        ))
-                    }
-                };
+            // `commands.LABEL.LIMIT` (a label may hold dots), else a limit on the totals.
+            match name
+                .strip_prefix("commands.")
+                .and_then(|r| r.rsplit_once('.'))
+            {
+                Some((label, limit)) => budget["commands"][label][limit] = json!(value),
+                None => budget[name] = json!(value),
             }
-            at.insert(last.to_string(), json!(value));
         }
-        crate::stats::Budget::from_json_value(&Value::Object(budget)).map(Some)
+        crate::stats::Budget::from_json_value(&budget).map(Some)
     }
 }
 

@@ -84,9 +84,9 @@ impl Interrupt {
 
 /// Run the command line `args` (the first is the program name, as in `std::env::args_os`),
 /// writing to `console`; returns the exit code: 0 on success (an interrupted run included,
-/// its partial report printed), 1 when a `run --check` budget was not met, 2 on errors (usage, spec, connection: the message on
-/// stderr; a later phase that failed too, after the earlier phases' partial report),
-/// and clap's codes for `--help` / `--version` (0).
+/// its partial report printed), 1 when a `run --check` budget was not met, 2 on errors
+/// (usage, spec, connection: the message on stderr; a later phase that failed too, after
+/// the earlier phases' partial report), and clap's codes for `--help` / `--version` (0).
 pub fn main<I, T>(args: I, console: &mut Console<'_>, interrupt: &Interrupt) -> u8
 where
     I: IntoIterator<Item = T>,
