@@ -34,6 +34,12 @@ test('report keys are camelCase; map keys (commands, error kinds, config) and th
   assert.equal(typeof clean.client.cpuSPerMillion, 'number')
   assert.equal(typeof clean.client.loopLagMsMax, 'number')
   assert.equal(typeof clean.timeline[0].intervalS, 'number')
+  // Each row has its interval's server CPU: the server's sample taken at the row's end.
+  assert.ok(clean.timeline.length > 0)
+  assert.deepEqual(
+    clean.timeline.map((row) => row.serverCpuPercent),
+    clean.serverTimeline.map((sample) => sample.cpuPercent),
+  )
   assert.deepEqual(Object.keys(clean.commands), ['SET'])
   assert.equal(clean.server.address, `${redis.host}:${redis.port}`)
   assert.equal(clean.server.version, redis.version)

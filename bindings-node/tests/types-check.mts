@@ -109,6 +109,7 @@ function read(report: Report): number[] {
   const row: TimelineRow = report.timeline[0]
   const interval: IntervalLatency = row.latencyMs
   const rowRate: number | undefined = row.targetRate
+  const rowCpu: number | undefined = row.serverCpuPercent
   const cpu: number | undefined = report.serverLoad?.peakCpuPercent
   const load: ServerLoad | undefined = phase0.serverLoad
   const samples: ServerSample[] = phase0.serverTimeline ?? []
@@ -138,7 +139,7 @@ function read(report: Report): number[] {
   const forkOrZero: number = events[0].forkUsec
   // @ts-expect-error: the workload keeps the spec's snake_case keys
   const camelName = report.workload.target?.clientName
-  return [p99, p999, interval.p99, rowRate ?? 0, cpu ?? 0, used ?? 0, fork ?? 0, steps.length]
+  return [p99, p999, interval.p99, rowRate ?? 0, rowCpu ?? 0, cpu ?? 0, used ?? 0, fork ?? 0, steps.length]
 }
 
 async function runs(): Promise<void> {

@@ -26,6 +26,7 @@ _LEFT_OUT_WHEN = {
     "send_lag_ms": None,
     "waiting_max": None,
     "send_lag_ms_max": None,
+    "server_cpu_percent": None,
 }
 
 

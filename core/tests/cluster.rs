@@ -833,6 +833,21 @@ fn every_node_is_sampled_with_info_aligned_with_the_timeline() {
         .sum();
     assert_eq!(load.samples, all);
     assert_eq!(report.phases[0].server_nodes.len(), 6);
+    // A timeline row's server CPU is its busiest node's in that interval.
+    for row in report.timeline.iter().take(2) {
+        let busiest = report
+            .server_nodes
+            .values()
+            .filter_map(|n| {
+                n.server_timeline
+                    .iter()
+                    .find(|s| (s.t - row.t).abs() < 0.05)
+            })
+            .map(|s| s.cpu_percent)
+            .reduce(f64::max);
+        assert!(busiest.is_some());
+        assert_eq!(row.server_cpu_percent, busiest, "{row:?}");
+    }
     assert_eq!(
         report.phases[0].server_load.as_ref().unwrap().peak_node,
         load.peak_node

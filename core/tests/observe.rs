@@ -44,6 +44,12 @@ fn info_sampling_gives_a_server_cpu_series_aligned_with_the_timeline() {
         assert!(s.connected_clients >= 9, "{s:?}");
         assert!(s.used_memory > 0);
     }
+    // Each timeline row carries its interval's server CPU, the top-level rows too.
+    assert_eq!(report.timeline.len(), samples.len());
+    for (row, s) in report.timeline.iter().zip(samples) {
+        assert_eq!(row.server_cpu_percent, Some(s.cpu_percent), "{row:?}");
+    }
+    assert_eq!(report.phases[0].timeline, report.timeline);
     assert!(samples.last().unwrap().latest_fork_usec > 0);
     let load = report.server_load.as_ref().unwrap();
     assert!(load.peak_cpu_percent >= load.mean_cpu_percent && load.mean_cpu_percent > 0.0);
@@ -60,4 +66,8 @@ fn info_sampling_gives_a_server_cpu_series_aligned_with_the_timeline() {
     })))
     .unwrap();
     assert!(quiet.server_timeline.is_empty() && quiet.server_load.is_none());
+    assert!(quiet
+        .timeline
+        .iter()
+        .all(|r| r.server_cpu_percent.is_none()));
 }

@@ -187,10 +187,14 @@ class TimelineRow:
     (a full pipeline, a connection down, a busy client)."""
     send_lag_ms: float | None = None
     """Open loop only: the longest a due request had waited to be written (ms)."""
+    server_cpu_percent: float | None = None
+    """The server's CPU in this interval (% of one core; in cluster mode the busiest node's),
+    from the ``server_timeline`` sample taken at its end; None when none was taken."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
-        return cls(**_row_fields(d))
+        # Joined when the phase ends: snapshots do not have it.
+        return cls(**_row_fields(d), server_cpu_percent=d.get("server_cpu_percent"))
 
 
 def _row_fields(d: _Json) -> dict[str, Any]:
@@ -674,11 +678,12 @@ class Report:
 
         Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
         ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
-        ``connections``; in open loop also ``target_rate`` (the rate asked for, beside
-        ``ops_per_sec``), ``service_ms_p50``, ``service_ms_p99`` (None in closed loop,
-        and where an interval has no service time), ``waiting`` and ``send_lag_ms`` (the
-        requests due but not yet sent, and the longest such wait).
-        """
+        ``connections``, ``server_cpu_percent`` (when the server was sampled: its CPU in
+        the interval, in cluster mode the busiest node's); in open loop also
+        ``target_rate`` (the rate asked for, beside ``ops_per_sec``), ``service_ms_p50``,
+        ``service_ms_p99`` (None in closed loop, and where an interval has no service
+        time), ``waiting`` and ``send_lag_ms`` (the requests due but not yet sent, and the
+        longest such wait)."""
         pd = _pandas()
         rows = [
             {
@@ -692,6 +697,7 @@ class Report:
                 "latency_ms_p99": r.latency_ms.p99,
                 "latency_ms_max": r.latency_ms.max,
                 "connections": r.connections,
+                "server_cpu_percent": r.server_cpu_percent,
                 "target_rate": r.target_rate,
                 "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
                 "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
@@ -712,6 +718,8 @@ class Report:
             "latency_ms_max",
             "connections",
         ]
+        if any(r.server_cpu_percent is not None for r in self.timeline):
+            columns.append("server_cpu_percent")
         if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):
             columns += ["target_rate", "service_ms_p50", "service_ms_p99", "waiting", "send_lag_ms"]
         return pd.DataFrame(rows, columns=columns)

@@ -4,7 +4,9 @@
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
-use crate::observe::{DrillPlan, Drills, NodeServer, Sampler, ServerLoad};
+use crate::observe::{
+    join_server_cpu, DrillPlan, Drills, NodeServer, Sampler, ServerLoad, ServerSample,
+};
 use crate::spec::{Load, Phase};
 use crate::stats::{
     stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder, EventReport,
@@ -356,6 +358,14 @@ pub fn run_phase(
         let one = sampled.into_iter().next().map(|(_, s)| s);
         (one.unwrap_or_default(), BTreeMap::new())
     };
+    let series: Vec<&[ServerSample]> = match cluster {
+        false => vec![&server_timeline],
+        true => server_nodes
+            .values()
+            .map(|n| &n.server_timeline[..])
+            .collect(),
+    };
+    join_server_cpu(&mut rows, &series, INTERVAL);
     if lost_worker {
         return Err(Error::Internal(
             "a worker thread ended without reporting".into(),

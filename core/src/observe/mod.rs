@@ -5,5 +5,5 @@ mod sampler;
 mod server_info;
 
 pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Plan as DrillPlan};
-pub use sampler::{NodeServer, Sampler, ServerLoad, ServerSample};
+pub use sampler::{join_server_cpu, NodeServer, Sampler, ServerLoad, ServerSample};
 pub use server_info::{parse_info, read_facts};

@@ -5,6 +5,7 @@ use super::server_info::parse_info;
 use crate::net::cluster::SlotMap;
 use crate::net::Client;
 use crate::spec::Connect;
+use crate::stats::TimelineRow;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::future::{poll_fn, Future};
@@ -70,6 +71,31 @@ pub struct ServerLoad {
     /// `cpu_percent` of an interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_node: Option<String>,
+}
+
+/// Give each timeline row its server's CPU (`server_cpu_percent`): the `cpu_percent` of the
+/// sample of `series` taken at the row's end, the highest of them when there are several
+/// servers (a cluster's nodes). Rows and samples pair up in order, each sample with one row
+/// at most, when taken within half an interval of the row's `t` (the last sample comes
+/// slightly after the end); a row with none keeps `None`.
+pub fn join_server_cpu(rows: &mut [TimelineRow], series: &[&[ServerSample]], interval: Duration) {
+    let half = interval.as_secs_f64() / 2.0;
+    for row in rows.iter_mut() {
+        row.server_cpu_percent = None;
+    }
+    for samples in series {
+        let mut next = samples.iter().peekable();
+        for row in rows.iter_mut() {
+            // Samples too early for this row matched no row (theirs had no sample).
+            while next.next_if(|s| s.t < row.t - half).is_some() {}
+            if let Some(s) = next.next_if(|s| s.t <= row.t + half) {
+                let cpu = row
+                    .server_cpu_percent
+                    .map_or(s.cpu_percent, |c| c.max(s.cpu_percent));
+                row.server_cpu_percent = Some(cpu);
+            }
+        }
+    }
 }
 
 /// Cluster mode: one node's server figures.
@@ -349,5 +375,57 @@ fn sample(before: &Reading, now: &Reading, start: Instant) -> ServerSample {
         master_link_status: text("master_link_status"),
         connected_slaves: u(b, "connected_slaves"),
         info_ms: *info_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(t: f64, cpu_percent: f64) -> ServerSample {
+        ServerSample {
+            t,
+            cpu_percent,
+            ..ServerSample::default()
+        }
+    }
+
+    fn rows(ts: &[f64]) -> Vec<TimelineRow> {
+        ts.iter()
+            .map(|&t| TimelineRow {
+                t,
+                ..TimelineRow::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_row_gets_the_sample_taken_at_its_end_or_none() {
+        // The sample of the second interval is missing (an INFO that failed); the last,
+        // short interval's sample was read a little after the row's end.
+        let samples = [at(1.0, 10.0), at(3.0, 30.0), at(3.52, 35.0)];
+        let mut timeline = rows(&[1.0, 2.0, 3.0, 3.5]);
+        join_server_cpu(&mut timeline, &[&samples], Duration::from_secs(1));
+        let cpu: Vec<_> = timeline.iter().map(|r| r.server_cpu_percent).collect();
+        assert_eq!(cpu, [Some(10.0), None, Some(30.0), Some(35.0)]);
+        // A last interval of a millisecond gets the sample read at the end, not its
+        // neighbour's.
+        let samples = [at(1.0, 10.0), at(2.0, 95.0), at(2.02, 2.0)];
+        let mut timeline = rows(&[1.0, 2.0, 2.001]);
+        join_server_cpu(&mut timeline, &[&samples], Duration::from_secs(1));
+        let cpu: Vec<_> = timeline.iter().map(|r| r.server_cpu_percent).collect();
+        assert_eq!(cpu, [Some(10.0), Some(95.0), Some(2.0)]);
+    }
+
+    #[test]
+    fn a_cluster_row_gets_its_busiest_node() {
+        let a = [at(1.0, 20.0), at(2.0, 90.0)];
+        let b = [at(1.0, 60.0), at(2.0, 5.0)];
+        let mut timeline = rows(&[1.0, 2.0]);
+        join_server_cpu(&mut timeline, &[&a, &b], Duration::from_secs(1));
+        let cpu: Vec<_> = timeline.iter().map(|r| r.server_cpu_percent).collect();
+        assert_eq!(cpu, [Some(60.0), Some(90.0)]);
+        join_server_cpu(&mut timeline, &[], Duration::from_secs(1));
+        assert!(timeline.iter().all(|r| r.server_cpu_percent.is_none()));
     }
 }

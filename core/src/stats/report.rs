@@ -122,6 +122,12 @@ pub struct TimelineRow {
     /// seen at the same checks: how far the client ran behind its schedule.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_lag_ms: Option<f64>,
+    /// The server's CPU in this interval, in percent of one core: the `cpu_percent` of the
+    /// `server_timeline` sample taken at this row's end; in cluster mode the busiest node's.
+    /// Left out when no sample was taken then (`observe.info = false`, an INFO that failed).
+    /// Joined when the phase ends: interval snapshots do not carry it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu_percent: Option<f64>,
     /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`];
     /// empty unless the phase's `output.interval_histograms` is true (interval snapshots
     /// always carry it).
@@ -571,6 +577,7 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         target_rate: None,
         waiting: None,
         send_lag_ms: None,
+        server_cpu_percent: None,
         histogram: encode_histogram(&total.latency.histogram),
     }
 }
