@@ -314,6 +314,19 @@ fn check_budgets_set_the_exit_status_and_bad_ones_stop_before_traffic() {
     );
     let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "p99_ms=fast"]);
     assert!(err.contains("`fast` is not a number"), "{err}");
+    let twice = [
+        "--check",
+        "commands.GET.p99_ms=2",
+        "--check",
+        "commands.GET.p99_ms=3",
+    ];
+    let err = stderr_of_bad_input(&[&["run", "--port", &port][..], &twice].concat());
+    assert!(
+        err.contains("`check.commands.GET.p99_ms`: given twice (2 and 3)"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "commands=5"]);
+    assert!(err.contains("`commands.LABEL.LIMIT=VALUE`"), "{err}");
     assert_eq!(server.calls("set") + server.calls("get"), sent);
 }
 

@@ -132,14 +132,31 @@ impl RunArgs {
         }
         let mut budget = json!({});
         for (name, value) in &self.checks {
+            if name == "commands" {
+                return Err(crate::Error::spec(
+                    "check.commands",
+                    "a command's limit is `commands.LABEL.LIMIT=VALUE`, e.g. \
+                     `commands.GET.p99_ms=2`",
+                ));
+            }
             // `commands.LABEL.LIMIT` (a label may hold dots), else a limit on the totals.
-            match name
+            let slot = match name
                 .strip_prefix("commands.")
                 .and_then(|r| r.rsplit_once('.'))
             {
-                Some((label, limit)) => budget["commands"][label][limit] = json!(value),
-                None => budget[name] = json!(value),
+                Some((label, limit)) => &mut budget["commands"][label][limit],
+                None => &mut budget[name],
+            };
+            if !slot.is_null() {
+                return Err(crate::Error::spec(
+                    format!("check.{name}"),
+                    format!(
+                        "given twice ({} and {value}): give each limit once",
+                        slot.as_f64().unwrap_or_default()
+                    ),
+                ));
             }
+            *slot = json!(value);
         }
         crate::stats::Budget::from_json_value(&budget).map(Some)
     }
