@@ -166,3 +166,15 @@ test('hdrLog() gives the timeline as an interval log, and names the option it ne
     (err) => err instanceof SpecError && err.path === 'output.interval_histograms',
   )
 })
+
+test('check() and hdrLog() read back a report whose seed a JavaScript number cannot hold', () => {
+  // A seed near 2^64 (given in a spec file) rounds, as a number, to 2^64: out of a u64's range.
+  const text = JSON.stringify(clean).replace(/"seed":\d+,/, '"seed":18446744073709551615,')
+  const big = Report.fromJSON(text)
+  assert.equal(big.seed, 2 ** 64)
+  assert.equal(big.check({ errorRate: 0 }), big)
+  assert.throws(
+    () => big.hdrLog(),
+    (err) => err instanceof SpecError && err.path === 'output.interval_histograms',
+  )
+})

@@ -368,6 +368,7 @@ pub struct Report {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The seed of the request stream (given, or drawn and recorded here to reproduce it).
+    #[serde(deserialize_with = "seed_of_json")]
     pub seed: u64,
     /// Measured phases together.
     pub totals: Stats,
@@ -558,6 +559,23 @@ pub fn summarize(rec: &Recorder, labels: &[String], secs: f64) -> (Stats, BTreeM
     (stats_of(&rec.total(), secs), commands)
 }
 
+/// A report's seed read back: the exact integer, or the nearest double a JavaScript number
+/// held (a seed near 2^64 rounds above `u64::MAX`), so that Node's `check()` and `hdrLog()`
+/// read back any report Node was given.
+fn seed_of_json<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seed {
+        Exact(u64),
+        Rounded(f64),
+    }
+    Ok(match Seed::deserialize(d)? {
+        Seed::Exact(seed) => seed,
+        // Saturating: 2^64 is u64::MAX.
+        Seed::Rounded(seed) => seed as u64,
+    })
+}
+
 /// A timeline row from one interval's merged recorder.
 pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -> TimelineRow {
     let total = rec.total();
@@ -585,6 +603,19 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_seed_a_javascript_number_rounded_reads_back() {
+        let text = serde_json::to_string(&Report::default()).unwrap();
+        assert!(text.contains("\"seed\":0,"));
+        let json = |seed: &str| text.replace("\"seed\":0,", &format!("\"seed\":{seed},"));
+        let seed = |text: &str| Report::from_json_str(&json(text)).map(|r| r.seed);
+        assert_eq!(seed("18446744073709551615").unwrap(), u64::MAX);
+        // What JSON.stringify writes for 2^64 - 1 held in a double.
+        assert_eq!(seed("18446744073709552000").unwrap(), u64::MAX);
+        assert_eq!(seed("9007199254740993").unwrap(), 9_007_199_254_740_993);
+        assert!(seed("\"7\"").is_err());
+    }
 
     #[test]
     fn percentile_ranks_like_the_reference_implementation() {
