@@ -104,6 +104,8 @@ def serde_args(attr: str) -> dict[str, str | None]:
         "rename_all",
         "untagged",
         "flatten",
+        # Reading only (a field's type and documentation are as declared).
+        "deserialize_with",
     }
     unknown = set(out) - known
     if unknown:
