@@ -178,9 +178,9 @@ export interface TimelineRow {
   sendLagMs?: number
   /**
    * The server's CPU in this interval, in percent of one core: the `cpu_percent` of the
-   * `server_timeline` sample taken at this row's end; in cluster mode the busiest node's. Left out
-   * when no sample was taken then (`observe.info = false`, an INFO that failed). Joined when the
-   * phase ends: interval snapshots do not carry it.
+   * `server_timeline` sample taken at this row's end; in cluster mode the busiest node's (of the
+   * nodes sampled then). Left out when no sample was taken then (`observe.info = false`, an INFO
+   * that failed). Joined when the phase ends: interval snapshots do not carry it.
    */
   serverCpuPercent?: number
   /**

@@ -278,6 +278,8 @@ async fn worker(s: WorkerSetup) {
         }
         None => take(),
     };
+    // Requests waiting count once measured, and while new ones may still start.
+    let counting = |at: Instant| at >= measure_start && !shared.starts_no_more();
     while shared.live.get() > 0 {
         let planned = ticker.tick().await;
         let now = Instant::now();
@@ -299,19 +301,11 @@ async fn worker(s: WorkerSetup) {
                 ctls.iter().for_each(|c| c.interrupt(Interrupt::Abort));
             }
         }
-        // Requests waiting count once measured, and while new ones may still start.
-        let count_waiting = now >= measure_start && !shared.starts_no_more();
-        let mut waiting = (0u64, Duration::ZERO);
         for c in &ctls {
             if c.waiting.get() && now.duration_since(c.last_progress.get()) >= shared.timeout {
                 c.interrupt(Interrupt::Timeout);
             }
-            if count_waiting {
-                let (n, late) = c.backlog(now);
-                waiting = (waiting.0 + n, waiting.1.max(late));
-            }
         }
-        backlog = (backlog.0.max(waiting.0), backlog.1.max(waiting.1));
         if let Some(mask) = &s.drills {
             let m = mask.load(Ordering::Relaxed);
             if m != drills.mask {
@@ -329,6 +323,11 @@ async fn worker(s: WorkerSetup) {
             ctls.iter().for_each(|c| c.wake());
         }
         while now >= next_flush && shared.live.get() > 0 {
+            // Read at the boundary itself: what was still due by then waited across it (all
+            // of it when this thread stalled past it, as nothing was sent meanwhile).
+            if counting(next_flush) {
+                read_waiting(&ctls, next_flush, &mut backlog);
+            }
             let _ = s.tx.send(WorkerMsg::Interval {
                 thread: s.thread,
                 index,
@@ -337,6 +336,9 @@ async fn worker(s: WorkerSetup) {
             });
             index += 1;
             next_flush += INTERVAL;
+        }
+        if counting(now) {
+            read_waiting(&ctls, now, &mut backlog);
         }
     }
     let ended = shared.ended.get().unwrap_or_else(Instant::now);
@@ -354,6 +356,16 @@ async fn worker(s: WorkerSetup) {
         reconnects: shared.reconnects.get(),
         windows: drills.windows,
     });
+}
+
+/// Fold the requests waiting to be sent at `at` (summed over `ctls`; the longest wait) into
+/// the interval's most.
+fn read_waiting(ctls: &[Rc<ConnCtl>], at: Instant, backlog: &mut (u64, Duration)) {
+    let (n, late) = ctls
+        .iter()
+        .map(|c| c.backlog(at))
+        .fold((0, Duration::ZERO), |(n, l), (m, k)| (n + m, l.max(k)));
+    *backlog = (backlog.0.max(n), backlog.1.max(late));
 }
 
 /// The interval's gauges; the next interval's start from now.
@@ -611,4 +623,34 @@ fn thread_cpu() -> (f64, f64) {
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reading_counts_what_was_due_by_its_instant_over_every_connection() {
+        let t0 = Instant::now();
+        let s = Duration::from_millis;
+        let (a, b) = (Rc::new(ConnCtl::new(t0)), Rc::new(ConnCtl::new(t0)));
+        // `a` owes a request since t0, one every 250 ms; `b` owes nothing before t0 + 2 s.
+        a.scheduled(t0, 0.25);
+        b.scheduled(t0 + s(2000), 0.25);
+        let ctls = [a, b];
+        // A thread that stalled from t0 to t0 + 1.5 s reads at the boundary it passed (1 s)
+        // for the interval that ended there, then at the tick for the next one.
+        let mut ended = (0, Duration::ZERO);
+        read_waiting(&ctls, t0 + s(1000), &mut ended);
+        assert_eq!(ended, (5, s(1000)));
+        let mut next = (0, Duration::ZERO);
+        read_waiting(&ctls, t0 + s(1500), &mut next);
+        assert_eq!(next, (7, s(1500)));
+        // An interval keeps its most.
+        read_waiting(&ctls, t0 + s(500), &mut ended);
+        assert_eq!(ended, (5, s(1000)));
+        ctls[1].scheduled(t0, 0.5);
+        read_waiting(&ctls, t0 + s(1000), &mut ended);
+        assert_eq!(ended, (8, s(1000)));
+    }
 }

@@ -123,7 +123,8 @@ pub struct TimelineRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send_lag_ms: Option<f64>,
     /// The server's CPU in this interval, in percent of one core: the `cpu_percent` of the
-    /// `server_timeline` sample taken at this row's end; in cluster mode the busiest node's.
+    /// `server_timeline` sample taken at this row's end; in cluster mode the busiest node's
+    /// (of the nodes sampled then).
     /// Left out when no sample was taken then (`observe.info = false`, an INFO that failed).
     /// Joined when the phase ends: interval snapshots do not carry it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -569,11 +570,17 @@ fn seed_of_json<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<u
         Exact(u64),
         Rounded(f64),
     }
-    Ok(match Seed::deserialize(d)? {
-        Seed::Exact(seed) => seed,
-        // Saturating: 2^64 is u64::MAX.
-        Seed::Rounded(seed) => seed as u64,
-    })
+    const TWO_TO_64: f64 = 18_446_744_073_709_551_616.0;
+    match Seed::deserialize(d)? {
+        Seed::Exact(seed) => Ok(seed),
+        // A double holds 2^64 - 1 as 2^64.
+        Seed::Rounded(seed) if seed.fract() == 0.0 && (0.0..=TWO_TO_64).contains(&seed) => {
+            Ok(seed as u64) // saturating: 2^64 is u64::MAX
+        }
+        Seed::Rounded(seed) => Err(serde::de::Error::custom(format!(
+            "seed: `{seed}` is not a whole number from 0 to 2^64 - 1"
+        ))),
+    }
 }
 
 /// A timeline row from one interval's merged recorder.
@@ -615,6 +622,13 @@ mod tests {
         assert_eq!(seed("18446744073709552000").unwrap(), u64::MAX);
         assert_eq!(seed("9007199254740993").unwrap(), 9_007_199_254_740_993);
         assert!(seed("\"7\"").is_err());
+        for bad in ["-1", "7.5", "1e300"] {
+            let err = seed(bad).unwrap_err().to_string();
+            assert!(
+                err.contains("is not a whole number from 0 to 2^64 - 1"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
