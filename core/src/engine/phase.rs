@@ -358,13 +358,10 @@ pub fn run_phase(
         let one = sampled.into_iter().next().map(|(_, s)| s);
         (one.unwrap_or_default(), BTreeMap::new())
     };
-    let series: Vec<&[ServerSample]> = match cluster {
-        false => vec![&server_timeline],
-        true => server_nodes
-            .values()
-            .map(|n| &n.server_timeline[..])
-            .collect(),
-    };
+    // One of the two is empty: the single server's series, or the cluster's nodes'.
+    let series: Vec<&[ServerSample]> = std::iter::once(&server_timeline[..])
+        .chain(server_nodes.values().map(|n| &n.server_timeline[..]))
+        .collect();
     join_server_cpu(&mut rows, &series, INTERVAL);
     if lost_worker {
         return Err(Error::Internal(

@@ -89,10 +89,8 @@ pub fn join_server_cpu(rows: &mut [TimelineRow], series: &[&[ServerSample]], int
             // Samples too early for this row matched no row (theirs had no sample).
             while next.next_if(|s| s.t < row.t - half).is_some() {}
             if let Some(s) = next.next_if(|s| s.t <= row.t + half) {
-                let cpu = row
-                    .server_cpu_percent
-                    .map_or(s.cpu_percent, |c| c.max(s.cpu_percent));
-                row.server_cpu_percent = Some(cpu);
+                let busiest = row.server_cpu_percent.unwrap_or(0.0).max(s.cpu_percent);
+                row.server_cpu_percent = Some(busiest);
             }
         }
     }
