@@ -614,6 +614,7 @@ async fn open_links(
 }
 
 /// User and system CPU seconds of the calling thread.
+#[cfg(not(target_vendor = "apple"))]
 fn thread_cpu() -> (f64, f64) {
     // SAFETY: getrusage only writes into the zeroed struct we pass.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -623,6 +624,29 @@ fn thread_cpu() -> (f64, f64) {
     }
     let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     (secs(usage.ru_utime), secs(usage.ru_stime))
+}
+
+/// User and system CPU seconds of the calling thread. macOS has no `RUSAGE_THREAD`; Mach's
+/// `thread_info` gives the same two times.
+#[cfg(target_vendor = "apple")]
+fn thread_cpu() -> (f64, f64) {
+    // SAFETY: thread_info writes at most `count` integers into the zeroed struct we pass; the
+    // port from pthread_mach_thread_np is the thread's own and needs no release.
+    let mut info: libc::thread_basic_info = unsafe { std::mem::zeroed() };
+    let mut count = libc::THREAD_BASIC_INFO_COUNT;
+    let rc = unsafe {
+        libc::thread_info(
+            libc::pthread_mach_thread_np(libc::pthread_self()),
+            libc::THREAD_BASIC_INFO as libc::thread_flavor_t,
+            (&mut info as *mut libc::thread_basic_info).cast(),
+            &mut count,
+        )
+    };
+    if rc != libc::KERN_SUCCESS {
+        return (0.0, 0.0);
+    }
+    let secs = |t: libc::time_value_t| t.seconds as f64 + t.microseconds as f64 / 1e6;
+    (secs(info.user_time), secs(info.system_time))
 }
 
 #[cfg(test)]
