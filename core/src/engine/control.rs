@@ -2,9 +2,10 @@
 //! locks), and the per-connection control block the housekeeping tick uses to interrupt a
 //! connection blocked in a read or write.
 
+use super::pacer::Staircase;
 use crate::spec::Connect;
 use crate::stats::Recorder;
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::rc::Rc;
 use std::task::Waker;
 use std::time::{Duration, Instant};
@@ -35,6 +36,9 @@ pub struct ConnCtl {
     /// Open loop: when its next request not yet written is due, and the seconds between its
     /// requests; the worker counts from it the requests waiting to be sent.
     schedule: Cell<Option<(Instant, f64)>>,
+    /// Open loop along a rate ramp: the schedule's start and its staircase, so that requests
+    /// due across a step are counted at each step's rate.
+    ramp: OnceCell<(Instant, Staircase)>,
 }
 
 impl ConnCtl {
@@ -47,6 +51,7 @@ impl ConnCtl {
             waiting: Cell::new(false),
             open: Cell::new(0),
             schedule: Cell::new(None),
+            ramp: OnceCell::new(),
         }
     }
 
@@ -57,15 +62,28 @@ impl ConnCtl {
         self.schedule.set(Some((due, gap)));
     }
 
+    /// Note that the schedule follows a rate ramp: `staircase`, from `start`.
+    pub fn ramped(&self, start: Instant, staircase: Staircase) {
+        // Set once, when the connection's pacer is made.
+        let _ = self.ramp.set((start, staircase));
+    }
+
     /// Requests due by `now` but not yet written, and how long the oldest of them has been
     /// due (open loop: the pipeline is full, the connection is down, or the thread is busy).
-    /// Counted from the schedule's current gap: exact for even arrivals, the expected number
-    /// for Poisson ones.
+    /// Counted from the schedule's gaps (each step's own along a ramp): exact for even
+    /// arrivals, the expected number for Poisson ones.
     pub fn backlog(&self, now: Instant) -> (u64, Duration) {
         match self.schedule.get() {
             Some((due, gap)) if due <= now => {
                 let late = now - due;
-                (1 + (late.as_secs_f64() / gap) as u64, late)
+                let gaps = match self.ramp.get() {
+                    Some((start, stairs)) => {
+                        let secs = |t: Instant| t.saturating_duration_since(*start).as_secs_f64();
+                        stairs.gaps_between(secs(due), secs(now))
+                    }
+                    None => late.as_secs_f64() / gap,
+                };
+                (1 + gaps as u64, late)
             }
             _ => (0, Duration::ZERO),
         }
@@ -258,6 +276,58 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::pacer::Pacer;
+    use crate::engine::rng::Rng;
+    use crate::spec::Arrivals;
+    use std::sync::Arc;
+
+    #[test]
+    fn requests_waiting_across_ramp_steps_are_counted_at_each_steps_rate() {
+        // One connection at 100/s for a second, then 1,000/s, then 250/s; a pacer opened
+        // 0.4 s into the ramp.
+        let origin = Instant::now();
+        let start = origin + Duration::from_millis(400);
+        let rates: Arc<[f64]> = vec![100.0, 1000.0, 250.0].into();
+        let ramp = |phase| {
+            let step = Duration::from_secs(1);
+            Pacer::ramped(
+                start,
+                origin,
+                step,
+                &rates,
+                Arrivals::Uniform,
+                phase,
+                Rng::new(1),
+            )
+        };
+        for (phase, sent) in [(0.0, 0), (0.5, 30), (0.25, 59), (0.0, 61), (0.75, 1300)] {
+            let mut p = ramp(phase);
+            for _ in 0..sent {
+                p.advance();
+            }
+            let ctl = ConnCtl::new(start);
+            let (base, stairs) = p.staircase().unwrap();
+            ctl.ramped(base, stairs);
+            ctl.scheduled(p.due(), p.gap());
+            for ms in [0.3, 250.3, 599.7, 900.3, 1600.3, 2100.3, 3000.3] {
+                let now = start + Duration::from_secs_f64(ms / 1000.0);
+                // The truth: the pacer's own intended times from its next one up to `now`.
+                let mut q = p.clone();
+                let mut due = 0;
+                while q.due() <= now {
+                    due += 1;
+                    q.advance();
+                }
+                let (n, late) = ctl.backlog(now);
+                assert_eq!(n, due, "phase {phase}, {sent} sent, at {ms} ms");
+                assert_eq!(late, now.saturating_duration_since(p.due()));
+            }
+        }
+        // Without a ramp the one gap counts.
+        let ctl = ConnCtl::new(start);
+        ctl.scheduled(start, 0.01);
+        assert_eq!(ctl.backlog(start + Duration::from_millis(995)).0, 100);
+    }
 
     #[test]
     fn a_task_that_panics_is_still_counted_out() {

@@ -18,6 +18,39 @@ pub struct Staircase {
     gaps: Arc<[f64]>,
 }
 
+impl Staircase {
+    /// The step that `t` seconds from the pacer's start lie in.
+    fn step_at(&self, t: f64) -> usize {
+        if t < self.first_end {
+            0
+        } else {
+            (((t - self.first_end) / self.step).floor() as usize + 1).min(self.gaps.len() - 1)
+        }
+    }
+
+    /// How many of the connection's gaps fit between `from` and `to` (seconds from the
+    /// pacer's start), each step's part at that step's gap: one request is due at `from`,
+    /// and one more for each whole gap after it.
+    pub fn gaps_between(&self, from: f64, to: f64) -> f64 {
+        let (mut t, mut k, mut total) = (from, self.step_at(from), 0.0);
+        while t < to {
+            let last = k + 1 == self.gaps.len();
+            let end = if last {
+                to
+            } else {
+                (self.first_end + self.step * k as f64).min(to)
+            };
+            total += (end - t).max(0.0) / self.gaps[k];
+            if last {
+                break;
+            }
+            t = t.max(end);
+            k += 1;
+        }
+        total
+    }
+}
+
 /// Intended send times are at most this many seconds (about 31 years) from the pacer's start:
 /// later ones would overflow `Instant`, and are never reached anyway.
 const FAR: f64 = 1e9;
@@ -77,22 +110,21 @@ impl Pacer {
         let step = step.as_secs_f64();
         let gaps: Arc<[f64]> = rates.iter().map(|r| 1.0 / r).collect();
         let first_end = secs(origin) + step;
-        // The step the pacer starts in (a connection opened during a ramp).
-        let k = if first_end > 0.0 {
-            0
-        } else {
-            ((-first_end / step).floor() as usize + 1).min(gaps.len() - 1)
+        let stairs = Staircase {
+            first_end,
+            step,
+            gaps,
         };
-        let mut p = Pacer::new(start, 1.0 / gaps[k], arrivals, phase, rng);
-        p.ramp = Some((
-            Staircase {
-                first_end,
-                step,
-                gaps,
-            },
-            k,
-        ));
+        // The step the pacer starts in (a connection opened during a ramp).
+        let k = stairs.step_at(0.0);
+        let mut p = Pacer::new(start, 1.0 / stairs.gaps[k], arrivals, phase, rng);
+        p.ramp = Some((stairs, k));
         p
+    }
+
+    /// Along a rate ramp: the schedule's start and its staircase.
+    pub fn staircase(&self) -> Option<(Instant, Staircase)> {
+        self.ramp.as_ref().map(|(s, _)| (self.base, s.clone()))
     }
 
     /// When the next request is due.

@@ -484,6 +484,9 @@ impl Spawner {
             (_, _, Some(rate)) => Some(Pacer::new(now, rate / total, arrivals, stagger, pacing)),
             _ => None,
         };
+        if let Some((start, stairs)) = pacer.as_ref().and_then(Pacer::staircase) {
+            ctl.ramped(start, stairs);
+        }
         match (link, &s.cluster) {
             (Link::Cluster(streams), Some(cluster)) => Box::pin(
                 ClusterClient::new(
