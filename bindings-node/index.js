@@ -265,6 +265,31 @@ class Report {
 // ---------------------------------------------------------------------------------------------
 // Workloads
 
+/**
+ * The first value under `value` that JSON cannot carry to the core, as [path, why]: a number
+ * that is not finite (JSON.stringify would write null) or a BigInt (it would throw).
+ */
+function unsendable(value, path) {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : [path, `${value} is not a finite number`]
+  if (typeof value === 'bigint') return [path, `${value}n is a BigInt: use a Number`]
+  if (value === null || typeof value !== 'object') return null
+  const entries = Array.isArray(value)
+    ? value.map((item, i) => [`${path}[${i}]`, item])
+    : Object.entries(value).map(([key, item]) => [path ? `${path}.${key}` : key, item])
+  for (const [at, item] of entries) {
+    const found = unsendable(item, at)
+    if (found) return found
+  }
+  return null
+}
+
+/** `value` as JSON for the core; a number JSON cannot carry throws `SpecError` by its path. */
+function specJson(value, path) {
+  const found = unsendable(value, path)
+  if (found) throw new SpecError(`invalid spec at \`${found[0]}\`: ${found[1]}`, { path: found[0] })
+  return JSON.stringify(value)
+}
+
 function workloadJson(workload) {
   if (workload === null || typeof workload !== 'object' || Array.isArray(workload)) {
     throw new TypeError(
@@ -272,7 +297,7 @@ function workloadJson(workload) {
         'use loadSpec(path) for a TOML or JSON file',
     )
   }
-  return JSON.stringify(workload)
+  return specJson(workload, '')
 }
 
 function toPath(path) {
@@ -287,7 +312,10 @@ function toPath(path) {
  */
 function loadSpec(path, options = {}) {
   const { scale, vars } = options ?? {}
-  const varsJson = vars == null ? undefined : JSON.stringify(vars)
+  if (scale != null && typeof scale !== 'string') {
+    throw new TypeError(`scale: expected the name of one of the file's [scales] (a string), not ${typeof scale}`)
+  }
+  const varsJson = vars == null ? undefined : specJson(vars, 'vars')
   return JSON.parse(callNative(() => native.loadSpec(toPath(path), scale ?? undefined, varsJson)))
 }
 

@@ -160,6 +160,28 @@ test('loadSpec() resolves [vars] at a scale and with values given', async () => 
   assert.equal(await redis.command('DBSIZE'), 150)
   assert.throws(() => loadSpec(file, { vars: { nope: 1 } }), (err) => err instanceof SpecError && err.path === 'vars.nope')
   assert.throws(() => loadSpec(file, { scale: 'full' }), (err) => err instanceof SpecError && err.path === 'scale')
+  // Options of the wrong type are named; vars that are not an object are the core's SpecError.
+  assert.throws(() => loadSpec(file, { scale: 5 }), (err) => err instanceof TypeError && /^scale: expected/.test(err.message))
+  assert.throws(() => loadSpec(file, { vars: [1] }), (err) => err instanceof SpecError && err.path === 'vars')
+  assert.throws(() => loadSpec(file, { vars: { last: NaN } }), (err) => err instanceof SpecError && err.path === 'vars.last')
+})
+
+test('numbers JSON cannot carry are refused by field path before any traffic', async () => {
+  const before = await redis.command('INFO', 'stats')
+  const cases = [
+    [{ load: { rate: Infinity } }, 'load.rate', 'Infinity is not a finite number'],
+    [{ load: { connections: NaN } }, 'load.connections', 'NaN is not a finite number'],
+    [{ phases: [{ load: { rate: -Infinity } }] }, 'phases[0].load.rate', '-Infinity is not'],
+    [{ seed: 2n ** 64n }, 'seed', '18446744073709551616n is a BigInt'],
+  ]
+  for (const [fields, where, why] of cases) {
+    const spec = { target: { url: redis.url }, ...fields }
+    assert.throws(() => validateSpec(spec), (err) => err instanceof SpecError && err.path === where && err.message.includes(why))
+    await assert.rejects(run(spec), (err) => err instanceof SpecError && err.path === where)
+  }
+  const processed = (info) => Number(/total_commands_processed:(\d+)/.exec(info)[1])
+  // Only the two INFO calls of this test.
+  assert.equal(processed(await redis.command('INFO', 'stats')) - processed(before), 1)
 })
 
 test('loadSpec() errors: FileError for a missing file, SpecError with path for a bad one', () => {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 import pytest
@@ -65,3 +66,33 @@ def test_run_async_raises_connect_errors(closed_port: int) -> None:
     with pytest.raises(respload.ConnectError) as caught:
         asyncio.run(respload.run_async(target={"port": closed_port}))
     assert caught.value.address == f"127.0.0.1:{closed_port}"
+
+
+def test_an_exception_from_on_progress_stops_run_async_and_propagates(
+    redis: Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[respload.Snapshot] = []
+
+    def boom(snapshot: respload.Snapshot) -> None:
+        seen.append(snapshot)
+        raise ValueError("boom")
+
+    started = time.monotonic()
+    with caplog.at_level(logging.ERROR), pytest.raises(ValueError, match="boom"):
+        asyncio.run(
+            respload.run_async(
+                target=redis.target(),
+                load={"connections": 2, "duration": "60s"},
+                commands=[{"name": "set"}],
+                on_progress=boom,
+            )
+        )
+
+    assert time.monotonic() - started < 4
+    assert len(seen) == 1
+    # The loop did not log it as an unhandled callback error, and the traffic stopped.
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+    first = redis.calls("set")
+    assert first > 0
+    time.sleep(0.3)
+    assert redis.calls("set") == first

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
+from typing import Any
+
+import pytest
 
 import respload
 from conftest import Redis
@@ -182,6 +186,24 @@ def test_on_progress_returning_false_stops_the_run(redis: Redis) -> None:
     assert report.totals.ops > 0
     # At most one request per connection was in flight when the run stopped.
     assert abs(report.totals.ops - (redis.calls("set") + redis.calls("get"))) <= 2
+
+
+def test_an_on_progress_that_is_not_callable_is_refused_before_any_traffic(redis: Redis) -> None:
+    fields: dict[str, Any] = {
+        "target": redis.target(),
+        "load": {"connections": 1, "duration": "1500ms"},
+        "commands": [{"name": "set"}],
+    }
+    with pytest.raises(TypeError, match=r"on_progress must be a function.*int: 5"):
+        respload.run(on_progress=5, **fields)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="on_progress"):
+        asyncio.run(respload.run_async(on_progress="x", **fields))  # type: ignore[arg-type]
+    assert redis.calls("set") == 0
+    # wait() refuses it before waiting; the run it was asked about goes on.
+    runner = respload.Runner(**fields).start()
+    with pytest.raises(TypeError, match="on_progress"):
+        runner.wait(on_progress=5)  # type: ignore[arg-type]
+    assert runner.wait().totals.ops == redis.calls("set") > 0
 
 
 def test_run_accepts_a_spec_file(redis: Redis, tmp_path) -> None:

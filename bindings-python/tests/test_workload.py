@@ -157,6 +157,48 @@ def test_from_file_with_a_scale_and_vars(redis: Redis, tmp_path: Path) -> None:
     assert caught.value.path == "scale"
 
 
+@pytest.mark.parametrize(
+    ("fields", "path", "reason"),
+    [
+        ({"load": {"connections": 10**400}}, "load.connections", "(401 digits) is out of range"),
+        ({"seed": 2**64}, "seed", "18446744073709551616 is out of range"),
+        ({"commands": [{"name": "set", "weight": -(2**70)}]}, "commands[0].weight", "range"),
+        ({"load": {"rate": float("nan")}}, "load.rate", "nan is not a finite number"),
+        ({"phases": [{"load": {"rate": float("-inf")}}]}, "phases[0].load.rate", "-inf is not"),
+    ],
+)
+def test_numbers_json_cannot_carry_are_refused_by_field_path(
+    fields: dict[str, object], path: str, reason: str
+) -> None:
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload(**fields)
+    assert caught.value.path == path
+    assert reason in caught.value.reason
+    assert f"`{path}`" in str(caught.value)
+    # The widest integers still reach the core.
+    assert respload.Workload(seed=2**64 - 1).to_dict()["seed"] == 2**64 - 1
+
+
+def test_report_check_refuses_a_budget_json_cannot_carry(redis: Redis) -> None:
+    report = respload.run(target=redis.target(), load={"connections": 1, "requests": 10})
+    with pytest.raises(respload.SpecError) as caught:
+        report.check(p99_ms=10**400)
+    assert caught.value.path == "check.p99_ms"
+
+
+def test_from_file_argument_types(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[vars]\nn = 5\n[load]\nconnections = "${n}"\n')
+    with pytest.raises(TypeError, match="scale: expected the name"):
+        respload.Workload.from_file(spec, scale=5)  # type: ignore[arg-type]
+    # Not a mapping: the core's error, as in Node.
+    with pytest.raises(respload.SpecError) as caught:
+        respload.Workload.from_file(spec, vars=[1])  # type: ignore[arg-type]
+    assert caught.value.path == "vars"
+    assert "expected a mapping" in str(caught.value)
+    assert respload.Workload.from_file(spec, vars={"n": 3}).to_dict()["load"]["connections"] == 3
+
+
 def test_from_file_errors(tmp_path: Path) -> None:
     with pytest.raises(respload.FileError) as caught:
         respload.Workload.from_file(tmp_path / "missing.toml")

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from .exceptions import SpecError
+from ._json import dumps as _dumps
 
 if TYPE_CHECKING:  # optional dependencies, imported when used
     import pandas
@@ -506,18 +505,6 @@ def _server(d: _Json) -> dict[str, Any]:
     }
 
 
-def _finite(budget: Mapping[str, Any], path: str) -> None:
-    """JSON cannot carry NaN or infinities: refuse them here, by name, as the core would."""
-    for key, value in budget.items():
-        if isinstance(value, Mapping):
-            _finite(value, f"{path}.{key}")
-        elif isinstance(value, float) and not math.isfinite(value):
-            reason = f"{value} is not a finite number"
-            raise SpecError(
-                f"invalid spec at `{path}.{key}`: {reason}", path=f"{path}.{key}", reason=reason
-            )
-
-
 def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
@@ -835,8 +822,7 @@ class Report:
             "commands": commands,
         }
         budget = {k: v for k, v in limits.items() if v is not None}
-        _finite(budget, "check")
-        message = _native.check_report(self._json, json.dumps(budget))
+        message = _native.check_report(self._json, _dumps(budget, "check"))
         if message is not None:
             raise AssertionError(message)
         return self

@@ -28,6 +28,15 @@ ProgressCallback = Callable[[Snapshot], Optional[bool]]
 _POLL_S = 0.1
 
 
+def _check_progress(on_progress: object) -> None:
+    """Refuse an ``on_progress`` that cannot be called, before any traffic."""
+    if on_progress is not None and not callable(on_progress):
+        raise TypeError(
+            "on_progress must be a function taking a Snapshot (or None), "
+            f"got {type(on_progress).__name__}: {on_progress!r}"
+        )
+
+
 class Runner:
     """A run you can watch and stop: ``start()``, iterate over the per-second snapshots,
     then ``wait()`` (or ``stop()`` early) for the report.
@@ -111,6 +120,7 @@ class Runner:
         ``exc.report``; another exception (from ``on_progress``) stops the run and
         propagates.
         """
+        _check_progress(on_progress)
         native = self._started()
         try:
             while True:
@@ -203,6 +213,7 @@ def run(
     second and the ``KeyboardInterrupt`` propagates with the partial report as
     ``exc.report``.
     """
+    _check_progress(on_progress)
     return Runner(workload, **fields).start().wait(on_progress)
 
 
@@ -214,24 +225,39 @@ async def run_async(
     **fields: Any,
 ) -> Report:
     """``run()`` for asyncio: the waiting happens on a worker thread, so the event loop keeps
-    running. ``on_progress`` is called on the event loop's thread. Cancelling the task stops
-    the traffic before the cancellation propagates."""
+    running. ``on_progress`` is called on the event loop's thread; an exception from it stops
+    the run and propagates, as in ``run()``. Cancelling the task stops the traffic before the
+    cancellation propagates."""
+    _check_progress(on_progress)
     loop = asyncio.get_running_loop()
     runner = Runner(workload, **fields).start()
     native = runner._started()
+    # The first exception of on_progress: the loop would only log it.
+    failure: list[Exception] = []
 
     def progress(snapshot: Snapshot) -> None:
         def deliver() -> None:
-            if on_progress is not None and on_progress(snapshot) is False:
+            if failure or on_progress is None:
+                return
+            try:
+                if on_progress(snapshot) is False:
+                    native.request_stop()
+            except Exception as exc:
+                failure.append(exc)
                 native.request_stop()
 
         loop.call_soon_threadsafe(deliver)
 
     future = loop.run_in_executor(None, runner.wait, progress if on_progress else None)
     try:
-        return await asyncio.shield(future)
+        report = await asyncio.shield(future)
     except asyncio.CancelledError:
         native.request_stop()
         with contextlib.suppress(BaseException):  # the cancellation is what the caller sees
             await future
         raise
+    # Deliveries scheduled before the run ended have run by now: the loop runs callbacks in
+    # the order they were scheduled, and the waiting thread scheduled them before returning.
+    if failure:
+        raise failure[0]
+    return report

@@ -8,21 +8,11 @@ import warnings
 from collections.abc import Mapping
 from typing import Any, Union
 
+from ._json import dumps as _dumps
 from ._native import Workload as _NativeWorkload
 from .exceptions import SpecError
 
 __all__ = ["Workload", "WorkloadLike"]
-
-
-def _dumps(value: Any, what: str) -> str:
-    try:
-        return json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise SpecError(
-            f"invalid spec at `{what}`: {exc} (use str, int, float, bool, list and dict values)",
-            path=what,
-            reason=str(exc),
-        ) from None
 
 
 class Workload:
@@ -75,7 +65,13 @@ class Workload:
         ``scale`` applies the file's ``[scales.NAME]`` values over its ``[vars]``; ``vars``
         then sets single variables the file declares (``{"url": "redis://..."}``).
         """
-        vars_json = None if vars is None else _dumps(dict(vars), "vars")
+        if scale is not None and not isinstance(scale, str):
+            raise TypeError(
+                f"scale: expected the name of one of the file's [scales] (a str), "
+                f"not {type(scale).__name__}"
+            )
+        # Not a mapping: the core says what `vars` must be, as for Node.
+        vars_json = None if vars is None else _dumps(vars, "vars")
         return cls._wrap(_NativeWorkload.from_path(os.fspath(path), scale, vars_json))
 
     @classmethod
@@ -144,7 +140,7 @@ class Workload:
         rest = fields or None
         return Workload._wrap(
             self._native.with_overrides(
-                None if target is None else _dumps({"target": target}, "target"),
+                None if target is None else _dumps({"target": target}, "target", root=""),
                 None if rest is None else _dumps(rest, ""),
             )
         )
