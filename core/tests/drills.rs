@@ -261,6 +261,45 @@ fn a_failover_without_a_replica_is_refused_before_any_traffic() {
 }
 
 #[test]
+fn a_drill_given_a_server_that_is_not_the_targets_replica_is_refused_before_any_traffic() {
+    let _one = one();
+    let target = Server::start(&[]);
+    let other = Server::start(&[]);
+    let other_port = other.port.to_string();
+    let elsewhere = Server::start(&["--replicaof", "127.0.0.1", &other_port]);
+    let refused = |drill: &str, replica: String| {
+        let err = run(&workload(json!({
+            "target": { "url": target.url() },
+            "load": { "connections": 2, "duration": "2s" },
+            "commands": [{ "name": "set" }],
+            "events": [{ "at": "1s", "drill": drill, "replica": replica }],
+        })))
+        .unwrap_err();
+        assert_eq!(err.code(), "ERR_RESPLOAD_SPEC", "{err}");
+        let text = err.to_string();
+        assert!(text.contains("events[0].replica"), "{text}");
+        text
+    };
+    // A failover would stop the target with nothing to take over.
+    let a = |s: &Server| format!("127.0.0.1:{}", s.port);
+    let text = refused("failover", a(&other));
+    assert!(text.contains("is not a replica (role:master"), "{text}");
+    let text = refused("failover", a(&target));
+    assert!(text.contains("is the target itself"), "{text}");
+    let text = refused("replica-resync", a(&elsewhere));
+    assert!(
+        text.contains(&format!(
+            "replicates 127.0.0.1:{other_port}, not 127.0.0.1:{}",
+            target.port
+        )),
+        "{text}"
+    );
+    // Nothing was sent, and the target is still up.
+    assert_eq!(target.calls("set"), 0);
+    assert_eq!(target.cli(&["PING"]).trim(), "PONG");
+}
+
+#[test]
 fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
     let _one = one();
     let cluster = Cluster::start(3, 1);

@@ -6,7 +6,7 @@
 use super::server_info::parse_info;
 use crate::net::cluster::{NodeAddr, SlotMap};
 use crate::net::{Client, Value};
-use crate::spec::{replica_connect, Connect, Drill, DrillMode, Event, Phase};
+use crate::spec::{replica_connect, Connect, Drill, DrillMode, Endpoint, Event, Phase};
 use crate::{Error, Result};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -137,6 +137,11 @@ pub async fn prepare(phase: &Phase) -> Result<Vec<Plan>> {
                         ),
                     ));
                 }
+                if e.replica.is_some() {
+                    check_replica(&given[0], &node)
+                        .await
+                        .map_err(|m| Error::spec(at("replica"), m))?;
+                }
                 given
             }
             _ => Vec::new(),
@@ -150,6 +155,48 @@ pub async fn prepare(phase: &Phase) -> Result<Vec<Plan>> {
         });
     }
     Ok(plans)
+}
+
+/// Whether `replica`, given by the spec, replicates `primary`: checked before traffic, as a
+/// failover drill would otherwise stop the primary with nothing to take over.
+async fn check_replica(replica: &Connect, primary: &Connect) -> std::result::Result<(), String> {
+    let who = &replica.endpoint;
+    if replica.endpoint == primary.endpoint {
+        return Err(format!(
+            "`{who}` is the target itself: give a replica of it"
+        ));
+    }
+    let mut c = connect(replica)
+        .await
+        .map_err(|e| format!("`{who}`: {e}"))?;
+    let rep = info(&mut c, "replication", replica.connect_timeout)
+        .await
+        .map_err(|e| format!("`{who}`: {e}"))?;
+    let role = field(&rep, "role");
+    if role != "slave" {
+        return Err(format!(
+            "`{who}` is not a replica (role:{role} in INFO replication): give a replica of {}",
+            primary.endpoint
+        ));
+    }
+    let (host, port) = (field(&rep, "master_host"), field(&rep, "master_port"));
+    // Only loopback is ever a target: any two loopback names are the same machine.
+    let local = |h: &str| {
+        h == "localhost"
+            || h.parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    };
+    match &primary.endpoint {
+        Endpoint::Tcp { host: h, port: p }
+            if port != p.to_string() || (host != h && !(local(host) && local(h))) =>
+        {
+            Err(format!(
+                "`{who}` replicates {host}:{port}, not {}: give a replica of the target",
+                primary.endpoint
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The first replica a primary lists in `INFO replication` (`slave0:ip=...,port=...`).
