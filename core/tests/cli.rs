@@ -271,6 +271,78 @@ fn bad_input_fails_before_traffic_with_the_field_and_value() {
 }
 
 #[test]
+fn output_files_that_cannot_be_written_or_are_named_twice_stop_before_traffic() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let dir = std::env::temp_dir().join(format!("respload-cli-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    let file = dir.join("same.out");
+    let f = file.to_str().unwrap();
+    let run = ["run", "--port", &port, "-q", "-c", "1", "-n", "100"];
+    let err = stderr_of_bad_input(&[&run[..], &["--json", d]].concat());
+    assert!(
+        err.contains("`--json`: `") && err.contains("cannot be written"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&[&run[..], &["--json", f, "--hdr-log", f]].concat());
+    assert!(
+        err.contains("`--hdr-log`: `") && err.contains("is also where --json writes"),
+        "{err}"
+    );
+    let spec = dir.join("spec.json");
+    let memtier_file = serde_json::json!({ "output": { "memtier": f } }).to_string();
+    std::fs::write(&spec, memtier_file).unwrap();
+    let with_spec = [
+        "run",
+        spec.to_str().unwrap(),
+        "--port",
+        &port,
+        "-q",
+        "-n",
+        "100",
+    ];
+    let err = stderr_of_bad_input(&[&with_spec[..], &["--json", f]].concat());
+    assert!(err.contains("is also where output.memtier writes"), "{err}");
+    let rb = [
+        "redis-benchmark",
+        "-p",
+        &port,
+        "-n",
+        "100",
+        "-t",
+        "set",
+        "-q",
+    ];
+    let err = stderr_of_bad_input(&[&rb[..], &["--json", d]].concat());
+    assert!(
+        err.contains("`--json`") && err.contains("cannot be written"),
+        "{err}"
+    );
+    let mt = ["memtier", "-p", &port, "-n", "10", "-c", "1", "-t", "1"];
+    let err = stderr_of_bad_input(&[&mt[..], &["--out-file", d]].concat());
+    assert!(
+        err.contains("`--out-file`") && err.contains("cannot be written"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&[&mt[..], &["--hdr-file-prefix", "/nonexistent-rl/x"]].concat());
+    assert!(err.contains("does not exist"), "{err}");
+    assert_eq!(server.calls("set") + server.calls("get"), 0);
+    // A writable pair of files: both written.
+    let log = dir.join("run.hlog");
+    let out = Command::new(BIN)
+        .args([&run[..], &["--json", f, "--hdr-log", log.to_str().unwrap()]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(std::fs::read_to_string(f)
+        .unwrap()
+        .contains("\"schema_version\""));
+    assert!(std::fs::read_to_string(&log).unwrap().starts_with("#"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn check_budgets_set_the_exit_status_and_bad_ones_stop_before_traffic() {
     let server = Server::start(&[]);
     let port = server.port.to_string();
@@ -327,6 +399,14 @@ fn check_budgets_set_the_exit_status_and_bad_ones_stop_before_traffic() {
     );
     let err = stderr_of_bad_input(&["run", "--port", &port, "--check", "commands=5"]);
     assert!(err.contains("`commands.LABEL.LIMIT=VALUE`"), "{err}");
+    let nope = ["run", "--port", &port, "--check", "commands.NOPE.p99_ms=5"];
+    let err = stderr_of_bad_input(&nope);
+    assert!(
+        err.contains(
+            "`check.commands.NOPE`: no measured command is labelled `NOPE`: allowed are SET, GET"
+        ),
+        "{err}"
+    );
     assert_eq!(server.calls("set") + server.calls("get"), sent);
 }
 

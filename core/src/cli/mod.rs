@@ -178,6 +178,26 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
             p.spec.output.interval_histograms = true;
         }
     }
+    if let Some(b) = &budget {
+        unknown_labels(b, &workload)?;
+    }
+    // The spec's own files (created by the runner) count against the command line's.
+    let mut files: Vec<(String, &str)> = Vec::new();
+    for p in &workload.phases {
+        if let Some(path) = &p.spec.output.memtier {
+            files.push((format!("{}output.memtier", p.prefix), path));
+        }
+    }
+    let specs = files.len();
+    files.extend(args.json.iter().map(|p| ("--json".to_string(), p.as_str())));
+    files.extend(
+        args.hdr_log
+            .iter()
+            .map(|p| ("--hdr-log".to_string(), p.as_str())),
+    );
+    let named: Vec<(&str, &str)> = files.iter().map(|(o, p)| (o.as_str(), *p)).collect();
+    crate::output::paths::distinct(&named)?;
+    crate::output::paths::claim(&named[specs..])?;
     let runner = Runner::start(workload)?;
     interrupt.watch(&runner);
     while !runner.is_finished() {
@@ -206,6 +226,33 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     }
 }
 
+/// A `--check commands.LABEL...` limit on a label no measured phase has: refused before any
+/// traffic (the report could not have it).
+fn unknown_labels(budget: &crate::stats::Budget, workload: &Workload) -> crate::Result<()> {
+    let mut labels: Vec<&str> = Vec::new();
+    for p in workload.phases.iter().filter(|p| p.spec.measured) {
+        for c in &p.commands {
+            if !labels.contains(&c.label.as_str()) {
+                labels.push(&c.label);
+            }
+        }
+    }
+    match budget
+        .commands
+        .keys()
+        .find(|l| !labels.contains(&l.as_str()))
+    {
+        Some(label) => Err(crate::Error::spec(
+            format!("check.commands.{label}"),
+            format!(
+                "no measured command is labelled `{label}`: allowed are {}",
+                labels.join(", ")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn memtier(
     args: MemtierArgs,
     console: &mut Console<'_>,
@@ -230,6 +277,18 @@ fn memtier(
         let _ = writeln!(err, "============== Configuration values: ==============");
         let _ = write!(err, "{}", options.config_text());
         let _ = writeln!(err, "===================================================");
+    }
+    let mut files = Vec::new();
+    for (option, path) in [
+        ("--out-file", &options.out_file),
+        ("--json-out-file", &options.json_out_file),
+        ("--json", &json),
+    ] {
+        files.extend(path.as_deref().map(|p| (option, p)));
+    }
+    crate::output::paths::claim(&files)?;
+    if let Some(prefix) = &options.hdr_file_prefix {
+        crate::output::paths::claim_prefix("--hdr-file-prefix", prefix)?;
     }
     let runner = Runner::start(m.workload)?;
     interrupt.watch(&runner);

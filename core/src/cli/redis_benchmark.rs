@@ -41,6 +41,9 @@ pub(crate) fn run(
             .and_then(|()| console.stdout.flush())
             .map_err(output_error)?;
     }
+    if let Some(path) = &rb.output.json {
+        crate::output::paths::claim(&[("--json", path)])?;
+    }
     loop {
         let runner = Runner::start(rb.workload.clone())?;
         interrupt.watch(&runner);

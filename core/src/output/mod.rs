@@ -3,6 +3,7 @@
 
 mod hdr_log;
 pub mod memtier;
+pub mod paths;
 pub mod redis_benchmark;
 mod table;
 

@@ -275,6 +275,16 @@ impl Workload {
     /// to every phase; everything else to the measured phases only, so `--requests 1000`
     /// changes the measurement but not the populate phase.
     pub fn with_overrides(&self, target: Option<Json>, rest: Option<Json>) -> Result<Self> {
+        // They would apply nowhere, silently.
+        if let Some(key) = rest.as_ref().and_then(|r| r.as_object()?.keys().next()) {
+            if !self.phases.iter().any(|p| p.spec.measured) {
+                return Err(Error::spec(
+                    key.as_str(),
+                    "overrides other than `target` apply to the measured phases, and every \
+                     phase of this workload has `measured = false`",
+                ));
+            }
+        }
         let mut phases = Vec::with_capacity(self.phases.len());
         for (i, phase) in self.phases.iter().enumerate() {
             let mut raw = serde_json::to_value(&phase.spec).map_err(|e| Error::spec("", e))?;
@@ -806,5 +816,21 @@ mod tests {
         assert_eq!(o.phases[0].spec.load.requests, Some(Requests::Count(10)));
         assert_eq!(o.phases[1].spec.load.requests, Some(Requests::Count(5)));
         assert!(o.phases.iter().all(|p| p.spec.target.port == Some(7001)));
+        // With no measured phase they would apply nowhere: refused by name; `target` still
+        // applies.
+        let none = Workload::from_toml_str("measured=false\nload={requests=10}").unwrap();
+        let err = none
+            .with_overrides(None, Some(serde_json::json!({"load": {"requests": 5}})))
+            .unwrap_err();
+        assert_eq!(err.code(), "ERR_RESPLOAD_SPEC");
+        assert!(
+            err.to_string()
+                .contains("`load`: overrides other than `target`"),
+            "{err}"
+        );
+        let t = none
+            .with_overrides(Some(serde_json::json!({"target": {"port": 7001}})), None)
+            .unwrap();
+        assert_eq!(t.phases[0].spec.target.port, Some(7001));
     }
 }

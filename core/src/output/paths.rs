@@ -1,0 +1,100 @@
+//! Output files named on a command line, claimed before any traffic: a path that cannot be
+//! written, or one that two outputs name, fails at once rather than after the run (whose
+//! results would then be lost, or one output silently overwritten by the other).
+
+use crate::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// `path` with its directory resolved, so that two spellings of one file compare equal.
+fn resolved(path: &str) -> PathBuf {
+    let p = Path::new(path);
+    let (Some(dir), Some(name)) = (p.parent(), p.file_name()) else {
+        return p.to_path_buf();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    std::fs::canonicalize(dir).map_or_else(|_| p.to_path_buf(), |d| d.join(name))
+}
+
+/// Refuse a path that two of the outputs `(option, path)` name.
+pub fn distinct(files: &[(&str, &str)]) -> Result<()> {
+    for (i, (option, path)) in files.iter().enumerate() {
+        let here = resolved(path);
+        if let Some((first, _)) = files[..i].iter().find(|(_, p)| resolved(p) == here) {
+            return Err(Error::spec(
+                *option,
+                format!("`{path}` is also where {first} writes: give each output its own file"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Claim the output files `(option, path)`: refuse a path that two of them name, then create
+/// each (empty), as the run will write it.
+pub fn claim(files: &[(&str, &str)]) -> Result<()> {
+    distinct(files)?;
+    for (option, path) in files {
+        std::fs::File::create(path)
+            .map_err(|e| Error::spec(*option, format!("`{path}` cannot be written: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Check the directory of files named after the run from `prefix` (memtier's
+/// `--hdr-file-prefix`): it must exist.
+pub fn claim_prefix(option: &str, prefix: &str) -> Result<()> {
+    let dir = match Path::new(prefix).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::spec(
+            option,
+            format!(
+                "`{prefix}`: the directory `{}` does not exist",
+                dir.display()
+            ),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_refused_before_the_run_by_option() {
+        let dir = std::env::temp_dir().join(format!("respload-paths-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let a = dir.join("a.json");
+        let a = a.to_str().unwrap();
+        let b = dir.join("sub/../b.log");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        let b = b.to_str().unwrap();
+        claim(&[("--json", a), ("--hdr-log", b)]).unwrap();
+        assert!(Path::new(a).is_file() && dir.join("b.log").is_file());
+        // The same file, spelled another way.
+        let again = dir.join("sub/../a.json");
+        let err = claim(&[("--json", a), ("--hdr-log", again.to_str().unwrap())]).unwrap_err();
+        assert_eq!(err.code(), "ERR_RESPLOAD_SPEC");
+        assert!(
+            err.to_string().contains("is also where --json writes"),
+            "{err}"
+        );
+        let err = claim(&[("--json", dir.to_str().unwrap())]).unwrap_err();
+        assert!(
+            err.to_string().contains("--json") && err.to_string().contains("cannot be written")
+        );
+        claim_prefix("--hdr-file-prefix", &format!("{}/x", dir.display())).unwrap();
+        claim_prefix("--hdr-file-prefix", "x").unwrap();
+        let err = claim_prefix("--hdr-file-prefix", "/nonexistent-respload/x").unwrap_err();
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
