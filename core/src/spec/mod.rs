@@ -226,6 +226,7 @@ impl Workload {
             out.push(Phase::from_json(raw, &prefix)?);
         }
         output::distinct_files(&out)?;
+        expiry_used(&out)?;
         share_tls_configs(&mut out);
         Ok(Workload { phases: out })
     }
@@ -301,6 +302,7 @@ impl Workload {
             };
             phases.push(Phase::from_json(raw, &prefix)?);
         }
+        expiry_used(&phases)?;
         share_tls_configs(&mut phases);
         Ok(Workload { phases })
     }
@@ -439,6 +441,27 @@ fn toml_to_json(text: &str) -> Result<Json> {
 
 fn json_from_str(text: &str) -> Result<Json> {
     serde_json::from_str(text).map_err(|e| Error::spec("", format!("not valid JSON: {e}")))
+}
+
+/// `values.expiry` adds `EX` to the built-in `set` only: with no such command in any phase it
+/// would be silently ignored. (A phase without one may inherit it from the base table.)
+fn expiry_used(phases: &[Phase]) -> Result<()> {
+    let setting = phases.iter().find(|p| p.spec.values.expiry.is_some());
+    match setting {
+        Some(p)
+            if !phases
+                .iter()
+                .flat_map(|p| &p.commands)
+                .any(|c| c.builtin_set) =>
+        {
+            Err(Error::spec(
+                format!("{}values.expiry", p.prefix),
+                "applies to the built-in `set` command (it adds `EX` to it), and no phase has \
+                 one: add `{ name = \"set\" }`, or write `EX` into your template",
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Phases with the same TLS settings share one client configuration: it is built once per run
@@ -799,6 +822,30 @@ mod tests {
         let plain = Workload::from_toml_str("").unwrap();
         assert!(plain.phases[0].connect.tls.is_none());
         assert!(plain.redacted()["target"].get("tls").is_none());
+    }
+
+    #[test]
+    fn an_expiry_with_no_built_in_set_to_carry_it_is_refused() {
+        let err = Workload::from_toml_str(
+            "values={expiry=[100,200]}\n[[commands]]\ntemplate='SET {key} {value}'",
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), "ERR_RESPLOAD_SPEC");
+        assert!(
+            err.to_string()
+                .contains("`values.expiry`: applies to the built-in `set`"),
+            "{err}"
+        );
+        // Inherited by a phase of GETs from the base, where another phase has the set: fine.
+        let w = Workload::from_toml_str(
+            "values={expiry=[100,200]}\n[[phases]]\ncommands=[{name='set'}]\n\
+             [[phases]]\ncommands=[{name='get'}]",
+        )
+        .unwrap();
+        assert!(w.phases[0].commands[0]
+            .args
+            .iter()
+            .any(|a| matches!(a, Arg::Expiry(100, 200))));
     }
 
     #[test]

@@ -327,20 +327,7 @@ pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
                 return Err("a unix URL needs a socket path".into());
             }
             c.endpoint = Endpoint::Unix(path.to_string());
-            for pair in query.split('&').filter(|p| !p.is_empty()) {
-                match pair.split_once('=') {
-                    Some(("db", v)) => {
-                        c.db = v.parse().map_err(|_| format!("db `{v}` is not a number"))?
-                    }
-                    Some(("password", v)) => c.password = Some(v.to_string()),
-                    Some(("user", v)) => c.user = Some(v.to_string()),
-                    _ => {
-                        return Err(format!(
-                            "unknown query parameter `{pair}`: allowed are db, user, password"
-                        ))
-                    }
-                }
-            }
+            apply_query(query, c)?;
             return Ok(false);
         }
         other => {
@@ -349,6 +336,8 @@ pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
             ))
         }
     };
+    // `?` cannot appear unencoded before the query (RFC 3986), not even in a password.
+    let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
     let (authority, db) = rest.split_once('/').unwrap_or((rest, ""));
     let (userinfo, hostport) = match authority.rsplit_once('@') {
         Some((u, h)) => (Some(u), h),
@@ -388,13 +377,31 @@ pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
         host: host.to_string(),
         port,
     };
-    let db = db.split('?').next().unwrap_or("");
     if !db.is_empty() {
         c.db = db
             .parse()
             .map_err(|_| format!("database `{db}` is not a number"))?;
     }
+    apply_query(query, c)?;
     Ok(tls)
+}
+
+/// A URL's query parameters (`?db=3&user=u&password=p`, as redis-py reads them; they win
+/// over the path and the user info): any other is refused rather than ignored.
+fn apply_query(query: &str, c: &mut Connect) -> Result<(), String> {
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("db", v)) => c.db = v.parse().map_err(|_| format!("db `{v}` is not a number"))?,
+            Some(("password", v)) => c.password = Some(percent_decode(v)?),
+            Some(("user", v)) => c.user = Some(percent_decode(v)?),
+            _ => {
+                return Err(format!(
+                    "unknown query parameter `{pair}`: allowed are db, user, password"
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 fn percent_decode(s: &str) -> Result<String, String> {
@@ -446,6 +453,19 @@ mod tests {
         let c = resolve("unix:///tmp/r.sock?db=2").unwrap();
         assert_eq!(c.endpoint, Endpoint::Unix("/tmp/r.sock".into()));
         assert_eq!(c.db, 2);
+        // Query parameters over TCP too (they win over the path); others are refused.
+        let c = resolve("redis://127.0.0.1:7700/0?db=3&user=u&password=p%26q").unwrap();
+        assert_eq!(c.endpoint.to_string(), "127.0.0.1:7700");
+        assert_eq!((c.db, c.user.as_deref()), (3, Some("u")));
+        assert_eq!(c.password.as_deref(), Some("p&q"));
+        assert_eq!(resolve("redis://127.0.0.1:7700?db=4").unwrap().db, 4);
+        let err = resolve("redis://127.0.0.1:7700/5?foo=bar")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown query parameter `foo=bar`: allowed are db, user, password"),
+            "{err}"
+        );
         let c = resolve("rediss://cache.example.org:6380/1").unwrap();
         let tls = c.tls.expect("rediss:// turns TLS on");
         assert_eq!(tls.server_name.to_str(), "cache.example.org");
