@@ -6,6 +6,8 @@ mod common;
 use common::{workload, writes_while_busy, Proxy, Server};
 use respload::{run, Error, Runner};
 use serde_json::json;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 #[test]
@@ -598,4 +600,78 @@ fn keepalive_off_uses_a_new_connection_per_batch() {
     // Each closed before it was opened again: never more than 3 open at once.
     let most = report.timeline.iter().map(|r| r.connections).max();
     assert_eq!(most, Some(3), "{:?}", report.timeline);
+}
+
+/// A proxy in front of `upstream` that passes the server's bytes on as they come for `after`
+/// on each connection, then one byte every `pause`: replies that keep coming and never end.
+fn trickling_proxy(upstream: u16, after: Duration, pause: Duration) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let Ok(server) = TcpStream::connect(("127.0.0.1", upstream)) else {
+                return;
+            };
+            let (mut from_client, mut to_server) =
+                (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut from_client, &mut to_server);
+                let _ = to_server.shutdown(Shutdown::Both);
+            });
+            let (mut from_server, mut to_client) = (server, client);
+            std::thread::spawn(move || {
+                let start = Instant::now();
+                let mut buf = [0u8; 65536];
+                while let Ok(n @ 1..) = from_server.read(&mut buf) {
+                    let sent = if start.elapsed() < after {
+                        to_client.write_all(&buf[..n]).is_ok()
+                    } else {
+                        buf[..n].iter().all(|b| {
+                            std::thread::sleep(pause);
+                            to_client.write_all(&[*b]).is_ok()
+                        })
+                    };
+                    if !sent {
+                        break;
+                    }
+                }
+                let _ = to_client.shutdown(Shutdown::Both);
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_reply_that_trickles_in_without_ending_times_out() {
+    let server = Server::start(&[]);
+    server.cli(&["SET", "big", &"x".repeat(64)]);
+    // After 0.8 s a reply of 71 bytes takes 3.5 s, a byte every 50 ms: no whole reply within
+    // the 400 ms timeout, though bytes keep coming.
+    let port = trickling_proxy(
+        server.port,
+        Duration::from_millis(800),
+        Duration::from_millis(50),
+    );
+    let report = run(&workload(json!({
+        "target": { "port": port, "client_name": "" },
+        "load": { "connections": 2, "threads": 1, "duration": "3s", "timeout": "400ms" },
+        "commands": [{ "template": "GET big" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let t = &report.totals;
+    let timeouts = t.errors_by_kind.get("TIMEOUT").copied().unwrap_or(0);
+    assert!(
+        timeouts >= 2,
+        "{:?} {:?}",
+        t.errors_by_kind,
+        report.client.reconnects
+    );
+    assert!(
+        t.ops > t.errors,
+        "replies before the trickle: {} ops",
+        t.ops
+    );
 }

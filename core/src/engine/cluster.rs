@@ -625,12 +625,16 @@ impl ClusterClient {
             };
             match read {
                 Some(n) if n > 0 => {
-                    self.ctl.last_progress.set(self.now);
                     let node = &mut self.nodes[i];
                     node.rend += n;
+                    let owed = node.inflight.len();
                     grow_after_a_full_read(&mut node.rbuf, node.rend);
                     if !self.process(i) {
                         self.node_failed(i, b"PROTOCOL");
+                    } else if self.nodes[i].inflight.len() < owed {
+                        // The reply timeout runs from the last whole reply: bytes trickling
+                        // in without ending one do not hold it off.
+                        self.ctl.last_progress.set(self.now);
                     }
                 }
                 _ => self.node_failed(i, b"CONNECTION"),

@@ -296,13 +296,18 @@ impl Connection {
                 return Err(Failure::Connection);
             }
             self.now = Instant::now();
-            self.ctl.last_progress.set(self.now);
             self.rend += n;
             let lean = self.rbuf.is_empty();
             if !lean {
                 grow_after_a_full_read(&mut self.rbuf, self.rend);
             }
+            let owed = self.inflight.len();
             self.process_replies(lean)?;
+            if self.inflight.len() < owed {
+                // The reply timeout runs from the last whole reply: bytes trickling in
+                // without ending one do not hold it off.
+                self.ctl.last_progress.set(self.now);
+            }
             if !keepalive && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
             }
