@@ -602,9 +602,18 @@ fn keepalive_off_uses_a_new_connection_per_batch() {
     assert_eq!(most, Some(3), "{:?}", report.timeline);
 }
 
+/// What a [`misbehaving_proxy`] does with the server's bytes once its time is up.
+#[derive(Clone, Copy)]
+enum Misbehave {
+    /// Pass them on one byte at a time, this long apart.
+    Trickle(Duration),
+    /// Send a simple string that never ends instead.
+    Endless,
+}
+
 /// A proxy in front of `upstream` that passes the server's bytes on as they come for `after`
-/// on each connection, then one byte every `pause`: replies that keep coming and never end.
-fn trickling_proxy(upstream: u16, after: Duration, pause: Duration) -> u16 {
+/// on each connection, then misbehaves: replies that keep coming and never end.
+fn misbehaving_proxy(upstream: u16, after: Duration, how: Misbehave) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -624,13 +633,18 @@ fn trickling_proxy(upstream: u16, after: Duration, pause: Duration) -> u16 {
                 let start = Instant::now();
                 let mut buf = [0u8; 65536];
                 while let Ok(n @ 1..) = from_server.read(&mut buf) {
-                    let sent = if start.elapsed() < after {
-                        to_client.write_all(&buf[..n]).is_ok()
-                    } else {
-                        buf[..n].iter().all(|b| {
+                    let sent = match how {
+                        _ if start.elapsed() < after => to_client.write_all(&buf[..n]).is_ok(),
+                        Misbehave::Trickle(pause) => buf[..n].iter().all(|b| {
                             std::thread::sleep(pause);
                             to_client.write_all(&[*b]).is_ok()
-                        })
+                        }),
+                        Misbehave::Endless => {
+                            let endless = [b'a'; 65536];
+                            let _ = to_client.write_all(b"+");
+                            while to_client.write_all(&endless).is_ok() {}
+                            false
+                        }
                     };
                     if !sent {
                         break;
@@ -649,10 +663,10 @@ fn a_reply_that_trickles_in_without_ending_times_out() {
     server.cli(&["SET", "big", &"x".repeat(64)]);
     // After 0.8 s a reply of 71 bytes takes 3.5 s, a byte every 50 ms: no whole reply within
     // the 400 ms timeout, though bytes keep coming.
-    let port = trickling_proxy(
+    let port = misbehaving_proxy(
         server.port,
         Duration::from_millis(800),
-        Duration::from_millis(50),
+        Misbehave::Trickle(Duration::from_millis(50)),
     );
     let report = run(&workload(json!({
         "target": { "port": port, "client_name": "" },
@@ -673,5 +687,85 @@ fn a_reply_that_trickles_in_without_ending_times_out() {
         t.ops > t.errors,
         "replies before the trickle: {} ops",
         t.ops
+    );
+}
+
+#[test]
+fn a_reconnect_hanging_in_its_handshake_does_not_hold_up_the_end_of_the_run() {
+    let server = Server::start(&[]);
+    let info = server.cli(&["INFO", "server"]);
+    let pid = info
+        .lines()
+        .find_map(|l| l.strip_prefix("process_id:"))
+        .unwrap()
+        .trim()
+        .to_string();
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    // Requests time out after 300 ms; the reconnects that follow get a TCP connection (the
+    // kernel accepts for a stopped server) and wait for the handshake's reply, for up to 20 s.
+    let runner = Runner::start(workload(json!({
+        "target": { "port": server.port, "connect_timeout": "20s" },
+        "load": { "connections": 4, "threads": 1, "duration": "2s", "timeout": "300ms" },
+        "commands": [{ "name": "set" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    signal("-STOP");
+    let stopped = Instant::now();
+    let report = runner.wait();
+    let waited = stopped.elapsed();
+    signal("-CONT");
+    let report = report.unwrap();
+    assert!(
+        waited < Duration::from_secs(4),
+        "the run ended {waited:?} after the stop"
+    );
+    assert!(
+        report.phases[0].duration_s < 3.0,
+        "{}",
+        report.phases[0].duration_s
+    );
+    let kinds = &report.totals.errors_by_kind;
+    assert!(kinds.get("TIMEOUT").copied().unwrap_or(0) > 0, "{kinds:?}");
+}
+
+/// The process's peak resident memory so far, in KiB.
+fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_reply_that_never_ends_is_a_protocol_error_long_before_memory_runs_out() {
+    let server = Server::start(&[]);
+    let port = misbehaving_proxy(server.port, Duration::from_millis(500), Misbehave::Endless);
+    let before = peak_rss_kib();
+    let report = run(&workload(json!({
+        "target": { "port": port, "client_name": "" },
+        "load": { "connections": 2, "threads": 1, "duration": "2s" },
+        "commands": [{ "name": "set" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let grown_mib = (peak_rss_kib() - before) / 1024;
+    let kinds = &report.totals.errors_by_kind;
+    assert!(
+        kinds.get("PROTOCOL").copied().unwrap_or(0) >= 2,
+        "{kinds:?}"
+    );
+    // A line is refused at 1 MiB: the buffers stay small (a reply may grow to 1 GiB).
+    assert!(grown_mib < 200, "peak memory grew by {grown_mib} MiB");
+    assert!(
+        report.client.reconnects >= 2,
+        "{}",
+        report.client.reconnects
     );
 }

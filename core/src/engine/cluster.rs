@@ -35,7 +35,9 @@
 //!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
 //!   fail as `CONNECTION` errors too.
 
-use super::connection::{grow_after_a_full_read, keep_partial, settle_read_buffer, MAX_REPLY};
+use super::connection::{
+    grow_after_a_full_read, keep_partial, settle_read_buffer, MAX_REPLY, READ_BUFFER,
+};
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
@@ -839,6 +841,10 @@ impl ClusterClient {
         n.framer.reset();
         n.rstart = 0;
         n.rend = 0;
+        // A buffer grown for a long reply (or a server that never ended one) is given back.
+        if n.rbuf.len() > READ_BUFFER {
+            n.rbuf = Vec::new();
+        }
         n.down_until = Some(now + n.backoff);
         n.backoff = (n.backoff * 2).min(BACKOFF_MAX);
         self.cluster.mark_stale();
@@ -854,7 +860,11 @@ impl ClusterClient {
                 // Boxed: inline, the connect future (its handshake state) would sit in
                 // every client's task for a reconnect that may never come.
                 let connect = self.cluster.connect_of(i);
-                match Box::pin(Client::connect(&connect)).await {
+                let attempt = Box::pin(Client::connect(&connect));
+                let Some(attempt) = self.ctl.unless_stopped(|| false, attempt).await else {
+                    return Err(Interrupt::Abort);
+                };
+                match attempt {
                     Ok(c) => {
                         let n = &mut self.nodes[i];
                         n.stream = Some(c.into_stream());

@@ -129,7 +129,13 @@ impl Connection {
                         stream = None; // closes the socket
                         self.shared.closed(&self.ctl, 1);
                         // A failed connect falls back to reconnecting with backoff, counted.
-                        if let Ok(client) = connect(&self.shared).await {
+                        let attempt = self
+                            .ctl
+                            .unless_stopped(|| self.finished(), connect(&self.shared));
+                        let Some(attempt) = attempt.await else {
+                            break; // the run stopped meanwhile
+                        };
+                        if let Ok(client) = attempt {
                             self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
                             stream = Some(client.into_stream());
@@ -173,6 +179,10 @@ impl Connection {
         self.framer.reset();
         self.rstart = 0;
         self.rend = 0;
+        // A buffer grown for a long reply (or a server that never ended one) is given back.
+        if self.rbuf.len() > READ_BUFFER {
+            self.rbuf = Vec::new();
+        }
     }
 
     /// Reconnect with exponential backoff; `None` when the run no longer needs this connection.
@@ -192,7 +202,10 @@ impl Connection {
             if !woke {
                 return None;
             }
-            if let Ok(client) = connect(&self.shared).await {
+            let attempt = self
+                .ctl
+                .unless_stopped(|| self.finished(), connect(&self.shared));
+            if let Ok(client) = attempt.await? {
                 self.shared.reconnects.set(self.shared.reconnects.get() + 1);
                 self.shared.opened(&self.ctl, 1);
                 self.now = Instant::now();

@@ -6,8 +6,9 @@ use super::pacer::Staircase;
 use crate::spec::Connect;
 use crate::stats::Recorder;
 use std::cell::{Cell, OnceCell, RefCell};
+use std::future::Future;
 use std::rc::Rc;
-use std::task::Waker;
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 /// Why a connection's pending I/O was cut short.
@@ -100,6 +101,24 @@ impl ConnCtl {
             }
         }
         i
+    }
+
+    /// `fut`'s output, or `None` if the connection is aborted or `give_up()` turns true first
+    /// (looked at whenever the connection is woken): a connect or handshake that hangs, up to
+    /// its timeout, must not hold up the end of the run.
+    pub async fn unless_stopped<F: Future>(
+        &self,
+        give_up: impl Fn() -> bool,
+        fut: F,
+    ) -> Option<F::Output> {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| {
+            if self.check(cx.waker()) == Interrupt::Abort || give_up() {
+                return Poll::Ready(None);
+            }
+            fut.as_mut().poll(cx).map(Some)
+        })
+        .await
     }
 
     /// Wake the connection without interrupting it, so it looks at the shared state again

@@ -523,25 +523,30 @@ impl Spawner {
             if !go || shared.starts_no_more() {
                 return None;
             }
-            let link = match &self.cluster {
-                None => Client::connect(&self.phase.connect)
-                    .await
-                    .map(|c| Link::Plain(c.into_stream())),
-                Some(cluster) => {
-                    let mut streams = Vec::new();
-                    let mut result = Ok(());
-                    for i in cluster.nodes_for(index) {
-                        match Client::connect(&cluster.connect_of(i)).await {
-                            Ok(c) => streams.push((i, c.into_stream())),
-                            Err(e) => {
-                                result = Err(e);
-                                break;
+            let attempt = async {
+                match &self.cluster {
+                    None => Client::connect(&self.phase.connect)
+                        .await
+                        .map(|c| Link::Plain(c.into_stream())),
+                    Some(cluster) => {
+                        let mut streams = Vec::new();
+                        let mut result = Ok(());
+                        for i in cluster.nodes_for(index) {
+                            match Client::connect(&cluster.connect_of(i)).await {
+                                Ok(c) => streams.push((i, c.into_stream())),
+                                Err(e) => {
+                                    result = Err(e);
+                                    break;
+                                }
                             }
                         }
+                        result.map(|()| Link::Cluster(streams))
                     }
-                    result.map(|()| Link::Cluster(streams))
                 }
             };
+            let link = ctl
+                .unless_stopped(|| shared.starts_no_more(), attempt)
+                .await?;
             match link {
                 Ok(link) => return Some(link),
                 Err(_) => {

@@ -11,6 +11,9 @@ const MAX_BULK_LEN: i64 = 512 * 1024 * 1024;
 const MAX_AGGREGATE_LEN: i64 = 1 << 32;
 /// Sign plus the 19 digits of an i64; anything longer is garbage.
 const MAX_INT_LINE: usize = 20;
+/// Longest simple string, error or other line: a server sending more without CRLF is not
+/// answering (real ones are short; a script's status reply of a megabyte would be refused).
+const MAX_TEXT_LINE: usize = 1 << 20;
 
 /// Class of one complete top-level reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -274,7 +277,7 @@ impl Framer {
     fn scan_line(&mut self, buf: &[u8], line: Line) -> Result<Option<usize>, ProtocolError> {
         let start = self.pos + 1;
         let max = match line {
-            Line::Text => usize::MAX,
+            Line::Text => MAX_TEXT_LINE,
             Line::Int => MAX_INT_LINE,
             Line::Bool => 1,
             Line::Null => 0,
@@ -499,7 +502,10 @@ mod tests {
     fn bad() -> Vec<(Vec<u8>, usize, &'static str)> {
         let mut deep = b"*1\r\n".repeat(MAX_DEPTH + 1);
         deep.extend_from_slice(b":1\r\n");
+        let mut endless = b"+".to_vec();
+        endless.resize(MAX_TEXT_LINE + 2, b'a');
         vec![
+            (endless, 1 + MAX_TEXT_LINE, "line too long"),
             (b"?x\r\n".to_vec(), 0, "unknown type byte"),
             (b"$abc".to_vec(), 1, "invalid integer"),
             (b"*1x".to_vec(), 2, "invalid integer"),
