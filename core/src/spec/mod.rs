@@ -7,6 +7,7 @@
 mod command;
 mod duration;
 mod events;
+mod json_text;
 mod keys;
 mod load;
 mod output;
@@ -440,7 +441,9 @@ fn toml_to_json(text: &str) -> Result<Json> {
 }
 
 fn json_from_str(text: &str) -> Result<Json> {
-    serde_json::from_str(text).map_err(|e| Error::spec("", format!("not valid JSON: {e}")))
+    serde_json::from_str(text)
+        .map(|json_text::Strict(v)| v)
+        .map_err(|e| Error::spec("", format!("not valid JSON: {e}")))
 }
 
 /// `values.expiry` adds `EX` to the built-in `set` only: with no such command in any phase it
