@@ -170,8 +170,16 @@ impl Client {
         for (cmd, reply) in handshake.iter().zip(replies) {
             if let Value::Error(msg) = reply {
                 let what = String::from_utf8_lossy(&cmd[0]).to_string();
-                // Which field asked for the command (an ACL user may not be allowed it).
+                // Which field asked for the command (an ACL user may not be allowed it);
+                // not when the server refuses every command, whichever came first.
                 let field = match cmd[0].as_slice() {
+                    _ if msg.starts_with("NOAUTH") => {
+                        " (the server requires a password: target.password, --password/-a, or \
+                         the URL's user info)"
+                    }
+                    _ if msg.contains("max number of clients") => {
+                        " (the server's maxclients is reached: fewer connections, or raise it)"
+                    }
                     b"SELECT" => " (target.db, or the URL's /N: database 0 needs no SELECT)",
                     b"CLIENT" if cmd[1] == b"TRACKING" => {
                         " (target.tracking: false sends no CLIENT TRACKING)"
