@@ -502,10 +502,7 @@ mod tests {
     fn bad() -> Vec<(Vec<u8>, usize, &'static str)> {
         let mut deep = b"*1\r\n".repeat(MAX_DEPTH + 1);
         deep.extend_from_slice(b":1\r\n");
-        let mut endless = b"+".to_vec();
-        endless.resize(MAX_TEXT_LINE + 2, b'a');
         vec![
-            (endless, 1 + MAX_TEXT_LINE, "line too long"),
             (b"?x\r\n".to_vec(), 0, "unknown type byte"),
             (b"$abc".to_vec(), 1, "invalid integer"),
             (b"*1x".to_vec(), 2, "invalid integer"),
@@ -618,6 +615,24 @@ mod tests {
             b"ERR",
         ];
         assert_eq!(kinds, want);
+    }
+
+    #[test]
+    fn a_line_that_does_not_end_is_refused_at_its_limit() {
+        // Not in `bad()`: split at every boundary, a megabyte would take minutes.
+        let mut endless = b"-".to_vec();
+        endless.resize(1 + MAX_TEXT_LINE, b'a');
+        let mut f = Framer::new();
+        assert_eq!(f.next(&endless).unwrap(), None);
+        endless.push(b'a');
+        let e = f.next(&endless).unwrap_err();
+        assert_eq!((e.offset, e.message), (1 + MAX_TEXT_LINE, "line too long"));
+        // A line of the longest allowed, ended: a reply.
+        endless.truncate(1 + MAX_TEXT_LINE);
+        endless.extend_from_slice(b"\r\n");
+        let (len, reply) = Framer::new().next(&endless).unwrap().unwrap();
+        assert_eq!(len, MAX_TEXT_LINE + 3);
+        assert!(matches!(reply, Reply::Error { .. }));
     }
 
     #[test]

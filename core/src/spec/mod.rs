@@ -441,6 +441,8 @@ fn toml_to_json(text: &str) -> Result<Json> {
 }
 
 fn json_from_str(text: &str) -> Result<Json> {
+    // A byte-order mark, as some editors write (the TOML reader skips it too).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str(text)
         .map(|json_text::Strict(v)| v)
         .map_err(|e| Error::spec("", format!("not valid JSON: {e}")))

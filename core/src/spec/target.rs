@@ -186,6 +186,16 @@ impl Connect {
 impl Target {
     /// Resolve URL or host/port/unix into a [`Connect`]; `path` prefixes error paths.
     pub fn resolve(&self, path: &str) -> Result<Connect, crate::Error> {
+        // A zero timeout would only work where the clock is coarse enough to let it.
+        if self.connect_timeout.0 < Duration::from_millis(10) {
+            return Err(crate::Error::spec(
+                format!("{path}target.connect_timeout"),
+                format!(
+                    "{:?} is too short: allowed is 10ms or more",
+                    self.connect_timeout.0
+                ),
+            ));
+        }
         let mut c = Connect {
             endpoint: Endpoint::Tcp {
                 host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
@@ -431,6 +441,20 @@ mod tests {
             ..Target::default()
         }
         .resolve("")
+    }
+
+    #[test]
+    fn a_connect_timeout_under_10ms_is_refused() {
+        let t = |ms| Target {
+            connect_timeout: SpecDuration(Duration::from_millis(ms)),
+            ..Target::default()
+        };
+        let err = t(0).resolve("").unwrap_err().to_string();
+        assert!(
+            err.contains("`target.connect_timeout`: 0ns is too short"),
+            "{err}"
+        );
+        assert!(t(10).resolve("").is_ok());
     }
 
     #[test]

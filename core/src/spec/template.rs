@@ -75,6 +75,10 @@ pub fn parse_template(template: &Template) -> Result<Vec<Arg>, String> {
         .collect::<Result<Vec<_>, _>>()?;
     match args.first() {
         None => Err("is empty: give a command, e.g. \"GET {key}\"".into()),
+        // Every request would fail with ERR, under an empty label.
+        Some(Arg::Lit(name)) if name.is_empty() => Err(
+            "starts with an empty command name: give a command, e.g. [\"GET\", \"{key}\"]".into(),
+        ),
         Some(Arg::Lit(_)) => Ok(args),
         Some(_) => Err("must start with a command name, not a placeholder".into()),
     }
@@ -282,6 +286,12 @@ mod tests {
         }
         assert!(line("  ").is_err());
         assert!(line("{key} GET").is_err());
+        let args =
+            |a: &[&str]| parse_template(&Template::Args(a.iter().map(|s| s.to_string()).collect()));
+        assert!(args(&[""]).unwrap_err().contains("empty command name"));
+        assert!(line("'' x").unwrap_err().contains("empty command name"));
+        // An empty argument after the name is a value like any other.
+        assert_eq!(args(&["SET", "{key}", ""]).unwrap()[2], lit(""));
     }
 
     #[test]
