@@ -716,7 +716,8 @@ fn a_reconnect_hanging_in_its_handshake_does_not_hold_up_the_end_of_the_run() {
         "observe": { "info": false },
     })))
     .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // Traffic flows (the first interval is in) before the server stops answering.
+    assert!(runner.next_snapshot(Duration::from_secs(10)).is_some());
     signal("-STOP");
     let stopped = Instant::now();
     let report = runner.wait();
@@ -761,8 +762,9 @@ fn a_reply_that_never_ends_is_a_protocol_error_long_before_memory_runs_out() {
         kinds.get("PROTOCOL").copied().unwrap_or(0) >= 2,
         "{kinds:?}"
     );
-    // A line is refused at 1 MiB: the buffers stay small (a reply may grow to 1 GiB).
-    assert!(grown_mib < 200, "peak memory grew by {grown_mib} MiB");
+    // A line is refused at 1 MiB: the buffers stay small (they grew by 2 GiB without the
+    // limit; the margin is for other tests of this binary running meanwhile).
+    assert!(grown_mib < 600, "peak memory grew by {grown_mib} MiB");
     assert!(
         report.client.reconnects >= 2,
         "{}",

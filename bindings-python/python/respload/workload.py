@@ -71,7 +71,8 @@ class Workload:
                 f"not {type(scale).__name__}"
             )
         # Not a mapping: the core says what `vars` must be, as for Node.
-        vars_json = None if vars is None else _dumps(vars, "vars")
+        given = dict(vars) if isinstance(vars, Mapping) else vars
+        vars_json = None if vars is None else _dumps(given, "vars")
         return cls._wrap(_NativeWorkload.from_path(os.fspath(path), scale, vars_json))
 
     @classmethod

@@ -1614,7 +1614,10 @@ impl Cfg {
             "data".into(),
             json!(if self.random_data { "random" } else { "fixed" }),
         );
-        if let Some((a, b)) = self.expiry_range {
+        // memtier puts the expiry on its own SETs: with none (`--ratio=0:N`, `--command`
+        // only) it applies to nothing, as here.
+        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0;
+        if let (Some((a, b)), true) = (self.expiry_range, sets) {
             values.insert("expiry".into(), json!([a, b]));
         }
 
@@ -2211,6 +2214,9 @@ mod tests {
         assert_eq!(v("--expiry-range=0-10"), Some([0, 10]));
         assert_eq!(v("--expiry-range=30-5"), Some([5, 30]));
         assert_eq!(v("--expiry-range=0-0"), None);
+        // No SET of memtier's own to carry it: nothing to expire, and the line still runs.
+        assert_eq!(v("--expiry-range=5-10 --ratio=0:1"), None);
+        assert_eq!(v("--expiry-range=5-10 --command=\"GET __key__\""), None);
     }
 
     #[test]

@@ -861,7 +861,8 @@ impl ClusterClient {
                 // every client's task for a reconnect that may never come.
                 let connect = self.cluster.connect_of(i);
                 let attempt = Box::pin(Client::connect(&connect));
-                let Some(attempt) = self.ctl.unless_stopped(|| false, attempt).await else {
+                let stopping = || self.shared.starts_no_more();
+                let Some(attempt) = self.ctl.unless_stopped(stopping, attempt).await else {
                     return Err(Interrupt::Abort);
                 };
                 match attempt {

@@ -113,7 +113,12 @@ impl ConnCtl {
     ) -> Option<F::Output> {
         let mut fut = std::pin::pin!(fut);
         std::future::poll_fn(|cx| {
-            if self.check(cx.waker()) == Interrupt::Abort || give_up() {
+            let mut why = self.check(cx.waker());
+            if why == Interrupt::Timeout {
+                // Taken without leaving the waker: look again so a later stop reaches us.
+                why = self.check(cx.waker());
+            }
+            if why == Interrupt::Abort || give_up() {
                 return Poll::Ready(None);
             }
             fut.as_mut().poll(cx).map(Some)

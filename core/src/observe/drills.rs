@@ -173,30 +173,45 @@ async fn check_replica(replica: &Connect, primary: &Connect) -> std::result::Res
         .await
         .map_err(|e| format!("`{who}`: {e}"))?;
     let role = field(&rep, "role");
-    if role != "slave" {
+    if role != "slave" && role != "replica" {
         return Err(format!(
             "`{who}` is not a replica (role:{role} in INFO replication): give a replica of {}",
             primary.endpoint
         ));
     }
     let (host, port) = (field(&rep, "master_host"), field(&rep, "master_port"));
-    // Only loopback is ever a target: any two loopback names are the same machine.
+    // Loopback names are one machine; other names for the target (a host name, a mapped
+    // port) are matched by the replication ID the replica follows.
     let local = |h: &str| {
         h == "localhost"
             || h.parse::<std::net::IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback())
     };
-    match &primary.endpoint {
-        Endpoint::Tcp { host: h, port: p }
-            if port != p.to_string() || (host != h && !(local(host) && local(h))) =>
-        {
-            Err(format!(
-                "`{who}` replicates {host}:{port}, not {}: give a replica of the target",
-                primary.endpoint
-            ))
+    let by_address = match &primary.endpoint {
+        Endpoint::Tcp { host: h, port: p } => {
+            port == p.to_string() && (host == h || (local(host) && local(h)))
         }
-        _ => Ok(()),
+        Endpoint::Unix(_) => true,
+    };
+    if by_address || same_replid(&rep, primary).await {
+        return Ok(());
     }
+    Err(format!(
+        "`{who}` replicates {host}:{port}, not {}: give a replica of the target",
+        primary.endpoint
+    ))
+}
+
+/// Whether the replica whose INFO replication is `rep` follows `primary`'s replication ID.
+async fn same_replid(rep: &BTreeMap<String, String>, primary: &Connect) -> bool {
+    let Ok(mut c) = connect(primary).await else {
+        return false;
+    };
+    let Ok(own) = info(&mut c, "replication", primary.connect_timeout).await else {
+        return false;
+    };
+    let id = field(&own, "master_replid");
+    !id.is_empty() && field(rep, "master_replid") == id
 }
 
 /// The first replica a primary lists in `INFO replication` (`slave0:ip=...,port=...`).

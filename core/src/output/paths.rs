@@ -33,12 +33,17 @@ pub fn distinct(files: &[(&str, &str)]) -> Result<()> {
     Ok(())
 }
 
-/// Claim the output files `(option, path)`: refuse a path that two of them name, then create
-/// each (empty), as the run will write it.
+/// Claim the output files `(option, path)`: refuse a path that two of them name, then open
+/// each for writing, creating it if needed but keeping what it holds (a run that fails keeps
+/// the previous results).
 pub fn claim(files: &[(&str, &str)]) -> Result<()> {
     distinct(files)?;
     for (option, path) in files {
-        std::fs::File::create(path)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
             .map_err(|e| Error::spec(*option, format!("`{path}` cannot be written: {e}")))?;
     }
     Ok(())
@@ -77,8 +82,10 @@ mod tests {
         let b = dir.join("sub/../b.log");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         let b = b.to_str().unwrap();
+        std::fs::write(a, "earlier").unwrap();
         claim(&[("--json", a), ("--hdr-log", b)]).unwrap();
         assert!(Path::new(a).is_file() && dir.join("b.log").is_file());
+        assert_eq!(std::fs::read_to_string(a).unwrap(), "earlier");
         // The same file, spelled another way.
         let again = dir.join("sub/../a.json");
         let err = claim(&[("--json", a), ("--hdr-log", again.to_str().unwrap())]).unwrap_err();

@@ -406,7 +406,8 @@ fn apply_query(query: &str, c: &mut Connect) -> Result<(), String> {
             Some(("user", v)) => c.user = Some(percent_decode(v)?),
             _ => {
                 return Err(format!(
-                    "unknown query parameter `{pair}`: allowed are db, user, password"
+                    "unknown query parameter `{pair}`: allowed are db, user, password (a `?` \
+                     in a password is written %3F)"
                 ))
             }
         }
