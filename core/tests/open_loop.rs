@@ -82,14 +82,14 @@ fn a_stall_shows_in_open_loop_latency_but_not_in_service_time_or_closed_loop_per
     let rows: Vec<_> = open
         .timeline
         .iter()
-        .map(|r| (r.t, r.waiting.unwrap(), r.send_lag_ms.unwrap()))
+        .map(|r| (r.t, r.waiting.unwrap(), r.behind_ms.unwrap()))
         .collect();
     let most = rows.iter().map(|r| r.1).max().unwrap();
     let longest = rows.iter().map(|r| r.2).fold(0.0, f64::max);
     assert!((380..=520).contains(&most), "{rows:?}");
     assert!((380.0..=520.0).contains(&longest), "{rows:?}");
     assert_eq!(open.client.waiting_max, Some(most));
-    assert_eq!(open.client.send_lag_ms_max, Some(longest));
+    assert_eq!(open.client.behind_ms_max, Some(longest));
     assert!(rows[0].1 < 50 && rows[0].2 < 50.0, "{rows:?}");
     assert!(rows.iter().filter(|r| r.1 >= 50).count() <= 2, "{rows:?}");
 

@@ -216,6 +216,14 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
         write_hdr_log(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
+    if budget.is_some() && !report.validity.trusted {
+        // A budget checked against figures the client distorted: said, not failed.
+        let why = report.validity.failures().join("; ");
+        let _ = writeln!(
+            console.stderr,
+            "respload: warning: the figures checked may not be trusted: {why}"
+        );
+    }
     match budget.and_then(|b| report.check(&b)) {
         // A run that could not finish (2) says so already; the budget's verdict is 1.
         Some(failed) if code == 0 => {

@@ -41,6 +41,7 @@ use super::connection::{
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
+use super::timer::Deadline;
 use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
@@ -464,6 +465,8 @@ pub struct ClusterClient {
     generator: Generator,
     /// Open loop: the schedule of intended send times.
     pacer: Option<Pacer>,
+    /// Open loop: the wait for the next intended send time.
+    deadline: Option<Deadline>,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     cluster: Rc<Cluster>,
@@ -490,9 +493,13 @@ impl ClusterClient {
         (cluster, pick): (Rc<Cluster>, usize),
         streams: Vec<(usize, Stream)>,
     ) -> Self {
+        let deadline = pacer
+            .as_ref()
+            .map(|_| Deadline::new(shared.pace_timer.as_ref()));
         let mut c = ClusterClient {
             generator,
             pacer,
+            deadline,
             shared,
             ctl,
             cluster,
@@ -561,6 +568,9 @@ impl ClusterClient {
                         break;
                     }
                 }
+            }
+            if let Some(p) = &mut self.pacer {
+                self.shared.count_unsent(p);
             }
             // The task's `TaskEnd` counts it out, and the node connections still open.
         }
@@ -647,13 +657,18 @@ impl ClusterClient {
     /// Sleep until `t`, or, when `t` is the next request's time (`due`), until no more may
     /// start: the run stops, or the `requests` budget is spent (the worker then wakes every
     /// client).
-    async fn sleep_until(&self, t: Instant, due: bool) -> std::result::Result<(), Interrupt> {
+    async fn sleep_until(&mut self, t: Instant, due: bool) -> std::result::Result<(), Interrupt> {
         let mut sleep = std::pin::pin!(tokio::time::sleep_until(t.into()));
         let ctl = &*self.ctl;
         let shared = &*self.shared;
+        // The next request's time on the pacing timer; a retry's or a pause on tokio's.
+        let mut deadline = self.deadline.as_mut().filter(|_| due);
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if due && shared.starts_no_more() => Poll::Ready(Ok(())),
-            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            Interrupt::None => match deadline.as_mut() {
+                Some(d) => d.poll_at(cx, t).map(Ok),
+                None => sleep.as_mut().poll(cx).map(Ok),
+            },
             why => Poll::Ready(Err(why)),
         })
         .await
@@ -928,12 +943,11 @@ impl ClusterClient {
     /// the next request fell due first.
     async fn read_any(&mut self) -> std::result::Result<Option<(usize, Option<usize>)>, Interrupt> {
         let ctl = &*self.ctl;
-        let due = match &self.pacer {
-            Some(p) if self.parked.is_none() && !self.finished() => Some(p.due()),
+        let finished = self.finished();
+        let mut due = match (&self.pacer, self.deadline.as_mut()) {
+            (Some(p), Some(d)) if self.parked.is_none() && !finished => Some((p.due(), d)),
             _ => None,
         };
-        let sleep = due.map(|d| tokio::time::sleep_until(d.into()));
-        let mut sleep = std::pin::pin!(sleep);
         let shared = &*self.shared;
         let nodes = &mut self.nodes;
         let start = self.next_read;
@@ -971,8 +985,8 @@ impl ClusterClient {
                         Poll::Pending => {}
                     }
                 }
-                match sleep.as_mut().as_pin_mut() {
-                    Some(s) if !shared.stopping.get() => s.poll(cx).map(|_| Ok(None)),
+                match due.as_mut() {
+                    Some((at, d)) if !shared.stopping.get() => d.poll_at(cx, *at).map(|_| Ok(None)),
                     _ => Poll::Pending,
                 }
             }
@@ -1060,6 +1074,8 @@ impl ClusterClient {
             if p.measured {
                 let latency = now.duration_since(p.intended).as_nanos() as u64;
                 let service = open.then(|| now.duration_since(p.start).as_nanos() as u64);
+                // Of the request's last try (its first, unless redirected).
+                let lag = p.start.saturating_duration_since(p.intended).as_nanos() as u64;
                 let reads = shared.reads[p.cmd as usize];
                 let record = |c: &mut CommandRecorder| {
                     c.ops += 1;
@@ -1068,6 +1084,7 @@ impl ClusterClient {
                     c.record_latency(latency);
                     if let Some(ns) = service {
                         c.record_service(ns);
+                        c.record_send_lag(lag);
                     }
                     match &reply {
                         Reply::Error { kind } => {

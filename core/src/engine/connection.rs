@@ -10,17 +10,16 @@
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
+use super::timer::Deadline;
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::future::Future;
-use std::pin::Pin;
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::ReadBuf;
-use tokio::time::Sleep;
 
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
@@ -59,8 +58,10 @@ const BACKOFF_MAX: Duration = Duration::from_secs(1);
 /// The state of one connection.
 pub struct Connection {
     generator: Generator,
-    /// Open loop: the schedule of intended send times, and a timer reused to wait for them.
-    pacer: Option<(Pacer, Pin<Box<Sleep>>)>,
+    /// Open loop: the schedule of intended send times, and the wait for them.
+    pacer: Option<(Pacer, Deadline)>,
+    /// Open loop: when the last measured request was written (for the arrivals sample).
+    last_sent: Option<Instant>,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     framer: Framer,
@@ -86,10 +87,8 @@ impl Connection {
         let pipeline = shared.pipeline;
         Connection {
             generator,
-            pacer: pacer.map(|p| {
-                let sleep = Box::pin(tokio::time::sleep_until(p.due().into()));
-                (p, sleep)
-            }),
+            pacer: pacer.map(|p| (p, Deadline::new(shared.pace_timer.as_ref()))),
+            last_sent: None,
             shared,
             ctl,
             framer: Framer::new(),
@@ -159,6 +158,9 @@ impl Connection {
                         }
                     }
                 }
+            }
+            if let Some((p, _)) = &mut self.pacer {
+                self.shared.count_unsent(p);
             }
             // The task's `TaskEnd` counts it out, and its connection if it is still open.
         }
@@ -285,6 +287,9 @@ impl Connection {
                 for p in self.inflight.range_mut(n - added..) {
                     p.start = t;
                 }
+                if let Some((pacer, _)) = &self.pacer {
+                    self.sample_gaps(t, added, pacer.gap());
+                }
                 if n == added {
                     // The reply timeout runs from the oldest request in flight.
                     self.ctl.last_progress.set(t);
@@ -339,19 +344,42 @@ impl Connection {
         .await
     }
 
+    /// Open loop: offer the gaps between the sends of the `added` requests just written at
+    /// `t` (the first after the previous write, the others 0: written together), in units
+    /// of the intended mean `gap` (seconds), to the arrivals sample.
+    fn sample_gaps(&mut self, t: Instant, added: usize, gap: f64) {
+        let n = self.inflight.len();
+        let measured = self
+            .inflight
+            .range(n - added..)
+            .filter(|p| p.measured)
+            .count();
+        if measured == 0 {
+            return;
+        }
+        let mut gaps = self.shared.gaps.borrow_mut();
+        if let Some(last) = self.last_sent {
+            gaps.offer(t.duration_since(last).as_secs_f64() / gap);
+        }
+        for _ in 1..measured {
+            gaps.offer(0.0);
+        }
+        self.last_sent = Some(t);
+    }
+
     /// Open loop with nothing in flight: sleep until the next request is due, or until no
     /// more may start (the run stops, or the `requests` budget is spent: the worker then
     /// wakes every connection).
     async fn wait_due(&mut self) -> Result<(), Failure> {
-        let Some((pacer, sleep)) = self.pacer.as_mut() else {
+        let Some((pacer, deadline)) = self.pacer.as_mut() else {
             return Ok(());
         };
-        sleep.as_mut().reset(pacer.due().into());
+        let due = pacer.due();
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if shared.starts_no_more() => Poll::Ready(Ok(())),
-            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            Interrupt::None => deadline.poll_at(cx, due).map(Ok),
             why => Poll::Ready(Err(Failure::Interrupted(why))),
         })
         .await
@@ -422,6 +450,9 @@ impl Connection {
                 c.bytes_received += len as u64;
                 if open {
                     c.record_service(self.now.duration_since(p.start).as_nanos() as u64);
+                    c.record_send_lag(
+                        p.start.saturating_duration_since(p.intended).as_nanos() as u64
+                    );
                 }
                 ok |= !matches!(reply, Reply::Error { .. });
                 match reply {
@@ -463,9 +494,8 @@ impl Connection {
         let lean = self.rbuf.is_empty();
         let buf = &mut self.rbuf[self.rend..];
         let mut due = match &mut self.pacer {
-            Some((pacer, sleep)) if self.inflight.len() < self.shared.pipeline => {
-                sleep.as_mut().reset(pacer.due().into());
-                Some(sleep)
+            Some((pacer, deadline)) if self.inflight.len() < self.shared.pipeline => {
+                Some((pacer.due(), deadline))
             }
             _ => None,
         };
@@ -488,7 +518,9 @@ impl Connection {
                     Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(rb.filled().len()))),
                     Poll::Ready(Err(_)) => Poll::Ready(Err(Failure::Connection)),
                     Poll::Pending => match due.as_mut() {
-                        Some(s) if !shared.stopping.get() => s.as_mut().poll(cx).map(|_| Ok(None)),
+                        Some((at, d)) if !shared.stopping.get() => {
+                            d.poll_at(cx, *at).map(|_| Ok(None))
+                        }
                         _ => Poll::Pending,
                     },
                 }

@@ -2,9 +2,10 @@
 //! locks), and the per-connection control block the housekeeping tick uses to interrupt a
 //! connection blocked in a read or write.
 
-use super::pacer::Staircase;
+use super::pacer::{Pacer, Staircase};
+use super::timer::PaceTimer;
 use crate::spec::Connect;
-use crate::stats::Recorder;
+use crate::stats::{GapSample, Recorder};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
@@ -191,7 +192,18 @@ pub struct Shared {
     /// connections that have no partial reply pending and no buffer of their own yet:
     /// thousands of low-rate connections whose replies arrive whole need none.
     pub scratch: RefCell<Box<[u8]>>,
+    /// Open loop with `precise` or `spin` pacing: the worker's send timer.
+    pub pace_timer: Option<Rc<PaceTimer>>,
+    /// When the phase stopped taking new requests (its deadline, or the stop): measured
+    /// requests due before it and never sent are counted as unsent.
+    pub stop_at: Cell<Option<Instant>>,
+    /// Open loop: a sample of the gaps between measured sends, for the arrivals check.
+    pub gaps: RefCell<GapSample>,
 }
+
+/// Unsent requests a connection lists one by one at the end of a phase; more are counted
+/// from its schedule's gap.
+const MAX_UNSENT_LISTED: u64 = 1_000_000;
 
 /// Held by every connection task: when the task ends, however it ends, one fewer is live.
 /// A panic in a task (a bug) then ends only that task: the worker, which waits for every task
@@ -281,6 +293,37 @@ impl Shared {
     #[inline]
     pub fn starts_no_more(&self) -> bool {
         self.stopping.get() || self.budget.get() == 0
+    }
+
+    /// At the end of an open-loop connection: record the measured requests its schedule had
+    /// due before the phase stopped and that it never sent, each with how long it had been due.
+    pub fn count_unsent(&self, pacer: &mut Pacer) {
+        let Some(stop) = self.stop_at.get() else {
+            return; // ended by its budget, or still running: nothing was left unsent
+        };
+        let mut unsent = crate::stats::Timings::default();
+        let mut n = 0u64;
+        while pacer.due() < stop {
+            let due = pacer.due();
+            if due >= self.measure_start {
+                unsent.record(stop.duration_since(due).as_nanos() as u64);
+                n += 1;
+                if n == MAX_UNSENT_LISTED {
+                    // A connection down for long at a high rate: the rest by its gaps, each
+                    // at the least wait (still a lower bound).
+                    let rest = stop.duration_since(due).as_secs_f64() / pacer.gap();
+                    unsent.record_n(1, rest as u64);
+                    break;
+                }
+            }
+            pacer.advance();
+        }
+        if n > 0 {
+            let mut rec = self.recorder.borrow_mut();
+            rec.unsent
+                .get_or_insert_with(Default::default)
+                .merge(&unsent);
+        }
     }
 
     /// Take one request from the budget; false when it is spent.
@@ -375,6 +418,9 @@ mod tests {
             live: Cell::new(2),
             ended: Cell::new(None),
             scratch: RefCell::new(Box::new([])),
+            pace_timer: None,
+            stop_at: Cell::new(None),
+            gaps: RefCell::new(GapSample::default()),
         });
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

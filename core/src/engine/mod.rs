@@ -10,6 +10,7 @@ mod phase;
 mod rng;
 mod runner;
 mod search;
+mod timer;
 mod values;
 mod worker;
 

@@ -9,8 +9,9 @@ use crate::observe::{
 };
 use crate::spec::{Load, Phase};
 use crate::stats::{
-    stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder, EventReport,
-    GapTracker, PhaseReport, RampStep, Recorder, TimelineRow,
+    check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
+    EventReport, GapSample, GapTracker, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
+    Validity,
 };
 use crate::{Error, Result};
 use std::collections::{BTreeMap, VecDeque};
@@ -239,6 +240,8 @@ pub fn run_phase(
     };
     let mut ended = measure_start;
     let mut lost_worker = false;
+    // The gaps between sends, sampled by every worker, for the arrivals check.
+    let mut arrivals = GapSample::default();
     // Drill figures and ramp steps are computed from the interval recorders at the end.
     let keep_intervals =
         !events.is_empty() || load.rate_ramp.is_some() || load.connections_ramp.is_some();
@@ -259,7 +262,7 @@ pub fn run_phase(
             row.target_rate = load.rate_at(start_s);
             if row.target_rate.is_some() {
                 row.waiting = Some(gauges.waiting);
-                row.send_lag_ms = Some(gauges.behind.as_secs_f64() * 1e3);
+                row.behind_ms = Some(gauges.behind.as_secs_f64() * 1e3);
             }
             let mut kept = row.clone();
             if !phase.spec.output.interval_histograms {
@@ -306,6 +309,8 @@ pub fn run_phase(
                 gauges,
                 ended: e,
                 cpu,
+                busy,
+                gaps: sample,
                 lag,
                 reconnects,
                 windows: parts,
@@ -320,6 +325,8 @@ pub fn run_phase(
                 ended = ended.max(e);
                 client.cpu_user_s += cpu.0;
                 client.cpu_sys_s += cpu.1;
+                client.busy_max = client.busy_max.max(busy);
+                arrivals.merge(&sample);
                 client.loop_lag_ms_max = client.loop_lag_ms_max.max(lag.as_secs_f64() * 1e3);
                 client.reconnects += reconnects;
                 (thread, index, recorder, gauges, false)
@@ -405,34 +412,41 @@ pub fn run_phase(
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
     client.waiting_max = rows.iter().filter_map(|r| r.waiting).max();
-    client.send_lag_ms_max = rows.iter().filter_map(|r| r.send_lag_ms).reduce(f64::max);
+    client.behind_ms_max = rows.iter().filter_map(|r| r.behind_ms).reduce(f64::max);
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
-    Ok(PhaseOutcome {
-        report: PhaseReport {
-            name: phase.spec.name.clone(),
-            measured: phase.spec.measured,
-            duration_s,
-            interrupted,
-            totals,
-            commands,
-            timeline: rows,
-            client,
-            target_rate: phase.spec.load.rate,
-            server_load: match cluster {
-                false => ServerLoad::of(&server_timeline),
-                true => ServerLoad::of_nodes(&server_nodes),
-            },
-            server_timeline,
-            server_nodes,
-            nodes: crate::stats::node_stats(&total, duration_s),
-            availability: Availability::of(&gaps),
-            events,
-            steps,
-            output_error: None,
-            server: None,
-            slo: None,
-            workload: phase.redacted(),
+    let mut report = PhaseReport {
+        name: phase.spec.name.clone(),
+        measured: phase.spec.measured,
+        duration_s,
+        interrupted,
+        totals,
+        commands,
+        timeline: rows,
+        client,
+        target_rate: phase.spec.load.rate,
+        server_load: match cluster {
+            false => ServerLoad::of(&server_timeline),
+            true => ServerLoad::of_nodes(&server_nodes),
         },
+        server_timeline,
+        server_nodes,
+        nodes: crate::stats::node_stats(&total, duration_s),
+        availability: Availability::of(&gaps),
+        events,
+        steps,
+        output_error: None,
+        server: None,
+        slo: None,
+        unsent: Unsent::of(total.unsent.as_deref()),
+        validity: Validity::default(),
+        workload: phase.redacted(),
+    };
+    if phase.spec.measured {
+        let poisson = load.arrivals == Some(crate::spec::Arrivals::Poisson);
+        report.validity = Validity::of(check_phase(&report, poisson, &arrivals));
+    }
+    Ok(PhaseOutcome {
+        report,
         recorder: total,
     })
 }

@@ -308,7 +308,10 @@ fn execute(
         report.totals = totals;
         report.commands = commands;
         report.nodes = crate::stats::node_stats(rec, report.duration_s);
+        report.unsent = crate::stats::Unsent::of(rec.unsent.as_deref());
     }
+    let checks = report.phases.iter().flat_map(|p| p.validity.checks.clone());
+    report.validity = crate::stats::Validity::of(checks.collect());
     let total_ops: u64 = report.phases.iter().map(|p| p.totals.ops).sum();
     client.cpu_s_per_million =
         (client.cpu_user_s + client.cpu_sys_s) / total_ops.max(1) as f64 * 1e6;
@@ -336,6 +339,9 @@ fn create_output_files(workload: &Workload) -> Result<()> {
 fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, labels: Vec<String>) {
     let (acc_rec, acc_labels) = acc.get_or_insert_with(|| (Recorder::new(0), Vec::new()));
     acc_rec.merge_nodes(rec);
+    if let Some(u) = rec.unsent.as_deref() {
+        acc_rec.unsent.get_or_insert_with(Default::default).merge(u);
+    }
     for (label, c) in labels.iter().zip(&rec.commands) {
         match acc_labels.iter().position(|l| l == label) {
             Some(i) => acc_rec.commands[i].merge(c),

@@ -141,6 +141,8 @@ pub fn run_search(
                 best_rate: good,
                 curve,
             }),
+            unsent: None,
+            validity: crate::stats::Validity::default(),
             workload: phase.redacted(),
         },
         recorder: total,

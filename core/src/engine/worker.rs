@@ -9,10 +9,11 @@ use super::generator::Generator;
 use super::keys::Sequence;
 use super::pacer::Pacer;
 use super::rng::Rng;
+use super::timer::PaceTimer;
 use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
 use crate::spec::{Compiled, ConnectionsRamp, Phase};
-use crate::stats::Recorder;
+use crate::stats::{GapSample, Recorder};
 use crate::{Error, Result};
 use std::cell::{Cell, RefCell};
 use std::future::Future as _;
@@ -82,6 +83,10 @@ pub enum WorkerMsg {
         ended: Instant,
         /// User and system CPU seconds it used while running.
         cpu: (f64, f64),
+        /// Its CPU time over the wall-clock time it ran (0 to 1).
+        busy: f64,
+        /// Open loop: a sample of the gaps between its connections' sends.
+        gaps: GapSample,
         /// Worst tick lateness.
         lag: Duration,
         /// Reconnections.
@@ -180,6 +185,15 @@ async fn worker(s: WorkerSetup) {
         _ => return,
     };
     let cpu_start = thread_cpu();
+    let wall_start = Instant::now();
+    let load = &s.phase.spec.load;
+    let pace_timer = match load.open_loop() {
+        true => PaceTimer::new(load.pacing).map(|(timer, driver)| {
+            tokio::task::spawn_local(driver);
+            timer
+        }),
+        false => None,
+    };
     let commands: Rc<[Compiled]> = s.phase.commands.clone().into();
     let shared = Rc::new(Shared {
         recorder: RefCell::new(Recorder::new(commands.len())),
@@ -201,10 +215,12 @@ async fn worker(s: WorkerSetup) {
         live: Cell::new((links.len() + later.len()) as u32),
         ended: Cell::new(None),
         scratch: RefCell::new(vec![0; READ_BUFFER].into_boxed_slice()),
+        pace_timer,
+        stop_at: Cell::new(None),
+        gaps: RefCell::new(GapSample::new(s.seed ^ PACING_SEED ^ s.thread as u64)),
     });
     let mut pool_rng = Rng::for_stream(s.seed, s.phase_index as u64, u64::MAX - s.thread as u64);
     let total = s.total_connections as f64;
-    let load = &s.phase.spec.load;
     let spawner = Rc::new(Spawner {
         phase: s.phase.clone(),
         phase_index: s.phase_index,
@@ -289,6 +305,13 @@ async fn worker(s: WorkerSetup) {
         if (stop_requested || past_deadline) && !shared.stopping.get() {
             shared.stopping.set(true);
             stop_at = Some(now);
+            // Requests due up to the deadline should have gone; after it none were due.
+            let due_until = deadline
+                .filter(|_| past_deadline)
+                .map_or(now, |d| d.min(now));
+            if shared.budget.get() > 0 {
+                shared.stop_at.set(Some(due_until));
+            }
             ctls.iter().for_each(|c| c.wake());
         }
         if let Some(at) = stop_at {
@@ -345,13 +368,21 @@ async fn worker(s: WorkerSetup) {
     // The last, partial interval (or the only one, when the run ended within warm-up).
     let last = ended.saturating_duration_since(measure_start).as_nanos() / INTERVAL.as_nanos();
     let cpu_end = thread_cpu();
+    let cpu = (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1);
+    let wall = wall_start.elapsed().as_secs_f64();
     let _ = s.tx.send(WorkerMsg::Done {
         thread: s.thread,
         index: index.max(last as u64),
         recorder: finish_interval(&mut drills),
         gauges: gauges(&shared, &mut backlog),
         ended,
-        cpu: (cpu_end.0 - cpu_start.0, cpu_end.1 - cpu_start.1),
+        cpu,
+        busy: if wall > 0.0 {
+            ((cpu.0 + cpu.1) / wall).min(1.0)
+        } else {
+            0.0
+        },
+        gaps: shared.gaps.take(),
         lag,
         reconnects: shared.reconnects.get(),
         windows: drills.windows,

@@ -131,6 +131,20 @@ pub fn table(report: &Report) -> String {
                 achieved / rate * 100.0
             );
         }
+        if let Some(lag) = &p.totals.send_lag_ms {
+            let _ = writeln!(
+                out,
+                "Send lag (intended send time to write): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                lag.p50, lag.p99, lag.max
+            );
+        }
+        if let Some(u) = &p.unsent {
+            let _ = writeln!(
+                out,
+                "Unsent: {} requests due were never sent (due for {:.3} ms on average, up to {:.3} ms, when the phase stopped)",
+                u.requests, u.waited_ms.mean, u.waited_ms.max
+            );
+        }
         if !p.steps.is_empty() {
             steps_block(&mut out, &p.steps);
         }
@@ -190,7 +204,24 @@ pub fn table(report: &Report) -> String {
         "Client: {:.2} s user + {:.2} s sys CPU ({:.2} CPU s per million requests), worst loop lag {:.1} ms, {} reconnects",
         c.cpu_user_s, c.cpu_sys_s, c.cpu_s_per_million, c.loop_lag_ms_max, c.reconnects
     );
+    let _ = writeln!(out, "{}", validity_line(&report.validity));
     out
+}
+
+/// One line: whether to trust the figures, and why not.
+pub fn validity_line(v: &crate::stats::Validity) -> String {
+    match v.trusted {
+        true => format!(
+            "Validity: trusted ({} checks passed: {})",
+            v.checks.len(),
+            v.checks
+                .iter()
+                .map(|c| c.check.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        false => format!("Validity: NOT TRUSTED: {}", v.failures().join("; ")),
+    }
 }
 
 /// The phase's fault drills, one line each, and its longest stretch without a success.

@@ -24,8 +24,8 @@ pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, RateRamp, Refill, Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS,
-    MAX_RATE, MIN_RATE,
+    Arrivals, ConnectionsRamp, Load, Pacing, RateRamp, Refill, Requests, DEFAULT_REQUESTS,
+    MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use output::Output;
 pub use slo::Slo;

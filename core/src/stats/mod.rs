@@ -1,14 +1,17 @@
 //! Measurement: per-thread recorders, merging, and the Report.
 
+mod arrivals;
 mod availability;
 mod check;
 mod recorder;
 mod report;
+mod validity;
 
+pub use arrivals::{anderson_darling_exponential, GapSample, AD_CRITICAL_1PCT};
 pub use availability::{Availability, EventReport, Gap, GapTracker, Gaps};
 pub use check::{check_report, Budget, Limits};
 pub use recorder::{
-    new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, MARK_BUCKET_NS,
+    new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, Timings, MARK_BUCKET_NS,
     MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
 };
 pub use report::{
@@ -17,3 +20,4 @@ pub use report::{
     SloResult, Stats, TimelineRow, SCHEMA_VERSION,
 };
 pub(crate) use report::{latency_of, percentile_ms};
+pub use validity::{check_phase, Unsent, Validity, ValidityCheck};

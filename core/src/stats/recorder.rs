@@ -130,6 +130,9 @@ pub struct CommandRecorder {
     /// Service time in open loop: from the actual write to the reply (`None` in closed loop,
     /// where it equals `latency`).
     pub service: Option<Box<Timings>>,
+    /// Send lag in open loop: from the intended send time to the actual write (`None` in
+    /// closed loop, where requests have no intended time).
+    pub send_lag: Option<Box<Timings>>,
     /// Requests finished: replies received plus requests failed without a reply.
     pub ops: u64,
     /// Replies with a value, for commands that read.
@@ -168,10 +171,21 @@ impl CommandRecorder {
         self.service.get_or_insert_with(Default::default).record(ns);
     }
 
+    /// Record the send lag of one reply's request (open loop).
+    #[inline]
+    pub fn record_send_lag(&mut self, ns: u64) {
+        self.send_lag
+            .get_or_insert_with(Default::default)
+            .record(ns);
+    }
+
     /// Forget everything recorded, keeping the histograms' memory for reuse.
     pub fn clear(&mut self) {
         self.latency.clear();
         if let Some(s) = &mut self.service {
+            s.clear();
+        }
+        if let Some(s) = &mut self.send_lag {
             s.clear();
         }
         self.ops = 0;
@@ -190,6 +204,13 @@ impl CommandRecorder {
         // A cleared recorder keeps its (empty) service timings: they add nothing.
         if let Some(s) = other.service.as_deref().filter(|s| !s.histogram.is_empty()) {
             self.service.get_or_insert_with(Default::default).merge(s);
+        }
+        if let Some(s) = other
+            .send_lag
+            .as_deref()
+            .filter(|s| !s.histogram.is_empty())
+        {
+            self.send_lag.get_or_insert_with(Default::default).merge(s);
         }
         self.ops += other.ops;
         self.hits += other.hits;
@@ -287,6 +308,9 @@ pub struct Recorder {
     pub nodes: Vec<(Box<str>, CommandRecorder)>,
     /// When successful replies arrived (measured requests only).
     pub marks: SuccessMarks,
+    /// Open loop: requests due (measured) but never sent when the phase stopped, each
+    /// recorded with how long it had been due then (a lower bound of its latency).
+    pub unsent: Option<Box<Timings>>,
 }
 
 impl Recorder {
@@ -296,6 +320,7 @@ impl Recorder {
             commands: (0..n).map(|_| CommandRecorder::default()).collect(),
             nodes: Vec::new(),
             marks: SuccessMarks::default(),
+            unsent: None,
         }
     }
 
@@ -306,6 +331,9 @@ impl Recorder {
         // Kept by name, cleared: a worker's node indexes stay valid, nothing is reallocated.
         self.nodes.iter_mut().for_each(|(_, r)| r.clear());
         self.marks = SuccessMarks::default();
+        if let Some(u) = &mut self.unsent {
+            u.clear();
+        }
     }
 
     /// The recorder of node `index` (in the recording thread's numbering); `names` gives the
@@ -334,6 +362,9 @@ impl Recorder {
         self.merge_commands(other);
         self.merge_nodes(other);
         self.marks.merge(&other.marks);
+        if let Some(u) = other.unsent.as_deref().filter(|u| !u.histogram.is_empty()) {
+            self.unsent.get_or_insert_with(Default::default).merge(u);
+        }
     }
 
     /// Add `other`'s per-command recorders (same command list) only.

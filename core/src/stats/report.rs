@@ -2,6 +2,7 @@
 
 use super::availability::{Availability, EventReport};
 use super::recorder::{CommandRecorder, Recorder, Timings};
+use super::validity::{Unsent, Validity};
 use crate::observe::{NodeServer, ServerLoad, ServerSample};
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
@@ -10,7 +11,7 @@ use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 /// Version of the report schema; bumped when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Latency summary in milliseconds, from exact sums (mean, stddev, min, max) and the
 /// histogram (percentiles: the highest value equivalent to the recorded ones, within 0.1%).
@@ -76,6 +77,14 @@ pub struct Stats {
     /// Open loop only: the service-time histogram, encoded like `histogram`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_histogram: Option<String>,
+    /// Open loop only: send lag, from the request's intended send time to the write that
+    /// carried it: the client's own lateness, which `latency_ms` includes and `service_ms`
+    /// does not (in cluster mode, of the request's last try).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_ms: Option<Latency>,
+    /// Open loop only: the send-lag histogram, encoded like `histogram`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_histogram: Option<String>,
     /// Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
     /// CLUSTERDOWN. They are not errors: a request that succeeds after them is a success.
     /// Per node, they count on the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
@@ -105,6 +114,9 @@ pub struct TimelineRow {
     /// Open loop only: service time in this interval (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_ms: Option<IntervalLatency>,
+    /// Open loop only: send lag of the requests answered in this interval (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_lag_ms: Option<IntervalLatency>,
     /// Most connections open at once during this interval.
     pub connections: u32,
     /// Open loop: the total rate asked for in this interval (requests per second), which
@@ -119,9 +131,10 @@ pub struct TimelineRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<u64>,
     /// Open loop: the longest a request due had waited to be written in this interval (ms),
-    /// seen at the same checks: how far the client ran behind its schedule.
+    /// seen at the same checks: how far the client ran behind its schedule (requests never
+    /// written included, which `send_lag_ms` cannot count).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_lag_ms: Option<f64>,
+    pub behind_ms: Option<f64>,
     /// The server's CPU in this interval, in percent of one core: the `cpu_percent` of the
     /// `server_timeline` sample taken at this row's end; in cluster mode the busiest node's
     /// (of the nodes sampled then).
@@ -170,9 +183,14 @@ pub struct ClientStats {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_max: Option<u64>,
     /// Open loop: the longest a due request waited to be written (ms; as
-    /// `timeline[].send_lag_ms`), in the phase, or over every phase.
+    /// `timeline[].behind_ms`), in the phase, or over every phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub send_lag_ms_max: Option<f64>,
+    pub behind_ms_max: Option<f64>,
+    /// The busiest worker thread's CPU time over the time it ran (0 to 1), in the phase, or
+    /// the highest of every phase: near 1, the client itself limits the load and delays
+    /// requests (add `load.threads`). With `load.pacing = "spin"` it includes the spinning.
+    #[serde(default)]
+    pub busy_max: f64,
 }
 
 impl ClientStats {
@@ -186,7 +204,8 @@ impl ClientStats {
         self.loop_lag_ms_max = self.loop_lag_ms_max.max(other.loop_lag_ms_max);
         self.reconnects += other.reconnects;
         self.waiting_max = self.waiting_max.max(other.waiting_max);
-        self.send_lag_ms_max = match (self.send_lag_ms_max, other.send_lag_ms_max) {
+        self.busy_max = self.busy_max.max(other.busy_max);
+        self.behind_ms_max = match (self.behind_ms_max, other.behind_ms_max) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
@@ -270,6 +289,14 @@ pub struct PhaseReport {
     /// when the phase's target is not the first phase's; left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<ServerFacts>,
+    /// Open loop: measured requests due but never sent when the phase stopped (the server
+    /// or the client fell behind); left out when every request due was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent: Option<Unsent>,
+    /// Whether to trust this phase's figures, check by check (its own checks only; a phase
+    /// not measured has none).
+    #[serde(default)]
+    pub validity: Validity,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
 }
@@ -405,6 +432,12 @@ pub struct Report {
     /// The SLO search's result (of the last phase that searched); left out without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<SloResult>,
+    /// Measured phases: requests due but never sent (as `phases[].unsent`), together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent: Option<Unsent>,
+    /// Whether to trust the report: every measured phase's checks (`phases[].validity`).
+    #[serde(default)]
+    pub validity: Validity,
 }
 
 impl Report {
@@ -506,6 +539,11 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
         histogram: encode_histogram(&r.latency.histogram),
         service_ms: r.service.as_deref().map(latency_of),
         service_histogram: r.service.as_deref().map(|s| encode_histogram(&s.histogram)),
+        send_lag_ms: r.send_lag.as_deref().map(latency_of),
+        send_lag_histogram: r
+            .send_lag
+            .as_deref()
+            .map(|s| encode_histogram(&s.histogram)),
         redirects: r.redirects,
     }
 }
@@ -598,10 +636,11 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         errors: total.errors,
         latency_ms: interval_latency_of(&total.latency),
         service_ms: total.service.as_deref().map(interval_latency_of),
+        send_lag_ms: total.send_lag.as_deref().map(interval_latency_of),
         connections,
         target_rate: None,
         waiting: None,
-        send_lag_ms: None,
+        behind_ms: None,
         server_cpu_percent: None,
         histogram: encode_histogram(&total.latency.histogram),
     }
