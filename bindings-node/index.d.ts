@@ -52,6 +52,10 @@ export declare class Report {
    * node:assert `AssertionError` listing every budget not met; a run that finished no
    * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a
    * negative limit (or an error rate above 1) a `SpecError`. Returns the report.
+   *
+   * When `validity.trusted` is false it also emits a process warning (`process.emitWarning`,
+   * name `UntrustedReportWarning`, code `RESPLOAD_UNTRUSTED`) naming each failed validity check,
+   * its phase and its detail; the warning alone does not fail the check.
    */
   check(budget?: Budget & { commands?: Record<string, Budget> }): this
 }

@@ -197,6 +197,20 @@ function budgetJson(budget, where, allowCommands) {
 }
 
 /**
+ * The warning of a report whose validity checks failed: each failed check, its phase and its
+ * detail (the same text as Python's UntrustedReportWarning).
+ */
+function untrustedMessage(validity) {
+  const checks = Array.isArray(validity.checks) ? validity.checks : []
+  const failed = checks.filter((c) => !c.passed)
+  const lines = failed.map((c) => `\n  - ${c.check} (${c.phase}): ${c.detail}`)
+  return (
+    `respload: this report's figures are not trusted (${failed.length} of ${checks.length} ` +
+    `validity checks failed):${lines.join('')}`
+  )
+}
+
+/**
  * The result of a run: the report's JSON schema with camelCase keys (see docs/node.md).
  * `toJSON()` gives the canonical snake_case JSON; `check()` asserts budgets.
  */
@@ -237,12 +251,21 @@ class Report {
    * Assert latency, error and throughput budgets on the totals (and per command under
    * `commands`). Throws a node:assert `AssertionError` listing every budget that was not met;
    * a run that finished no request, or was interrupted, never passes. Returns the report
-   * otherwise.
+   * otherwise. A report whose `validity.trusted` is false also emits a process warning
+   * (code `RESPLOAD_UNTRUSTED`) naming each failed validity check, its phase and its detail;
+   * the warning alone does not fail the check.
    */
   check(budget = {}) {
     const limits = JSON.stringify(budgetJson(budget, 'check()', true))
     // The rules and the message are the core's, the same as Python's Report.check().
     const message = callNative(() => native.checkReport(JSON.stringify(this.#json), limits))
+    const validity = this.#json.validity
+    if (validity && validity.trusted === false) {
+      process.emitWarning(untrustedMessage(validity), {
+        type: 'UntrustedReportWarning',
+        code: 'RESPLOAD_UNTRUSTED',
+      })
+    }
     if (message != null) {
       throw new assert.AssertionError({
         message,

@@ -65,6 +65,10 @@ export interface ReportFields {
   phases: PhaseReport[]
   /** The SLO search's result (of the last phase that searched); left out without one. */
   slo?: SloResult
+  /** Measured phases: requests due but never sent (as `phases[].unsent`), together. */
+  unsent?: Unsent
+  /** Whether to trust the report: every measured phase's checks (`phases[].validity`). */
+  validity: Validity
 }
 
 /** Counts and latency of one command, or of all (`totals`). */
@@ -106,6 +110,14 @@ export interface Stats {
   serviceMs?: Latency
   /** Open loop only: the service-time histogram, encoded like `histogram`. */
   serviceHistogram?: string
+  /**
+   * Open loop only: send lag, from the request's intended send time to the write that carried it:
+   * the client's own lateness, which `latency_ms` includes and `service_ms` does not (in cluster
+   * mode, of the request's last try).
+   */
+  sendLagMs?: Latency
+  /** Open loop only: the send-lag histogram, encoded like `histogram`. */
+  sendLagHistogram?: string
   /**
    * Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
    * They are not errors: a request that succeeds after them is a success. Per node, they count on
@@ -157,6 +169,8 @@ export interface TimelineRow {
   latencyMs: IntervalLatency
   /** Open loop only: service time in this interval (ms). */
   serviceMs?: IntervalLatency
+  /** Open loop only: send lag of the requests answered in this interval (ms). */
+  sendLagMs?: IntervalLatency
   /** Most connections open at once during this interval. */
   connections: number
   /**
@@ -173,9 +187,10 @@ export interface TimelineRow {
   waiting?: number
   /**
    * Open loop: the longest a request due had waited to be written in this interval (ms), seen at
-   * the same checks: how far the client ran behind its schedule.
+   * the same checks: how far the client ran behind its schedule (requests never written included,
+   * which `send_lag_ms` cannot count).
    */
-  sendLagMs?: number
+  behindMs?: number
   /**
    * The server's CPU in this interval, in percent of one core: the `cpu_percent` of the
    * `server_timeline` sample taken at this row's end; in cluster mode the busiest node's (of the
@@ -224,10 +239,16 @@ export interface ClientStats {
    */
   waitingMax?: number
   /**
-   * Open loop: the longest a due request waited to be written (ms; as `timeline[].send_lag_ms`), in
+   * Open loop: the longest a due request waited to be written (ms; as `timeline[].behind_ms`), in
    * the phase, or over every phase.
    */
-  sendLagMsMax?: number
+  behindMsMax?: number
+  /**
+   * The busiest worker thread's CPU time over the time it ran (0 to 1), in the phase, or the
+   * highest of every phase: near 1, the client itself limits the load and delays requests (add
+   * `load.threads`). With `load.pacing = "spin"` it includes the spinning.
+   */
+  busyMax: number
 }
 
 /** Facts about the server, read once before the run (fields it refuses stay empty). */
@@ -390,6 +411,16 @@ export interface PhaseReport {
    * phase's target is not the first phase's; left out otherwise.
    */
   server?: ServerFacts
+  /**
+   * Open loop: measured requests due but never sent when the phase stopped (the server or the
+   * client fell behind); left out when every request due was sent.
+   */
+  unsent?: Unsent
+  /**
+   * Whether to trust this phase's figures, check by check (its own checks only; a phase not
+   * measured has none).
+   */
+  validity: Validity
   /** The normalized settings of this phase, secrets redacted. */
   workload: PhaseSpec
 }
@@ -540,6 +571,51 @@ export interface SloPoint {
   serviceMs?: Latency
   /** Whether the step met the percentile budget, the error bound and the achieved-rate bound. */
   met: boolean
+}
+
+/** Measured requests due but never sent when a phase stopped. */
+export interface Unsent {
+  /** How many. */
+  requests: number
+  /**
+   * How long each had been due when the phase stopped: a lower bound of the latency each would have
+   * had (ms).
+   */
+  waitedMs: Latency
+}
+
+/** Whether to trust a run (or a phase), check by check. */
+export interface Validity {
+  /** Whether every check passed. */
+  trusted: boolean
+  /** The checks made, in order; measured phases only. */
+  checks: ValidityCheck[]
+}
+
+/** One check of a run's own accuracy. */
+export interface ValidityCheck {
+  /**
+   * `send_lag` (open loop: send-lag p99 against the larger of 10% of latency p50 and 0.05 ms),
+   * `arrivals` (Poisson arrivals: the Anderson-Darling statistic of a sample of the gaps between
+   * sends against the exponential, at the 1% level), `rate` (open loop: the achieved rate's
+   * relative error, within 1%, or three standard deviations of a Poisson count when fewer than
+   * 90,000 requests were due) or `client_busy` (the busiest worker thread's CPU share, at most
+   * 0.8).
+   */
+  check: string
+  /** The phase checked. */
+  phase: string
+  /** Whether the value is within the limit. */
+  passed: boolean
+  /**
+   * What was measured (ms for `send_lag`, A*² for `arrivals`, a relative error for `rate`, a share
+   * of one core for `client_busy`).
+   */
+  value: number
+  /** The largest value that passes. */
+  limit: number
+  /** One sentence saying what the value means. */
+  detail: string
 }
 
 /** One interval's figures, streamed while a run goes on. */

@@ -190,6 +190,15 @@ export interface LoadSpec {
    */
   arrivals?: Arrivals
   /**
+   * How a worker thread waits for the next intended send time in open loop: `precise` (the default:
+   * a timer with microsecond resolution per worker thread, set early by the median of its own
+   * wake-up delays, at most 50 us, the rest polled), `spin` (that timer set 50 us early, then
+   * polled: the most punctual, for more CPU) or `coarse` (the async runtime's 1 ms timer, as before
+   * `pacing` existed: requests go out up to 2 ms late, for the least CPU). Ignored in closed loop;
+   * off Linux every mode is `coarse`.
+   */
+  pacing?: Pacing
+  /**
    * Open loop with a rate staircase instead of one `rate`: from `start` to `end` in steps of
    * `step`, each held for `step_duration`; the last rate holds until the end.
    */
@@ -468,6 +477,16 @@ export type Requests = number | 'all_keys'
  * - `'poisson'`: Exponentially distributed gaps with the same mean.
  */
 export type Arrivals = 'uniform' | 'poisson'
+
+/**
+ * How open-loop connections wait for their next intended send time (`load.pacing`).
+ *
+ * - `'precise'` (the default): A timer with microsecond resolution per worker thread (Linux: a
+ *   `timerfd` with absolute deadlines and 1 us timer slack), set early by its median wake-up delay.
+ * - `'spin'`: The same timer set 50 us early, then the worker polls until the time comes.
+ * - `'coarse'`: The async runtime's millisecond timer.
+ */
+export type Pacing = 'precise' | 'spin' | 'coarse'
 
 /**
  * When a pipelined connection sends its next requests.

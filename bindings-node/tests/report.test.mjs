@@ -30,7 +30,7 @@ test('report keys are camelCase; map keys (commands, error kinds, config) and th
   assert.equal(typeof clean.totals.latencyMs.p99, 'number')
   assert.ok('p99_9' in clean.totals.latencyMs && 'p99_99' in clean.totals.latencyMs)
   assert.equal(typeof clean.durationS, 'number')
-  assert.equal(clean.schemaVersion, 1)
+  assert.equal(clean.schemaVersion, 2)
   assert.equal(typeof clean.client.cpuSPerMillion, 'number')
   assert.equal(typeof clean.client.loopLagMsMax, 'number')
   assert.equal(typeof clean.timeline[0].intervalS, 'number')
@@ -65,7 +65,7 @@ test('report keys are camelCase; map keys (commands, error kinds, config) and th
 
 test('toJSON() gives the canonical snake_case JSON, and Report.fromJSON() reads it back', () => {
   const json = JSON.parse(JSON.stringify(clean))
-  assert.equal(json.schema_version, 1)
+  assert.equal(json.schema_version, 2)
   assert.equal(json.totals.ops, 2000)
   assert.equal(json.totals.ops_per_sec, clean.totals.opsPerSec)
   assert.equal(json.totals.latency_ms.p99_9, clean.totals.latencyMs.p99_9)
@@ -136,6 +136,91 @@ test('check() rejects unknown budgets (a typo never passes silently) and empty r
       /^respload budget not met \(2000 requests in [\d.]+ s, interrupted\):/.test(err.message) &&
       /the run was interrupted: its report is partial/.test(err.message),
   )
+})
+
+test('a closed-loop report has no send lag, and checks the client\'s CPU only', () => {
+  assert.equal(clean.totals.sendLagMs, undefined)
+  assert.equal(clean.totals.sendLagHistogram, undefined)
+  assert.ok(clean.timeline.every((row) => row.sendLagMs === undefined && row.behindMs === undefined))
+  assert.equal(clean.unsent, undefined)
+  assert.ok(clean.client.busyMax > 0 && clean.client.busyMax <= 1, String(clean.client.busyMax))
+  assert.deepEqual(
+    clean.validity.checks.map((c) => c.check),
+    ['client_busy'],
+  )
+  const [busy] = clean.validity.checks
+  assert.equal(busy.phase, 'main')
+  assert.equal(busy.value, clean.client.busyMax)
+  assert.equal(busy.limit, 0.8)
+  assert.equal(clean.validity.trusted, busy.passed)
+  assert.deepEqual(clean.phases[0].validity, clean.validity)
+})
+
+test('an open-loop run reports its send lag, and checks itself', async () => {
+  const report = await run({
+    target: { url: redis.url },
+    load: { connections: 4, rate: 1000, duration: '2s' },
+    commands: [{ name: 'set' }, { name: 'get' }],
+  })
+  const lag = report.totals.sendLagMs
+  assert.ok(lag, 'totals.sendLagMs')
+  assert.ok(lag.p99 >= lag.p50 && lag.p50 > 0, JSON.stringify(lag))
+  assert.ok(lag.max >= lag.p99)
+  assert.equal(typeof report.totals.sendLagHistogram, 'string')
+  assert.ok(report.commands.GET.sendLagMs && report.commands.SET.sendLagMs)
+  assert.deepEqual(report.phases[0].totals.sendLagMs, lag)
+  const rows = report.timeline.filter((row) => row.ops > 0)
+  assert.ok(rows.length > 0)
+  for (const row of rows) {
+    assert.ok(row.sendLagMs.max >= row.sendLagMs.p99 && row.sendLagMs.p99 >= row.sendLagMs.p50, JSON.stringify(row))
+  }
+  assert.equal(report.client.behindMsMax, Math.max(0, ...report.timeline.map((row) => row.behindMs ?? 0)))
+  assert.ok(report.client.busyMax > 0 && report.client.busyMax <= 1)
+
+  // The checks' names and phases are data: kept as the JSON writes them.
+  const checks = Object.fromEntries(report.validity.checks.map((c) => [c.check, c]))
+  assert.ok(['send_lag', 'rate', 'client_busy'].every((name) => name in checks), Object.keys(checks).join())
+  assert.equal(checks.send_lag.phase, 'main')
+  assert.equal(checks.send_lag.value, lag.p99)
+  assert.equal(checks.send_lag.limit, Math.max(0.1 * report.totals.latencyMs.p50, 0.05))
+  assert.equal(checks.send_lag.passed, checks.send_lag.value <= checks.send_lag.limit)
+  assert.equal(typeof checks.send_lag.detail, 'string')
+  assert.equal(report.validity.trusted, report.validity.checks.every((c) => c.passed))
+  assert.deepEqual(report.phases[0].validity, report.validity)
+  assert.equal(report.toJSON().totals.send_lag_ms.p99, lag.p99)
+})
+
+/** `report` with one validity check (the report's and its phases') marked failed. */
+function untrustedCopy(report, check, detail) {
+  const json = report.toJSON()
+  for (const validity of [json.validity, ...json.phases.map((p) => p.validity)]) {
+    for (const c of validity.checks) {
+      c.passed = c.check !== check
+      if (c.check === check) c.detail = detail
+    }
+    validity.trusted = validity.checks.every((c) => c.passed)
+  }
+  return new Report(json)
+}
+
+test('check() warns when the report is not trusted, without failing by itself', (t) => {
+  const emitWarning = t.mock.method(process, 'emitWarning', () => {})
+  const detail = 'the busiest worker thread was busy 97% of the time: the client is in these figures'
+  const untrusted = untrustedCopy(clean, 'client_busy', detail)
+  assert.equal(untrusted.validity.trusted, false)
+  assert.equal(untrusted.check({ errorRate: 0 }), untrusted)
+  assert.equal(emitWarning.mock.callCount(), 1)
+  const [message, options] = emitWarning.mock.calls[0].arguments
+  assert.match(message, /^respload: this report's figures are not trusted \(1 of 1 validity checks failed\):\n {2}- /)
+  assert.ok(message.endsWith(`validity checks failed):\n  - client_busy (main): ${detail}`), message)
+  assert.deepEqual(options, { type: 'UntrustedReportWarning', code: 'RESPLOAD_UNTRUSTED' })
+  // A budget missed still throws, after the warning.
+  assert.throws(() => untrusted.check({ p99Ms: 0.000001 }), assert.AssertionError)
+  assert.equal(emitWarning.mock.callCount(), 2)
+  // A trusted report does not warn.
+  const trusted = untrustedCopy(clean, 'none', '')
+  assert.equal(trusted.check(), trusted)
+  assert.equal(emitWarning.mock.callCount(), 2)
 })
 
 test('hdrLog() gives the timeline as an interval log, and names the option it needs', async () => {

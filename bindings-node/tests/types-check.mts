@@ -23,6 +23,7 @@ import respload, {
   type LoadSpec,
   type LoadSpecOptions,
   type NodeServer,
+  type Pacing,
   type PhaseReport,
   type PhaseSpec,
   type RampStep,
@@ -39,6 +40,9 @@ import respload, {
   type TargetSpec,
   type Template,
   type TimelineRow,
+  type Unsent,
+  type Validity,
+  type ValidityCheck,
   type ValuesSpec,
   type Workload,
 } from 'respload'
@@ -53,7 +57,11 @@ const load: LoadSpec = {
   warmup: 0.5,
   rate_ramp: { start: 100, end: 1000, step: 300, step_duration: '1s' },
   arrivals: 'poisson',
+  pacing: 'spin',
 }
+const pacing: Pacing = 'coarse'
+// @ts-expect-error: not a pacing
+const wrongPacing: LoadSpec = { pacing: 'busy' }
 const keys: KeysSpec = { prefix: 'k:', range: [0, 999], reads: 'hotset', writes: { kind: 'zipf', exponent: 1.2 } }
 const values: ValuesSpec = { size: [[64, 3], [1024, 1]], data: 'compressible', compression_ratio: 3 }
 const builtin: BuiltinCommand = 'lrange_100'
@@ -128,6 +136,19 @@ function read(report: Report): number[] {
   const policy: string = server.config['maxmemory-policy']
   const availability: Availability = phase0.availability
   const service: Latency | undefined = report.totals.serviceMs
+  const sendLag: Latency | undefined = report.totals.sendLagMs
+  const rowLag: IntervalLatency | undefined = row.sendLagMs
+  const behind: number | undefined = row.behindMs
+  const busy: number = report.client.busyMax
+  const validity: Validity = report.validity
+  const trusted: boolean = phase0.validity.trusted
+  const failed: ValidityCheck[] = validity.checks.filter((c) => !c.passed)
+  const unsent: Unsent | undefined = report.unsent
+  const waited: number | undefined = phase0.unsent?.waitedMs.p99
+  // @ts-expect-error: renamed behindMsMax in report schema 2
+  const oldLag = report.client.sendLagMsMax
+  // @ts-expect-error: a row's send lag is an interval latency, no longer a number
+  const lagNumber: number | undefined = row.sendLagMs
   // The normalized workload is a spec: snake_case.
   const clientName: string | undefined = report.workload.target?.client_name
   const connections: number | undefined = phase0.workload.load?.connections
@@ -161,4 +182,4 @@ async function runs(): Promise<void> {
   await redis.stop()
 }
 
-export { read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange }
+export { read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }

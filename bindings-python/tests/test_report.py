@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Iterator
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 
 import respload
 from conftest import Redis, start_redis
+from respload.testing import redis_server
 from typed import typed_json
 
 
@@ -84,6 +86,7 @@ def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> Non
     assert (df["ops_per_sec"] > 0).all()
     # Closed loop: no open-loop columns.
     assert "target_rate" not in df.columns
+    assert "send_lag_ms_p99" not in df.columns
     # The server's CPU per interval, as its samples say (the last, short interval may lack
     # one when the observer was late).
     joined = [r.server_cpu_percent for r in report.timeline]
@@ -209,13 +212,127 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
     assert all(w is not None and w <= 40 for w in waiting), waiting
     assert list(df["waiting"]) == waiting
     assert report.client.waiting_max == max(waiting)
-    assert report.client.send_lag_ms_max == max(r.send_lag_ms or 0 for r in report.timeline)
+    assert report.client.behind_ms_max == max(r.behind_ms or 0 for r in report.timeline)
+    assert list(df["behind_ms"].fillna(0)) == [r.behind_ms or 0 for r in report.timeline]
+    assert "send_lag_ms" not in df.columns
+    for p50, p99, row in zip(df["send_lag_ms_p50"], df["send_lag_ms_p99"], report.timeline):
+        if row.send_lag_ms is None:
+            assert pd.isna(p50)
+            assert pd.isna(p99)
+        else:
+            assert (row.send_lag_ms.p50, row.send_lag_ms.p99) == (p50, p99)
     assert len(report.server_timeline) >= 2
     assert report.server_timeline[0].role == "master"
     assert report.server_load is not None
     assert report.server_load.cpu_limit_percent == 80
     assert report.server_load.samples == len(report.server_timeline)
     assert typed_json(report) == report.to_dict()
+
+
+def test_closed_loop_has_no_send_lag_and_checks_the_client_only(report: respload.Report) -> None:
+    assert report.totals.send_lag_ms is None
+    assert report.totals.send_lag_histogram is None
+    assert all(s.send_lag_ms is None for s in report.commands.values())
+    assert all(r.send_lag_ms is None and r.behind_ms is None for r in report.timeline)
+    assert report.unsent is None
+    assert 0 < report.client.busy_max <= 1
+    with pytest.raises(ValueError, match="open loop only"):
+        report.totals.decode_send_lag_histogram()
+    # Closed loop has no schedule to keep: only the client's CPU is checked.
+    assert [c.check for c in report.validity.checks] == ["client_busy"]
+    (busy,) = report.validity.checks
+    assert busy.phase == "main"
+    assert busy.value == report.client.busy_max
+    assert busy.limit == 0.8
+    assert report.validity.trusted == busy.passed
+    assert report.phases[0].validity == report.validity
+
+
+def test_open_loop_reports_send_lag_and_validity() -> None:
+    with redis_server() as server:
+        report = respload.run(
+            target=server.target(),
+            load={"connections": 4, "rate": 1000, "duration": "2s"},
+            commands=[{"name": "set", "weight": 1}, {"name": "get", "weight": 1}],
+        )
+    lag = report.totals.send_lag_ms
+    assert lag is not None
+    assert lag.p99 >= lag.p50 > 0
+    assert lag.max >= lag.p99
+    # The send lag is part of the latency, which counts from the intended send time.
+    assert lag.p50 <= report.totals.latency_ms.max
+    h = report.totals.decode_send_lag_histogram()
+    assert h.get_total_count() > 0
+    for label in ("GET", "SET"):
+        assert report.commands[label].send_lag_ms is not None
+    phase = report.phases[0]
+    assert phase.totals.send_lag_ms == lag
+    rows = [r for r in report.timeline if r.ops > 0]
+    assert rows
+    for row in rows:
+        assert row.send_lag_ms is not None
+        assert row.send_lag_ms.max >= row.send_lag_ms.p99 >= row.send_lag_ms.p50 >= 0
+    assert 0 < report.client.busy_max <= 1
+
+    checks = {c.check: c for c in report.validity.checks}
+    assert {"send_lag", "rate", "client_busy"} <= set(checks)
+    assert "arrivals" not in checks  # uniform arrivals: no distribution to test
+    send_lag = checks["send_lag"]
+    assert send_lag.phase == "main"
+    assert send_lag.value == lag.p99
+    assert send_lag.limit == max(0.1 * report.totals.latency_ms.p50, 0.05)
+    assert send_lag.passed == (send_lag.value <= send_lag.limit)
+    assert send_lag.detail
+    assert report.validity.trusted == all(c.passed for c in report.validity.checks)
+    assert report.validity.failed == [c for c in report.validity.checks if not c.passed]
+    assert phase.validity == report.validity
+    assert typed_json(report) == report.to_dict()
+
+
+def _untrusted_copy(report: respload.Report, check: str, detail: str) -> respload.Report:
+    """The report with one validity check (report-level and its phase's) marked failed."""
+    d = report.to_dict()
+    for validity in [d["validity"], *(p["validity"] for p in d["phases"])]:
+        for c in validity["checks"]:
+            c["passed"] = c["check"] != check
+            if c["check"] == check:
+                c["detail"] = detail
+        validity["trusted"] = all(c["passed"] for c in validity["checks"])
+    return respload.Report.from_dict(d)
+
+
+def test_check_warns_on_an_untrusted_report(report: respload.Report) -> None:
+    detail = "the busiest worker thread was busy 97% of the time: the client is in these figures"
+    untrusted = _untrusted_copy(report, "client_busy", detail)
+    assert not untrusted.validity.trusted
+    with pytest.warns(respload.UntrustedReportWarning) as caught:
+        # The warning alone does not fail the check.
+        assert untrusted.check(error_rate=0) is untrusted
+    (warning,) = caught
+    assert issubclass(warning.category, RuntimeWarning)
+    assert warning.filename == __file__  # points at the caller
+    message = str(warning.message)
+    assert message.startswith("respload: this report's figures are not trusted (1 of 1 ")
+    assert message.endswith(f"validity checks failed):\n  - client_busy (main): {detail}")
+    assert isinstance(warning.message, respload.UntrustedReportWarning)
+    assert warning.message.checks == untrusted.validity.failed
+    # A budget missed still fails, after the warning.
+    with pytest.warns(respload.UntrustedReportWarning), pytest.raises(AssertionError):
+        untrusted.check(p99_ms=1e-6)
+    # A trusted report does not warn.
+    trusted = _untrusted_copy(report, "none", "")
+    assert trusted.validity.trusted
+    # A report written before schema 2 has no validity: read as trusted, with no checks.
+    d = report.to_dict()
+    del d["validity"]
+    for p in d["phases"]:
+        del p["validity"]
+    older = respload.Report.from_dict(d)
+    assert older.validity == respload.Validity(trusted=True, checks=[])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", respload.UntrustedReportWarning)
+        assert trusted.check() is trusted
+        assert older.check() is older
 
 
 def test_a_phase_on_another_server_has_its_own_facts(

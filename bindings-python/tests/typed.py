@@ -24,8 +24,11 @@ _LEFT_OUT_WHEN = {
     "server": None,
     "waiting": None,
     "send_lag_ms": None,
+    "send_lag_histogram": None,
+    "behind_ms": None,
     "waiting_max": None,
-    "send_lag_ms_max": None,
+    "behind_ms_max": None,
+    "unsent": None,
     "server_cpu_percent": None,
 }
 

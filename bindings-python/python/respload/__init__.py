@@ -25,6 +25,7 @@ from .exceptions import (
     RespLoadError,
     SpecError,
     TlsError,
+    UntrustedReportWarning,
 )
 from .report import (
     Availability,
@@ -44,6 +45,9 @@ from .report import (
     Snapshot,
     Stats,
     TimelineRow,
+    Unsent,
+    Validity,
+    ValidityCheck,
     decode_histogram,
 )
 from .runner import ProgressCallback, Runner, run, run_async
@@ -78,6 +82,10 @@ __all__ = [
     "Stats",
     "TimelineRow",
     "TlsError",
+    "Unsent",
+    "UntrustedReportWarning",
+    "Validity",
+    "ValidityCheck",
     "Workload",
     "WorkloadLike",
     "__version__",

@@ -1,4 +1,5 @@
-"""The exceptions of respload: one class per kind of core error, under :class:`RespLoadError`.
+"""The exceptions of respload: one class per kind of core error, under :class:`RespLoadError`,
+and the warning :class:`UntrustedReportWarning`.
 
 The native module raises these directly, mapped from the core's error codes
 (``ERR_RESPLOAD_SPEC``, ``ERR_RESPLOAD_CONNECT``, ...). Error replies from the server during a
@@ -6,6 +7,12 @@ run are not exceptions: they are counted in the report (``report.totals.errors_b
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .report import ValidityCheck
 
 __all__ = [
     "AuthError",
@@ -16,6 +23,7 @@ __all__ = [
     "RespLoadError",
     "SpecError",
     "TlsError",
+    "UntrustedReportWarning",
 ]
 
 
@@ -187,3 +195,21 @@ class InternalError(RespLoadError, RuntimeError):
     """A failure inside respload itself (please report it)."""
 
     code = "ERR_RESPLOAD_INTERNAL"
+
+
+class UntrustedReportWarning(RuntimeWarning):
+    """``Report.check()`` on a report whose ``validity.trusted`` is false: one of the run's
+    own checks failed (the client fell behind its send schedule, the achieved rate or the
+    arrivals were not the ones asked for, a worker thread was too busy), so its figures
+    describe the load generator as much as the server. The message names each failed check,
+    its phase and its detail. It does not fail the check by itself: turn it into an error
+    with ``warnings.simplefilter("error", respload.UntrustedReportWarning)`` (or pytest's
+    ``-W error::respload.UntrustedReportWarning``).
+
+    Attributes:
+        checks: the failed checks (:class:`respload.ValidityCheck`).
+    """
+
+    def __init__(self, message: str, checks: Sequence[ValidityCheck] = ()) -> None:
+        super().__init__(message)
+        self.checks = list(checks)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _native
 from ._json import dumps as _dumps
+from .exceptions import UntrustedReportWarning
 
 if TYPE_CHECKING:  # optional dependencies, imported when used
     import pandas
@@ -34,6 +36,9 @@ __all__ = [
     "Snapshot",
     "Stats",
     "TimelineRow",
+    "Unsent",
+    "Validity",
+    "ValidityCheck",
     "decode_histogram",
 ]
 
@@ -123,6 +128,13 @@ class Stats:
     redirects: int = 0
     """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
     CLUSTERDOWN; not errors (0, and absent from the JSON, otherwise)."""
+    send_lag_ms: Latency | None = None
+    """Open loop only: send lag, the clock just before the write that carried a request
+    minus its intended send time: how late the client itself sent. Large next to
+    ``latency_ms`` means the client, not the server, is in the figures (see
+    ``Report.validity``)."""
+    send_lag_histogram: str | None = field(default=None, repr=False)
+    """Open loop only: the send-lag histogram, encoded like ``histogram`` (ns)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -141,11 +153,20 @@ class Stats:
             service_ms=Latency.from_dict(d["service_ms"]) if "service_ms" in d else None,
             service_histogram=d.get("service_histogram"),
             redirects=d.get("redirects", 0),
+            send_lag_ms=Latency.from_dict(d["send_lag_ms"]) if "send_lag_ms" in d else None,
+            send_lag_histogram=d.get("send_lag_histogram"),
         )
 
     def decode_histogram(self) -> HdrHistogram:
         """The latency histogram, decoded with the ``hdrhistogram`` package (values in ns)."""
         return decode_histogram(self.histogram)
+
+    def decode_send_lag_histogram(self) -> HdrHistogram:
+        """Open loop only: the send-lag histogram, decoded (values in ns); ``ValueError``
+        in closed loop, which has none."""
+        if self.send_lag_histogram is None:
+            raise ValueError("no send-lag histogram: send lag is measured in open loop only")
+        return decode_histogram(self.send_lag_histogram)
 
 
 @dataclass(frozen=True)
@@ -184,8 +205,12 @@ class TimelineRow:
     waiting: int | None = None
     """Open loop only: the most requests due but not yet written at once in this interval
     (a full pipeline, a connection down, a busy client)."""
-    send_lag_ms: float | None = None
-    """Open loop only: the longest a due request had waited to be written (ms)."""
+    send_lag_ms: IntervalLatency | None = None
+    """Open loop only: the send lag of this interval's requests (ms): the clock just before
+    the write that carried each minus its intended send time."""
+    behind_ms: float | None = None
+    """Open loop only: the longest a due request had waited to be written at the workers'
+    20 ms checks (ms): how far the client ran behind its schedule."""
     server_cpu_percent: float | None = None
     """The server's CPU in this interval (% of one core; in cluster mode the busiest node's),
     from the ``server_timeline`` sample taken at its end; None when none was taken."""
@@ -209,7 +234,10 @@ def _row_fields(d: _Json) -> dict[str, Any]:
         "service_ms": (IntervalLatency.from_dict(d["service_ms"]) if d.get("service_ms") else None),
         "target_rate": d.get("target_rate"),
         "waiting": d.get("waiting"),
-        "send_lag_ms": d.get("send_lag_ms"),
+        "send_lag_ms": (
+            IntervalLatency.from_dict(d["send_lag_ms"]) if d.get("send_lag_ms") else None
+        ),
+        "behind_ms": d.get("behind_ms"),
     }
 
 
@@ -240,8 +268,12 @@ class Snapshot:
     waiting: int | None = None
     """Open loop only: the most requests due but not yet written at once in this interval
     (a full pipeline, a connection down, a busy client)."""
-    send_lag_ms: float | None = None
-    """Open loop only: the longest a due request had waited to be written (ms)."""
+    send_lag_ms: IntervalLatency | None = None
+    """Open loop only: the send lag of this interval's requests (ms): the clock just before
+    the write that carried each minus its intended send time."""
+    behind_ms: float | None = None
+    """Open loop only: the longest a due request had waited to be written at the workers'
+    20 ms checks (ms): how far the client ran behind its schedule."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -263,10 +295,14 @@ class ClientStats:
     cpu_s_per_million: float
     loop_lag_ms_max: float
     reconnects: int
+    busy_max: float
+    """The busiest worker thread's CPU time over the time it ran (0 to 1): near 1, the client
+    itself limits the load and delays requests (the ``client_busy`` validity check)."""
     waiting_max: int | None = None
     """Open loop only: the most requests waiting to be sent at once (``timeline[].waiting``)."""
-    send_lag_ms_max: float | None = None
-    """Open loop only: the longest a due request waited to be written (ms)."""
+    behind_ms_max: float | None = None
+    """Open loop only: the longest a due request waited to be written, at the workers' 20 ms
+    checks (ms; ``timeline[].behind_ms``)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:
@@ -279,7 +315,8 @@ class ClientStats:
             loop_lag_ms_max=d["loop_lag_ms_max"],
             reconnects=d["reconnects"],
             waiting_max=d.get("waiting_max"),
-            send_lag_ms_max=d.get("send_lag_ms_max"),
+            behind_ms_max=d.get("behind_ms_max"),
+            busy_max=d.get("busy_max", 0.0),
         )
 
 
@@ -377,6 +414,75 @@ class Availability:
     @classmethod
     def from_dict(cls, d: _Json) -> Availability:
         return cls(longest_gap_ms=d["longest_gap_ms"], longest_gap_at_s=d["longest_gap_at_s"])
+
+
+@dataclass(frozen=True)
+class Unsent:
+    """Open loop: requests that were due when a phase ended but never sent (the client
+    could not keep up, or a connection was down). Their latency is unknown; ``waited_ms`` is
+    a lower bound of it."""
+
+    requests: int
+    waited_ms: Latency
+    """Per unsent request, the phase's end minus its intended send time (ms)."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Unsent:
+        return cls(requests=d["requests"], waited_ms=Latency.from_dict(d["waited_ms"]))
+
+
+@dataclass(frozen=True)
+class ValidityCheck:
+    """One of the run's checks on itself: whether its figures describe the server."""
+
+    check: str
+    """``"send_lag"`` (open loop: send-lag p99 against the larger of 10% of the latency p50
+    and 0.05 ms), ``"arrivals"`` (poisson arrivals: the Anderson-Darling statistic of the
+    gaps between sends against the exponential, at the 1% level), ``"rate"`` (open loop: the
+    achieved rate's relative error) or ``"client_busy"`` (``client.busy_max``, at most
+    0.8)."""
+    phase: str
+    """The phase it checked."""
+    passed: bool
+    value: float
+    """What was measured, in the check's unit (ms, a statistic, a relative error, a share)."""
+    limit: float
+    """The largest ``value`` that passes."""
+    detail: str
+    """One sentence saying what was found."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ValidityCheck:
+        return cls(
+            check=d["check"],
+            phase=d["phase"],
+            passed=d["passed"],
+            value=d["value"],
+            limit=d["limit"],
+            detail=d["detail"],
+        )
+
+    def __str__(self) -> str:
+        """``check (phase): detail``, as the core lists a failed check."""
+        return f"{self.check} ({self.phase}): {self.detail}"
+
+
+@dataclass(frozen=True)
+class Validity:
+    """Whether a run's figures can be trusted as the server's, and why not."""
+
+    trusted: bool
+    """True when every check passed."""
+    checks: list[ValidityCheck]
+
+    @property
+    def failed(self) -> list[ValidityCheck]:
+        """The checks that did not pass."""
+        return [c for c in self.checks if not c.passed]
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Validity:
+        return cls(trusted=d["trusted"], checks=[ValidityCheck.from_dict(c) for c in d["checks"]])
 
 
 @dataclass(frozen=True)
@@ -505,6 +611,24 @@ def _server(d: _Json) -> dict[str, Any]:
     }
 
 
+def _validity(d: _Json) -> Validity:
+    """A report's or a phase's ``validity``; trusted with no checks when absent (as the core
+    reads a report written before schema 2)."""
+    return Validity.from_dict(d["validity"]) if "validity" in d else Validity(True, [])
+
+
+def _untrusted(validity: Validity) -> UntrustedReportWarning:
+    """The warning of an untrusted report: each failed check, its phase and its detail (the
+    same text as Node's ``report.check()`` emits)."""
+    failed = validity.failed
+    lines = "".join(f"\n  - {c}" for c in failed)
+    return UntrustedReportWarning(
+        f"respload: this report's figures are not trusted ({len(failed)} of "
+        f"{len(validity.checks)} validity checks failed):{lines}",
+        failed,
+    )
+
+
 def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
@@ -521,6 +645,8 @@ class PhaseReport:
     commands: dict[str, Stats]
     timeline: list[TimelineRow]
     client: ClientStats
+    validity: Validity
+    """The phase's own checks (empty when not measured)."""
     workload: dict[str, Any] = field(repr=False)
     target_rate: float | None = None
     """Open loop only: the rate asked for, in requests per second."""
@@ -546,6 +672,9 @@ class PhaseReport:
     server: ServerFacts | None = None
     """Facts about this phase's server when its target is not the first phase's (the
     report's ``server``); ``None`` otherwise."""
+    unsent: Unsent | None = None
+    """Open loop: the requests due but never sent when the phase ended; ``None`` when there
+    were none."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -558,6 +687,7 @@ class PhaseReport:
             commands=_commands(d["commands"]),
             timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
             client=ClientStats.from_dict(d["client"]),
+            validity=_validity(d),
             workload=d["workload"],
             target_rate=d.get("target_rate"),
             nodes=_commands(d.get("nodes", {})),
@@ -565,6 +695,7 @@ class PhaseReport:
             steps=[RampStep.from_dict(x) for x in d.get("steps", [])],
             output_error=d.get("output_error"),
             server=ServerFacts.from_dict(d["server"]) if d.get("server") else None,
+            unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
             **_server(d),
         )
 
@@ -588,6 +719,10 @@ class Report:
     server: ServerFacts
     workload: dict[str, Any]
     phases: list[PhaseReport]
+    validity: Validity
+    """Can the run's figures be trusted as the server's: every measured phase's checks
+    (send lag, arrivals, rate, client CPU), ``trusted`` when all passed. ``check()`` warns
+    (:class:`UntrustedReportWarning`) when not."""
     _json: str = field(compare=False)
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
     """Measured phases' server samples, ``t`` counting on."""
@@ -605,6 +740,9 @@ class Report:
     """Why the run stopped before its last phase: a later phase failed, in practice because
     it could not start (its server went away after the earlier phases ran, whose results
     are kept); ``None`` otherwise. The report is then marked interrupted."""
+    unsent: Unsent | None = None
+    """Open loop: the requests due but never sent when the measured phases ended; ``None``
+    when there were none."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -624,9 +762,11 @@ class Report:
             server=ServerFacts.from_dict(d["server"]),
             workload=d["workload"],
             phases=[PhaseReport.from_dict(p) for p in d["phases"]],
+            validity=_validity(d),
             _json=text,
             nodes=_commands(d.get("nodes", {})),
             error=d.get("error"),
+            unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
             **_server(d),
         )
 
@@ -669,8 +809,9 @@ class Report:
         the interval, in cluster mode the busiest node's); in open loop also
         ``target_rate`` (the rate asked for, beside ``ops_per_sec``), ``service_ms_p50``,
         ``service_ms_p99`` (None in closed loop, and where an interval has no service
-        time), ``waiting`` and ``send_lag_ms`` (the requests due but not yet sent, and the
-        longest such wait)."""
+        time), ``send_lag_ms_p50``, ``send_lag_ms_p99`` (the send lag: how late the client
+        wrote the interval's requests), ``waiting`` and ``behind_ms`` (the requests due but
+        not yet sent, and the longest such wait, at the workers' 20 ms checks)."""
         pd = _pandas()
         rows = [
             {
@@ -688,8 +829,10 @@ class Report:
                 "target_rate": r.target_rate,
                 "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
                 "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
+                "send_lag_ms_p50": r.send_lag_ms.p50 if r.send_lag_ms else None,
+                "send_lag_ms_p99": r.send_lag_ms.p99 if r.send_lag_ms else None,
                 "waiting": r.waiting,
-                "send_lag_ms": r.send_lag_ms,
+                "behind_ms": r.behind_ms,
             }
             for r in self.timeline
         ]
@@ -708,7 +851,15 @@ class Report:
         if any(r.server_cpu_percent is not None for r in self.timeline):
             columns.append("server_cpu_percent")
         if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):
-            columns += ["target_rate", "service_ms_p50", "service_ms_p99", "waiting", "send_lag_ms"]
+            columns += [
+                "target_rate",
+                "service_ms_p50",
+                "service_ms_p99",
+                "send_lag_ms_p50",
+                "send_lag_ms_p99",
+                "waiting",
+                "behind_ms",
+            ]
         return pd.DataFrame(rows, columns=columns)
 
     def latency_frame(self) -> pandas.DataFrame:
@@ -812,7 +963,11 @@ class Report:
         limits per command label under ``commands`` (``{"GET": {"p99_ms": 2}}``). An
         interrupted run, or one with no requests, fails any check. The rules and the
         message are the core's (the same as Node's ``report.check()``); a bad limit raises
-        ``SpecError`` naming it (``check.commands.GET.p99_ms``)."""
+        ``SpecError`` naming it (``check.commands.GET.p99_ms``).
+
+        A report whose ``validity.trusted`` is false also warns
+        (:class:`UntrustedReportWarning`, a ``RuntimeWarning``) naming each failed validity
+        check, its phase and its detail; the warning alone does not fail the check."""
         limits = {
             "p50_ms": p50_ms,
             "p99_ms": p99_ms,
@@ -823,6 +978,8 @@ class Report:
         }
         budget = {k: v for k, v in limits.items() if v is not None}
         message = _native.check_report(self._json, _dumps(budget, "check"))
+        if not self.validity.trusted:
+            warnings.warn(_untrusted(self.validity), stacklevel=2)
         if message is not None:
             raise AssertionError(message)
         return self

@@ -2,16 +2,18 @@
 //!
 //! tokio's timer wheel has a 1 ms tick, so a request waiting on it goes out up to 2 ms late:
 //! on a fast server that lateness, not the server, was most of open-loop latency. With
-//! `load.pacing = "precise"` each worker thread has one `timerfd` (Linux), armed at the
-//! earliest deadline of its connections with an absolute time and 1 us of timer slack, and
-//! registered with the thread's runtime: when it fires, the driver task wakes every
-//! connection whose time has come. `spin` arms it [`SPIN_AHEAD`] early and lets the woken
-//! connection poll until its time (yielding to the runtime in between, so replies are still
-//! read). `coarse` keeps tokio's timer. Elsewhere than Linux (no timerfd) every mode is
-//! `coarse`.
+//! `load.pacing = "precise"` each worker thread has one `timerfd` (Linux) with 1 us of timer
+//! slack, registered with the thread's runtime and armed at an absolute time: the earliest
+//! deadline of its connections less the *lead*, the median of the timer's own wake-up delays
+//! seen so far (at most [`MAX_LEAD`]; tens of microseconds on a virtual machine). When it
+//! fires, the driver task wakes the connections whose firing time has come; one woken before
+//! its deadline polls until the deadline, yielding to the runtime in between so replies are
+//! still read. `spin` is the same with a fixed lead of [`SPIN_AHEAD`]: on time nearly always,
+//! for more polling. `coarse` keeps tokio's timer. Elsewhere than Linux (no timerfd) every
+//! mode is `coarse`.
 
 use crate::spec::Pacing;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::future::Future;
@@ -24,17 +26,26 @@ use tokio::time::Sleep;
 /// With `spin`, how long before a deadline the timer fires and the connection starts polling.
 pub const SPIN_AHEAD: Duration = Duration::from_micros(50);
 
+/// With `precise`, the most the timer is set early to make up for its wake-up delay.
+pub const MAX_LEAD: Duration = Duration::from_micros(50);
+
+/// How far one observation moves the lead's median estimate (nanoseconds).
+const LEAD_STEP_NS: u64 = 1_000;
+
 /// A worker thread's deadlines: connections register theirs, the driver task wakes them.
 pub struct PaceTimer {
+    /// `spin`: a fixed lead; else it follows the timer's wake-up delays.
     spin: bool,
+    /// How long before a deadline the timer fires (nanoseconds).
+    lead_ns: Cell<u64>,
     inner: RefCell<Inner>,
     fd: tokio::io::unix::AsyncFd<linux::TimerFd>,
 }
 
 #[derive(Default)]
 struct Inner {
-    /// (deadline, slot): an entry is stale once its slot's deadline changed.
-    heap: BinaryHeap<Reverse<(Instant, u32)>>,
+    /// (firing time, deadline, slot): an entry is stale once its slot's deadline changed.
+    heap: BinaryHeap<Reverse<(Instant, Instant, u32)>>,
     slots: Vec<Slot>,
     /// What the timer is armed for.
     armed: Option<Instant>,
@@ -43,6 +54,8 @@ struct Inner {
 #[derive(Default)]
 struct Slot {
     deadline: Option<Instant>,
+    /// Whether the heap holds an entry for `deadline` that has not fired.
+    queued: bool,
     waker: Option<Waker>,
 }
 
@@ -50,6 +63,7 @@ impl std::fmt::Debug for PaceTimer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PaceTimer")
             .field("spin", &self.spin)
+            .field("lead_ns", &self.lead_ns.get())
             .finish()
     }
 }
@@ -65,8 +79,14 @@ impl PaceTimer {
         }
         linux::fine_timer_slack();
         let fd = linux::TimerFd::new().ok()?;
+        let spin = pacing == Pacing::Spin;
         let timer = Rc::new(PaceTimer {
-            spin: pacing == Pacing::Spin,
+            spin,
+            lead_ns: Cell::new(if spin {
+                SPIN_AHEAD.as_nanos() as u64
+            } else {
+                0
+            }),
             inner: RefCell::default(),
             // SAFETY: the `TimerFd` owns its descriptor, which stays open (and is the one
             // `as_raw_fd` gives) until it is dropped with the `AsyncFd`.
@@ -91,31 +111,32 @@ impl PaceTimer {
 
     /// When the timer should fire for a connection due at `at`.
     fn fire_at(&self, at: Instant) -> Instant {
-        match self.spin {
-            true => at.checked_sub(SPIN_AHEAD).unwrap_or(at),
-            false => at,
-        }
+        let lead = Duration::from_nanos(self.lead_ns.get());
+        at.checked_sub(lead).unwrap_or(at)
     }
 
     /// Whether a connection due at `at` should poll again at once rather than sleep: the
     /// timer has fired for it.
-    fn spins(&self, at: Instant, now: Instant) -> bool {
-        self.fire_at(at) <= now
+    fn spins(&self, slot: u32, at: Instant, now: Instant) -> bool {
+        let inner = self.inner.borrow();
+        let s = &inner.slots[slot as usize];
+        (s.deadline == Some(at) && !s.queued) || self.fire_at(at) <= now
     }
 
     fn register(&self, slot: u32, at: Instant, waker: &Waker) {
+        let fire = self.fire_at(at);
         let mut inner = self.inner.borrow_mut();
         let s = &mut inner.slots[slot as usize];
         match &mut s.waker {
             Some(w) if w.will_wake(waker) => {}
             w => *w = Some(waker.clone()),
         }
-        if s.deadline == Some(at) {
+        if s.deadline == Some(at) && s.queued {
             return;
         }
         s.deadline = Some(at);
-        let fire = self.fire_at(at);
-        inner.heap.push(Reverse((fire, slot)));
+        s.queued = true;
+        inner.heap.push(Reverse((fire, at, slot)));
         if inner.armed.is_none_or(|a| fire < a) {
             inner.armed = Some(fire);
             self.arm(fire);
@@ -130,22 +151,37 @@ impl PaceTimer {
     fn fire(&self, now: Instant) -> Option<Instant> {
         let mut inner = self.inner.borrow_mut();
         let Inner { heap, slots, .. } = &mut *inner;
-        while let Some(&Reverse((fire, slot))) = heap.peek() {
+        while let Some(&Reverse((fire, at, slot))) = heap.peek() {
             if fire > now {
                 break;
             }
             heap.pop();
             let s = &mut slots[slot as usize];
-            // Stale unless the slot still waits for this time.
-            if s.deadline.is_some_and(|d| self.fire_at(d) == fire) {
+            // Stale unless the slot still waits for this deadline.
+            if s.deadline == Some(at) && s.queued {
+                s.queued = false;
                 if let Some(w) = s.waker.take() {
                     w.wake();
                 }
             }
         }
-        let next = heap.peek().map(|Reverse((t, _))| *t);
+        let next = heap.peek().map(|Reverse((t, _, _))| *t);
         inner.armed = next;
         next
+    }
+
+    /// With `precise`: move the lead towards the median of the timer's wake-up delays (up
+    /// when this one was later than the lead, down when earlier), within [`MAX_LEAD`].
+    fn learn(&self, delay: Duration) {
+        if self.spin {
+            return;
+        }
+        let lead = self.lead_ns.get();
+        let next = match delay.as_nanos() as u64 > lead {
+            true => (lead + LEAD_STEP_NS).min(MAX_LEAD.as_nanos() as u64),
+            false => lead.saturating_sub(LEAD_STEP_NS),
+        };
+        self.lead_ns.set(next);
     }
 
     fn arm(&self, at: Instant) {
@@ -161,8 +197,13 @@ impl PaceTimer {
             // Not read: re-arming the timer resets its expiry count (one system call fewer
             // per wake), and the runtime's readiness is edge-triggered.
             guard.clear_ready();
+            let now = Instant::now();
+            let armed = self.inner.borrow().armed;
+            if let Some(t) = armed.filter(|t| *t <= now) {
+                self.learn(now - t);
+            }
             // The connections woken run after this task yields, in this pass of the runtime.
-            if let Some(next) = self.fire(Instant::now()) {
+            if let Some(next) = self.fire(now) {
                 self.arm(next);
             }
         }
@@ -207,7 +248,7 @@ impl Deadline {
                     timer.clear(*slot);
                     return Poll::Ready(());
                 }
-                if timer.spins(at, now) {
+                if timer.spins(*slot, at, now) {
                     // Poll again after the runtime has looked at the sockets.
                     cx.waker().wake_by_ref();
                     return Poll::Pending;

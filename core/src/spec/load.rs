@@ -48,10 +48,11 @@ pub struct Load {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
     /// How a worker thread waits for the next intended send time in open loop: `precise`
-    /// (the default: a timer with microsecond resolution per worker thread), `spin` (that
-    /// timer wakes 50 us early and the thread polls until the time comes: the most
-    /// punctual, at the cost of CPU) or `coarse` (the async runtime's 1 ms timer, as before
-    /// `pacing` existed: requests go out up to 2 ms late). Ignored in closed loop.
+    /// (the default: a timer with microsecond resolution per worker thread, set early by
+    /// the median of its own wake-up delays, at most 50 us, the rest polled), `spin` (that
+    /// timer set 50 us early, then polled: the most punctual, for more CPU) or `coarse` (the
+    /// async runtime's 1 ms timer, as before `pacing` existed: requests go out up to 2 ms
+    /// late, for the least CPU). Ignored in closed loop; off Linux every mode is `coarse`.
     #[serde(default, skip_serializing_if = "Pacing::is_precise")]
     pub pacing: Pacing,
     /// Open loop with a rate staircase instead of one `rate`: from `start` to `end` in
@@ -174,7 +175,7 @@ pub enum Arrivals {
 #[serde(rename_all = "snake_case")]
 pub enum Pacing {
     /// A timer with microsecond resolution per worker thread (Linux: a `timerfd` with
-    /// absolute deadlines and 1 us timer slack).
+    /// absolute deadlines and 1 us timer slack), set early by its median wake-up delay.
     #[default]
     Precise,
     /// The same timer set 50 us early, then the worker polls until the time comes.

@@ -444,14 +444,48 @@ impl Report {
     /// A report from its JSON text (a `--json` file, a binding's report), or an error saying
     /// it is not one.
     pub fn from_json_str(text: &str) -> crate::Result<Report> {
-        serde_json::from_str(text)
-            .map_err(|e| crate::Error::spec("report", format!("not a respload report: {e}")))
+        let bad = |e: serde_json::Error| {
+            crate::Error::spec("report", format!("not a respload report: {e}"))
+        };
+        let mut json: Json = serde_json::from_str(text).map_err(bad)?;
+        upgrade(&mut json);
+        serde_json::from_value(json).map_err(bad)
     }
 
     /// The report as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+/// A report of schema version 1 read as version 2: the per-interval gauge `send_lag_ms` (a
+/// number) and `client.send_lag_ms_max` were renamed `behind_ms` and `behind_ms_max`, the
+/// name going to the per-request send-lag summaries.
+fn upgrade(json: &mut Json) {
+    if json.get("schema_version").and_then(Json::as_u64) != Some(1) {
+        return;
+    }
+    fn rename(obj: &mut Json, from: &str, to: &str) {
+        if let Some(o) = obj.as_object_mut() {
+            if let Some(v) = o.remove(from) {
+                o.insert(to.to_string(), v);
+            }
+        }
+    }
+    fn part(json: &mut Json) {
+        if let Some(rows) = json.get_mut("timeline").and_then(Json::as_array_mut) {
+            rows.iter_mut()
+                .for_each(|r| rename(r, "send_lag_ms", "behind_ms"));
+        }
+        if let Some(client) = json.get_mut("client") {
+            rename(client, "send_lag_ms_max", "behind_ms_max");
+        }
+    }
+    part(json);
+    if let Some(phases) = json.get_mut("phases").and_then(Json::as_array_mut) {
+        phases.iter_mut().for_each(part);
+    }
+    json["schema_version"] = Json::from(SCHEMA_VERSION);
 }
 
 const NS_PER_MS: f64 = 1e6;
@@ -668,6 +702,28 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn a_schema_1_report_loads_with_its_gauges_renamed() {
+        let mut v: Json = serde_json::to_value(Report::default()).unwrap();
+        v["schema_version"] = Json::from(1);
+        let row = serde_json::json!({"t": 1.0, "interval_s": 1.0, "ops": 5, "ops_per_sec": 5.0,
+            "errors": 0, "latency_ms": {"mean": 1.0, "p50": 1.0, "p99": 1.0, "max": 1.0},
+            "connections": 1, "send_lag_ms": 2.5, "histogram": ""});
+        v["timeline"] = Json::Array(vec![row]);
+        v["client"]["send_lag_ms_max"] = Json::from(2.5);
+        let r = Report::from_json_str(&v.to_string()).unwrap();
+        assert_eq!(r.schema_version, SCHEMA_VERSION);
+        assert_eq!(r.timeline[0].behind_ms, Some(2.5));
+        assert_eq!(r.timeline[0].send_lag_ms, None);
+        assert_eq!(r.client.behind_ms_max, Some(2.5));
+        // A version 2 report with a number there is not one.
+        v["schema_version"] = Json::from(2);
+        let e = Report::from_json_str(&v.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a respload report"), "{e}");
     }
 
     #[test]
