@@ -10,6 +10,7 @@ wait4's rusage). The machine is shared and noisy, so what counts is the median o
     python3 scripts/bench.py                      # W1-W5, TLS vs plain, cluster (make bench)
     python3 scripts/bench.py --quick              # W1, W1E and W2, briefly (make bench-quick)
     python3 scripts/bench.py --only W1,W4         # some scenarios
+    python3 scripts/bench.py --only OL1,OL2       # open-loop pacing modes against closed loop
     python3 scripts/bench.py --soak 10            # RSS stability at 50k ops/s for 10 minutes
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import platform
 import re
@@ -101,7 +103,9 @@ class Target:
     cluster: bool = False
 
 
-def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sample:
+def respload_report(t: Target, spec: dict, extra: list[str] = ()) -> tuple[dict, float, float]:
+    """Run respload on `spec` against `t`; return (its JSON report, client CPU seconds, peak
+    RSS MiB)."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "spec.json"
         report = Path(d) / "report.json"
@@ -123,7 +127,11 @@ def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sam
         if t.cluster:
             cmd.append("--cluster")
         _, _, cpu, rss = run_child(cmd + list(extra))
-        r = json.loads(report.read_text())
+        return json.loads(report.read_text()), cpu, rss
+
+
+def respload(t: Target, spec: dict, n: int | None, extra: list[str] = ()) -> Sample:
+    r, cpu, rss = respload_report(t, spec, extra)
     totals = r["totals"]
     if n is not None:
         assert totals["ops"] == n, totals
@@ -779,6 +787,236 @@ def soak(srv: Servers, minutes: float, rate: int, log: Callable[[str], None]) ->
     return lines
 
 
+# --- open loop: pacing against closed loop (OL1, OL2) --------------------------------------
+
+# key -> (total rate, connections): GETs of the preloaded 1 KiB values, as in the W rows.
+OPEN_LOOP = {"OL1": (10_000, 10), "OL2": (100_000, 50)}
+PACINGS = ("precise", "spin", "coarse")
+OL_SECONDS = 5.0  # each measured run
+PROBE_SECONDS = 1.0  # each closed-loop probe that picks the closed loop's connections
+LAG_TARGET_US = 100.0  # send-lag p99, at both rates
+OPEN_CPU_TARGET = 1.5  # open loop's CPU per request over closed loop's at the same rate
+RATE_REACHED = 0.99  # below this fraction of its rate, an open-loop run was overloaded
+
+
+def ol_spec(conns: int, seconds: float, rate: int | None = None, pacing: str = "") -> dict:
+    """GETs on one worker thread (as in the W rows) for `seconds`: open loop at `rate` in
+    total with `pacing`, or closed loop (pipeline 1) without a rate."""
+    load: dict = {"connections": conns, "threads": 1, "duration": f"{seconds:g}s"}
+    if rate is not None:
+        load |= {"rate": rate, "pacing": pacing}
+    return {
+        "load": load,
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "commands": [{"name": "get"}],
+    }
+
+
+@dataclass
+class PacedRun:
+    """One OL run, open loop (one pacing mode) or closed loop."""
+
+    ops: float  # achieved requests per second
+    requests: int
+    cpu: float  # client process CPU seconds (user + sys, rusage)
+    workers_cpu_per_m: float  # the report's client.cpu_s_per_million (worker threads)
+    queue_us: float | None  # latency p50 - service p50 (open loop): waiting in the client
+    lag_p99_us: float | None  # send-lag p99 (open loop)
+    unsent: int  # requests due but never sent when the run ended
+    failed: list[str]  # the validity checks that failed
+
+    @property
+    def cpu_per_m(self) -> float:
+        return self.cpu / self.requests * 1e6
+
+
+def paced_run(t: Target, spec: dict) -> PacedRun:
+    r, cpu, _ = respload_report(t, spec)
+    totals = r["totals"]
+    assert totals["errors"] == 0, totals
+    assert totals["misses"] == 0, totals  # every GET read a preloaded value
+    is_open = "rate" in spec["load"]
+    if is_open and "send_lag_ms" not in totals:
+        sys.exit(f"bench: {RESPLOAD} reports no send lag in open loop: a build before pacing?")
+    queue = lag = None
+    if is_open:
+        queue = (totals["latency_ms"]["p50"] - totals["service_ms"]["p50"]) * 1e3
+        lag = totals["send_lag_ms"]["p99"] * 1e3
+    checks = r.get("validity", {}).get("checks", [])
+    return PacedRun(
+        totals["ops_per_sec"],
+        totals["ops"],
+        cpu,
+        r["client"]["cpu_s_per_million"],
+        queue,
+        lag,
+        (r.get("unsent") or {}).get("requests", 0),
+        [c["check"] for c in checks if not c["passed"]],
+    )
+
+
+def matched_connections(
+    t: Target, rate: int, most: int, log: Callable[[str], None]
+) -> tuple[int, dict[int, float]]:
+    """The closed loop's connection count, 1 to `most` (pipeline 1), whose throughput comes
+    nearest `rate`, and every probe's (connections -> requests/s): bisection on short
+    closed-loop probes, throughput growing with connections until the server is the limit.
+    Closed loop cannot be slower than one connection against this server: when one is
+    already above `rate`, it is 1."""
+    probes: dict[int, float] = {}
+
+    def probe(c: int) -> float:
+        probes[c] = paced_run(t, ol_spec(c, PROBE_SECONDS)).ops
+        log(f"    closed-loop probe: {c} connections, {probes[c]:,.0f} req/s")
+        return probes[c]
+
+    lo, hi = 1, most
+    if probe(lo) < rate and probe(hi) > rate:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if probe(mid) < rate:
+                lo = mid
+            else:
+                hi = mid
+    return min(probes, key=lambda c: abs(math.log(probes[c] / rate))), probes
+
+
+def med_of(xs: list[float | None]) -> float | None:
+    ys = [x for x in xs if x is not None]
+    return med(ys) if ys else None
+
+
+def open_loop(key: str, t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> dict:
+    """One OL scenario: open loop at its rate in each pacing mode, and closed loop at the
+    nearest throughput it can run at, in alternation (the first run rotates each round)."""
+    rate, conns = OPEN_LOOP[key]
+    seconds = max(1.0, OL_SECONDS * scale)
+    closed_conns, probes = matched_connections(t, rate, conns, log)
+    runs: dict[str, list[PacedRun]] = {p: [] for p in (*PACINGS, "closed")}
+    names = list(runs)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            if name == "closed":
+                spec = ol_spec(closed_conns, seconds)
+            else:
+                spec = ol_spec(conns, seconds, rate, name)
+            run = paced_run(t, spec)
+            runs[name].append(run)
+            lag = "" if run.lag_p99_us is None else f", send lag p99 {run.lag_p99_us:,.0f} us"
+            log(
+                f"  {key} round {r + 1}/{rounds} {name}: {run.ops:,.0f} req/s{lag}, "
+                f"{run.cpu_per_m:.2f} CPU s/M (workers {run.workers_cpu_per_m:.2f}), "
+                f"{run.unsent:,} unsent, failed checks: {', '.join(run.failed) or 'none'}"
+            )
+    closed = runs["closed"]
+    result: dict = {
+        "key": key,
+        "rate": rate,
+        "connections": conns,
+        "closed_connections": closed_conns,
+        "probes": probes,
+        "seconds": seconds,
+        "rounds": rounds,
+        "runs": {},
+    }
+    for name, rs in runs.items():
+        failed: dict[str, int] = {}
+        for run in rs:
+            for check in run.failed:
+                failed[check] = failed.get(check, 0) + 1
+        result["runs"][name] = {
+            "ops": med([x.ops for x in rs]),
+            "queue_us": med_of([x.queue_us for x in rs]),
+            "lag_p99_us": med_of([x.lag_p99_us for x in rs]),
+            "cpu_per_m": med([x.cpu_per_m for x in rs]),
+            "workers_cpu_per_m": med([x.workers_cpu_per_m for x in rs]),
+            # Paired: this run's figure over the closed loop's of the same round.
+            "cpu_ratio": med([a.cpu_per_m / b.cpu_per_m for a, b in zip(rs, closed)]),
+            "workers_cpu_ratio": med(
+                [a.workers_cpu_per_m / b.workers_cpu_per_m for a, b in zip(rs, closed)]
+            ),
+            "trusted": sum(not x.failed for x in rs),
+            "failed": failed,
+            "raw": [x.__dict__ for x in rs],
+        }
+    return result
+
+
+def ol_verdict(m: dict) -> tuple[bool, bool]:
+    """An open-loop mode's two targets: (send-lag p99 within LAG_TARGET_US, CPU per request
+    within OPEN_CPU_TARGET times closed loop's)."""
+    lag = m["lag_p99_us"]
+    return lag is not None and lag <= LAG_TARGET_US, m["cpu_ratio"] <= OPEN_CPU_TARGET
+
+
+def ol_table(res: dict) -> list[str]:
+    def us(x: float | None) -> str:
+        return "" if x is None else f"{x:,.1f}"
+
+    rate, conns, closed_conns = res["rate"], res["connections"], res["closed_connections"]
+    probes = ", ".join(f"{c}: {ops:,.0f}" for c, ops in sorted(res["probes"].items()))
+    lines = [
+        "",
+        f"{res['key']}: open loop, GET 1 KiB on 100k preloaded keys, {rate:,} requests/s in "
+        f"total over {conns} connections (uniform arrivals, 1 worker thread), "
+        f"{res['seconds']:g} s per run, each pacing mode and the closed loop in alternation, "
+        f"{res['rounds']} rounds, medians. Closed loop at a matched throughput: pipeline 1 on "
+        f"the connection count (1 to {conns}) whose {PROBE_SECONDS:g}-second closed-loop "
+        f"probes came nearest {rate:,} requests/s (probes, connections: req/s: {probes}; "
+        f"chosen: {closed_conns}); with the same {conns} connections a closed loop runs as "
+        "fast as the server answers, and one connection is as slow as it gets. CPU: the "
+        "client process's (rusage, user + sys) per million requests, the worker threads' "
+        "alone (client.cpu_s_per_million) in brackets; CPU open / closed: median of the "
+        "ratios paired by round:",
+        "",
+        "| run | achieved req/s | latency p50 - service p50 us | send lag p99 us "
+        "| client CPU s / 1M req (workers) | CPU open / closed (workers) | trusted runs "
+        "| target |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, m in res["runs"].items():
+        failed = ", ".join(f"{c} {k}x" for c, k in m["failed"].items())
+        trusted = f"{m['trusted']}/{res['rounds']}" + (f" (failed: {failed})" if failed else "")
+        if name == "closed":
+            plural = "s" if closed_conns > 1 else ""
+            label, ratio, target = f"closed loop, {closed_conns} connection{plural}", "1", ""
+        else:
+            lag_ok, cpu_ok = ol_verdict(m)
+            label = f"open, pacing {name}"
+            ratio = f"{m['cpu_ratio']:.2f} ({m['workers_cpu_ratio']:.2f})"
+            target = (
+                f"lag p99 <= {LAG_TARGET_US:g} us: {'met' if lag_ok else 'NOT met'}; "
+                f"CPU <= {OPEN_CPU_TARGET}x closed: {'met' if cpu_ok else 'NOT met'}"
+            )
+            if m["ops"] < RATE_REACHED * rate:
+                target += f"; rate not reached ({m['ops'] / rate:.0%}): an overloaded run"
+        lines.append(
+            f"| {label} | {m['ops']:,.0f} | {us(m['queue_us'])} | {us(m['lag_p99_us'])} "
+            f"| {m['cpu_per_m']:.2f} ({m['workers_cpu_per_m']:.2f}) | {ratio} | {trusted} "
+            f"| {target} |"
+        )
+    return lines
+
+
+def ol_summary(results: list[dict]) -> list[str]:
+    """The targets at every rate run, per pacing mode."""
+    if not results:
+        return []
+    keys = " and ".join(f"{r['key']} ({r['rate']:,} req/s)" for r in results)
+    lines = ["", f"Open-loop targets over {keys}:", ""]
+    for p in PACINGS:
+        verdicts = [ol_verdict(r["runs"][p]) for r in results]
+        lag = "met" if all(v[0] for v in verdicts) else "NOT met"
+        cpu = "met" if all(v[1] for v in verdicts) else "NOT met"
+        short = [r["key"] for r in results if r["runs"][p]["ops"] < RATE_REACHED * r["rate"]]
+        lines.append(
+            f"- pacing {p}: send-lag p99 <= {LAG_TARGET_US:g} us {lag}; CPU per request "
+            f"<= {OPEN_CPU_TARGET}x closed loop's {cpu}"
+            + (f" (rate not reached in {', '.join(short)}: overloaded)" if short else "")
+        )
+    return lines
+
+
 def machine() -> str:
     cpu = "unknown CPU"
     with contextlib.suppress(OSError, AttributeError):
@@ -801,9 +1039,13 @@ def machine() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply request counts")
     ap.add_argument(
-        "--only", default="", help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C"
+        "--scale", type=float, default=1.0, help="multiply request counts (OL1, OL2: run times)"
+    )
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2",
     )
     ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
@@ -832,6 +1074,8 @@ def main() -> None:
             "C3",
             "W5",
             "W5C",
+            "OL1",
+            "OL2",
         }
         rounds, scale = args.rounds, args.scale
     if args.soak:
@@ -845,6 +1089,7 @@ def main() -> None:
             sys.exit(f"bench: {exe} missing: run scripts/bench.sh (it builds both)")
     srv = Servers(tls=bool(only & {"W4", "W4E"}), cluster=bool(only & {"C3", "W5C"}))
     results: list[dict] = []
+    ol_results: list[dict] = []
     extra: list[str] = []
     try:
         tg = srv.targets()
@@ -862,6 +1107,14 @@ def main() -> None:
                 # 100-1000 B (redis-benchmark's 550 B), and W4 and W4E read them after it.
                 preload(tg["plain"], "key:", 12)
                 results.append(run_scenario(sc, tg, srv.cpu, rounds, scale, args.quick, log))
+        for key in OPEN_LOOP:
+            if key in only:
+                rate, conns = OPEN_LOOP[key]
+                log(f"{key}: open loop, {rate:,} req/s over {conns} connections, each pacing")
+                preload(tg["plain"], "key:", 12)
+                ol_results.append(open_loop(key, tg["plain"], rounds, scale, log))
+                extra += ol_table(ol_results[-1])
+        extra += ol_summary(ol_results)
         if "W5" in only:
             extra += w5(srv, args.connections, 20, log)
         if "W5C" in only:
@@ -872,8 +1125,13 @@ def main() -> None:
         srv.close()
     head = [
         f"{machine()}.",
-        f"{rounds} rounds in alternation; medians; ratios are respload (or resp-benchmark) "
-        "over redis-benchmark in the same round, median over rounds.",
+        f"{rounds} rounds in alternation; medians"
+        + (
+            "; ratios are respload (or resp-benchmark) over redis-benchmark in the same round, "
+            "median over rounds."
+            if results
+            else "."
+        ),
         "",
     ]
     text = (
@@ -888,7 +1146,7 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     out.with_suffix(".json").write_text(
-        json.dumps({"machine": machine(), "results": results}, indent=1)
+        json.dumps({"machine": machine(), "results": results, "open_loop": ol_results}, indent=1)
     )
     if args.quick:
         by = {r["key"]: r["tools"]["respload"] for r in results}
