@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compat;
 pub mod engine;
