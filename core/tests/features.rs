@@ -7,16 +7,7 @@ use std::process::Command;
 fn linked(package: &str, extra: &[&str]) -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
-        .args([
-            "tree",
-            "--offline",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "-p",
-            package,
-        ])
+        .args(["tree", "-e", "normal", "--prefix", "none", "-p", package])
         .args(extra)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
