@@ -67,6 +67,8 @@ export interface ReportFields {
   slo?: SloResult
   /** Measured phases: requests due but never sent (as `phases[].unsent`), together. */
   unsent?: Unsent
+  /** Measured phases: the client's own part of the send lag (as `phases[].client_lag_ms`). */
+  clientLagMs?: Latency
   /** Whether to trust the report: every measured phase's checks (`phases[].validity`). */
   validity: Validity
 }
@@ -417,6 +419,13 @@ export interface PhaseReport {
    */
   unsent?: Unsent
   /**
+   * Open loop: the client's own part of the send lag (ms): from the moment a request could be
+   * written (its intended send time, or later, when its connection's pipeline had room again or the
+   * connection was back after a failure) to its write. A slow server fills pipelines and raises
+   * `send_lag_ms`, not this. Cluster mode: its send lag.
+   */
+  clientLagMs?: Latency
+  /**
    * Whether to trust this phase's figures, check by check (its own checks only; a phase not
    * measured has none).
    */
@@ -595,12 +604,12 @@ export interface Validity {
 /** One check of a run's own accuracy. */
 export interface ValidityCheck {
   /**
-   * `send_lag` (open loop: send-lag p99 against the larger of 10% of latency p50 and 0.05 ms),
-   * `arrivals` (Poisson arrivals: the Anderson-Darling statistic of a sample of the gaps between
-   * sends against the exponential, at the 1% level), `rate` (open loop: the achieved rate's
-   * relative error, within 1%, or three standard deviations of a Poisson count when fewer than
-   * 90,000 requests were due) or `client_busy` (the busiest worker thread's CPU share, at most
-   * 0.8).
+   * `client_lag` (open loop: the p99 of the client's own lateness, `client_lag_ms`, against the
+   * larger of 10% of latency p50 and 0.05 ms), `arrivals` (Poisson arrivals: the Anderson-Darling
+   * statistic of a sample of the gaps between sends against the exponential, at the 1% level),
+   * `rate` (open loop: the achieved rate's relative error, within 1%, or three standard deviations
+   * of a Poisson count when fewer than 90,000 requests were due) or `client_busy` (the busiest
+   * worker thread's CPU share, at most 0.8).
    */
   check: string
   /** The phase checked. */
@@ -608,8 +617,8 @@ export interface ValidityCheck {
   /** Whether the value is within the limit. */
   passed: boolean
   /**
-   * What was measured (ms for `send_lag`, A*² for `arrivals`, a relative error for `rate`, a share
-   * of one core for `client_busy`).
+   * What was measured (ms for `client_lag`, A*² for `arrivals`, a relative error for `rate`, a
+   * share of one core for `client_busy`).
    */
   value: number
   /** The largest value that passes. */

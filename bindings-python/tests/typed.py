@@ -29,6 +29,7 @@ _LEFT_OUT_WHEN = {
     "waiting_max": None,
     "behind_ms_max": None,
     "unsent": None,
+    "client_lag_ms": None,
     "server_cpu_percent": None,
 }
 

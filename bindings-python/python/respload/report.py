@@ -436,8 +436,8 @@ class ValidityCheck:
     """One of the run's checks on itself: whether its figures describe the server."""
 
     check: str
-    """``"send_lag"`` (open loop: send-lag p99 against the larger of 10% of the latency p50
-    and 0.05 ms), ``"arrivals"`` (poisson arrivals: the Anderson-Darling statistic of the
+    """``"client_lag"`` (open loop: the p99 of ``client_lag_ms``, the client's own lateness,
+    against the larger of 10% of the latency p50 and 0.05 ms), ``"arrivals"`` (poisson arrivals: the Anderson-Darling statistic of the
     gaps between sends against the exponential, at the 1% level), ``"rate"`` (open loop: the
     achieved rate's relative error) or ``"client_busy"`` (``client.busy_max``, at most
     0.8)."""
@@ -611,6 +611,10 @@ def _server(d: _Json) -> dict[str, Any]:
     }
 
 
+def _latency_or_none(d: _Json | None) -> Latency | None:
+    return Latency.from_dict(d) if d is not None else None
+
+
 def _validity(d: _Json) -> Validity:
     """A report's or a phase's ``validity``; trusted with no checks when absent (as the core
     reads a report written before schema 2)."""
@@ -675,6 +679,10 @@ class PhaseReport:
     unsent: Unsent | None = None
     """Open loop: the requests due but never sent when the phase ended; ``None`` when there
     were none."""
+    client_lag_ms: Latency | None = None
+    """Open loop: the client's own part of the send lag (ms), from when a request could be
+    written (its intended time, or when its connection had room again) to its write; ``None``
+    in closed loop."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -696,6 +704,7 @@ class PhaseReport:
             output_error=d.get("output_error"),
             server=ServerFacts.from_dict(d["server"]) if d.get("server") else None,
             unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
+            client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
             **_server(d),
         )
 
@@ -743,6 +752,9 @@ class Report:
     unsent: Unsent | None = None
     """Open loop: the requests due but never sent when the measured phases ended; ``None``
     when there were none."""
+    client_lag_ms: Latency | None = None
+    """Open loop: the client's own part of the send lag over the measured phases (as
+    ``PhaseReport.client_lag_ms``); ``None`` in closed loop."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -767,6 +779,7 @@ class Report:
             nodes=_commands(d.get("nodes", {})),
             error=d.get("error"),
             unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
+            client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
             **_server(d),
         )
 

@@ -1098,6 +1098,12 @@ impl ClusterClient {
                 };
                 record(&mut rec.commands[p.cmd as usize]);
                 record(rec.node(i, |k| cluster.name(k)));
+                if open {
+                    // Node pipelines are not tracked: the client's lateness is the send lag.
+                    rec.client_lag
+                        .get_or_insert_with(Default::default)
+                        .record(lag);
+                }
                 ok |= !matches!(reply, Reply::Error { .. });
             }
             n.rstart += len;

@@ -62,6 +62,9 @@ pub struct Connection {
     pacer: Option<(Pacer, Deadline)>,
     /// Open loop: when the last measured request was written (for the arrivals sample).
     last_sent: Option<Instant>,
+    /// Open loop: since when a request could be written (the connection up, its pipeline
+    /// with room): a request due before waited for the server, not for the client.
+    room_at: Instant,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     framer: Framer,
@@ -89,6 +92,7 @@ impl Connection {
             generator,
             pacer: pacer.map(|p| (p, Deadline::new(shared.pace_timer.as_ref()))),
             last_sent: None,
+            room_at: Instant::now(),
             shared,
             ctl,
             framer: Framer::new(),
@@ -137,6 +141,7 @@ impl Connection {
                         if let Ok(client) = attempt {
                             self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
+                            self.room_at = self.now;
                             stream = Some(client.into_stream());
                         }
                     }
@@ -211,6 +216,7 @@ impl Connection {
                 self.shared.reconnects.set(self.shared.reconnects.get() + 1);
                 self.shared.opened(&self.ctl, 1);
                 self.now = Instant::now();
+                self.room_at = self.now;
                 return Some(client.into_stream());
             }
             backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -289,6 +295,7 @@ impl Connection {
                 }
                 if let Some((pacer, _)) = &self.pacer {
                     self.sample_gaps(t, added, pacer.gap());
+                    self.record_client_lag(t, added);
                 }
                 if n == added {
                     // The reply timeout runs from the oldest request in flight.
@@ -321,6 +328,9 @@ impl Connection {
             }
             let owed = self.inflight.len();
             self.process_replies(lean)?;
+            if owed >= self.shared.pipeline && self.inflight.len() < owed {
+                self.room_at = self.now; // the pipeline has room again
+            }
             if self.inflight.len() < owed {
                 // The reply timeout runs from the last whole reply: bytes trickling in
                 // without ending one do not hold it off.
@@ -365,6 +375,18 @@ impl Connection {
             gaps.offer(0.0);
         }
         self.last_sent = Some(t);
+    }
+
+    /// Open loop: the client's own lateness of the `added` requests just written at `t`,
+    /// each from when it could have gone: its intended time, or when the connection had room.
+    fn record_client_lag(&mut self, t: Instant, added: usize) {
+        let n = self.inflight.len();
+        let mut rec = self.shared.recorder.borrow_mut();
+        let lag = rec.client_lag.get_or_insert_with(Default::default);
+        for p in self.inflight.range(n - added..).filter(|p| p.measured) {
+            let ready = p.intended.max(self.room_at);
+            lag.record(t.saturating_duration_since(ready).as_nanos() as u64);
+        }
     }
 
     /// Open loop with nothing in flight: sleep until the next request is due, or until no

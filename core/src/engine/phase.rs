@@ -438,6 +438,7 @@ pub fn run_phase(
         server: None,
         slo: None,
         unsent: Unsent::of(total.unsent.as_deref()),
+        client_lag_ms: total.client_lag.as_deref().map(crate::stats::latency_of),
         validity: Validity::default(),
         workload: phase.redacted(),
     };

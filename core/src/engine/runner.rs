@@ -309,6 +309,7 @@ fn execute(
         report.commands = commands;
         report.nodes = crate::stats::node_stats(rec, report.duration_s);
         report.unsent = crate::stats::Unsent::of(rec.unsent.as_deref());
+        report.client_lag_ms = rec.client_lag.as_deref().map(crate::stats::latency_of);
     }
     let checks = report.phases.iter().flat_map(|p| p.validity.checks.clone());
     report.validity = crate::stats::Validity::of(checks.collect());
@@ -342,6 +343,7 @@ fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, lab
     if let Some(u) = rec.unsent.as_deref() {
         acc_rec.unsent.get_or_insert_with(Default::default).merge(u);
     }
+    acc_rec.merge_client_lag(rec);
     for (label, c) in labels.iter().zip(&rec.commands) {
         match acc_labels.iter().position(|l| l == label) {
             Some(i) => acc_rec.commands[i].merge(c),

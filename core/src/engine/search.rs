@@ -142,6 +142,7 @@ pub fn run_search(
                 curve,
             }),
             unsent: None,
+            client_lag_ms: None,
             validity: crate::stats::Validity::default(),
             workload: phase.redacted(),
         },

@@ -311,6 +311,10 @@ pub struct Recorder {
     /// Open loop: requests due (measured) but never sent when the phase stopped, each
     /// recorded with how long it had been due then (a lower bound of its latency).
     pub unsent: Option<Box<Timings>>,
+    /// Open loop: the client's own lateness per measured request, from the moment it could
+    /// be written (its intended send time, or later, when its connection's pipeline had room
+    /// again or the connection was back) to its write.
+    pub client_lag: Option<Box<Timings>>,
 }
 
 impl Recorder {
@@ -321,6 +325,7 @@ impl Recorder {
             nodes: Vec::new(),
             marks: SuccessMarks::default(),
             unsent: None,
+            client_lag: None,
         }
     }
 
@@ -333,6 +338,9 @@ impl Recorder {
         self.marks = SuccessMarks::default();
         if let Some(u) = &mut self.unsent {
             u.clear();
+        }
+        if let Some(l) = &mut self.client_lag {
+            l.clear();
         }
     }
 
@@ -362,8 +370,22 @@ impl Recorder {
         self.merge_commands(other);
         self.merge_nodes(other);
         self.marks.merge(&other.marks);
+        self.merge_client_lag(other);
         if let Some(u) = other.unsent.as_deref().filter(|u| !u.histogram.is_empty()) {
             self.unsent.get_or_insert_with(Default::default).merge(u);
+        }
+    }
+
+    /// Add `other`'s client lateness only.
+    pub fn merge_client_lag(&mut self, other: &Recorder) {
+        if let Some(l) = other
+            .client_lag
+            .as_deref()
+            .filter(|l| !l.histogram.is_empty())
+        {
+            self.client_lag
+                .get_or_insert_with(Default::default)
+                .merge(l);
         }
     }
 

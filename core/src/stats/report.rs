@@ -293,6 +293,12 @@ pub struct PhaseReport {
     /// or the client fell behind); left out when every request due was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsent: Option<Unsent>,
+    /// Open loop: the client's own part of the send lag (ms): from the moment a request
+    /// could be written (its intended send time, or later, when its connection's pipeline had
+    /// room again or the connection was back after a failure) to its write. A slow server
+    /// fills pipelines and raises `send_lag_ms`, not this. Cluster mode: its send lag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_lag_ms: Option<Latency>,
     /// Whether to trust this phase's figures, check by check (its own checks only; a phase
     /// not measured has none).
     #[serde(default)]
@@ -435,6 +441,9 @@ pub struct Report {
     /// Measured phases: requests due but never sent (as `phases[].unsent`), together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsent: Option<Unsent>,
+    /// Measured phases: the client's own part of the send lag (as `phases[].client_lag_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_lag_ms: Option<Latency>,
     /// Whether to trust the report: every measured phase's checks (`phases[].validity`).
     #[serde(default)]
     pub validity: Validity,

@@ -7,10 +7,10 @@ use super::recorder::Timings;
 use super::report::{latency_of, Latency, PhaseReport};
 use serde::{Deserialize, Serialize};
 
-/// Send lag tolerated: this share of the latency's median ...
-pub const SEND_LAG_SHARE: f64 = 0.1;
+/// The client's lateness tolerated: this share of the latency's median ...
+pub const CLIENT_LAG_SHARE: f64 = 0.1;
 /// ... or this many milliseconds (50 us), whichever is larger.
-pub const SEND_LAG_FLOOR_MS: f64 = 0.05;
+pub const CLIENT_LAG_FLOOR_MS: f64 = 0.05;
 /// Relative error of the achieved rate tolerated (widened for small Poisson counts).
 pub const RATE_TOLERANCE: f64 = 0.01;
 /// A worker thread busier than this (CPU over wall time) delays its own requests.
@@ -37,8 +37,8 @@ impl Default for Validity {
 /// One check of a run's own accuracy.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct ValidityCheck {
-    /// `send_lag` (open loop: send-lag p99 against the larger of 10% of latency p50 and
-    /// 0.05 ms), `arrivals` (Poisson arrivals: the Anderson-Darling statistic of a sample of
+    /// `client_lag` (open loop: the p99 of the client's own lateness, `client_lag_ms`,
+    /// against the larger of 10% of latency p50 and 0.05 ms), `arrivals` (Poisson arrivals: the Anderson-Darling statistic of a sample of
     /// the gaps between sends against the exponential, at the 1% level), `rate` (open loop:
     /// the achieved rate's relative error, within 1%, or three standard deviations of a
     /// Poisson count when fewer than 90,000 requests were due) or `client_busy` (the busiest
@@ -48,7 +48,7 @@ pub struct ValidityCheck {
     pub phase: String,
     /// Whether the value is within the limit.
     pub passed: bool,
-    /// What was measured (ms for `send_lag`, A*² for `arrivals`, a relative error for
+    /// What was measured (ms for `client_lag`, A*² for `arrivals`, a relative error for
     /// `rate`, a share of one core for `client_busy`).
     pub value: f64,
     /// The largest value that passes.
@@ -109,23 +109,24 @@ pub fn check_phase(p: &PhaseReport, poisson: bool, gaps: &GapSample) -> Vec<Vali
         limit,
         detail,
     };
-    if let Some(lag) = &p.totals.send_lag_ms {
-        let limit = (p.totals.latency_ms.p50 * SEND_LAG_SHARE).max(SEND_LAG_FLOOR_MS);
+    if let Some(lag) = &p.client_lag_ms {
+        let limit = (p.totals.latency_ms.p50 * CLIENT_LAG_SHARE).max(CLIENT_LAG_FLOOR_MS);
         let verdict = match lag.p99 <= limit {
             true => "the client sent on time",
             false => "the client, not the server, is in these figures",
         };
         checks.push(check(
-            "send_lag",
+            "client_lag",
             lag.p99,
             limit,
             format!(
-                "send-lag p99 {:.3} ms against latency p50 {:.3} ms (limit {limit:.3} ms): {verdict}",
+                "the client's own send lag p99 {:.3} ms against latency p50 {:.3} ms \
+                 (limit {limit:.3} ms): {verdict}",
                 lag.p99, p.totals.latency_ms.p50
             ),
         ));
     }
-    if poisson && p.totals.send_lag_ms.is_some() {
+    if poisson && p.client_lag_ms.is_some() {
         if let Some(a) = anderson_darling_exponential(&gaps.gaps) {
             let verdict = match a <= AD_CRITICAL_1PCT {
                 true => "consistent with Poisson arrivals",
@@ -201,7 +202,7 @@ mod tests {
             ..Stats::default()
         };
         p.totals.latency_ms.p50 = p50;
-        p.totals.send_lag_ms = lag_p99.map(|p99| Latency {
+        p.client_lag_ms = lag_p99.map(|p99| Latency {
             p99,
             ..Latency::default()
         });
@@ -227,7 +228,7 @@ mod tests {
         let none = GapSample::default();
         // On time, at the rate, with room.
         let good = check_phase(&phase(Some(0.04), 0.2, 100_000, 0.3), false, &none);
-        let want = vec![("send_lag", true), ("rate", true), ("client_busy", true)];
+        let want = vec![("client_lag", true), ("rate", true), ("client_busy", true)];
         assert_eq!(verdicts(&good), want);
         // 0.05 ms is the floor; above 10% of a 2 ms median, 0.2 ms is the limit.
         let late = check_phase(&phase(Some(0.06), 0.2, 100_000, 0.3), false, &none);
