@@ -1,6 +1,6 @@
 # respload: `make demo` runs the quickstart against a throwaway local redis-server;
-# `make test` runs every test suite and `make examples`; `make docs` builds the docs site
-# into site/. Each installs what is missing first.
+# `make test` runs every test suite and `make examples`; `make lint` runs every language's
+# linters; `make docs` builds the docs site into site/. Each installs what is missing first.
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
@@ -40,9 +40,11 @@ test-docs:
 docs:
 	scripts/docs.sh
 
+# Every language's linters (scripts/lint.sh): Rust (cargo fmt --check, clippy -D warnings),
+# Python (ruff check, ruff format --check), JavaScript (node --check, scripts/check-js.mjs,
+# the .d.ts typecheck). Installs a missing tool first; quick when all is there.
 lint:
-	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets --release -- -D warnings
+	scripts/lint.sh
 
 # A benchmark, never a test: W1-W5, TLS vs plaintext, cluster vs one node (docs/performance.md).
 bench: build

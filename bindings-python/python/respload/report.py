@@ -437,10 +437,10 @@ class ValidityCheck:
 
     check: str
     """``"client_lag"`` (open loop: the p99 of ``client_lag_ms``, the client's own lateness,
-    against the larger of 10% of the latency p50 and 0.05 ms), ``"arrivals"`` (poisson arrivals: the Anderson-Darling statistic of the
-    gaps between sends against the exponential, at the 1% level), ``"rate"`` (open loop: the
-    achieved rate's relative error) or ``"client_busy"`` (``client.busy_max``, at most
-    0.8)."""
+    against the larger of 10% of the latency p50 and 0.05 ms), ``"arrivals"`` (poisson
+    arrivals: the Anderson-Darling statistic of the gaps between sends against the
+    exponential, at the 1% level), ``"rate"`` (open loop: the achieved rate's relative error)
+    or ``"client_busy"`` (``client.busy_max``, at most 0.8)."""
     phase: str
     """The phase it checked."""
     passed: bool
