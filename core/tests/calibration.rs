@@ -1,0 +1,578 @@
+//! Calibration against a server whose service time is known: a Lua script that spins on
+//! `TIME` for N microseconds inside EVALSHA. Closed-loop latency is that time plus one round
+//! trip; an open loop at half capacity has the mean latency of an M/D/1 queue; above
+//! capacity the server's rate is what is achieved and the rest is counted as unsent; and
+//! precise pacing sends an idle server's requests on time where the coarse timer does not.
+
+mod common;
+
+use common::{workload, Server};
+use respload::{run, Report};
+use serde_json::{json, Value};
+
+/// Spin until `ARGV[1]` microseconds of wall-clock time have passed since the script began;
+/// returns the number of `TIME` calls after the first. A script may call `TIME` (Redis 5+
+/// replicates effects, not scripts).
+const SPIN: &str = "local s = redis.call('TIME') \
+    local t0 = tonumber(s[1]) * 1000000 + tonumber(s[2]) \
+    local n = tonumber(ARGV[1]) \
+    local k = 0 \
+    repeat \
+      local t = redis.call('TIME') \
+      k = k + 1 \
+      if tonumber(t[1]) * 1000000 + tonumber(t[2]) - t0 >= n then return k end \
+    until false";
+
+/// A server with the spin script loaded; its SHA1.
+fn spin_server() -> (Server, String) {
+    let server = Server::start(&[]);
+    let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
+    assert_eq!(sha.len(), 40, "SCRIPT LOAD answered {sha:?}");
+    // The script runs, and takes at least what it is asked to.
+    let started = std::time::Instant::now();
+    let k: u64 = server
+        .cli(&["EVALSHA", &sha, "0", "20000"])
+        .parse()
+        .unwrap();
+    assert!(started.elapsed().as_micros() >= 20_000 && k > 0);
+    (server, sha)
+}
+
+/// The template of one request that keeps the server busy for `us` microseconds.
+fn spin(sha: &str, us: u32) -> String {
+    format!("EVALSHA {sha} 0 {us}")
+}
+
+/// How long the server itself took per call of one command (the time inside the command,
+/// without reading the request and writing the reply), from INFO commandstats and
+/// latencystats since the last `CONFIG RESETSTAT`.
+#[derive(Debug)]
+struct ServerTime {
+    calls: u64,
+    /// Exact mean (us).
+    mean_us: f64,
+    /// Median (us), within Redis's histogram precision (under 1%).
+    p50_us: f64,
+}
+
+impl ServerTime {
+    /// Reset the server's statistics.
+    fn reset(server: &Server) {
+        assert_eq!(server.cli(&["CONFIG", "RESETSTAT"]), "OK");
+    }
+
+    fn read(server: &Server, command: &str) -> ServerTime {
+        let find = |section: &str, prefix: &str| -> String {
+            let info = server.cli(&["INFO", section]);
+            info.lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .unwrap_or_else(|| panic!("no {prefix} in {info}"))
+                .to_string()
+        };
+        // `name=value,name=value`
+        let field = |line: &str, name: &str| -> f64 {
+            line.split(',')
+                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+                .unwrap_or_else(|| panic!("no {name} in {line}"))
+                .parse()
+                .unwrap()
+        };
+        let stats = find("commandstats", &format!("cmdstat_{command}:"));
+        let latency = find(
+            "latencystats",
+            &format!("latency_percentiles_usec_{command}:"),
+        );
+        ServerTime {
+            calls: field(&stats, "calls") as u64,
+            mean_us: field(&stats, "usec_per_call"),
+            p50_us: field(&latency, "p50"),
+        }
+    }
+}
+
+/// The machine's CPU time (all CPUs, clock ticks) since boot, and the idle part of it, from
+/// /proc/stat (zeros elsewhere than Linux).
+fn cpu_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let cpu: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    // idle and iowait
+    let idle = cpu.get(3).copied().unwrap_or(0) + cpu.get(4).copied().unwrap_or(0);
+    (cpu.iter().sum(), idle)
+}
+
+/// CPU used on the machine by processes other than this test and its server, over a span:
+/// the figures here mean little when the machine was busy with something else.
+struct Others {
+    started: std::time::Instant,
+    total: u64,
+    ours: u64,
+    server_pid: String,
+}
+
+impl Others {
+    fn ticks_of(pid: &str) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // utime and stime, the 14th and 15th fields (after the parenthesised name).
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let field = |i: usize| f.get(i).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
+        // The state is field 3, the first after the name.
+        field(14 - 3) + field(15 - 3)
+    }
+
+    fn busy_ticks() -> u64 {
+        let (total, idle) = cpu_ticks();
+        total - idle
+    }
+
+    fn start(server: &Server) -> Others {
+        let info = server.cli(&["INFO", "server"]);
+        let server_pid = info
+            .lines()
+            .find_map(|l| l.strip_prefix("process_id:"))
+            .unwrap_or("0")
+            .to_string();
+        Others {
+            started: std::time::Instant::now(),
+            total: Self::busy_ticks(),
+            ours: Self::ticks_of("self") + Self::ticks_of(&server_pid),
+            server_pid,
+        }
+    }
+
+    /// Cores' worth of CPU the rest of the machine used since `start`.
+    fn cores(&self) -> f64 {
+        let total = Self::busy_ticks() - self.total;
+        let ours = Self::ticks_of("self") + Self::ticks_of(&self.server_pid) - self.ours;
+        // Clock ticks are 1/100 s on Linux.
+        total.saturating_sub(ours) as f64 / 100.0 / self.started.elapsed().as_secs_f64()
+    }
+}
+
+/// One calibration at a time, after the machine has been quiet for a second (or 30 s have
+/// passed): a spinning server takes a core, and timing figures need the other one.
+fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // Fraction of all CPUs busy over 500 ms.
+    let busy = || -> f64 {
+        let (t0, i0) = cpu_ticks();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let (t1, i1) = cpu_ticks();
+        match t1 > t0 {
+            true => 1.0 - (i1 - i0) as f64 / (t1 - t0) as f64,
+            false => 0.0,
+        }
+    };
+    let started = std::time::Instant::now();
+    let mut quiet = 0;
+    while quiet < 2 && started.elapsed().as_secs() < 30 {
+        quiet = if busy() < 0.25 { quiet + 1 } else { 0 };
+    }
+    eprintln!(
+        "calibration: waited {:.1} s for a quiet machine (quiet: {})",
+        started.elapsed().as_secs_f64(),
+        quiet == 2
+    );
+    guard
+}
+
+/// The round trip of a request that costs the server next to nothing: the p50 latency
+/// (ms) of a closed loop of PINGs on one connection, as respload measures it.
+fn ping_round_trip_ms(server: &Server) -> f64 {
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "threads": 1, "requests": 20000 },
+        "commands": [{ "name": "ping" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (20000, 0));
+    let rtt = report.totals.latency_ms.p50;
+    assert!(rtt > 0.0 && rtt < 1.0, "PING round trip {rtt} ms");
+    rtt
+}
+
+fn as_json(report: &Report) -> Value {
+    serde_json::to_value(report).unwrap()
+}
+
+/// The number at `pointer` of the report's JSON, panicking with the path when absent.
+fn num(v: &Value, pointer: &str) -> f64 {
+    v.pointer(pointer)
+        .and_then(Value::as_f64)
+        .unwrap_or_else(|| panic!("no number at {pointer}"))
+}
+
+/// The validity check named `name` of the report's JSON (panics when absent).
+fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
+    let checks = v
+        .pointer("/validity/checks")
+        .and_then(Value::as_array)
+        .unwrap_or_else(|| panic!("no validity.checks in the report"));
+    checks
+        .iter()
+        .find(|c| c["check"] == name)
+        .unwrap_or_else(|| panic!("no {name:?} check in {checks:?}"))
+}
+
+#[test]
+fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
+    let _one = exclusive();
+    let (server, sha) = spin_server();
+    let rtt = ping_round_trip_ms(&server);
+    ServerTime::reset(&server);
+    let others = Others::start(&server);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "threads": 1, "duration": "3s" },
+        "commands": [{ "template": spin(&sha, 2000) }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let st = ServerTime::read(&server, "evalsha");
+    let t = &report.totals;
+    let expected = 2.0 + rtt;
+    let served = st.p50_us / 1000.0 + rtt;
+    let figures = format!(
+        "p50 {:.4} ms, mean {:.4} ms; expected {expected:.4} ms (PING p50 {rtt:.4} ms); \
+         the server's own p50 {:.1} us, mean {:.1} us over {} calls; {} ops; other processes \
+         used {:.2} cores",
+        t.latency_ms.p50,
+        t.latency_ms.mean,
+        st.p50_us,
+        st.mean_us,
+        st.calls,
+        t.ops,
+        others.cores()
+    );
+    eprintln!("closed loop, 2 ms: {figures}");
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    // Back to back on one connection: about 3 s / 2.05 ms requests, each one a call.
+    assert!(t.ops > 1200, "{figures}");
+    assert_eq!(st.calls, t.ops, "{figures}");
+    // The spin takes what it is asked to (a machine too busy for these figures fails here).
+    assert!((st.p50_us / 2000.0 - 1.0).abs() < 0.02, "{figures}");
+    assert!(
+        (t.latency_ms.p50 / expected - 1.0).abs() < 0.03,
+        "{figures}"
+    );
+    // And against what the server says it took: more (a round trip), not much more. (A
+    // client asleep for 2 ms takes a little longer to wake to the reply than one answered at
+    // once: the excess over a PING's round trip, tens of microseconds here.)
+    assert!(t.latency_ms.p50 > st.p50_us / 1000.0, "{figures}");
+    assert!((t.latency_ms.p50 / served - 1.0).abs() < 0.03, "{figures}");
+    // Nothing is paced in a closed loop: no service time apart from latency, no send lag,
+    // nothing unsent.
+    assert!(t.service_ms.is_none());
+    let v = as_json(&report);
+    assert!(
+        v.pointer("/totals/send_lag_ms").is_none(),
+        "{}",
+        v["totals"]
+    );
+    assert!(v.pointer("/totals/send_lag_histogram").is_none());
+    assert!(v.get("unsent").is_none(), "{}", v["unsent"]);
+    assert!(v.pointer("/timeline/0/send_lag_ms").is_none());
+}
+
+#[test]
+fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
+    let _one = exclusive();
+    let (server, sha) = spin_server();
+    ServerTime::reset(&server);
+    let others = Others::start(&server);
+    // Poisson arrivals at 500/s, each request 1 ms of the server's time: rho = 0.5. One
+    // connection with one request in flight, so the queue is the client's: a request due
+    // while the one before is unanswered waits to be written, and its latency counts from
+    // when it was due. The server serves one request at a time in arrival order with a
+    // service time of the spin plus the round trip: an M/D/1 queue. (Not with many
+    // connections: redis-server runs every request that arrived together before writing
+    // any reply, so a request queued behind another is answered when the whole batch is
+    // done, not when it is.)
+    let rate = 500.0;
+    let report = run(&workload(json!({
+        "seed": 24,
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
+                  "warmup": "1s", "duration": "12s" },
+        "commands": [{ "template": spin(&sha, 1000) }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let st = ServerTime::read(&server, "evalsha");
+    let t = &report.totals;
+    let v = as_json(&report);
+    let svc = t
+        .service_ms
+        .clone()
+        .expect("open loop reports service time");
+    let lag = num(&v, "/totals/send_lag_ms/mean");
+    let client_lag = &v["client_lag_ms"];
+    // W = S + lambda E[S^2] / (2 (1 - rho)) (Pollaczek-Khinchine; with E[S^2] = S^2, M/D/1:
+    // 1.5 ms for S = 1 ms), S being the service time as respload measured it, from the
+    // write to the reply.
+    let (s, lambda) = (svc.mean, rate / 1000.0);
+    let rho = lambda * s;
+    let queue = lambda * (svc.stddev.powi(2) + s * s) / (2.0 * (1.0 - rho));
+    let expected = s + queue;
+    let figures = format!(
+        "latency mean {:.4} ms (p50 {:.4}, p99 {:.4}); expected {expected:.4} ms = service \
+         {s:.4} (stddev {:.4}) + queueing {queue:.4} (rho {rho:.3}); send lag mean {lag:.4}, \
+         the client's own {client_lag}; the server's own p50 {:.1} us, mean {:.1} us; {} ops at {:.1}/s; other processes \
+         used {:.2} cores",
+        t.latency_ms.mean,
+        t.latency_ms.p50,
+        t.latency_ms.p99,
+        svc.stddev,
+        st.p50_us,
+        st.mean_us,
+        t.ops,
+        t.ops_per_sec,
+        others.cores()
+    );
+    eprintln!("M/D/1 at rho 0.5: {figures}; validity {}", v["validity"]);
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!((t.ops_per_sec / rate - 1.0).abs() < 0.05, "{figures}");
+    // The spin takes what it is asked to (a machine too busy for these figures fails here),
+    // and the service time respload sees is that plus a round trip.
+    assert!((st.p50_us / 1000.0 - 1.0).abs() < 0.03, "{figures}");
+    assert!((st.mean_us / 1000.0 - 1.0).abs() < 0.05, "{figures}");
+    assert!(
+        s > st.mean_us / 1000.0 && s < st.mean_us / 1000.0 + 0.2,
+        "{figures}"
+    );
+    // The mean latency from intended send times is the M/D/1 one.
+    assert!(
+        (t.latency_ms.mean / expected - 1.0).abs() < 0.10,
+        "{figures}"
+    );
+    // Each request's latency is its send lag plus its service time.
+    assert!(
+        (t.latency_ms.mean / (lag + s) - 1.0).abs() < 0.01,
+        "{figures}"
+    );
+    // Poisson arrivals are checked as such.
+    let arrivals = check(&v, "arrivals");
+    assert!(arrivals["value"].as_f64().is_some() && arrivals["limit"] == 1.957);
+    assert_eq!(arrivals["phase"], "main");
+}
+
+#[test]
+fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
+    let _one = exclusive();
+    let (server, sha) = spin_server();
+    ServerTime::reset(&server);
+    let others = Others::start(&server);
+    // 300/s to a server that serves 200/s. Eight requests in flight keep the server busy all
+    // along (it never waits for the client); the third of the requests it cannot take pile
+    // up in the client, due and unsent.
+    let (rate, secs) = (300.0, 6.0);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 8, "threads": 1, "rate": rate, "duration": "6s" },
+        "commands": [{ "template": spin(&sha, 5000) }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let st = ServerTime::read(&server, "evalsha");
+    let capacity = 1e6 / st.mean_us;
+    let t = &report.totals;
+    let v = as_json(&report);
+    let unsent = v.get("unsent").cloned().unwrap_or(Value::Null);
+    let figures = format!(
+        "{} ops at {:.2}/s over {:.3} s; server p50 {:.1} us, mean {:.1} us ({capacity:.1}/s) \
+         over {} calls; other processes used {:.2} cores; unsent {unsent}",
+        t.ops,
+        t.ops_per_sec,
+        report.duration_s,
+        st.p50_us,
+        st.mean_us,
+        st.calls,
+        others.cores()
+    );
+    eprintln!("above capacity: {figures}; validity {}", v["validity"]);
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert_eq!(st.calls, t.ops, "{figures}");
+    // The server was never left waiting: the rate achieved is the one it can serve...
+    assert!((t.ops_per_sec / capacity - 1.0).abs() < 0.03, "{figures}");
+    // ... which is 200/s (a machine too busy for these figures fails here).
+    assert!((t.ops_per_sec / 200.0 - 1.0).abs() < 0.10, "{figures}");
+
+    assert!(unsent.is_object(), "no unsent: {figures}");
+    assert_eq!(v["phases"][0]["unsent"], unsent);
+    let requests = num(&unsent, "/requests");
+    let waited_max = num(&unsent, "/waited_ms/max");
+    assert!(requests > 0.0 && waited_max > 0.0, "{figures}");
+    // Every request due in the measured time was either answered or is unsent.
+    let due = rate * secs;
+    assert!(
+        ((t.ops as f64 + requests) / due - 1.0).abs() < 0.03,
+        "{} + {requests} vs {due}: {figures}",
+        t.ops
+    );
+    // Each connection falls behind its schedule at a steady pace: at the end, the requests
+    // due in the last (1 - capacity / rate) of the run are unsent, the oldest due that long
+    // ago, the newest just due.
+    let behind = 1.0 - capacity / rate;
+    assert!((requests / (due * behind) - 1.0).abs() < 0.15, "{figures}");
+    assert!(
+        (waited_max / (secs * behind * 1000.0) - 1.0).abs() < 0.2,
+        "{figures}"
+    );
+    assert!(num(&unsent, "/waited_ms/min") < 50.0, "{figures}");
+    // Requests waited for the server, not for the client: seconds of send lag, none of it
+    // the client's own.
+    let (send_lag, client_lag) = (
+        num(&v, "/totals/send_lag_ms/p99"),
+        num(&v, "/client_lag_ms/p99"),
+    );
+    assert!(send_lag > 1000.0, "send lag p99 {send_lag}: {figures}");
+    assert!(
+        client_lag < 1.0,
+        "client lag {}: {figures}",
+        v["client_lag_ms"]
+    );
+    assert_eq!(check(&v, "client_lag")["passed"], true);
+    // A run that did not achieve its rate is not trusted, and says so.
+    let rate_check = check(&v, "rate");
+    assert_eq!(rate_check["passed"], false, "{rate_check}");
+    assert!(num(rate_check, "/value").abs() > 0.2, "{rate_check}");
+    assert_eq!(v["validity"]["trusted"], false);
+    assert_eq!(v["phases"][0]["validity"]["trusted"], false);
+}
+
+/// GETs to an idle server at 10,000/s over 10 connections for 4 s, paced by `pacing`.
+/// The report's JSON, with `others_cores` added: the cores other processes used meanwhile.
+fn idle_open_loop(server: &Server, pacing: Option<&str>) -> Value {
+    let mut load = json!({ "connections": 10, "rate": 10000, "duration": "4s" });
+    if let Some(p) = pacing {
+        load["pacing"] = json!(p);
+    }
+    let others = Others::start(server);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": load,
+        "commands": [{ "name": "get" }],
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let t = &report.totals;
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    assert!(
+        (t.ops_per_sec / 10000.0 - 1.0).abs() < 0.02,
+        "{pacing:?}: {}",
+        t.ops_per_sec
+    );
+    let mut v = as_json(&report);
+    v["others_cores"] = json!(others.cores());
+    v
+}
+
+#[test]
+fn precise_pacing_sends_on_time_where_the_coarse_timer_does_not() {
+    let _one = exclusive();
+    let server = Server::start(&[]);
+    let precise = idle_open_loop(&server, None);
+    let coarse = idle_open_loop(&server, Some("coarse"));
+    // Latency from the intended send time less service time from the write: the client's
+    // own delay in sending.
+    let gap = |v: &Value| num(v, "/totals/latency_ms/p50") - num(v, "/totals/service_ms/p50");
+    let figure = |v: &Value| {
+        format!(
+            "latency p50 {:.4} ms, service p50 {:.4} ms, send lag p50 {:.4} p99 {:.4} max \
+             {:.4} ms, busy_max {}, other processes used {:.2} cores",
+            num(v, "/totals/latency_ms/p50"),
+            num(v, "/totals/service_ms/p50"),
+            num(v, "/totals/send_lag_ms/p50"),
+            num(v, "/totals/send_lag_ms/p99"),
+            num(v, "/totals/send_lag_ms/max"),
+            v["client"]["busy_max"],
+            num(v, "/others_cores")
+        )
+    };
+    let figures = format!("precise: {}; coarse: {}", figure(&precise), figure(&coarse));
+    eprintln!("10,000/s idle: {figures}");
+    eprintln!(
+        "validity precise {}, coarse {}",
+        precise["validity"], coarse["validity"]
+    );
+    // The target is a p99 under 0.1 ms; a shared 2-core machine is allowed more.
+    assert!(num(&precise, "/totals/send_lag_ms/p99") < 0.5, "{figures}");
+    assert!(gap(&precise) < 0.2, "{figures}");
+    // tokio's 1 ms timer sends a request up to a tick late, a few hundred microseconds in
+    // the median.
+    assert!(gap(&coarse) > gap(&precise) + 0.2, "{figures}");
+    assert!(
+        num(&coarse, "/totals/send_lag_ms/p50") > num(&precise, "/totals/send_lag_ms/p50"),
+        "{figures}"
+    );
+    // The same figure per command, in the phase and in the timeline.
+    for v in [&precise, &coarse] {
+        assert_eq!(
+            v["totals"]["send_lag_ms"],
+            v["commands"]["GET"]["send_lag_ms"]
+        );
+        assert_eq!(
+            v["totals"]["send_lag_ms"],
+            v["phases"][0]["totals"]["send_lag_ms"]
+        );
+        assert!(v["totals"]["send_lag_histogram"].is_string());
+        let rows = v["timeline"].as_array().unwrap();
+        assert!(rows.len() >= 4, "{rows:?}");
+        assert!(
+            rows[..3]
+                .iter()
+                .all(|r| r["send_lag_ms"]["p99"].is_number()),
+            "{rows:?}"
+        );
+        // The client kept up: at most the few requests due in the last moment before the
+        // end are left unsent.
+        if let Some(unsent) = v.get("unsent") {
+            let ops = num(v, "/totals/ops");
+            assert!(num(unsent, "/requests") < ops / 1000.0, "{unsent}");
+            assert!(num(unsent, "/waited_ms/max") < 10.0, "{unsent}");
+        }
+    }
+    // The client's own lateness is part of the send lag. With an idle server and precise
+    // pacing a request can nearly always be written when it is due: its send lag is the
+    // client's. (Not with the coarse timer: a request sent a millisecond late holds the
+    // connection's next one, due meanwhile, until its reply; that wait is not counted as
+    // the client's.)
+    for v in [&precise, &coarse] {
+        let (own, all) = (&v["client_lag_ms"], &v["totals"]["send_lag_ms"]);
+        assert!(
+            num(own, "/p99") <= num(all, "/p99") * 1.001,
+            "{own} vs {all}"
+        );
+        assert!(num(own, "/mean") <= num(all, "/mean"), "{own} vs {all}");
+    }
+    let (own, all) = (&precise["client_lag_ms"], &precise["totals"]["send_lag_ms"]);
+    assert!(
+        (num(own, "/p50") / num(all, "/p50") - 1.0).abs() < 0.1,
+        "{own} vs {all}"
+    );
+    // The client-lag check reports the p99 of the client's own lateness against max(10% of
+    // latency p50, 0.05 ms).
+    for v in [&precise, &coarse] {
+        let c = check(v, "client_lag");
+        let p99 = num(v, "/client_lag_ms/p99");
+        let limit = (0.1 * num(v, "/totals/latency_ms/p50")).max(0.05);
+        assert!(
+            (num(c, "/value") - p99).abs() <= 0.01 * p99 + 1e-6,
+            "{c} vs p99 {p99}"
+        );
+        assert!(
+            (num(c, "/limit") - limit).abs() <= 1e-3 * limit,
+            "{c} vs limit {limit}"
+        );
+        assert_eq!(c["passed"], num(c, "/value") <= num(c, "/limit"), "{c}");
+    }
+}
