@@ -68,6 +68,11 @@ export interface RunOptions {
   onProgress?: (snapshot: Snapshot) => void
   /** Aborting stops the traffic within a second; run() then rejects with an AbortError. */
   signal?: AbortSignal
+  /**
+   * `[index, count]`: run shard `index` (0-based) of `count` hosts running the workload
+   * together (see `shardSpec`).
+   */
+  shard?: [number, number]
 }
 
 /**
@@ -78,12 +83,12 @@ export interface RunOptions {
 export declare function run(workload: Workload, options?: RunOptions): Promise<Report>
 
 /** Start a run and return its handle (throws `SpecError` for an invalid workload). */
-export declare function start(workload: Workload, options?: Pick<RunOptions, 'onProgress'>): Runner
+export declare function start(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard'>): Runner
 
 /** A run in progress. */
 export declare class Runner implements AsyncIterable<Snapshot> {
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
-  constructor(workload: Workload, options?: Pick<RunOptions, 'onProgress'>)
+  constructor(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard'>)
   /** Whether the run is over. */
   readonly done: boolean
   /** The report once the run is over; rejects with the run's error. */
@@ -113,6 +118,15 @@ export declare function loadSpec(path: string | URL, options?: LoadSpecOptions):
 
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 export declare function validateSpec(workload: Workload): Workload
+
+/**
+ * Shard `index` (0-based) of `count` hosts running `workload` together: the normalized spec of
+ * this host's share (its connections, request budgets and rate, the shares summing to the
+ * whole; a contiguous part of `keys.range` where keys are walked in order; its own seed; fault
+ * drills and server observation on shard 0 only). Throws `SpecError` naming what cannot be
+ * shared (fewer connections or requests than shards, a connection ramp, an SLO search).
+ */
+export declare function shardSpec(workload: Workload, shard: [number, number]): Workload
 
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
@@ -207,6 +221,7 @@ declare const respload: {
   Report: typeof Report
   loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
+  shardSpec: typeof shardSpec
   fromRedisBenchmark: typeof fromRedisBenchmark
   fromMemtier: typeof fromMemtier
   RespLoadError: typeof RespLoadError

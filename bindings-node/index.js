@@ -342,6 +342,27 @@ function loadSpec(path, options = {}) {
   return JSON.parse(callNative(() => native.loadSpec(toPath(path), scale ?? undefined, varsJson)))
 }
 
+/** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
+function shardOf(shard) {
+  const ok = Array.isArray(shard) && shard.length === 2 &&
+    shard.every((n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff) && shard[0] < shard[1]
+  if (!ok) {
+    throw new TypeError(`shard: expected [index, count] with 0 <= index < count, e.g. [0, 3], not ${JSON.stringify(shard)}`)
+  }
+  return shard
+}
+
+/**
+ * Shard `index` of `count` hosts running `workload` together: the normalized spec of this
+ * host's share (its connections, request budgets and rate, the shares summing to the whole; a
+ * contiguous part of `keys.range` where keys are walked in order; its own seed; drills and
+ * server observation on shard 0 only). Throws `SpecError` naming what cannot be shared.
+ */
+function shardSpec(workload, shard) {
+  const [index, count] = shardOf(shard)
+  return JSON.parse(callNative(() => native.shardSpec(workloadJson(workload), index, count)))
+}
+
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 function validateSpec(workload) {
   return JSON.parse(callNative(() => native.normalizeSpec(workloadJson(workload))))
@@ -410,7 +431,11 @@ class Runner {
     })
     // Errors reach the caller through wait(), run() or the iterator; never as unhandled.
     this.#result.catch(() => {})
-    const json = workloadJson(workload)
+    let json = workloadJson(workload)
+    if (options.shard !== undefined) {
+      const [index, count] = shardOf(options.shard)
+      json = callNative(() => native.shardSpec(json, index, count))
+    }
     this.#native = callNative(() => new native.NativeRunner(json, (event) => this.#onEvent(event)))
   }
 
@@ -513,10 +538,10 @@ function isAbortSignal(signal) {
  * is the partial report.
  */
 async function run(workload, options = {}) {
-  const { onProgress, signal } = options
+  const { onProgress, signal, shard } = options
   if (signal !== undefined && !isAbortSignal(signal)) throw new TypeError('signal must be an AbortSignal')
   if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason })
-  const runner = new Runner(workload, { onProgress })
+  const runner = new Runner(workload, { onProgress, shard })
   const onAbort = () => runner.stop()
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
@@ -535,6 +560,7 @@ module.exports = {
   Report,
   loadSpec,
   validateSpec,
+  shardSpec,
   fromRedisBenchmark,
   fromMemtier,
   RespLoadError,

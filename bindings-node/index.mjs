@@ -8,6 +8,7 @@ export const {
   Report,
   loadSpec,
   validateSpec,
+  shardSpec,
   fromRedisBenchmark,
   fromMemtier,
   RespLoadError,

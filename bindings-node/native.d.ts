@@ -87,3 +87,11 @@ export declare function normalizeSpec(workloadJson: string): string
  * yet, unknown options, bad values, and `-l` (only the CLI repeats runs).
  */
 export declare function redisBenchmarkSpec(line: string): string
+
+/**
+ * Shard `index` (0-based) of `count` hosts running a workload (JSON text) together: the
+ * normalized spec of this host's share, as JSON text (`Workload::shard` in the core).
+ *
+ * Throws `ERR_RESPLOAD_SPEC` naming the field that cannot be shared.
+ */
+export declare function shardSpec(workloadJson: string, index: number, count: number): string

@@ -842,3 +842,4 @@ module.exports.loadSpec = nativeBinding.loadSpec
 module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec
+module.exports.shardSpec = nativeBinding.shardSpec

@@ -13,4 +13,4 @@ mod workload;
 
 pub use report::{check_report, hdr_log};
 pub use runner::NativeRunner;
-pub use workload::{load_spec, memtier_spec, normalize_spec, redis_benchmark_spec};
+pub use workload::{load_spec, memtier_spec, normalize_spec, redis_benchmark_spec, shard_spec};

@@ -45,6 +45,18 @@ pub fn normalize_spec(env: Env, workload_json: String) -> Result<String> {
         .map_err(|e| to_js(&env, &e))
 }
 
+/// Shard `index` (0-based) of `count` hosts running a workload (JSON text) together: the
+/// normalized spec of this host's share, as JSON text (`Workload::shard` in the core).
+///
+/// Throws `ERR_RESPLOAD_SPEC` naming the field that cannot be shared.
+#[napi]
+pub fn shard_spec(env: Env, workload_json: String, index: u32, count: u32) -> Result<String> {
+    parse(&workload_json)
+        .and_then(|w| w.shard(index, count))
+        .and_then(|w| spec_json(&w))
+        .map_err(|e| to_js(&env, &e))
+}
+
 /// Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
 /// is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one
 /// phase per test, and the warnings redis-benchmark would print.

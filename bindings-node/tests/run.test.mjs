@@ -2,7 +2,7 @@
 // the event loop stays free, progress arrives per interval, abort is prompt and keeps the report.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, test } from 'node:test'
-import { AbortError, Report, run, start } from 'respload'
+import { AbortError, Report, run, shardSpec, SpecError, start } from 'respload'
 import { startRedis } from 'respload/testing'
 import { setKeys } from './helpers.mjs'
 
@@ -250,4 +250,28 @@ test('an onProgress callback that throws stops the run, and run() rejects with i
   ).catch((e) => e)
   assert.equal(err, boom)
   assert.ok(Date.now() - startedAt < 3000, `took ${Date.now() - startedAt} ms`)
+})
+
+test('the shards of a workload send it exactly, each its own part of the keys', async () => {
+  await redis.command('CONFIG', 'RESETSTAT') // the server is shared by this file's tests
+  const spec = {
+    target: { url: redis.url },
+    load: { connections: 4, requests: 10 },
+    keys: { prefix: 'shard:', range: [0, 8], distribution: 'sequential' },
+    commands: [{ name: 'set' }],
+    observe: { info: false },
+  }
+  const loads = [0, 1, 2].map((i) => shardSpec(spec, [i, 3]))
+  assert.deepEqual(loads.map((s) => [s.load.connections, s.load.requests]), [[2, 4], [1, 3], [1, 3]])
+  assert.deepEqual(loads.map((s) => s.keys.range), [[0, 2], [3, 5], [6, 8]])
+  const ops = []
+  for (const i of [0, 1, 2]) ops.push((await run(spec, { shard: [i, 3] })).totals.ops)
+  assert.deepEqual(ops, [4, 3, 3])
+  assert.equal(await redis.command('DBSIZE'), 9)
+  assert.match(await redis.command('INFO', 'commandstats'), /cmdstat_set:calls=10,/)
+  assert.throws(() => shardSpec({ load: { connections: 2 } }, [0, 3]), (e) =>
+    e instanceof SpecError && e.path === 'load.connections' && /2 connections/.test(e.message))
+  for (const bad of [[3, 3], [0], 'x', [-1, 2]]) {
+    assert.throws(() => start(spec, { shard: bad }), TypeError, JSON.stringify(bad))
+  }
 })

@@ -75,6 +75,12 @@ impl Workload {
         Ok(Workload { inner })
     }
 
+    /// Shard `index` of `count` hosts running this workload together.
+    fn shard(&self, index: u32, count: u32) -> PyResult<Self> {
+        let inner = self.inner.shard(index, count).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
     /// The normalized spec as JSON text, passwords redacted unless `redact` is false (then
     /// it parses back to this workload).
     #[pyo3(signature = (redact=true))]

@@ -247,3 +247,36 @@ def test_with_overrides_returns_a_new_workload() -> None:
     with pytest.raises(respload.SpecError) as caught:
         w.with_overrides(load={"pipeline": 0})
     assert caught.value.path == "load.pipeline"
+
+
+def test_shards_of_a_workload_send_it_exactly(redis: Redis) -> None:
+    w = respload.Workload(
+        target=redis.target(),
+        load={"connections": 4, "requests": 10},
+        keys={"prefix": "shard:", "range": [0, 8], "distribution": "sequential"},
+        commands=[{"name": "set"}],
+        observe={"info": False},
+    )
+    loads = [w.shard(i, 3).to_dict()["load"] for i in range(3)]
+    assert [(x["connections"], x["requests"]) for x in loads] == [(2, 4), (1, 3), (1, 3)]
+    ranges = [w.shard(i, 3).to_dict()["keys"]["range"] for i in range(3)]
+    assert ranges == [[0, 2], [3, 5], [6, 8]]
+    ops = [respload.run(w, shard=(i, 3)).totals.ops for i in range(3)]
+    assert ops == [4, 3, 3]
+    # Each shard walked its own part of the keys: 9 keys, 10 SETs (shard 0 wrapped once).
+    assert redis.call("DBSIZE") == 9
+    assert redis.calls("set") == 10
+
+
+def test_a_shard_that_cannot_be_made_is_named() -> None:
+    w = respload.Workload(load={"connections": 2})
+    with pytest.raises(respload.SpecError) as caught:
+        w.shard(0, 3)
+    assert caught.value.path == "load.connections"
+    assert "2 connections" in caught.value.reason
+    with pytest.raises(ValueError, match=r"shard: 3/3"):
+        w.shard(3, 3)
+    with pytest.raises(TypeError, match="shard index"):
+        w.shard("0", 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"shard: expected \(index, count\)"):
+        respload.Runner(w, shard=1)

@@ -146,6 +146,27 @@ class Workload:
             )
         )
 
+    def shard(self, index: int, count: int) -> Workload:
+        """Shard ``index`` (0-based) of ``count`` hosts running this workload together: this
+        host's share of the connections, the request budgets and the rate (the shares sum to
+        the whole), a contiguous part of ``keys.range`` in phases that walk keys in order (so
+        the hosts together visit every key once), its own seed; fault drills and server
+        observation stay with shard 0. Raises :class:`~respload.SpecError` naming the field
+        that cannot be shared (fewer connections or requests than shards, a connection ramp,
+        an SLO search)::
+
+            mine = Workload.from_file("spec.toml").shard(1, 3)
+        """
+        for name, value in (("index", index), ("count", count)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"shard {name}: expected an int, not {type(value).__name__}")
+        if not 0 <= index < count <= 2**32 - 1:
+            raise ValueError(
+                f"shard: {index}/{count}: expected index from 0 to count - 1 (a count of at "
+                "least 1)"
+            )
+        return Workload._wrap(self._native.shard(index, count))
+
     def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
         """The normalized spec (defaults filled in), with passwords replaced by ``"***"``
         unless ``redact=False`` (then ``Workload.from_dict`` of it is this workload)."""
@@ -165,7 +186,18 @@ WorkloadLike = Union[Workload, Mapping[str, Any], str, "os.PathLike[str]"]
 
 
 def to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:
-    """Resolve the ``workload`` argument and keyword fields of ``run()`` into a Workload."""
+    """Resolve the ``workload`` argument and keyword fields of ``run()`` into a Workload;
+    ``shard=(index, count)`` among them runs that shard of it (:meth:`Workload.shard`)."""
+    shard = fields.pop("shard", None)
+    resolved = _to_workload(workload, fields)
+    if shard is None:
+        return resolved
+    if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+        raise TypeError(f"shard: expected (index, count), e.g. (0, 3), not {shard!r}")
+    return resolved.shard(shard[0], shard[1])
+
+
+def _to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:
     if workload is None:
         return Workload(**fields)
     if isinstance(workload, Workload):

@@ -82,6 +82,11 @@ pub(crate) struct RunArgs {
     /// An interrupted run fails it too.
     #[arg(long = "check", value_name = "LIMIT=VALUE", value_parser = parse_limit)]
     pub(crate) checks: Vec<(String, f64)>,
+    /// Run shard I of N (0-based) of the workload, as one of N hosts running it together:
+    /// this host's share of the connections, requests, rate and keys walked in order
+    /// (`Workload::shard`; docs/guide.md).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub(crate) shard: Option<(u32, u32)>,
     #[command(flatten)]
     pub(crate) vars: SpecVars,
     #[command(flatten)]
@@ -107,6 +112,19 @@ impl SpecVars {
             scale: self.scale.clone(),
             vars: self.vars.iter().cloned().collect(),
         }
+    }
+}
+
+fn parse_shard(text: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("`{text}`: expected I/N, e.g. 0/3 (shard I of N, I from 0 to N - 1)");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    match i < n {
+        true => Ok((i, n)),
+        false => Err(bad()),
     }
 }
 

@@ -172,6 +172,9 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     } else {
         base
     };
+    if let Some((index, count)) = args.shard {
+        workload = workload.shard(index, count)?;
+    }
     if args.hdr_log.is_some() {
         // The log is written from the timeline's interval histograms.
         for p in &mut workload.phases {

@@ -11,6 +11,7 @@ mod json_text;
 mod keys;
 mod load;
 mod output;
+mod shard;
 mod slo;
 mod slots;
 mod target;
@@ -226,10 +227,16 @@ impl Workload {
             };
             out.push(Phase::from_json(raw, &prefix)?);
         }
-        output::distinct_files(&out)?;
-        expiry_used(&out)?;
-        share_tls_configs(&mut out);
-        Ok(Workload { phases: out })
+        Self::assemble(out)
+    }
+
+    /// The workload of validated phases: the checks across phases made, TLS configurations
+    /// shared.
+    fn assemble(mut phases: Vec<Phase>) -> Result<Self> {
+        output::distinct_files(&phases)?;
+        expiry_used(&phases)?;
+        share_tls_configs(&mut phases);
+        Ok(Workload { phases })
     }
 
     /// Parse and validate a TOML document.

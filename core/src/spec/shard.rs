@@ -1,0 +1,257 @@
+//! Shards: one host's exact share of a workload that several hosts run together
+//! (`respload run --shard I/N`, `Workload::shard`).
+//!
+//! Budgets and connections are split so that the shares sum exactly to the whole; rates
+//! follow the connections (every connection keeps the rate it would have had alone, so the
+//! hosts together offer the workload's rate); a phase that walks keys in order (`sequential`
+//! or `parallel`) gets a contiguous part of `keys.range`, so the hosts together visit every
+//! key once; fault drills and server observation stay with shard 0.
+
+use super::{Distribution, Phase, Requests, Workload};
+use crate::{Error, Result};
+use serde_json::{json, Value as Json};
+
+/// `total` split into `count` shares that differ by at most one and sum to `total`, the
+/// larger first.
+pub fn split(total: u64, count: u32) -> Vec<u64> {
+    let count = count.max(1) as u64;
+    (0..count)
+        .map(|i| total / count + u64::from(i < total % count))
+        .collect()
+}
+
+/// The first value of share `index` when `total` values are split by [`split`].
+fn offset(total: u64, count: u32, index: u32) -> u64 {
+    split(total, count)[..index as usize].iter().sum()
+}
+
+/// SplitMix64's finalizer, so that each shard's seed is far from the others'.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The seed of shard `index` of a run seeded with `seed`: distinct per shard, reproducible.
+pub fn shard_seed(seed: u64, index: u32) -> u64 {
+    mix(seed ^ mix(u64::from(index) + 1))
+}
+
+impl Workload {
+    /// Shard `index` (0-based) of `count` hosts running this workload together: its exact
+    /// share of every phase (see the module documentation). An error names the field that
+    /// cannot be shared (fewer connections or requests than shards, a connection ramp or an
+    /// SLO search, which are not split).
+    pub fn shard(&self, index: u32, count: u32) -> Result<Workload> {
+        if count == 0 || index >= count {
+            return Err(Error::spec(
+                "shard",
+                format!("{index}/{count}: a shard is I/N with N at least 1 and I from 0 to N - 1"),
+            ));
+        }
+        if count == 1 {
+            return Ok(self.clone());
+        }
+        let n = self.phases.len();
+        let mut raw = Vec::with_capacity(n);
+        for (i, phase) in self.phases.iter().enumerate() {
+            let prefix = if n > 1 {
+                format!("phases[{i}].")
+            } else {
+                String::new()
+            };
+            raw.push((shard_phase(phase, &prefix, index, count)?, prefix));
+        }
+        let phases = raw
+            .into_iter()
+            .map(|(spec, prefix)| Phase::from_json(spec, &prefix))
+            .collect::<Result<Vec<_>>>()?;
+        Workload::assemble(phases)
+    }
+}
+
+/// One phase's normalized spec, cut to shard `index` of `count`.
+fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Json> {
+    let spec = &phase.spec;
+    let at = |field: &str| format!("{prefix}{field}");
+    let load = &spec.load;
+    let refuse = |field: &str, why: &str| -> Result<Json> {
+        Err(Error::spec(
+            at(field),
+            format!("cannot be split into {count} shards: {why}"),
+        ))
+    };
+    if load.connections_ramp.is_some() {
+        return refuse("load.connections_ramp", "run the ramp from one host");
+    }
+    if spec.slo.is_some() {
+        return refuse("slo", "an SLO search runs from one host");
+    }
+    let conns = u64::from(load.connections);
+    if conns < u64::from(count) {
+        return refuse(
+            "load.connections",
+            &format!("{conns} connections, and every shard needs at least one"),
+        );
+    }
+    let mut raw = serde_json::to_value(spec).map_err(|e| Error::spec("", e))?;
+    let mine = split(conns, count)[index as usize];
+    raw["load"]["connections"] = json!(mine);
+    if let Some(t) = load.threads {
+        raw["load"]["threads"] = json!(u64::from(t).min(mine));
+    }
+    // Every connection keeps its own rate: the shards' rates sum to the whole.
+    let share = mine as f64 / conns as f64;
+    if let Some(rate) = load.rate {
+        raw["load"]["rate"] = json!(rate * share);
+    }
+    if let Some(r) = load.rate_ramp {
+        raw["load"]["rate_ramp"]["start"] = json!(r.start * share);
+        raw["load"]["rate_ramp"]["end"] = json!(r.end * share);
+        raw["load"]["rate_ramp"]["step"] = json!(r.step * share);
+    }
+    if let Some(Requests::Count(total)) = load.requests {
+        if total < u64::from(count) {
+            return refuse(
+                "load.requests",
+                &format!("{total} requests, and every shard needs at least one"),
+            );
+        }
+        raw["load"]["requests"] = json!(split(total, count)[index as usize]);
+    }
+    let ordered = phase.mix.iter().any(|e| {
+        matches!(
+            e.distribution,
+            Distribution::Sequential | Distribution::Parallel
+        )
+    });
+    if ordered {
+        let [lo, hi] = spec.keys.range;
+        let keys = hi - lo + 1;
+        if keys < u64::from(count) {
+            return refuse(
+                "keys.range",
+                &format!("{keys} keys walked in order, and every shard needs at least one"),
+            );
+        }
+        let first = lo + offset(keys, count, index);
+        let last = first + split(keys, count)[index as usize] - 1;
+        raw["keys"]["range"] = json!([first, last]);
+    }
+    if let Some(seed) = spec.seed {
+        raw["seed"] = json!(shard_seed(seed, index));
+    }
+    if index > 0 {
+        // Drills and server observation are the run's, not each host's: shard 0 has them.
+        raw["events"] = json!([]);
+        raw["observe"]["info"] = json!(false);
+    }
+    Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workload(toml: &str) -> Workload {
+        Workload::from_toml_str(toml).unwrap()
+    }
+
+    #[test]
+    fn shares_sum_to_the_whole() {
+        assert_eq!(split(7, 3), vec![3, 2, 2]);
+        assert_eq!(split(2, 3), vec![1, 1, 0]);
+        assert_eq!(
+            split(u64::MAX, 2).iter().map(|&n| n as u128).sum::<u128>(),
+            u64::MAX as u128
+        );
+        for (total, count) in [(0, 1), (1, 1), (10, 4), (1_000_003, 7), (5, 5)] {
+            let s = split(total, count);
+            assert_eq!(s.len(), count as usize);
+            assert_eq!(s.iter().sum::<u64>(), total);
+            assert!(s.iter().max().unwrap() - s.iter().min().unwrap() <= 1);
+        }
+        assert_eq!(offset(10, 4, 0), 0);
+        assert_eq!(offset(10, 4, 2), 6);
+    }
+
+    #[test]
+    fn budgets_connections_rates_and_keys_are_split_exactly() {
+        let w = workload(
+            "seed = 9\n[load]\nconnections = 5\nthreads = 3\n[keys]\nrange = [10, 19]\n\
+             [[phases]]\nname = 'fill'\nmeasured = false\n\
+             load = { requests = 'all_keys' }\nkeys = { distribution = 'sequential' }\n\
+             [[phases]]\nname = 'm'\nload = { requests = 7, rate = 1000.0 }\n\
+             [[phases]]\nname = 'r'\nload = { duration = '1s', rate_ramp = { start = 100.0, end = 500.0, step = 200.0, step_duration = '1s' } }",
+        );
+        let shards: Vec<Workload> = (0..3).map(|i| w.shard(i, 3).unwrap()).collect();
+        let load = |s: &Workload, p: usize| s.phases[p].spec.load.clone();
+        let conns: Vec<u32> = shards.iter().map(|s| load(s, 0).connections).collect();
+        assert_eq!(conns, vec![2, 2, 1]);
+        assert_eq!(load(&shards[2], 1).threads, Some(1));
+        // Every key of [10, 19] exactly once, in contiguous parts.
+        let ranges: Vec<[u64; 2]> = shards.iter().map(|s| s.phases[0].spec.keys.range).collect();
+        assert_eq!(ranges, vec![[10, 13], [14, 16], [17, 19]]);
+        // 7 requests: 3 + 2 + 2.
+        let budgets: Vec<_> = shards.iter().map(|s| load(s, 1).requests).collect();
+        assert_eq!(
+            budgets,
+            vec![
+                Some(Requests::Count(3)),
+                Some(Requests::Count(2)),
+                Some(Requests::Count(2))
+            ]
+        );
+        // Rates follow the connections and sum to the whole, ramps too.
+        let rate: f64 = shards.iter().map(|s| load(s, 1).rate.unwrap()).sum();
+        assert!((rate - 1000.0).abs() < 1e-9, "{rate}");
+        assert_eq!(load(&shards[0], 1).rate, Some(400.0));
+        for k in 0..3 {
+            let r: f64 = shards
+                .iter()
+                .map(|s| load(s, 2).rate_ramp.unwrap().rates()[k])
+                .sum();
+            assert!((r - [100.0, 300.0, 500.0][k]).abs() < 1e-9, "step {k}: {r}");
+        }
+        // A random distribution keeps the whole range.
+        assert_eq!(shards[1].phases[1].spec.keys.range, [10, 19]);
+        // Seeds: distinct, reproducible.
+        let seeds: Vec<_> = shards
+            .iter()
+            .map(|s| s.phases[1].spec.seed.unwrap())
+            .collect();
+        assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2] && seeds[0] != 9);
+        assert_eq!(w.shard(1, 3).unwrap().phases[1].spec.seed, Some(seeds[1]));
+        // Observation stays with shard 0.
+        assert!(shards[0].phases[1].spec.observe.info);
+        assert!(!shards[1].phases[1].spec.observe.info);
+        // One shard is the workload.
+        assert_eq!(w.shard(0, 1).unwrap().to_json_value(), w.to_json_value());
+    }
+
+    #[test]
+    fn what_cannot_be_shared_is_named() {
+        let err = |toml: &str, i, n| workload(toml).shard(i, n).unwrap_err().to_string();
+        let e = err("[load]\nconnections = 2", 0, 3);
+        assert!(
+            e.contains("load.connections") && e.contains("2 connections"),
+            "{e}"
+        );
+        let e = err("[load]\nrequests = 2\nconnections = 5", 0, 3);
+        assert!(
+            e.contains("load.requests") && e.contains("2 requests"),
+            "{e}"
+        );
+        let e = err("[load]\nconnections = 4", 3, 3);
+        assert!(e.contains("shard") && e.contains("3/3"), "{e}");
+        let e = err("[load]\nconnections = 4", 0, 0);
+        assert!(e.contains("0/0"), "{e}");
+        let e = err(
+            "[load]\nconnections = 4\nduration = '2s'\nconnections_ramp = { start = 2, step = 1, step_duration = '1s' }",
+            1,
+            2,
+        );
+        assert!(e.contains("load.connections_ramp"), "{e}");
+    }
+}
