@@ -7,7 +7,7 @@
 // layer's own: the Report class's methods, budgets, runs, spec loading and errors.
 
 import type { Workload } from './spec'
-import type { ReportFields, Snapshot } from './report'
+import type { PhaseReport, ReportFields, Snapshot } from './report'
 
 export * from './spec'
 export * from './report'
@@ -39,6 +39,15 @@ export declare class Report {
   constructor(json: object | string)
   /** Same as `new Report(json)`. */
   static fromJSON(json: object | string): Report
+  /**
+   * Read a report written by `respload run --json` or `save()`: an older schema version is
+   * upgraded, a newer one throws `SpecError` naming its version; a missing file, `FileError`.
+   */
+  static load(path: string | URL): Report
+  /** Write the canonical JSON (what `respload run --json` writes) to `path`. */
+  save(path: string | URL): void
+  /** The phase named `name`, or `undefined` when the run had none of that name. */
+  phase(name: string): PhaseReport | undefined
   /** The canonical JSON form, snake_case (what `JSON.stringify(report)` writes). */
   toJSON(): Record<string, unknown>
   /**

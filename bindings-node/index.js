@@ -8,6 +8,7 @@
 
 const assert = require('node:assert')
 const { fileURLToPath } = require('node:url')
+const { writeFileSync } = require('node:fs')
 const native = require('./native.js')
 
 // ---------------------------------------------------------------------------------------------
@@ -230,6 +231,25 @@ class Report {
   /** Same as `new Report(json)`. */
   static fromJSON(json) {
     return new Report(json)
+  }
+
+  /**
+   * Read a report written by `respload run --json` or `report.save()`: an older schema version
+   * is upgraded, a newer one throws `SpecError` naming its version; a missing file throws
+   * `FileError`.
+   */
+  static load(path) {
+    return new Report(JSON.parse(callNative(() => native.loadReport(toPath(path)))))
+  }
+
+  /** Write the canonical JSON (what `respload run --json` writes) to `path`, for `Report.load()`. */
+  save(path) {
+    writeFileSync(toPath(path), JSON.stringify(this.#json, null, 2))
+  }
+
+  /** The phase named `name`, or `undefined` when the run had none of that name. */
+  phase(name) {
+    return this.phases.find((p) => p.name === name)
   }
 
   /** The canonical JSON form (snake_case keys), as written by `respload run --json`. */

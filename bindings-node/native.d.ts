@@ -50,6 +50,14 @@ export declare function checkReport(reportJson: string, budgetJson: string): str
 export declare function hdrLog(reportJson: string): string
 
 /**
+ * Read a report file (`respload run --json`, `report.save()`) as snake_case JSON text of the
+ * current schema: an older version upgraded, a newer one refused naming its version.
+ *
+ * Throws `ERR_RESPLOAD_FILE` or `ERR_RESPLOAD_SPEC`.
+ */
+export declare function loadReport(path: string): string
+
+/**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec as JSON text
  * (every default filled in, secrets kept so that the result can be run).
  *

@@ -838,6 +838,7 @@ module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.checkReport = nativeBinding.checkReport
 module.exports.hdrLog = nativeBinding.hdrLog
+module.exports.loadReport = nativeBinding.loadReport
 module.exports.loadSpec = nativeBinding.loadSpec
 module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec

@@ -15,6 +15,22 @@ pub fn check_report(env: Env, report_json: String, budget_json: String) -> Resul
     respload::stats::check_report(&report_json, &budget_json).map_err(|e| to_js(&env, &e))
 }
 
+/// Read a report file (`respload run --json`, `report.save()`) as snake_case JSON text of the
+/// current schema: an older version upgraded, a newer one refused naming its version.
+///
+/// Throws `ERR_RESPLOAD_FILE` or `ERR_RESPLOAD_SPEC`.
+#[napi]
+pub fn load_report(env: Env, path: String) -> Result<String> {
+    std::fs::read_to_string(&path)
+        .map_err(|source| respload::Error::File {
+            path: path.clone(),
+            source,
+        })
+        .and_then(|text| respload::Report::upgraded_json(&text))
+        .map(|json| json.to_string())
+        .map_err(|e| to_js(&env, &e))
+}
+
 /// The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
 ///
 /// Throws `ERR_RESPLOAD_SPEC` (path `output.interval_histograms`) when the report kept no

@@ -1,7 +1,10 @@
 // Reports: the camelCase rule, toJSON() giving the canonical snake_case JSON, and check().
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
-import { Report, SpecError, run } from 'respload'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileError, Report, SpecError, run } from 'respload'
 import { startRedis } from 'respload/testing'
 import { setKeys } from './helpers.mjs'
 
@@ -261,4 +264,23 @@ test('check() and hdrLog() read back a report whose seed a JavaScript number can
     () => big.hdrLog(),
     (err) => err instanceof SpecError && err.path === 'output.interval_histograms',
   )
+})
+
+test('save() writes a report that Report.load() reads back; phase() finds a phase by name', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'respload-report-'))
+  try {
+    const path = join(dir, 'report.json')
+    clean.save(path)
+    const back = Report.load(path)
+    assert.deepEqual(back.toJSON(), clean.toJSON())
+    const name = clean.phases[0].name
+    assert.equal(back.phase(name).totals.ops, clean.phases[0].totals.ops)
+    assert.equal(back.phase('nope'), undefined)
+    // A newer schema version is refused by its version; a missing file is a FileError.
+    writeFileSync(path, JSON.stringify({ ...clean.toJSON(), schema_version: 99 }))
+    assert.throws(() => Report.load(path), (e) => e instanceof SpecError && /99: this report was written by a newer/.test(e.message))
+    assert.throws(() => Report.load(join(dir, 'missing.json')), FileError)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

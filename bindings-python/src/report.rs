@@ -13,6 +13,21 @@ pub fn check_report(report_json: &str, budget_json: &str) -> PyResult<Option<Str
     respload::stats::check_report(report_json, budget_json).map_err(to_py)
 }
 
+/// Read a report file (`respload run --json`, `Report.save`) as JSON text of the current
+/// schema: an older version upgraded, a newer one refused naming its version. Raises
+/// `FileError` or `SpecError`.
+#[pyfunction]
+pub fn load_report(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+    py.detach(|| {
+        let text = std::fs::read_to_string(&path).map_err(|source| respload::Error::File {
+            path: path.display().to_string(),
+            source,
+        })?;
+        respload::Report::upgraded_json(&text).map(|json| json.to_string())
+    })
+    .map_err(to_py)
+}
+
 /// The report's timeline (its JSON text) as an HdrHistogram interval log. Raises
 /// `SpecError` (path `output.interval_histograms`) when the report kept no interval
 /// histograms.

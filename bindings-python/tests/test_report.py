@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -357,3 +358,39 @@ def test_a_phase_on_another_server_has_its_own_facts(
     assert there.address == redis_with_password.address
     assert there.version == report.server.version
     assert typed_json(report) == report.to_dict()
+
+
+def test_a_saved_report_loads_back_and_finds_its_phases(
+    report: respload.Report, tmp_path: Path
+) -> None:
+    path = tmp_path / "report.json"
+    report.save(path)
+    back = respload.Report.load(path)
+    assert back.to_dict() == report.to_dict()
+    name = report.phases[0].name
+    assert back.phase(name).totals.ops == report.phases[0].totals.ops
+    with pytest.raises(KeyError, match=r"no phase 'nope' in this report \(phases: "):
+        back.phase("nope")
+    # A newer schema version is refused by its version; a missing file is a FileError.
+    newer = report.to_dict()
+    newer["schema_version"] = 99
+    path.write_text(json.dumps(newer))
+    with pytest.raises(respload.SpecError, match=r"99: this report was written by a newer"):
+        respload.Report.load(path)
+    with pytest.raises(respload.FileError):
+        respload.Report.load(tmp_path / "missing.json")
+
+
+def test_a_schema_1_report_loads_upgraded(report: respload.Report, tmp_path: Path) -> None:
+    old = report.to_dict()
+    old["schema_version"] = 1
+    for row in old["timeline"]:
+        row.pop("send_lag_ms", None)
+        row["send_lag_ms"] = 1.5  # schema 1's gauge, a number
+    old["client"]["send_lag_ms_max"] = 1.5
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    back = respload.Report.load(path)
+    assert back.schema_version == respload.SCHEMA_VERSION
+    assert all(r.behind_ms == 1.5 and r.send_lag_ms is None for r in back.timeline)
+    assert back.client.behind_ms_max == 1.5

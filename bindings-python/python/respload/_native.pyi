@@ -4,6 +4,7 @@ Workloads go in, snapshots and reports come out, as JSON text: the pure-Python p
 wraps them. Errors are raised as the classes of ``respload.exceptions``.
 """
 
+import os
 from typing import final
 
 __version__: str
@@ -15,6 +16,9 @@ def check_report(report_json: str, budget_json: str) -> str | None:
 
 def hdr_log(report_json: str) -> str:
     """The report's timeline as an HdrHistogram interval log."""
+
+def load_report(path: str | os.PathLike[str]) -> str:
+    """A report file as JSON text of the current schema (older versions upgraded)."""
 
 @final
 class Workload:

@@ -787,6 +787,27 @@ class Report:
     def from_dict(cls, d: _Json) -> Report:
         return cls.from_json(json.dumps(d))
 
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Report:
+        """Read a report written by ``respload run --json`` or :meth:`save`. A report of an
+        older schema version is upgraded; one of a newer version (from a newer respload)
+        raises :class:`~respload.SpecError` naming its version; a missing file raises
+        :class:`~respload.FileError`."""
+        return cls.from_json(_native.load_report(os.fspath(path)))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the report as the core's JSON (what ``respload run --json`` writes), for
+        :meth:`load` later."""
+        Path(path).write_text(self._json, encoding="utf-8")
+
+    def phase(self, name: str) -> PhaseReport:
+        """The phase named ``name``; ``KeyError`` (naming the phases there are) otherwise."""
+        for p in self.phases:
+            if p.name == name:
+                return p
+        names = ", ".join(repr(p.name) for p in self.phases) or "none"
+        raise KeyError(f"no phase {name!r} in this report (phases: {names})")
+
     def to_json(self) -> str:
         """The report as the core writes it (the CLI's ``--json``)."""
         return self._json

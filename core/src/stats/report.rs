@@ -453,18 +453,73 @@ impl Report {
     /// A report from its JSON text (a `--json` file, a binding's report), or an error saying
     /// it is not one.
     pub fn from_json_str(text: &str) -> crate::Result<Report> {
-        let bad = |e: serde_json::Error| {
-            crate::Error::spec("report", format!("not a respload report: {e}"))
-        };
-        let mut json: Json = serde_json::from_str(text).map_err(bad)?;
-        upgrade(&mut json);
-        serde_json::from_value(json).map_err(bad)
+        serde_json::from_value(Self::upgraded_json(text)?).map_err(not_a_report)
+    }
+
+    /// A report's JSON text read as the current schema: a version 1 report upgraded, one of
+    /// a later version (from a newer respload) refused, naming its version.
+    pub fn upgraded_json(text: &str) -> crate::Result<Json> {
+        let mut json: Json = serde_json::from_str(text).map_err(not_a_report)?;
+        match json.get("schema_version").and_then(Json::as_u64) {
+            None => {
+                return Err(crate::Error::spec(
+                    "report",
+                    "not a respload report: it has no schema_version",
+                ))
+            }
+            Some(v) if v > u64::from(SCHEMA_VERSION) => {
+                return Err(crate::Error::spec(
+                    "report.schema_version",
+                    format!(
+                        "{v}: this report was written by a newer respload; this one reads \
+                         schema versions 1 to {SCHEMA_VERSION}"
+                    ),
+                ))
+            }
+            Some(_) => upgrade(&mut json),
+        }
+        Ok(json)
+    }
+
+    /// Read a report written by `respload run --json` or [`Report::save`] (any schema
+    /// version up to this respload's, upgraded).
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> crate::Result<Report> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| crate::Error::File {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_json_str(&text).map_err(|e| match e {
+            crate::Error::Spec { path: p, message } => crate::Error::Spec {
+                path: p,
+                message: format!("{message} (in {})", path.display()),
+            },
+            other => other,
+        })
+    }
+
+    /// Write the report as pretty JSON (what `respload run --json` writes) to `path`.
+    pub fn save(&self, path: impl AsRef<std::path::Path>) -> crate::Result<()> {
+        let path = path.as_ref();
+        std::fs::write(path, self.to_json()).map_err(|source| crate::Error::File {
+            path: path.display().to_string(),
+            source,
+        })
+    }
+
+    /// The phase named `name`, if the run had one.
+    pub fn phase(&self, name: &str) -> Option<&PhaseReport> {
+        self.phases.iter().find(|p| p.name == name)
     }
 
     /// The report as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+fn not_a_report(e: serde_json::Error) -> crate::Error {
+    crate::Error::spec("report", format!("not a respload report: {e}"))
 }
 
 /// A report of schema version 1 read as version 2: the per-interval gauge `send_lag_ms` (a
@@ -733,6 +788,46 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("not a respload report"), "{e}");
+        // A newer one is refused by its version; one without a version is not a report.
+        v["schema_version"] = Json::from(SCHEMA_VERSION + 1);
+        let e = Report::from_json_str(&v.to_string())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("report.schema_version") && e.contains("newer respload"),
+            "{e}"
+        );
+        let e = Report::from_json_str("{}").unwrap_err().to_string();
+        assert!(e.contains("no schema_version"), "{e}");
+    }
+
+    #[test]
+    fn a_saved_report_loads_back_and_finds_its_phases() {
+        let mut r = Report {
+            schema_version: SCHEMA_VERSION,
+            seed: 7,
+            ..Report::default()
+        };
+        r.phases.push(PhaseReport {
+            name: "fill".into(),
+            ..PhaseReport::default()
+        });
+        let dir = std::env::temp_dir().join(format!("respload-save-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("r.json");
+        r.save(&path).unwrap();
+        let back = Report::from_file(&path).unwrap();
+        assert_eq!(back, r);
+        assert_eq!(back.phase("fill").map(|p| p.name.as_str()), Some("fill"));
+        assert!(back.phase("nope").is_none());
+        let e = Report::from_file(dir.join("missing.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("missing.json"), "{e}");
+        std::fs::write(&path, "{\"schema_version\": 99}").unwrap();
+        let e = Report::from_file(&path).unwrap_err().to_string();
+        assert!(e.contains("99") && e.contains("r.json"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
