@@ -198,20 +198,6 @@ function budgetJson(budget, where, allowCommands) {
 }
 
 /**
- * The warning of a report whose validity checks failed: each failed check, its phase and its
- * detail (the same text as Python's UntrustedReportWarning).
- */
-function untrustedMessage(validity) {
-  const checks = Array.isArray(validity.checks) ? validity.checks : []
-  const failed = checks.filter((c) => !c.passed)
-  const lines = failed.map((c) => `\n  - ${c.check} (${c.phase}): ${c.detail}`)
-  return (
-    `respload: this report's figures are not trusted (${failed.length} of ${checks.length} ` +
-    `validity checks failed):${lines.join('')}`
-  )
-}
-
-/**
  * The result of a run: the report's JSON schema with camelCase keys (see docs/node.md).
  * `toJSON()` gives the canonical snake_case JSON; `check()` asserts budgets.
  */
@@ -279,9 +265,10 @@ class Report {
     const limits = JSON.stringify(budgetJson(budget, 'check()', true))
     // The rules and the message are the core's, the same as Python's Report.check().
     const message = callNative(() => native.checkReport(JSON.stringify(this.#json), limits))
-    const validity = this.#json.validity
-    if (validity && validity.trusted === false) {
-      process.emitWarning(untrustedMessage(validity), {
+    // The core's text, as Python's check() and the CLI's --check give it.
+    const untrusted = callNative(() => native.validityWarning(JSON.stringify(this.#json)))
+    if (untrusted != null) {
+      process.emitWarning(untrusted, {
         type: 'UntrustedReportWarning',
         code: 'RESPLOAD_UNTRUSTED',
       })

@@ -103,3 +103,9 @@ export declare function redisBenchmarkSpec(line: string): string
  * Throws `ERR_RESPLOAD_SPEC` naming the field that cannot be shared.
  */
 export declare function shardSpec(workloadJson: string, index: number, count: number): string
+
+/**
+ * The warning of a report (its snake_case JSON text) whose validity checks failed; `null`
+ * when trusted.
+ */
+export declare function validityWarning(reportJson: string): string | null

@@ -844,3 +844,4 @@ module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec
 module.exports.shardSpec = nativeBinding.shardSpec
+module.exports.validityWarning = nativeBinding.validityWarning

@@ -31,6 +31,13 @@ pub fn load_report(env: Env, path: String) -> Result<String> {
         .map_err(|e| to_js(&env, &e))
 }
 
+/// The warning of a report (its snake_case JSON text) whose validity checks failed; `null`
+/// when trusted.
+#[napi]
+pub fn validity_warning(env: Env, report_json: String) -> Result<Option<String>> {
+    respload::stats::validity_warning(&report_json).map_err(|e| to_js(&env, &e))
+}
+
 /// The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
 ///
 /// Throws `ERR_RESPLOAD_SPEC` (path `output.interval_histograms`) when the report kept no

@@ -17,7 +17,7 @@ mod _native {
     #[pymodule_export]
     use super::cli::Cli;
     #[pymodule_export]
-    use super::report::{check_report, hdr_log, load_report};
+    use super::report::{check_report, hdr_log, load_report, validity_warning};
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]

@@ -28,6 +28,12 @@ pub fn load_report(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String>
     .map_err(to_py)
 }
 
+/// The warning of a report (its JSON text) whose validity checks failed; `None` when trusted.
+#[pyfunction]
+pub fn validity_warning(report_json: &str) -> PyResult<Option<String>> {
+    respload::stats::validity_warning(report_json).map_err(to_py)
+}
+
 /// The report's timeline (its JSON text) as an HdrHistogram interval log. Raises
 /// `SpecError` (path `output.interval_histograms`) when the report kept no interval
 /// histograms.

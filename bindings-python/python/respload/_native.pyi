@@ -17,6 +17,9 @@ def check_report(report_json: str, budget_json: str) -> str | None:
 def hdr_log(report_json: str) -> str:
     """The report's timeline as an HdrHistogram interval log."""
 
+def validity_warning(report_json: str) -> str | None:
+    """The warning of a report whose validity checks failed; ``None`` when trusted."""
+
 def load_report(path: str | os.PathLike[str]) -> str:
     """A report file as JSON text of the current schema (older versions upgraded)."""
 

@@ -621,18 +621,6 @@ def _validity(d: _Json) -> Validity:
     return Validity.from_dict(d["validity"]) if "validity" in d else Validity(True, [])
 
 
-def _untrusted(validity: Validity) -> UntrustedReportWarning:
-    """The warning of an untrusted report: each failed check, its phase and its detail (the
-    same text as Node's ``report.check()`` emits)."""
-    failed = validity.failed
-    lines = "".join(f"\n  - {c}" for c in failed)
-    return UntrustedReportWarning(
-        f"respload: this report's figures are not trusted ({len(failed)} of "
-        f"{len(validity.checks)} validity checks failed):{lines}",
-        failed,
-    )
-
-
 def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
@@ -1012,8 +1000,10 @@ class Report:
         }
         budget = {k: v for k, v in limits.items() if v is not None}
         message = _native.check_report(self._json, _dumps(budget, "check"))
-        if not self.validity.trusted:
-            warnings.warn(_untrusted(self.validity), stacklevel=2)
+        untrusted = _native.validity_warning(self._json)
+        if untrusted is not None:
+            # The core's text (Node's report.check() and the CLI's --check give the same).
+            warnings.warn(UntrustedReportWarning(untrusted, self.validity.failed), stacklevel=2)
         if message is not None:
             raise AssertionError(message)
         return self

@@ -219,13 +219,9 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
         write_hdr_log(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
-    if budget.is_some() && !report.validity.trusted {
+    if let Some(warning) = budget.as_ref().and(report.validity.warning()) {
         // A budget checked against figures the client distorted: said, not failed.
-        let why = report.validity.failures().join("; ");
-        let _ = writeln!(
-            console.stderr,
-            "respload: warning: the figures checked may not be trusted: {why}"
-        );
+        let _ = writeln!(console.stderr, "{warning}");
     }
     match budget.and_then(|b| report.check(&b)) {
         // A run that could not finish (2) says so already; the budget's verdict is 1.

@@ -228,6 +228,12 @@ impl Report {
     }
 }
 
+/// The warning of a report (its JSON text) whose validity checks failed
+/// ([`crate::stats::Validity::warning`]), for the bindings' `check()`; `None` when trusted.
+pub fn validity_warning(report_json: &str) -> Result<Option<String>> {
+    Ok(Report::from_json_str(report_json)?.validity.warning())
+}
+
 /// [`Report::check`] of a report's JSON text against a budget's ([`Budget::from_json_str`]),
 /// for the bindings, which hold reports as JSON.
 pub fn check_report(report_json: &str, budget_json: &str) -> Result<Option<String>> {

@@ -9,7 +9,7 @@ mod validity;
 
 pub use arrivals::{anderson_darling_exponential, GapSample, AD_CRITICAL_1PCT};
 pub use availability::{Availability, EventReport, Gap, GapTracker, Gaps};
-pub use check::{check_report, Budget, Limits};
+pub use check::{check_report, validity_warning, Budget, Limits};
 pub use recorder::{
     new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, Timings, MARK_BUCKET_NS,
     MAX_LATENCY_NS, SIGNIFICANT_DIGITS,

@@ -66,6 +66,24 @@ impl Validity {
         }
     }
 
+    /// The warning to give when not trusted (`None` when trusted): how many checks failed,
+    /// then one line each. The CLI's `--check`, Python's and Node's `check()` give this text.
+    pub fn warning(&self) -> Option<String> {
+        let failed = self.failures();
+        if self.trusted || failed.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "respload: this report's figures are not trusted ({} of {} validity checks failed):{}",
+            failed.len(),
+            self.checks.len(),
+            failed
+                .iter()
+                .map(|f| format!("\n  - {f}"))
+                .collect::<String>()
+        ))
+    }
+
     /// The checks that failed, one line each (empty when trusted).
     pub fn failures(&self) -> Vec<String> {
         self.checks
@@ -247,6 +265,9 @@ mod tests {
         let v = Validity::of(late);
         assert!(!v.trusted);
         assert_eq!(v.failures().len(), 1);
+        let w = v.warning().unwrap();
+        assert!(w.starts_with("respload: this report's figures are not trusted (1 of 3 validity checks failed):\n  - client_lag (m): the client's own send lag p99 0.060 ms"), "{w}");
+        assert_eq!(Validity::of(good).warning(), None);
     }
 
     #[test]
