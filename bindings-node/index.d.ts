@@ -82,6 +82,12 @@ export interface RunOptions {
    * together (see `shardSpec`).
    */
   shard?: [number, number]
+  /**
+   * Open the connections, then send the first request at this instant: a `Date`, UNIX seconds,
+   * or RFC 3339 text. Rejects with `SpecError` (path `start_at`) before any traffic when it
+   * passed by more than a second.
+   */
+  startAt?: Date | number | string
 }
 
 /**
@@ -92,12 +98,12 @@ export interface RunOptions {
 export declare function run(workload: Workload, options?: RunOptions): Promise<Report>
 
 /** Start a run and return its handle (throws `SpecError` for an invalid workload). */
-export declare function start(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard'>): Runner
+export declare function start(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard' | 'startAt'>): Runner
 
 /** A run in progress. */
 export declare class Runner implements AsyncIterable<Snapshot> {
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
-  constructor(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard'>)
+  constructor(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard' | 'startAt'>)
   /** Whether the run is over. */
   readonly done: boolean
   /** The report once the run is over; rejects with the run's error. */
@@ -136,6 +142,15 @@ export declare function validateSpec(workload: Workload): Workload
  * shared (fewer connections or requests than shards, a connection ramp, an SLO search).
  */
 export declare function shardSpec(workload: Workload, shard: [number, number]): Workload
+
+/**
+ * One report of the reports of hosts that ran one workload together: the shards of
+ * `run(spec, { shard: [i, n] })`, each once, or several runs of one workload; `Report` objects
+ * or report file paths. The percentiles are those of one histogram holding every host's
+ * latencies; counts, rates and errors are summed; timeline rows line up by wall-clock second;
+ * `hosts` lists each host. Throws `SpecError` naming what makes them not one workload's.
+ */
+export declare function mergeReports(reports: Array<Report | string | URL>): Report
 
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
@@ -231,6 +246,7 @@ declare const respload: {
   loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
   shardSpec: typeof shardSpec
+  mergeReports: typeof mergeReports
   fromRedisBenchmark: typeof fromRedisBenchmark
   fromMemtier: typeof fromMemtier
   RespLoadError: typeof RespLoadError

@@ -349,6 +349,30 @@ function loadSpec(path, options = {}) {
   return JSON.parse(callNative(() => native.loadSpec(toPath(path), scale ?? undefined, varsJson)))
 }
 
+/** A start instant (a `Date`, UNIX seconds, or RFC 3339 text) as UNIX seconds. */
+function startInstant(at) {
+  if (at instanceof Date) return at.getTime() / 1000
+  if (typeof at === 'string') return callNative(() => native.parseStartAt(at))
+  if (typeof at === 'number') return at
+  throw new TypeError(`startAt: expected a Date, UNIX seconds or RFC 3339 text, not ${typeof at}`)
+}
+
+/**
+ * One report of the reports of hosts that ran one workload together: the shards of
+ * `run(spec, { shard: [i, n] })`, each once, or several runs of one workload. `reports` are
+ * `Report` objects or report file paths. The percentiles are those of one histogram holding
+ * every host's latencies; counts, rates and errors are summed; timeline rows line up by
+ * wall-clock second; `hosts` lists each host. Throws `SpecError` naming what makes them not
+ * one workload's (`reports[i]...`).
+ */
+function mergeReports(reports) {
+  if (!Array.isArray(reports)) throw new TypeError('mergeReports: expected an array of reports or paths')
+  const texts = reports.map((r) => (r instanceof Report
+    ? JSON.stringify(r.toJSON())
+    : callNative(() => native.loadReport(toPath(r)))))
+  return new Report(JSON.parse(callNative(() => native.mergeReports(texts))))
+}
+
 /** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
 function shardOf(shard) {
   const ok = Array.isArray(shard) && shard.length === 2 &&
@@ -438,12 +462,12 @@ class Runner {
     })
     // Errors reach the caller through wait(), run() or the iterator; never as unhandled.
     this.#result.catch(() => {})
-    let json = workloadJson(workload)
-    if (options.shard !== undefined) {
-      const [index, count] = shardOf(options.shard)
-      json = callNative(() => native.shardSpec(json, index, count))
-    }
-    this.#native = callNative(() => new native.NativeRunner(json, (event) => this.#onEvent(event)))
+    const json = workloadJson(workload)
+    const shard = options.shard === undefined ? undefined : shardOf(options.shard)
+    const startAt = options.startAt === undefined ? undefined : startInstant(options.startAt)
+    this.#native = callNative(
+      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt)
+    )
   }
 
   #onEvent(json) {
@@ -545,10 +569,10 @@ function isAbortSignal(signal) {
  * is the partial report.
  */
 async function run(workload, options = {}) {
-  const { onProgress, signal, shard } = options
+  const { onProgress, signal, shard, startAt } = options
   if (signal !== undefined && !isAbortSignal(signal)) throw new TypeError('signal must be an AbortSignal')
   if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason })
-  const runner = new Runner(workload, { onProgress, shard })
+  const runner = new Runner(workload, { onProgress, shard, startAt })
   const onAbort = () => runner.stop()
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
@@ -565,6 +589,7 @@ module.exports = {
   start,
   Runner,
   Report,
+  mergeReports,
   loadSpec,
   validateSpec,
   shardSpec,

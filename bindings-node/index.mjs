@@ -6,6 +6,7 @@ export const {
   start,
   Runner,
   Report,
+  mergeReports,
   loadSpec,
   validateSpec,
   shardSpec,

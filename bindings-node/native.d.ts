@@ -16,10 +16,13 @@ export declare class NativeRunner {
    * background threads. `onEvent` is called with each interval snapshot as JSON text, then
    * once with `null` when the run is over: `takeReport()` gives the report from then on.
    *
+   * `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
+   * seconds) sends its first request at that instant (`Workload::starting_at`).
+   *
    * Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
    * come from `takeReport()`.
    */
-  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void)
+  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null)
   /**
    * Ask the run to stop: no new requests; in-flight ones get 300 ms to finish. The end
    * event follows, and the report is marked `interrupted`.
@@ -80,11 +83,26 @@ export declare function loadSpec(path: string, scale?: string | undefined | null
 export declare function memtierSpec(line: string): string
 
 /**
+ * One report (snake_case JSON text) of the reports (their snake_case JSON texts) of hosts
+ * that ran one workload together (`Report::merge` in the core).
+ *
+ * Throws `ERR_RESPLOAD_SPEC` naming what makes them not one workload's (`reports[i]...`).
+ */
+export declare function mergeReports(reportsJson: Array<string>): string
+
+/**
  * Validate a workload given as JSON text and return its normalized spec as JSON text.
  *
  * Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.
  */
 export declare function normalizeSpec(workloadJson: string): string
+
+/**
+ * A start instant from its text (UNIX seconds or RFC 3339) as UNIX seconds.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` (path `start_at`) for text that is neither.
+ */
+export declare function parseStartAt(text: string): number
 
 /**
  * Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`

@@ -71,6 +71,16 @@ export interface ReportFields {
   clientLagMs?: Latency
   /** Whether to trust the report: every measured phase's checks (`phases[].validity`). */
   validity: Validity
+  /** The machine that ran it (its host name); empty in a merged report. */
+  host: string
+  /** A shard's report (`--shard I/N`): which share of which workload it ran. */
+  shard?: ShardOf
+  /** The instant the run was asked to start at (`--start-at`), UNIX seconds. */
+  startAt?: number
+  /** How late the first request went out after `start_at` (ms; negative if early). */
+  startSkewMs?: number
+  /** A merged report (`Report::merge`): the hosts whose reports it merged, in order. */
+  hosts?: HostReport[]
 }
 
 /** Counts and latency of one command, or of all (`totals`). */
@@ -159,6 +169,8 @@ export interface Latency {
 export interface TimelineRow {
   /** Seconds since the measurement began, at the end of this interval. */
   t: number
+  /** The end of the interval in UNIX seconds (wall clock): rows of several hosts line up by it. */
+  unixS: number
   /** Length of this interval in seconds (1, shorter for the last). */
   intervalS: number
   /** Requests finished in this interval. */
@@ -353,6 +365,8 @@ export interface NodeServer {
 export interface PhaseReport {
   /** Phase name. */
   name: string
+  /** When its measurement began (the end of its warm-up), UNIX seconds: timeline `t` 0. */
+  startedAt: number
   /** Whether it counts in the report's totals. */
   measured: boolean
   /** Measured seconds (after warm-up, until the last reply). */
@@ -625,6 +639,44 @@ export interface ValidityCheck {
   limit: number
   /** One sentence saying what the value means. */
   detail: string
+}
+
+/**
+ * Which share of which workload a shard is (`Workload::shard`): what its report carries so that
+ * `Report::merge` can check that it merges the shares of one workload, and all of them.
+ */
+export interface ShardOf {
+  /** This shard, from 0. */
+  index: number
+  /** How many shards the workload was split into. */
+  count: number
+  /** The whole workload, normalized, secrets redacted. */
+  workload: Workload
+}
+
+/** One host's part of a merged report. */
+export interface HostReport {
+  /** The host's name (its report's `host`), or `host-N` when it had none. */
+  name: string
+  /** Its shard, when the reports were shards. */
+  shard?: number
+  /** When its run started, UNIX seconds. */
+  startedAt: number
+  /**
+   * How late its first request went out: after `start_at` when one was set, else after the earliest
+   * host's (ms).
+   */
+  startSkewMs: number
+  /** Its measured requests. */
+  ops: number
+  /** Its measured failed requests. */
+  errors: number
+  /** Whether its run was stopped early or failed. */
+  interrupted: boolean
+  /** Its run's error, if a phase failed. */
+  error?: string
+  /** What the load generator cost on that host. */
+  client: ClientStats
 }
 
 /** One interval's figures, streamed while a run goes on. */

@@ -60,7 +60,11 @@ CONST_TYPES = {"BUILTINS": "BuiltinCommand"}
 # report's root holds the fields of index.d.ts's `Report` class (which adds the methods).
 TS_NAMES = {"Spec": "PhaseSpec", "Report": "ReportFields"}
 # The fields index.js keeps verbatim (VERBATIM_FIELDS) are normalized specs: their types.
-VERBATIM_TYPES = {("Report", "workload"): "Workload", ("PhaseReport", "workload"): "PhaseSpec"}
+VERBATIM_TYPES = {
+    ("Report", "workload"): "Workload",
+    ("PhaseReport", "workload"): "PhaseSpec",
+    ("ShardOf", "workload"): "Workload",
+}
 
 
 def camel(key: str) -> str:

@@ -19,8 +19,7 @@ SPEC_FILES = sorted((ROOT / "core/src/spec").glob("*.rs"))
 # Every file of these modules: a report type may live in any of them. The engine's module
 # holds `Snapshot`, the live form of a timeline row.
 REPORT_FILES = [
-    *sorted((ROOT / "core/src/stats").glob("*.rs")),
-    *sorted((ROOT / "core/src/observe").glob("*.rs")),
+    *sorted((ROOT / "core/src/report").glob("*.rs")),
     ROOT / "core/src/engine/mod.rs",
 ]
 

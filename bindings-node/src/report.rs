@@ -46,3 +46,18 @@ pub fn validity_warning(env: Env, report_json: String) -> Result<Option<String>>
 pub fn hdr_log(env: Env, report_json: String) -> Result<String> {
     respload::output::hdr_log_of_json(&report_json).map_err(|e| to_js(&env, &e))
 }
+
+/// One report (snake_case JSON text) of the reports (their snake_case JSON texts) of hosts
+/// that ran one workload together (`Report::merge` in the core).
+///
+/// Throws `ERR_RESPLOAD_SPEC` naming what makes them not one workload's (`reports[i]...`).
+#[napi]
+pub fn merge_reports(env: Env, reports_json: Vec<String>) -> Result<String> {
+    reports_json
+        .iter()
+        .map(|text| respload::Report::from_json_str(text))
+        .collect::<respload::Result<Vec<_>>>()
+        .and_then(|reports| respload::Report::merge(&reports))
+        .map(|r| r.to_json())
+        .map_err(|e| to_js(&env, &e))
+}

@@ -35,14 +35,36 @@ impl NativeRunner {
     /// background threads. `onEvent` is called with each interval snapshot as JSON text, then
     /// once with `null` when the run is over: `takeReport()` gives the report from then on.
     ///
+    /// `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
+    /// seconds) sends its first request at that instant (`Workload::starting_at`).
+    ///
     /// Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
     /// come from `takeReport()`.
     #[napi(
         constructor,
-        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void"
+        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null"
     )]
-    pub fn new(env: Env, workload_json: String, on_event: EventFn) -> Result<Self> {
-        let workload = parse(&workload_json).map_err(|e| to_js(&env, &e))?;
+    pub fn new(
+        env: Env,
+        workload_json: String,
+        on_event: EventFn,
+        shard: Option<Vec<u32>>,
+        start_at: Option<f64>,
+    ) -> Result<Self> {
+        let workload = parse(&workload_json)
+            .and_then(|w| match shard.as_deref() {
+                Some(&[index, count]) => w.shard(index, count),
+                Some(other) => Err(respload::Error::spec(
+                    "shard",
+                    format!("{other:?}: expected [index, count]"),
+                )),
+                None => Ok(w),
+            })
+            .and_then(|w| match start_at {
+                Some(at) => w.starting_at(at),
+                None => Ok(w),
+            })
+            .map_err(|e| to_js(&env, &e))?;
         let runner = respload::Runner::start(workload).map_err(|e| to_js(&env, &e))?;
         let stop = runner.stop_handle();
         let outcome: Outcome = Arc::default();

@@ -57,6 +57,14 @@ pub fn shard_spec(env: Env, workload_json: String, index: u32, count: u32) -> Re
         .map_err(|e| to_js(&env, &e))
 }
 
+/// A start instant from its text (UNIX seconds or RFC 3339) as UNIX seconds.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (path `start_at`) for text that is neither.
+#[napi]
+pub fn parse_start_at(env: Env, text: String) -> Result<f64> {
+    respload::spec::parse_start_at(&text).map_err(|e| to_js(&env, &e))
+}
+
 /// Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
 /// is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one
 /// phase per test, and the warnings redis-benchmark would print.

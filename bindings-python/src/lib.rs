@@ -17,11 +17,11 @@ mod _native {
     #[pymodule_export]
     use super::cli::Cli;
     #[pymodule_export]
-    use super::report::{check_report, hdr_log, load_report, validity_warning};
+    use super::report::{check_report, hdr_log, load_report, merge_reports, validity_warning};
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]
-    use super::workload::Workload;
+    use super::workload::{parse_start_at, Workload};
 
     use pyo3::prelude::*;
 

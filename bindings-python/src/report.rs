@@ -41,3 +41,18 @@ pub fn validity_warning(report_json: &str) -> PyResult<Option<String>> {
 pub fn hdr_log(report_json: &str) -> PyResult<String> {
     respload::output::hdr_log_of_json(report_json).map_err(to_py)
 }
+
+/// One report of the reports (JSON texts) of hosts that ran one workload together
+/// (`Report::merge`), as JSON text. Raises `SpecError` naming what makes them not one
+/// workload's (`reports[i]....`).
+#[pyfunction]
+pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<String> {
+    py.detach(|| {
+        let reports = reports_json
+            .iter()
+            .map(|text| respload::Report::from_json_str(text))
+            .collect::<respload::Result<Vec<_>>>()?;
+        respload::Report::merge(&reports).map(|r| r.to_json())
+    })
+    .map_err(to_py)
+}

@@ -81,6 +81,12 @@ impl Workload {
         Ok(Workload { inner })
     }
 
+    /// This workload set to send its first request at `unix_s` (UNIX seconds).
+    fn starting_at(&self, unix_s: f64) -> PyResult<Self> {
+        let inner = self.inner.starting_at(unix_s).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
     /// The normalized spec as JSON text, passwords redacted unless `redact` is false (then
     /// it parses back to this workload).
     #[pyo3(signature = (redact=true))]
@@ -101,4 +107,11 @@ impl Workload {
 fn parse(text: &str) -> PyResult<serde_json::Value> {
     serde_json::from_str(text)
         .map_err(|e| to_py(respload::Error::spec("", format!("not valid JSON: {e}"))))
+}
+
+/// A start instant from its text (UNIX seconds or RFC 3339) as UNIX seconds. Raises
+/// `SpecError` (path `start_at`) for text that is neither.
+#[pyfunction]
+pub fn parse_start_at(text: &str) -> PyResult<f64> {
+    respload::spec::parse_start_at(text).map_err(to_py)
 }

@@ -31,6 +31,10 @@ _LEFT_OUT_WHEN = {
     "unsent": None,
     "client_lag_ms": None,
     "server_cpu_percent": None,
+    "shard": None,
+    "start_at": None,
+    "start_skew_ms": None,
+    "hosts": [],
 }
 
 

@@ -26,11 +26,12 @@ pub mod error;
 pub mod net;
 pub mod observe;
 pub mod output;
+pub mod report;
 pub mod resp;
 pub mod spec;
 pub mod stats;
 
 pub use engine::{run, Runner, Snapshot, StopHandle};
 pub use error::{Error, Result};
+pub use report::Report;
 pub use spec::{SpecParams, Workload};
-pub use stats::Report;

@@ -246,6 +246,8 @@ fn help_documents_every_flag() {
         "--duration",
         "--warmup",
         "--seed",
+        "--shard",
+        "--start-at",
     ] {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }
@@ -474,4 +476,76 @@ fn scale_and_var_set_the_spec_files_variables_and_repeat_numbers_the_runs() {
     );
     let err = stderr_of_bad_input(&["check", spec.to_str().unwrap(), "--scale", "full"]);
     assert!(err.contains("no scale `full`: defined: ci"), "{err}");
+}
+
+#[test]
+fn shards_run_by_hand_merge_on_the_command_line_as_in_the_library() {
+    let server = Server::start(&[]);
+    let spec = server.dir.join("w.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "seed = 2\n[target]\nurl = \"{}\"\n[load]\nconnections = 4\nrequests = 4001\n",
+            server.url()
+        ),
+    )
+    .unwrap();
+    let at = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        + 1.0)
+        .to_string();
+    let json = |i: usize| server.dir.join(format!("s{i}.json"));
+    let hosts: Vec<_> = (0..2)
+        .map(|i| {
+            Command::new(BIN)
+                .args(["run", spec.to_str().unwrap(), "-q", "--start-at", &at])
+                .args(["--shard", &format!("{i}/2"), "--json"])
+                .arg(json(i))
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut h in hosts {
+        assert!(h.wait().unwrap().success());
+    }
+    let merged_path = server.dir.join("merged.json");
+    let out = Command::new(BIN)
+        .arg("merge")
+        .args([json(1), json(0)])
+        .arg("--json")
+        .arg(&merged_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("ALL STATS") && stdout.contains("HOSTS"),
+        "{stdout}"
+    );
+    let merged = Report::from_file(&merged_path).unwrap();
+    let shards = [0, 1].map(|i| Report::from_file(json(i)).unwrap());
+    assert_eq!(merged, Report::merge(&shards).unwrap());
+    assert_eq!(merged.totals.ops, 4001);
+    assert_eq!(server.calls("set") + server.calls("get"), 4001);
+    assert!(merged.hosts.iter().all(|h| h.start_skew_ms.abs() < 250.0));
+    // A missing shard is named, with the file; a start already past fails before traffic.
+    let out = Command::new(BIN)
+        .arg("merge")
+        .arg(json(1))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shard(s) 0 of 2 missing"));
+    let err = stderr_of_bad_input(&["run", spec.to_str().unwrap(), "--start-at", "1000"]);
+    assert!(err.contains("start_at") && err.contains("passed"), "{err}");
+    let err = stderr_of_bad_input(&["run", spec.to_str().unwrap(), "--start-at", "noon"]);
+    assert!(err.contains("RFC 3339"), "{err}");
+    assert_eq!(server.calls("set") + server.calls("get"), 4001);
 }

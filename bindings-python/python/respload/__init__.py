@@ -31,6 +31,7 @@ from .report import (
     Availability,
     ClientStats,
     EventReport,
+    HostReport,
     IntervalLatency,
     Latency,
     NodeServer,
@@ -40,6 +41,7 @@ from .report import (
     ServerFacts,
     ServerLoad,
     ServerSample,
+    ShardOf,
     SloPoint,
     SloResult,
     Snapshot,
@@ -49,9 +51,10 @@ from .report import (
     Validity,
     ValidityCheck,
     decode_histogram,
+    merge_reports,
 )
 from .runner import ProgressCallback, Runner, run, run_async
-from .workload import Workload, WorkloadLike
+from .workload import StartAt, Workload, WorkloadLike
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -61,6 +64,7 @@ __all__ = [
     "ConnectError",
     "EventReport",
     "FileError",
+    "HostReport",
     "InternalError",
     "IntervalLatency",
     "Latency",
@@ -75,10 +79,12 @@ __all__ = [
     "ServerFacts",
     "ServerLoad",
     "ServerSample",
+    "ShardOf",
     "SloPoint",
     "SloResult",
     "Snapshot",
     "SpecError",
+    "StartAt",
     "Stats",
     "TimelineRow",
     "TlsError",
@@ -90,6 +96,7 @@ __all__ = [
     "WorkloadLike",
     "__version__",
     "decode_histogram",
+    "merge_reports",
     "run",
     "run_async",
 ]

@@ -23,6 +23,12 @@ def validity_warning(report_json: str) -> str | None:
 def load_report(path: str | os.PathLike[str]) -> str:
     """A report file as JSON text of the current schema (older versions upgraded)."""
 
+def merge_reports(reports_json: list[str]) -> str:
+    """One report (JSON text) of the reports of hosts that ran one workload together."""
+
+def parse_start_at(text: str) -> float:
+    """A start instant (UNIX seconds or RFC 3339 text) as UNIX seconds."""
+
 @final
 class Workload:
     """A validated workload (secrets kept inside; ``to_json`` redacts them)."""
@@ -41,6 +47,7 @@ class Workload:
     def from_memtier(line: str) -> Workload: ...
     def with_overrides(self, target: str | None = None, rest: str | None = None) -> Workload: ...
     def shard(self, index: int, count: int) -> Workload: ...
+    def starting_at(self, unix_s: float) -> Workload: ...
     def to_json(self, redact: bool = True) -> str: ...
     def __len__(self) -> int: ...
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -214,6 +214,9 @@ class TimelineRow:
     server_cpu_percent: float | None = None
     """The server's CPU in this interval (% of one core; in cluster mode the busiest node's),
     from the ``server_timeline`` sample taken at its end; None when none was taken."""
+    unix_s: float = 0.0
+    """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up
+    by it."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -224,6 +227,7 @@ class TimelineRow:
 def _row_fields(d: _Json) -> dict[str, Any]:
     return {
         "t": d["t"],
+        "unix_s": d.get("unix_s", 0.0),
         "interval_s": d["interval_s"],
         "ops": d["ops"],
         "ops_per_sec": d["ops_per_sec"],
@@ -274,6 +278,8 @@ class Snapshot:
     behind_ms: float | None = None
     """Open loop only: the longest a due request had waited to be written at the workers'
     20 ms checks (ms): how far the client ran behind its schedule."""
+    unix_s: float = 0.0
+    """The end of the interval in UNIX seconds (wall clock)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -671,6 +677,8 @@ class PhaseReport:
     """Open loop: the client's own part of the send lag (ms), from when a request could be
     written (its intended time, or when its connection had room again) to its write; ``None``
     in closed loop."""
+    started_at: float = 0.0
+    """When its measurement began (the end of its warm-up), UNIX seconds: timeline ``t`` 0."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -693,7 +701,63 @@ class PhaseReport:
             server=ServerFacts.from_dict(d["server"]) if d.get("server") else None,
             unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
             client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
+            started_at=d.get("started_at", 0.0),
             **_server(d),
+        )
+
+
+@dataclass(frozen=True)
+class ShardOf:
+    """Which share of which workload a shard's report ran (``run(..., shard=(i, n))``)."""
+
+    index: int
+    """This shard, from 0."""
+    count: int
+    """How many shards the workload was split into."""
+    workload: dict[str, Any] = field(repr=False)
+    """The whole workload, normalized, secrets redacted."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ShardOf:
+        return cls(index=d["index"], count=d["count"], workload=d["workload"])
+
+
+@dataclass(frozen=True)
+class HostReport:
+    """One host's part of a merged report (:func:`merge_reports`)."""
+
+    name: str
+    """The host's name (its report's ``host``), or ``host-N`` when it had none."""
+    started_at: float
+    """When its run started, UNIX seconds."""
+    start_skew_ms: float
+    """How late its first request went out: after ``start_at`` when one was set, else after
+    the earliest host's (ms)."""
+    ops: int
+    """Its measured requests."""
+    errors: int
+    """Its measured failed requests."""
+    interrupted: bool
+    """Whether its run was stopped early or failed."""
+    client: ClientStats = field(repr=False)
+    """What the load generator cost on that host."""
+    shard: int | None = None
+    """Its shard, when the reports were shards."""
+    error: str | None = None
+    """Its run's error, if a phase failed."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> HostReport:
+        return cls(
+            name=d["name"],
+            started_at=d["started_at"],
+            start_skew_ms=d["start_skew_ms"],
+            ops=d["ops"],
+            errors=d["errors"],
+            interrupted=d["interrupted"],
+            client=ClientStats.from_dict(d["client"]),
+            shard=d.get("shard"),
+            error=d.get("error"),
         )
 
 
@@ -743,6 +807,16 @@ class Report:
     client_lag_ms: Latency | None = None
     """Open loop: the client's own part of the send lag over the measured phases (as
     ``PhaseReport.client_lag_ms``); ``None`` in closed loop."""
+    host: str = ""
+    """The machine that ran it (its host name); empty in a merged report."""
+    shard: ShardOf | None = None
+    """A shard's report (``shard=(i, n)``): which share of which workload it ran."""
+    start_at: float | None = None
+    """The instant the run was asked to start at (``start_at=``), UNIX seconds."""
+    start_skew_ms: float | None = None
+    """How late the first request went out after ``start_at`` (ms)."""
+    hosts: list[HostReport] = field(default_factory=list)
+    """A merged report (:func:`merge_reports`): the hosts whose reports it merged."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -768,6 +842,11 @@ class Report:
             error=d.get("error"),
             unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
             client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
+            host=d.get("host", ""),
+            shard=ShardOf.from_dict(d["shard"]) if d.get("shard") else None,
+            start_at=d.get("start_at"),
+            start_skew_ms=d.get("start_skew_ms"),
+            hosts=[HostReport.from_dict(h) for h in d.get("hosts", [])],
             **_server(d),
         )
 
@@ -1046,3 +1125,16 @@ class Report:
             f"p50 {t.latency_ms.p50:.3f} ms, p99 {t.latency_ms.p99:.3f} ms, "
             f"errors {t.errors}{state}>"
         )
+
+
+def merge_reports(reports: Iterable[Report | str | os.PathLike[str]]) -> Report:
+    """One report of the reports of hosts that ran one workload together: the shards of
+    ``run(..., shard=(i, n))``, each once, or several runs of one workload. ``reports`` are
+    :class:`Report` objects or report files. The percentiles are those of one histogram
+    holding every host's latencies; counts, rates and errors are summed; timeline rows line
+    up by wall-clock second; ``hosts`` lists each host. Raises :class:`~respload.SpecError`
+    naming what makes them not one workload's (``reports[i]...``)."""
+    texts = [
+        r.to_json() if isinstance(r, Report) else _native.load_report(os.fspath(r)) for r in reports
+    ]
+    return Report.from_json(_native.merge_reports(texts))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import warnings
 from collections.abc import Mapping
 from typing import Any, Union
 
+from . import _native
 from ._json import dumps as _dumps
 from ._native import Workload as _NativeWorkload
 from .exceptions import SpecError
@@ -167,6 +169,14 @@ class Workload:
             )
         return Workload._wrap(self._native.shard(index, count))
 
+    def starting_at(self, at: StartAt) -> Workload:
+        """This workload set to send its first request at ``at``: a ``datetime`` (naive ones
+        are local time), UNIX seconds, or RFC 3339 text (``"2026-11-25T20:00:00Z"``). The run
+        opens its connections, then waits for that instant, so hosts given the same one start
+        together; it raises :class:`~respload.SpecError` before any traffic when the instant
+        passed by more than a second."""
+        return Workload._wrap(self._native.starting_at(start_instant(at)))
+
     def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
         """The normalized spec (defaults filled in), with passwords replaced by ``"***"``
         unless ``redact=False`` (then ``Workload.from_dict`` of it is this workload)."""
@@ -181,20 +191,41 @@ class Workload:
         return f"Workload({self._native.to_json()})"
 
 
+StartAt = Union[datetime.datetime, float, int, str]
+"""A start instant: a ``datetime``, UNIX seconds, or RFC 3339 text."""
+
+
+def start_instant(at: StartAt) -> float:
+    """A start instant as UNIX seconds."""
+    if isinstance(at, datetime.datetime):
+        return at.timestamp()
+    if isinstance(at, str):
+        return _native.parse_start_at(at)
+    if isinstance(at, bool) or not isinstance(at, (int, float)):
+        raise TypeError(
+            f"start_at: expected a datetime, UNIX seconds or RFC 3339 text, not {type(at).__name__}"
+        )
+    return float(at)
+
+
 WorkloadLike = Union[Workload, Mapping[str, Any], str, "os.PathLike[str]"]
 """What ``run()`` and ``Runner()`` accept: a Workload, a dict, or the path of a spec file."""
 
 
 def to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:
     """Resolve the ``workload`` argument and keyword fields of ``run()`` into a Workload;
-    ``shard=(index, count)`` among them runs that shard of it (:meth:`Workload.shard`)."""
+    ``shard=(index, count)`` among them runs that shard of it (:meth:`Workload.shard`),
+    ``start_at=`` starts it at an instant (:meth:`Workload.starting_at`)."""
     shard = fields.pop("shard", None)
+    start_at = fields.pop("start_at", None)
     resolved = _to_workload(workload, fields)
-    if shard is None:
-        return resolved
-    if not isinstance(shard, (tuple, list)) or len(shard) != 2:
-        raise TypeError(f"shard: expected (index, count), e.g. (0, 3), not {shard!r}")
-    return resolved.shard(shard[0], shard[1])
+    if shard is not None:
+        if not isinstance(shard, (tuple, list)) or len(shard) != 2:
+            raise TypeError(f"shard: expected (index, count), e.g. (0, 3), not {shard!r}")
+        resolved = resolved.shard(shard[0], shard[1])
+    if start_at is not None:
+        resolved = resolved.starting_at(start_at)
+    return resolved
 
 
 def _to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:

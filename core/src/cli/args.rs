@@ -31,6 +31,16 @@ pub(crate) enum Command {
     /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
     #[command(disable_help_flag = true)]
     Memtier(MemtierArgs),
+    /// Merge the reports (`--json` files) of hosts that ran one workload together (the
+    /// shards of `run --shard`, each once) into one report, printed as `run` prints one.
+    Merge {
+        /// The hosts' report files.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<String>,
+        /// Write the merged report as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+    },
 }
 
 #[derive(Args)]
@@ -87,6 +97,11 @@ pub(crate) struct RunArgs {
     /// (`Workload::shard`; docs/guide.md).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub(crate) shard: Option<(u32, u32)>,
+    /// Open the connections, then send the first request at this instant: UNIX seconds or
+    /// an RFC 3339 time (e.g. 2026-11-25T20:00:00Z), the same on every host of a sharded
+    /// run. Fails before any traffic when it passed by more than a second.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub(crate) start_at: Option<f64>,
     #[command(flatten)]
     pub(crate) vars: SpecVars,
     #[command(flatten)]
@@ -113,6 +128,13 @@ impl SpecVars {
             vars: self.vars.iter().cloned().collect(),
         }
     }
+}
+
+fn parse_start_at(text: &str) -> Result<f64, String> {
+    crate::spec::parse_start_at(text).map_err(|e| match e {
+        crate::Error::Spec { message, .. } => message,
+        other => other.to_string(),
+    })
 }
 
 fn parse_shard(text: &str) -> Result<(u32, u32), String> {

@@ -120,6 +120,7 @@ where
                 writeln!(console.stdout, "{text}").map_err(output_error)
             })
             .map(|()| 0),
+        Command::Merge { reports, json } => merge(&reports, json.as_deref(), console),
     };
     let _ = console.stdout.flush();
     match result {
@@ -174,6 +175,9 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     };
     if let Some((index, count)) = args.shard {
         workload = workload.shard(index, count)?;
+    }
+    if let Some(at) = args.start_at {
+        workload = workload.starting_at(at)?;
     }
     if args.hdr_log.is_some() {
         // The log is written from the timeline's interval histograms.
@@ -231,6 +235,39 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
         }
         _ => Ok(code),
     }
+}
+
+/// `respload merge`: the hosts' reports read, merged, printed as `run` prints one.
+fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> crate::Result<u8> {
+    let reports = paths
+        .iter()
+        .map(crate::Report::from_file)
+        .collect::<crate::Result<Vec<_>>>()?;
+    let merged = crate::Report::merge(&reports).map_err(|e| match e {
+        // `reports[1]` means the second file given: name it.
+        crate::Error::Spec { path, message } => {
+            let named = paths.iter().enumerate().fold(path, |p, (i, file)| {
+                p.replace(&format!("reports[{i}]"), &format!("{file} (reports[{i}])"))
+            });
+            crate::Error::Spec {
+                path: named,
+                message,
+            }
+        }
+        other => other,
+    })?;
+    if let Some(path) = json {
+        crate::output::paths::claim(&[("--json", path)])?;
+    }
+    write!(console.stdout, "{}", table(&merged)).map_err(output_error)?;
+    if let Some(path) = json {
+        write_json(&merged, path)?;
+    }
+    Ok(partial(
+        &merged,
+        console.stderr,
+        "the merged report above is partial",
+    ))
 }
 
 /// A `--check commands.LABEL...` limit on a label no measured phase has: refused before any

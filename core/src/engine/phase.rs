@@ -7,7 +7,7 @@ use super::Snapshot;
 use crate::observe::{
     join_server_cpu, DrillPlan, Drills, NodeServer, Sampler, ServerLoad, ServerSample,
 };
-use crate::spec::{Load, Phase};
+use crate::spec::{Load, Phase, START_LATE_LIMIT_S};
 use crate::stats::{
     check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
     EventReport, GapSample, GapTracker, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
@@ -26,6 +26,8 @@ pub struct PhaseOutcome {
     pub report: PhaseReport,
     /// Everything measured, merged.
     pub recorder: Recorder,
+    /// How late its first request went out after the `start_at` it was given (ms).
+    pub start_skew_ms: Option<f64>,
 }
 
 /// Split `total` into `parts` shares proportional to `weights`, summing exactly to `total`.
@@ -102,6 +104,7 @@ pub fn run_phase(
     phase_index: usize,
     plans: Vec<DrillPlan>,
     seed: u64,
+    start_at: Option<f64>,
     stop: &Arc<AtomicBool>,
     snapshots: &Sender<Snapshot>,
 ) -> Result<PhaseOutcome> {
@@ -187,8 +190,21 @@ pub fn run_phase(
         join_all(joins);
         return Err(e);
     }
+    if let Some(at) = start_at {
+        if let Err(e) = wait_until(at, stop) {
+            gos.iter().for_each(|g| {
+                let _ = g.send(Go::Cancel);
+            });
+            join_all(joins);
+            return Err(e);
+        }
+    }
     let started = Instant::now();
-    let measure_start = started + load.warmup.map_or(std::time::Duration::ZERO, |w| w.0);
+    let started_wall = unix_now();
+    let start_skew_ms = start_at.map(|at| (started_wall - at) * 1e3);
+    let warmup = load.warmup.map_or(std::time::Duration::ZERO, |w| w.0);
+    let measure_start = started + warmup;
+    let measure_wall = started_wall + warmup.as_secs_f64();
     let deadline = load.duration.map(|d| measure_start + d.0);
     gos.iter().for_each(|g| {
         let _ = g.send(Go::Start {
@@ -259,6 +275,7 @@ pub fn run_phase(
                 _ => start_s + INTERVAL.as_secs_f64(),
             };
             let mut row = timeline_row(rec, t, t - start_s, gauges.connected);
+            row.unix_s = measure_wall + t;
             row.target_rate = load.rate_at(start_s);
             if row.target_rate.is_some() {
                 row.waiting = Some(gauges.waiting);
@@ -416,6 +433,7 @@ pub fn run_phase(
     let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
     let mut report = PhaseReport {
         name: phase.spec.name.clone(),
+        started_at: measure_wall,
         measured: phase.spec.measured,
         duration_s,
         interrupted,
@@ -449,6 +467,7 @@ pub fn run_phase(
     Ok(PhaseOutcome {
         report,
         recorder: total,
+        start_skew_ms,
     })
 }
 
@@ -497,6 +516,36 @@ fn ramp_steps(load: &Load, recs: &[(Recorder, Gauges)], rows: &[TimelineRow]) ->
         });
     }
     steps
+}
+
+/// Seconds since the UNIX epoch, now.
+pub(crate) fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Wait (connections open) until the wall-clock instant `at`: an error when it passed by more
+/// than [`START_LATE_LIMIT_S`]; returns early when the run is stopped.
+fn wait_until(at: f64, stop: &AtomicBool) -> Result<()> {
+    let late = unix_now() - at;
+    if late > START_LATE_LIMIT_S {
+        return Err(Error::spec(
+            "start_at",
+            format!(
+                "{at}: that instant passed {late:.3} s ago, by the time the connections were \
+                 open (at most {START_LATE_LIMIT_S} s late is allowed): give a later one"
+            ),
+        ));
+    }
+    loop {
+        let left = at - unix_now();
+        if left <= 0.0 || stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        // Short sleeps keep a stop prompt; the last one lands on the instant.
+        std::thread::sleep(std::time::Duration::from_secs_f64(left.min(0.05)));
+    }
 }
 
 #[cfg(test)]

@@ -177,6 +177,19 @@ fn execute(
         .spec
         .seed
         .unwrap_or_else(|| mix(started_at.to_bits() ^ std::process::id() as u64) >> 11);
+    if let Some(at) = workload.start_at {
+        let late = started_at - at;
+        if late > crate::spec::START_LATE_LIMIT_S {
+            return Err(Error::spec(
+                "start_at",
+                format!(
+                    "{at}: that instant passed {late:.3} s ago (at most {} s late is allowed): \
+                     give a later one",
+                    crate::spec::START_LATE_LIMIT_S
+                ),
+            ));
+        }
+    }
     // Reach the server once before anything else: fail fast with the address and OS error.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -220,6 +233,9 @@ fn execute(
         seed,
         server,
         workload: workload.redacted(),
+        host: host_name(),
+        shard: workload.shard.clone(),
+        start_at: workload.start_at,
         ..Report::default()
     };
     let mut measured: Option<(Recorder, Vec<String>)> = None;
@@ -233,7 +249,8 @@ fn execute(
         let started = if phase.spec.slo.is_some() {
             run_search(phase, i, phase_seed, stop, tx)
         } else {
-            run_phase(phase, i, plans_i, phase_seed, stop, tx)
+            let start_at = workload.start_at.filter(|_| i == 0);
+            run_phase(phase, i, plans_i, phase_seed, start_at, stop, tx)
         };
         let mut outcome = match started {
             Ok(mut outcome) => {
@@ -254,6 +271,9 @@ fn execute(
             if let Err(e) = std::fs::write(path, text) {
                 outcome.report.output_error = Some(format!("{path}: {e}"));
             }
+        }
+        if i == 0 {
+            report.start_skew_ms = outcome.start_skew_ms;
         }
         if outcome.report.slo.is_some() {
             report.slo.clone_from(&outcome.report.slo);
@@ -353,4 +373,14 @@ fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, lab
             }
         }
     }
+}
+
+/// This machine's name, as a merged report lists its hosts (empty when unknown).
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .unwrap_or_default()
 }

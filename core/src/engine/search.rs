@@ -31,8 +31,9 @@ pub fn run_search(
     snapshots: &Sender<Snapshot>,
 ) -> Result<PhaseOutcome> {
     let Some(slo) = phase.spec.slo else {
-        return run_phase(phase, phase_index, Vec::new(), seed, stop, snapshots);
+        return run_phase(phase, phase_index, Vec::new(), seed, None, stop, snapshots);
     };
+    let started_at = super::phase::unix_now();
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
     let mut timeline: Vec<TimelineRow> = Vec::new();
@@ -53,7 +54,7 @@ pub fn run_search(
         step.spec.slo = None;
         step.spec.load.rate = Some(rate);
         step.spec.load.duration = Some(slo.step_duration);
-        let outcome = run_phase(&step, phase_index, Vec::new(), seed, stop, snapshots)?;
+        let outcome = run_phase(&step, phase_index, Vec::new(), seed, None, stop, snapshots)?;
         let r = &outcome.report;
         timeline.extend(r.timeline.iter().map(|row| TimelineRow {
             t: row.t + duration_s,
@@ -113,6 +114,7 @@ pub fn run_search(
     Ok(PhaseOutcome {
         report: crate::stats::PhaseReport {
             name: phase.spec.name.clone(),
+            started_at,
             measured: phase.spec.measured,
             duration_s,
             interrupted: stop.load(Ordering::Relaxed),
@@ -147,6 +149,7 @@ pub fn run_search(
             workload: phase.redacted(),
         },
         recorder: total,
+        start_skew_ms: None,
     })
 }
 

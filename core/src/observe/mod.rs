@@ -4,6 +4,7 @@ mod drills;
 mod sampler;
 mod server_info;
 
+pub use crate::report::{NodeServer, ServerLoad, ServerSample};
 pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Plan as DrillPlan};
-pub use sampler::{join_server_cpu, NodeServer, Sampler, ServerLoad, ServerSample};
+pub use sampler::{join_server_cpu, Sampler};
 pub use server_info::{parse_info, read_facts};

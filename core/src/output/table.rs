@@ -204,8 +204,41 @@ pub fn table(report: &Report) -> String {
         "Client: {:.2} s user + {:.2} s sys CPU ({:.2} CPU s per million requests), worst loop lag {:.1} ms, {} reconnects",
         c.cpu_user_s, c.cpu_sys_s, c.cpu_s_per_million, c.loop_lag_ms_max, c.reconnects
     );
+    if let (Some(at), Some(skew)) = (report.start_at, report.start_skew_ms) {
+        let _ = writeln!(
+            out,
+            "Start: asked for {at:.3} (UNIX s), first request {skew:.3} ms after it"
+        );
+    }
+    hosts_block(&mut out, &report.hosts);
     let _ = writeln!(out, "{}", validity_line(&report.validity));
     out
+}
+
+/// A merged report's hosts, one line each.
+fn hosts_block(out: &mut String, hosts: &[crate::report::HostReport]) {
+    if hosts.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nHOSTS");
+    let _ = writeln!(
+        out,
+        "{:<24}{:>7}{:>14}{:>12}{:>10}{:>14}  status",
+        "Host", "Shard", "Start skew ms", "Ops", "Errors", "CPU s/M req"
+    );
+    for h in hosts {
+        let shard = h.shard.map_or("-".to_string(), |s| s.to_string());
+        let status = match (&h.error, h.interrupted) {
+            (Some(e), _) => format!("failed: {e}"),
+            (None, true) => "interrupted".to_string(),
+            (None, false) => "ok".to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<24}{:>7}{:>14.3}{:>12}{:>10}{:>14.2}  {status}",
+            h.name, shard, h.start_skew_ms, h.ops, h.errors, h.client.cpu_s_per_million
+        );
+    }
 }
 
 /// One line: whether to trust the figures, and why not.

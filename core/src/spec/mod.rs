@@ -14,6 +14,7 @@ mod output;
 mod shard;
 mod slo;
 mod slots;
+mod start_at;
 mod target;
 mod template;
 mod tls;
@@ -29,7 +30,9 @@ pub use load::{
     MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use output::Output;
+pub use shard::ShardOf;
 pub use slo::Slo;
+pub use start_at::{parse_start_at, START_LATE_LIMIT_S};
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
@@ -182,6 +185,11 @@ fn redact_url(url: &str) -> String {
 pub struct Workload {
     /// The phases, in order (one, named `main`, when the spec has no `phases`).
     pub phases: Vec<Phase>,
+    /// When the first phase sends its first request (UNIX seconds), its connections opened
+    /// before: several hosts given the same instant start together ([`Workload::starting_at`]).
+    pub start_at: Option<f64>,
+    /// Set on a shard ([`Workload::shard`]): which share of which workload it is.
+    pub shard: Option<ShardOf>,
 }
 
 impl Workload {
@@ -236,7 +244,11 @@ impl Workload {
         output::distinct_files(&phases)?;
         expiry_used(&phases)?;
         share_tls_configs(&mut phases);
-        Ok(Workload { phases })
+        Ok(Workload {
+            phases,
+            start_at: None,
+            shard: None,
+        })
     }
 
     /// Parse and validate a TOML document.
@@ -312,7 +324,11 @@ impl Workload {
         }
         expiry_used(&phases)?;
         share_tls_configs(&mut phases);
-        Ok(Workload { phases })
+        Ok(Workload {
+            phases,
+            start_at: None,
+            shard: None,
+        })
     }
 
     /// The normalized spec (all phases) with secrets kept: it parses back to this workload.

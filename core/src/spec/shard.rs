@@ -8,6 +8,7 @@
 //! key once; fault drills and server observation stay with shard 0.
 
 use super::{Distribution, Phase, Requests, Workload};
+pub use crate::report::ShardOf;
 use crate::{Error, Result};
 use serde_json::{json, Value as Json};
 
@@ -50,8 +51,25 @@ impl Workload {
                 format!("{index}/{count}: a shard is I/N with N at least 1 and I from 0 to N - 1"),
             ));
         }
+        if let Some(of) = &self.shard {
+            return Err(Error::spec(
+                "shard",
+                format!(
+                    "{index}/{count}: this workload is already shard {}/{} of another",
+                    of.index, of.count
+                ),
+            ));
+        }
+        let of = ShardOf {
+            index,
+            count,
+            workload: self.redacted(),
+        };
         if count == 1 {
-            return Ok(self.clone());
+            return Ok(Workload {
+                shard: Some(of),
+                ..self.clone()
+            });
         }
         let n = self.phases.len();
         let mut raw = Vec::with_capacity(n);
@@ -67,7 +85,11 @@ impl Workload {
             .into_iter()
             .map(|(spec, prefix)| Phase::from_json(spec, &prefix))
             .collect::<Result<Vec<_>>>()?;
-        Workload::assemble(phases)
+        Ok(Workload {
+            shard: Some(of),
+            start_at: self.start_at,
+            ..Workload::assemble(phases)?
+        })
     }
 }
 

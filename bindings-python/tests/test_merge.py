@@ -1,0 +1,96 @@
+"""Shards started at one instant and their reports merged (issue 26), against a real server."""
+
+from __future__ import annotations
+
+import datetime
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import respload
+from conftest import Redis
+from typed import typed_json
+
+
+def _run_shards(w: respload.Workload, count: int) -> list[respload.Report]:
+    at = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=1)
+    reports: list[respload.Report | None] = [None] * count
+
+    def host(i: int) -> None:
+        reports[i] = respload.run(w, shard=(i, count), start_at=at)
+
+    threads = [threading.Thread(target=host, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r is not None for r in reports)
+    return [r for r in reports if r is not None]
+
+
+def test_merged_shards_hold_what_the_server_counted(redis: Redis, tmp_path: Path) -> None:
+    w = respload.Workload(
+        target=redis.target(),
+        seed=4,
+        load={"connections": 3, "requests": 3001},
+        keys={"prefix": "merge:", "range": [0, 99]},
+        commands=[{"name": "set"}, {"name": "get", "weight": 2}],
+    )
+    shards = _run_shards(w, 3)
+    assert [r.shard.index if r.shard else None for r in shards] == [0, 1, 2]
+    for r in shards:
+        assert r.start_skew_ms is not None
+        assert 0 <= r.start_skew_ms < 250
+    # Reports and report files mix.
+    shards[2].save(tmp_path / "s2.json")
+    merged = respload.merge_reports([shards[0], shards[1], tmp_path / "s2.json"])
+    assert merged.totals.ops == 3001 == redis.calls("set") + redis.calls("get")
+    assert merged.commands["SET"].ops == redis.calls("set")
+    assert [h.shard for h in merged.hosts] == [0, 1, 2]
+    assert sum(h.ops for h in merged.hosts) == 3001
+    assert merged.workload["load"]["requests"] == 3001
+    # The percentiles of the hosts' histograms added, read by the hdrhistogram package.
+    added = shards[0].totals.decode_histogram()
+    for r in shards[1:]:
+        added.add(r.totals.decode_histogram())
+    assert added.get_total_count() == 3001
+    max_ns = max(round(r.totals.latency_ms.max * 1e6) for r in shards)
+    for q, got in ((50, merged.totals.latency_ms.p50), (99, merged.totals.latency_ms.p99)):
+        want = min(added.get_value_at_percentile(q), max_ns) / 1e6
+        assert got == pytest.approx(want, rel=1e-3)
+    assert merged.totals.latency_ms.max == max_ns / 1e6
+    # Timeline rows sum to the totals; every new field is typed.
+    assert sum(row.ops for row in merged.timeline) == 3001
+    assert typed_json(merged) == merged.to_dict()
+    assert typed_json(shards[0]) == shards[0].to_dict()
+
+
+def test_merging_reports_of_other_workloads_names_the_difference(redis: Redis) -> None:
+    spec = {"target": redis.target(), "load": {"connections": 2, "requests": 40}}
+    a = respload.run(spec, shard=(0, 2))
+    other = respload.run({**spec, "load": {"connections": 2, "requests": 42}}, shard=(1, 2))
+    with pytest.raises(respload.SpecError) as caught:
+        respload.merge_reports([a, other])
+    assert caught.value.path == "reports[1].workload"
+    assert "load.requests" in caught.value.reason
+    with pytest.raises(respload.SpecError, match="missing"):
+        respload.merge_reports([a])
+
+
+def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: Redis) -> None:
+    spec = {"target": redis.target(), "load": {"connections": 1, "requests": 10}}
+    with pytest.raises(respload.SpecError) as caught:
+        respload.run(spec, start_at=time.time() - 10)
+    assert caught.value.path == "start_at"
+    assert redis.calls("set") + redis.calls("get") == 0
+    with pytest.raises(respload.SpecError, match="RFC 3339"):
+        respload.run(spec, start_at="tomorrow")
+    with pytest.raises(TypeError, match="start_at"):
+        respload.run(spec, start_at=[1])
+    r = respload.run(spec, start_at=f"{time.time() + 0.2:.3f}")
+    assert r.start_at is not None
+    assert r.start_skew_ms is not None
+    assert r.phases[0].started_at >= r.start_at
+    assert r.timeline[-1].unix_s == pytest.approx(r.phases[0].started_at + r.timeline[-1].t)

@@ -1,0 +1,182 @@
+//! The report of one phase, with its ramp steps, SLO search and server facts.
+
+use super::{
+    Availability, ClientStats, EventReport, Latency, NodeServer, ServerLoad, ServerSample,
+};
+use super::{Stats, TimelineRow, Unsent, Validity};
+use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
+use std::collections::BTreeMap;
+
+/// Facts about the server, read once before the run (fields it refuses stay empty).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ServerFacts {
+    /// The address.
+    pub address: String,
+    /// `redis_version` from `INFO server` (empty when the server does not give it).
+    pub version: String,
+    /// `redis_mode`: standalone, cluster, sentinel.
+    pub mode: String,
+    /// `os`.
+    pub os: String,
+    /// Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy,
+    /// io-threads.
+    pub config: BTreeMap<String, String>,
+}
+
+/// Results of one phase.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct PhaseReport {
+    /// Phase name.
+    pub name: String,
+    /// When its measurement began (the end of its warm-up), UNIX seconds: timeline `t` 0.
+    #[serde(default)]
+    pub started_at: f64,
+    /// Whether it counts in the report's totals.
+    pub measured: bool,
+    /// Measured seconds (after warm-up, until the last reply).
+    pub duration_s: f64,
+    /// Whether the phase was stopped before its end.
+    pub interrupted: bool,
+    /// All commands together.
+    pub totals: Stats,
+    /// Per command label (`GET`, `SET`, ...).
+    pub commands: BTreeMap<String, Stats>,
+    /// One row per interval.
+    pub timeline: Vec<TimelineRow>,
+    /// The client's own cost.
+    pub client: ClientStats,
+    /// The server's own figures per interval (INFO sampled on a side connection), aligned
+    /// with `timeline`; empty when `observe.info` is off or INFO is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_timeline: Vec<ServerSample>,
+    /// Summary of `server_timeline` (in cluster mode, of `server_nodes`): peak and mean CPU,
+    /// the 80% line, peak memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_load: Option<ServerLoad>,
+    /// Cluster mode: the server samples of each node (`host:port`) instead of
+    /// `server_timeline`; left out when not a cluster run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub server_nodes: BTreeMap<String, NodeServer>,
+    /// Open loop: the rate asked for (requests per second); compare with
+    /// `totals.ops_per_sec` and the timeline's `ops_per_sec` for the rate achieved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
+    /// Cluster mode: per node (`host:port`), the requests it answered (the last node a
+    /// redirected request went to) or failed on, and the redirects it answered; left out
+    /// when not a cluster run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nodes: BTreeMap<String, Stats>,
+    /// The longest stretch without a successful reply.
+    #[serde(default)]
+    pub availability: Availability,
+    /// The fault drills of the phase, in spec order; left out when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventReport>,
+    /// With `load.rate_ramp` or `load.connections_ramp`: one summary per ramp step (the rate
+    /// ramp's steps when both are given); left out otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<RampStep>,
+    /// With `slo`: the search's result and its latency-versus-throughput curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<SloResult>,
+    /// A file of the phase's `output` that could not be written when the phase ended: the
+    /// path and the operating system's error (the report is kept); left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_error: Option<String>,
+    /// Facts about this phase's server, read before the run like the report's `server`,
+    /// when the phase's target is not the first phase's; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerFacts>,
+    /// Open loop: measured requests due but never sent when the phase stopped (the server
+    /// or the client fell behind); left out when every request due was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent: Option<Unsent>,
+    /// Open loop: the client's own part of the send lag (ms): from the moment a request
+    /// could be written (its intended send time, or later, when its connection's pipeline had
+    /// room again or the connection was back after a failure) to its write. A slow server
+    /// fills pipelines and raises `send_lag_ms`, not this. Cluster mode: its send lag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_lag_ms: Option<Latency>,
+    /// Whether to trust this phase's figures, check by check (its own checks only; a phase
+    /// not measured has none).
+    #[serde(default)]
+    pub validity: Validity,
+    /// The normalized settings of this phase, secrets redacted.
+    pub workload: Json,
+}
+
+/// One step of a ramp: its part of the timeline, summarized.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct RampStep {
+    /// Seconds since the phase's measurement began, at the step's start.
+    pub start_s: f64,
+    /// Measured seconds in the step (shorter for a step the run cut short; the last step
+    /// runs to the end of the phase).
+    pub duration_s: f64,
+    /// Open loop: the total rate asked for in the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_rate: Option<f64>,
+    /// Most connections open at once in the step.
+    pub connections: u32,
+    /// Requests finished in the step.
+    pub ops: u64,
+    /// `ops / duration_s`: the rate achieved.
+    pub ops_per_sec: f64,
+    /// Failed requests in the step.
+    pub errors: u64,
+    /// `errors / ops`.
+    pub error_rate: f64,
+    /// Latency of the step's replies (ms).
+    pub latency_ms: Latency,
+    /// Open loop only: service time of the step's replies (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<Latency>,
+}
+
+/// The outcome of an SLO search.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SloResult {
+    /// The percentile held to the budget (99: p99).
+    pub percentile: f64,
+    /// The latency budget for it (ms).
+    pub budget_ms: f64,
+    /// The highest error rate allowed.
+    pub max_error_rate: f64,
+    /// The lowest achieved rate allowed, as a fraction of the rate asked for.
+    pub min_achieved: f64,
+    /// The highest rate asked for that met every condition; `null` when none did.
+    pub best_rate: Option<f64>,
+    /// Every rate tried, sorted by rate: plot `achieved_rate` against `latency_ms.p99` (or
+    /// `percentile_ms`) for the latency-versus-throughput curve.
+    pub curve: Vec<SloPoint>,
+}
+
+/// One rate tried by an SLO search.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct SloPoint {
+    /// Order in which the rates were tried (0 first).
+    pub run: u32,
+    /// The total rate asked for (requests per second).
+    pub rate: f64,
+    /// The rate achieved: requests finished per measured second.
+    pub achieved_rate: f64,
+    /// Measured seconds.
+    pub duration_s: f64,
+    /// Requests finished.
+    pub ops: u64,
+    /// Failed requests.
+    pub errors: u64,
+    /// `errors / ops`.
+    pub error_rate: f64,
+    /// The searched percentile's latency (ms), from intended send times.
+    pub percentile_ms: f64,
+    /// Latency summary (ms), from intended send times.
+    pub latency_ms: Latency,
+    /// Service time summary (ms), from the actual writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_ms: Option<Latency>,
+    /// Whether the step met the percentile budget, the error bound and the achieved-rate
+    /// bound.
+    pub met: bool,
+}

@@ -1,0 +1,83 @@
+//! The core's layers point one way (issue 25): a module uses only the layers below it. This
+//! reads the sources: a `crate::MODULE` path in a layer's files must name a module that layer
+//! may use.
+//!
+//! Checked so far: the leaves, `resp` (the wire format) and `report` (everything a report's
+//! JSON holds: reading, writing, merging), which use nothing of the crate but its error type.
+//! The other modules still have circles to undo (docs/contributing.md, module map).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Each layer checked, and the crate's modules it may use besides itself.
+const LAYERS: &[(&str, &[&str])] = &[("resp", &["error"]), ("report", &["error"])];
+
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The crate modules a source names: `crate::NAME` and `crate::{NAME::.., NAME}`.
+fn modules_used(text: &str) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    let lower = |s: &str| {
+        let name: String = s
+            .trim()
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (name.chars().next().is_some_and(|c| c.is_ascii_lowercase())).then_some(name)
+    };
+    for (i, _) in text.match_indices("crate::") {
+        let rest = &text[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            used.extend(group.split(',').filter_map(lower));
+        } else if let Some(name) = lower(rest) {
+            used.insert(name);
+        }
+    }
+    used
+}
+
+#[test]
+fn leaf_layers_use_nothing_above_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut wrong = Vec::new();
+    for (layer, allowed) in LAYERS {
+        let files = sources(&src.join(layer));
+        assert!(!files.is_empty(), "no sources for layer {layer}");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for module in modules_used(&text) {
+                if module != *layer && !allowed.contains(&module.as_str()) {
+                    wrong.push(format!(
+                        "{} uses crate::{module} (layer `{layer}` may use {allowed:?})",
+                        file.strip_prefix(&src).unwrap().display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_reader_finds_every_form_of_a_crate_path() {
+    let used = modules_used(
+        "use crate::spec::Workload;\nuse crate::{engine::run, Error, net};\nlet x = crate::stats::new();",
+    );
+    let want: BTreeSet<String> = ["engine", "net", "spec", "stats"]
+        .map(String::from)
+        .into_iter()
+        .collect();
+    assert_eq!(used, want);
+}

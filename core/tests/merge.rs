@@ -1,0 +1,256 @@
+//! Merging the reports of hosts that ran one workload together (issue 26): shards started
+//! at one instant against a real redis-server, merged, hold what the server counted and the
+//! percentiles of their histograms added; merges that would not be one workload's refused.
+
+mod common;
+
+use common::{workload, Server};
+use respload::report::{decode_histogram, percentile};
+use respload::stats::{stats_of, CommandRecorder};
+use respload::{run, Report};
+use serde_json::json;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// The shards of `w` run at once (one thread each, as hosts would), started together.
+fn run_shards(w: &respload::Workload, count: u32) -> Vec<Report> {
+    let at = now() + 1.0;
+    let shards: Vec<_> = (0..count)
+        .map(|i| w.shard(i, count).unwrap().starting_at(at).unwrap())
+        .collect();
+    let handles: Vec<_> = shards
+        .into_iter()
+        .map(|s| std::thread::spawn(move || run(&s).unwrap()))
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn merged_shards_hold_what_the_server_counted_and_their_added_histograms() {
+    let server = Server::start(&[]);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "seed": 11,
+        "load": { "connections": 5, "requests": 20_003, "pipeline": 2 },
+        "keys": { "prefix": "m:", "range": [0, 499] },
+        "commands": [{ "name": "set" }, { "name": "get", "weight": 3 }],
+        "output": { "interval_histograms": true },
+    }));
+    let shards = run_shards(&w, 3);
+    // Reports in any order: the merge orders them by shard.
+    let reversed: Vec<Report> = shards.iter().rev().cloned().collect();
+    let merged = Report::merge(&reversed).unwrap();
+    // Every request the server executed, and no more.
+    let (sets, gets) = (server.calls("set"), server.calls("get"));
+    assert_eq!(sets + gets, 20_003);
+    assert_eq!(merged.totals.ops, 20_003);
+    assert_eq!(merged.commands["SET"].ops, sets);
+    assert_eq!(merged.commands["GET"].ops, gets);
+    assert_eq!(merged.totals.errors, 0);
+    assert_eq!(
+        merged.commands["GET"].hits + merged.commands["GET"].misses,
+        gets
+    );
+    // The percentiles are those of one histogram holding every host's latencies.
+    let mut added = decode_histogram(&shards[0].totals.histogram).unwrap();
+    for s in &shards[1..] {
+        added
+            .add(decode_histogram(&s.totals.histogram).unwrap())
+            .unwrap();
+    }
+    assert_eq!(added.len(), 20_003);
+    let max_ns = shards
+        .iter()
+        .map(|s| (s.totals.latency_ms.max * 1e6).round() as u64)
+        .max()
+        .unwrap();
+    for (q, got) in [
+        (0.5, merged.totals.latency_ms.p50),
+        (0.99, merged.totals.latency_ms.p99),
+        (0.999, merged.totals.latency_ms.p99_9),
+    ] {
+        let want = percentile(&added, q).min(max_ns) as f64 / 1e6;
+        assert_eq!(got, want, "p{q}");
+    }
+    assert_eq!(merged.totals.latency_ms.max, max_ns as f64 / 1e6);
+    let merged_h = decode_histogram(&merged.totals.histogram).unwrap();
+    assert_eq!(merged_h.len(), 20_003);
+    // The mean from exact sums: each host's mean weighted by its requests.
+    let mean: f64 = shards
+        .iter()
+        .map(|s| s.totals.latency_ms.mean * s.totals.ops as f64)
+        .sum::<f64>()
+        / 20_003.0;
+    assert!((merged.totals.latency_ms.mean - mean).abs() < 1e-9);
+    // Rates and connections summed; each host listed, started together (one machine).
+    let rate: f64 = shards.iter().map(|s| s.totals.ops_per_sec).sum();
+    assert!((merged.totals.ops_per_sec - rate).abs() < 1e-6);
+    assert_eq!(merged.client.connections, 5);
+    assert_eq!(merged.hosts.len(), 3);
+    assert_eq!(
+        merged.hosts.iter().map(|h| h.shard).collect::<Vec<_>>(),
+        vec![Some(0), Some(1), Some(2)]
+    );
+    assert_eq!(
+        merged.hosts.iter().map(|h| h.ops).sum::<u64>(),
+        merged.totals.ops
+    );
+    for (h, s) in merged.hosts.iter().zip(&shards) {
+        let skew = h.start_skew_ms;
+        assert_eq!(Some(skew), s.start_skew_ms);
+        // Small on one machine (a loaded one: threads wake late).
+        assert!((0.0..250.0).contains(&skew), "start skew {skew} ms");
+    }
+    // The whole workload, not a share: its budget and connections.
+    assert_eq!(merged.workload["load"]["requests"], json!(20_003));
+    assert_eq!(merged.workload["load"]["connections"], json!(5));
+    assert!(merged.shard.is_none());
+    // Timeline rows line up by wall-clock second and sum to the totals.
+    let rows: u64 = merged.timeline.iter().map(|r| r.ops).sum();
+    assert_eq!(rows, 20_003);
+    let longest = shards.iter().map(|s| s.timeline.len()).max().unwrap();
+    assert!(
+        merged.timeline.len() <= longest + 1,
+        "{} rows from hosts of at most {longest}",
+        merged.timeline.len()
+    );
+    let conns = merged.timeline.iter().map(|r| r.connections).max();
+    assert_eq!(conns, Some(5));
+    // Phases merge the same way; the merged report saves and loads back.
+    assert_eq!(merged.phases[0].totals, merged.totals);
+    let text = merged.to_json();
+    assert_eq!(Report::from_json_str(&text).unwrap(), merged);
+}
+
+#[test]
+fn merging_refuses_what_is_not_one_workloads_reports() {
+    let server = Server::start(&[]);
+    let spec = |requests: u64| {
+        workload(json!({
+            "target": { "url": server.url() },
+            "seed": 3,
+            "load": { "connections": 2, "requests": requests },
+        }))
+    };
+    let w = spec(300);
+    let shards: Vec<Report> = (0..2)
+        .map(|i| run(&w.shard(i, 2).unwrap()).unwrap())
+        .collect();
+    let err = |reports: &[Report]| Report::merge(reports).unwrap_err().to_string();
+    // A missing shard, a shard twice.
+    let e = err(&shards[..1]);
+    assert!(e.contains("shard(s) 1 of 2 missing"), "{e}");
+    let e = err(&[shards[0].clone(), shards[0].clone()]);
+    assert!(
+        e.contains("reports[1].shard") && e.contains("also reports[0]"),
+        "{e}"
+    );
+    // Another workload's shard: named by where the workloads differ.
+    let other = run(&spec(302).shard(1, 2).unwrap()).unwrap();
+    let e = err(&[shards[0].clone(), other]);
+    assert!(
+        e.contains("reports[1].workload") && e.contains("load.requests"),
+        "{e}"
+    );
+    // Shards with an unsharded run; a merged report again; another schema version.
+    let whole = run(&w).unwrap();
+    let e = err(&[shards[0].clone(), shards[1].clone(), whole.clone()]);
+    assert!(
+        e.contains("reports[2].shard") && e.contains("missing"),
+        "{e}"
+    );
+    let merged = Report::merge(&shards).unwrap();
+    let e = err(&[merged.clone(), shards[0].clone()]);
+    assert!(e.contains("already a merged report"), "{e}");
+    let mut old = shards[1].clone();
+    old.schema_version = 1;
+    let e = err(&[shards[0].clone(), old]);
+    assert!(e.contains("reports[1].schema_version"), "{e}");
+    assert!(err(&[]).contains("no report to merge"));
+    // Unsharded runs of one workload merge too (the same spec run on several hosts).
+    let twice = Report::merge(&[whole.clone(), run(&w).unwrap()]).unwrap();
+    assert_eq!(twice.totals.ops, 600);
+    assert_eq!(merged.totals.ops, 300);
+    assert_eq!(
+        server.calls("set") + server.calls("get"),
+        300 + 151 + 300 + 300
+    );
+}
+
+#[test]
+fn a_start_instant_already_past_fails_before_any_traffic() {
+    let server = Server::start(&[]);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "requests": 100 },
+    }));
+    let e = run(&w.starting_at(now() - 5.0).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("start_at") && e.contains("passed"), "{e}");
+    assert_eq!(server.calls("set") + server.calls("get"), 0);
+    // Half a second late is allowed, and reported as the skew.
+    let r = run(&w.starting_at(now() - 0.5).unwrap()).unwrap();
+    assert_eq!(r.totals.ops, 100);
+    let skew = r.start_skew_ms.unwrap();
+    assert!(skew >= 500.0, "{skew}");
+    // On time: the first request went out after the instant, not before.
+    let at = now() + 1.0;
+    let r = run(&w.starting_at(at).unwrap()).unwrap();
+    assert_eq!(r.start_at, Some(at));
+    let skew = r.start_skew_ms.unwrap();
+    assert!((0.0..250.0).contains(&skew), "{skew}");
+    assert!(r.phases[0].started_at >= at);
+    assert!((r.timeline[0].unix_s - (r.phases[0].started_at + r.timeline[0].t)).abs() < 1e-6);
+    let e = w.starting_at(f64::NAN).unwrap_err().to_string();
+    assert!(e.contains("start_at"), "{e}");
+}
+
+#[test]
+fn merged_latency_equals_one_recorder_holding_every_hosts_requests() {
+    // Two hosts' recorders and the one recorder a single host would have had.
+    let (mut a, mut b, mut both) = (
+        CommandRecorder::default(),
+        CommandRecorder::default(),
+        CommandRecorder::default(),
+    );
+    for i in 0..5000u64 {
+        let ns = 20_000 + (i * 7919) % 3_000_000;
+        let r = if i % 3 == 0 { &mut a } else { &mut b };
+        r.record_latency(ns);
+        r.ops += 1;
+        both.record_latency(ns);
+        both.ops += 1;
+    }
+    let (sa, sb, sboth) = (stats_of(&a, 1.0), stats_of(&b, 1.0), stats_of(&both, 1.0));
+    let report = |s: &respload::report::Stats| Report {
+        schema_version: respload::report::SCHEMA_VERSION,
+        totals: s.clone(),
+        ..Report::default()
+    };
+    let merged = Report::merge(&[report(&sa), report(&sb)]).unwrap().totals;
+    let (m, want) = (&merged.latency_ms, &sboth.latency_ms);
+    assert_eq!(
+        (m.p50, m.p90, m.p95, m.p99, m.p99_9, m.p99_99, m.min, m.max),
+        (
+            want.p50,
+            want.p90,
+            want.p95,
+            want.p99,
+            want.p99_9,
+            want.p99_99,
+            want.min,
+            want.max
+        )
+    );
+    assert!((m.mean - want.mean).abs() < 1e-9 * want.mean);
+    assert!((m.stddev - want.stddev).abs() < 1e-6 * want.stddev);
+    assert_eq!(merged.ops, 5000);
+    assert_eq!(merged.ops_per_sec, 5000.0);
+}
