@@ -202,15 +202,20 @@ fn parse_var(text: &str) -> Result<(String, Value), String> {
 #[derive(Args)]
 pub(crate) struct Overrides {
     /// Server URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
-    /// unix:///path.sock.
+    /// unix:///path.sock; replaces the spec file's target address, whatever its form.
     #[arg(long)]
     url: Option<String>,
-    /// Server host name or address (instead of --url).
+    /// Server host name or address; replaces the spec file's (its `url` too, whose user,
+    /// password, db and TLS are kept unless given as flags).
     #[arg(long, short = 'H')]
     host: Option<String>,
-    /// Server port.
+    /// Server port; replaces the spec file's (its `url` too, as --host does).
     #[arg(long, short = 'p')]
     port: Option<u16>,
+    /// Unix socket path, instead of a host and port; replaces the spec file's address (its
+    /// `url` too, as --host does).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["host", "port", "url"])]
+    unix: Option<String>,
     /// Password (AUTH).
     #[arg(long, short = 'a')]
     password: Option<String>,
@@ -278,6 +283,7 @@ impl Overrides {
         put("url", self.url.clone().map(Value::from));
         put("host", self.host.clone().map(Value::from));
         put("port", self.port.map(Value::from));
+        put("unix", self.unix.clone().map(Value::from));
         put("password", self.password.clone().map(Value::from));
         put("user", self.user.clone().map(Value::from));
         let mut tls = Map::new();
