@@ -245,6 +245,7 @@ fn help_documents_every_flag() {
         "--pipeline",
         "--requests",
         "--duration",
+        "--rate",
         "--warmup",
         "--seed",
     ] {
@@ -559,4 +560,39 @@ fn host_port_and_unix_flags_replace_a_spec_files_url_and_keep_its_credentials() 
     // --unix with --port names both.
     let err = stderr_of_bad_input(&["run", &file, "--unix", &sock, "-p", &port]);
     assert!(err.contains("--unix") && err.contains("--port"), "{err}");
+}
+
+#[test]
+fn rate_runs_the_measured_phases_open_loop_and_leaves_populate_alone() {
+    let server = Server::start(&[]);
+    let spec = scenario(&server.dir);
+    let json = server.dir.join("r.json");
+    let port = server.port.to_string();
+    let report = report_of(
+        &["run", spec.to_str().unwrap(), "-p", &port, "--rate", "500"],
+        &json,
+    );
+    let (populate, measure) = (&report.phases[0], &report.phases[1]);
+    // The populate phase stays closed loop, its request count unchanged.
+    assert_eq!(populate.totals.ops, 2000);
+    assert_eq!(populate.target_rate, None);
+    assert!(populate.workload["load"].get("rate").is_none());
+    // The measured phase: 500/s for its 2 s, latency from intended send times.
+    assert_eq!(measure.target_rate, Some(500.0));
+    assert_eq!(measure.workload["load"]["rate"], 500.0);
+    let expected = 500.0 * measure.duration_s;
+    let ops = measure.totals.ops as f64;
+    assert!((ops / expected - 1.0).abs() < 0.05, "{ops} of {expected}");
+    assert!(measure.client_lag_ms.is_some());
+    assert_eq!(server.calls("get"), measure.totals.ops);
+
+    // Out of range, or not a number: refused before any traffic, naming the value.
+    let err = stderr_of_bad_input(&["run", "-p", &port, "--rate", "0"]);
+    assert!(
+        err.contains("load.rate") && err.contains("0 is out of range"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&["run", "-p", &port, "-R", "nan"]);
+    assert!(err.contains("`nan` is not a number"), "{err}");
+    assert_eq!(server.calls("get"), measure.totals.ops);
 }

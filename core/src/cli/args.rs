@@ -128,6 +128,15 @@ fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
+/// A number, range-checked later with the spec's own rule (`load.rate`); NaN and infinity
+/// are refused here because JSON has no value for them and the rate would silently vanish.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite())
+        .ok_or_else(|| format!("`{text}` is not a number of requests per second, e.g. 5000"))
+}
+
 fn parse_limit(text: &str) -> Result<(String, f64), String> {
     let (name, value) = text
         .split_once('=')
@@ -263,6 +272,10 @@ pub(crate) struct Overrides {
     /// Measured duration, e.g. 30s, 2m.
     #[arg(long, short = 'd')]
     duration: Option<String>,
+    /// Open loop: requests per second in total over all connections (as wrk2's -R), each
+    /// with an intended send time that latency counts from; sets load.rate.
+    #[arg(long, short = 'R', value_name = "PER_SEC", value_parser = parse_rate)]
+    rate: Option<f64>,
     /// Warm-up before measuring, e.g. 5s.
     #[arg(long)]
     warmup: Option<String>,
@@ -319,6 +332,7 @@ impl Overrides {
         put("pipeline", self.pipeline.map(Value::from));
         put("requests", self.requests.map(Value::from));
         put("duration", self.duration.clone().map(Value::from));
+        put("rate", self.rate.map(Value::from));
         put("warmup", self.warmup.clone().map(Value::from));
         let mut rest = Map::new();
         if !load.is_empty() {
