@@ -348,7 +348,7 @@ impl Phase {
             let path = if path == "." { String::new() } else { path };
             Error::spec(format!("{prefix}{path}"), e.into_inner())
         })?;
-        spec.load.validate(prefix)?;
+        spec.load.validate(prefix, spec.slo.is_some())?;
         if let Some(slo) = &spec.slo {
             slo.validate(prefix, &spec.load)?;
         }
@@ -743,6 +743,11 @@ mod tests {
             e.contains("load.arrivals") && e.contains("rate_ramp"),
             "{e}"
         );
+        assert!(e.contains("\"poisson\""), "{e}");
+        // An SLO search's steps are open loop: arrivals applies to each.
+        let w =
+            Workload::from_toml_str("[load]\narrivals = 'poisson'\n[slo]\nbudget_ms = 5").unwrap();
+        assert_eq!(w.phases[0].spec.load.arrivals, Some(Arrivals::Poisson));
         assert!(Workload::from_toml_str("[load]\narrivals = 'poisson'\nrate_ramp = { start = 1, end = 2, step = 1, step_duration = '1s' }").is_ok());
         // A requests budget keeps the run's length to it.
         let w = Workload::from_toml_str("[load]\nrequests = 10\nconnections_ramp = { start = 1, step = 1, step_duration = '1s' }").unwrap();
