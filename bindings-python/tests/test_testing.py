@@ -66,6 +66,17 @@ def test_redis_server_with_a_password() -> None:
         assert r.url == f"redis://:s3cret@127.0.0.1:{r.port}"
 
 
+def test_a_password_with_url_delimiters_is_percent_encoded_in_the_url() -> None:
+    password = "p/?%@:#x"
+    with redis_server(password=password) as r:
+        assert r.url == f"redis://:p%2F%3F%25%40%3A%23x@127.0.0.1:{r.port}"
+        assert r.call("CONFIG", "GET", "requirepass") == ["requirepass", password]
+        # The core decodes it back: the run authenticates with the password itself.
+        report = respload.run(target=r.target(), load={"requests": 200, "connections": 2})
+        assert report.totals.errors == 0
+        assert r.calls("set") + r.calls("get") == 200
+
+
 def test_a_missing_binary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
     with pytest.raises(RedisNotFoundError, match="not on PATH: install it"), redis_server():

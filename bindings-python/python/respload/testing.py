@@ -36,6 +36,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -286,8 +287,11 @@ class RedisServer:
     @property
     def url(self) -> str:
         """``redis://127.0.0.1:PORT`` (``rediss://`` with TLS), with the password when one
-        was set."""
-        auth = f":{self.password}@" if self.password is not None else ""
+        was set (percent-encoded)."""
+        auth = ""
+        if self.password is not None:
+            # Unencoded, a `/`, `?`, `#`, `@` or `%` in the password would end or garble it.
+            auth = f":{urllib.parse.quote(self.password, safe='')}@"
         scheme = "rediss" if self.tls is not None else "redis"
         return f"{scheme}://{auth}{self.host}:{self.port}"
 
