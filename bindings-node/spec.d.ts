@@ -185,8 +185,9 @@ export interface LoadSpec {
    */
   rate?: number
   /**
-   * How intended send times are spaced in open loop: `uniform` (evenly, the default) or `poisson`
-   * (exponential gaps, as independent users arrive).
+   * How intended send times are spaced in open loop (with `rate`, `rate_ramp`, or at every step of
+   * an `[slo]` search): `uniform` (evenly, the default) or `poisson` (exponential gaps, as
+   * independent users arrive).
    */
   arrivals?: Arrivals
   /**

@@ -50,17 +50,26 @@ export declare class TlsCerts {
   remove(): Promise<void>
 }
 
-/** A redis-server on a free loopback port, persistence off, files in a temporary directory. */
+/**
+ * A redis-server on a free loopback port, persistence off, files in a temporary directory; or,
+ * from `connectRedis()` (and `startRedis()` with `RESPLOAD_URL` set), a server already running.
+ */
 export declare class RedisServer {
-  /** `127.0.0.1`. */
+  /** `127.0.0.1` (for a server already running, its URL's host). */
   readonly host: string
   /** Its port: the TLS port with `tls: true` (it then has no plain-text port). */
   readonly port: number
-  /** `redis://127.0.0.1:PORT` (`rediss://` with TLS; with the password when one was set). */
+  /**
+   * `redis://127.0.0.1:PORT` (`rediss://` with TLS; with the password when one was set,
+   * percent-encoded); for a server already running, the URL given.
+   */
   readonly url: string
-  /** The redis-server process id. */
+  /** The redis-server process id (as its INFO says). */
   readonly pid: number
-  /** Its working directory (removed when it stops). */
+  /**
+   * Its working directory (removed when it stops); for a server already running, its
+   * `CONFIG GET dir`, or `''` when it does not tell (never removed).
+   */
   readonly dir: string
   /** `redis_version`. */
   readonly version: string
@@ -76,7 +85,10 @@ export declare class RedisServer {
    * replies reject with `ReplyError`. Replies: string, number, null, arrays.
    */
   command(...args: Array<string | number | Uint8Array>): Promise<any>
-  /** Stop the server and remove its directory (idempotent). */
+  /**
+   * Stop the server and remove its directory (idempotent); for a server already running, only
+   * close the helper's connection.
+   */
   stop(): Promise<void>
   [Symbol.asyncDispose](): Promise<void>
 }
@@ -88,9 +100,23 @@ export declare class ReplyError extends Error {
 
 /**
  * Start a redis-server and resolve once it answers PING. It never outlives this process: it is
- * stopped when the process exits, crashes or is killed, even without `stop()`.
+ * stopped when the process exits, crashes or is killed, even without `stop()`. With the
+ * environment variable `RESPLOAD_URL` set (and none of `args`, `password`, `redisServer`,
+ * `tls`, `tlsAuthClients` given), the server already running there instead, its database
+ * emptied (`FLUSHDB`) and left running by `stop()`.
  */
 export declare function startRedis(options?: StartRedisOptions): Promise<RedisServer>
+
+export interface ConnectRedisOptions {
+  /** How long to wait for the server to answer PING (default 10 000 ms). */
+  timeoutMs?: number
+}
+
+/**
+ * A `RedisServer` for a server already running at `url` (`redis://` or `rediss://`, with user,
+ * password and database), once it answers PING; `stop()` closes only the helper's connection.
+ */
+export declare function connectRedis(url: string, options?: ConnectRedisOptions): Promise<RedisServer>
 
 /** Start a server, call `fn(server)`, stop the server whatever happens. */
 export declare function withRedis<T>(fn: (server: RedisServer) => Promise<T> | T, options?: StartRedisOptions): Promise<T>
@@ -143,6 +169,7 @@ export declare function withCluster<T>(fn: (cluster: RedisCluster) => Promise<T>
 declare const testing: {
   startRedis: typeof startRedis
   withRedis: typeof withRedis
+  connectRedis: typeof connectRedis
   RedisServer: typeof RedisServer
   ReplyError: typeof ReplyError
   startCluster: typeof startCluster

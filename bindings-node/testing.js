@@ -4,7 +4,9 @@
 // when the pipe closes (stop(), a normal exit, a crash, even SIGKILL of this process) the
 // watchdog kills redis-server and removes its directory. Nothing outlives the test process.
 // With `tls: true` the helpers make throwaway certificates with the openssl command line, in a
-// directory held the same way by a watchdog of its own.
+// directory held the same way by a watchdog of its own. With RESPLOAD_URL set, startRedis() and
+// withRedis() use the server already running there instead (connectRedis), so a suite can run
+// where redis-server cannot be installed.
 
 const { execFile, spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
@@ -165,7 +167,9 @@ function redisBinary(options) {
     if (probe.error || probe.status !== 0) {
       throw new Error(
         `cannot run \`${binary} --version\` (${probe.error?.message ?? probe.stderr.trim()}): ` +
-          'install redis-server (Debian: apt-get install redis-server) or set RESPLOAD_REDIS_SERVER',
+          'install redis-server (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) ' +
+          'or set RESPLOAD_REDIS_SERVER to the binary; or use a server already running: ' +
+          'RESPLOAD_URL=redis://HOST:PORT',
       )
     }
     checkedBinaries.add(binary)
@@ -291,11 +295,15 @@ class RedisServer {
   #stopped = false
   #ownsCerts
 
-  constructor(fields, child, exited, ownsCerts) {
+  // connectRedis(): how to reach a server someone else runs ({ tls, user, db }); null for ours.
+  #existing
+
+  constructor(fields, child, exited, ownsCerts, existing = null) {
     Object.assign(this, fields)
     this.#child = child
     this.#exited = exited
     this.#ownsCerts = ownsCerts
+    this.#existing = existing
   }
 
   /** A workload `target`: `{ url }`, and with TLS `tls` trusting the throwaway CA (with the
@@ -307,12 +315,23 @@ class RedisServer {
   /** Send one command and resolve with its reply (error replies reject with `ReplyError`). */
   async command(...args) {
     if (this.#stopped) throw new Error(`redis-server on port ${this.port} was stopped`)
-    if (this.#connection === null) {
-      const connection = await Connection.open(this.port, this.host, 2000, tlsOptions(this.tls))
-      if (this.password !== undefined) await connection.send(['AUTH', this.password])
-      this.#connection = connection
-    }
+    if (this.#connection === null) this.#connection = await this.#open()
     return this.#connection.send(args)
+  }
+
+  async #open() {
+    const existing = this.#existing
+    const connection = await Connection.open(this.port, this.host, 2000, existing ? existing.tls : tlsOptions(this.tls))
+    try {
+      if (this.password !== undefined) {
+        await connection.send(existing?.user !== undefined ? ['AUTH', existing.user, this.password] : ['AUTH', this.password])
+      }
+      if (existing?.db) await connection.send(['SELECT', String(existing.db)])
+    } catch (err) {
+      connection.close()
+      throw err
+    }
+    return connection
   }
 
   /** Stop the server (SIGTERM, then SIGKILL after 5 s) and remove its directory. Idempotent. */
@@ -320,6 +339,8 @@ class RedisServer {
     if (this.#stopped) return this.#exited
     this.#stopped = true
     this.#connection?.close()
+    // Someone else's server: only the helper's connection was ours.
+    if (this.#existing) return
     this.#child.ref()
     this.#child.stdin.end()
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000)
@@ -350,6 +371,16 @@ function tlsOptions(certs) {
  */
 async function startRedis(options = {}) {
   checkTls(options)
+  const url = process.env.RESPLOAD_URL
+  // A server asked to be configured (args, password, TLS, a binary) must be one of our own.
+  const configured = options.args?.length || options.password !== undefined || options.redisServer !== undefined ||
+    options.tls || options.tlsAuthClients
+  if (url && !configured) {
+    const server = await connectRedis(url)
+    // Each test starts from an empty database, as with a server of its own.
+    await server.command('FLUSHDB')
+    return server
+  }
   const binary = redisBinary(options)
   const certs = options.tls ? await makeCerts() : null
   try {
@@ -445,6 +476,56 @@ async function startOnce(binary, port, options, certs, ownsCerts) {
       await sleep(25)
     }
   }
+}
+
+/**
+ * A `RedisServer` for a server already running at `url` (`redis://` or `rediss://`, with user,
+ * password and database as respload reads them; `rediss://` verified against Node's trusted
+ * CAs), once it answers PING. `url` and `target()` give `url` back, `command()` authenticates
+ * and selects the database, `stop()` closes only the helper's connection.
+ */
+async function connectRedis(url, options = {}) {
+  let parsed
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new TypeError(`url ${JSON.stringify(url)}: expected redis://HOST:PORT[/DB] or rediss://...`)
+  }
+  if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
+    throw new TypeError(`url ${JSON.stringify(url)}: expected redis://HOST:PORT[/DB] or rediss://...`)
+  }
+  const query = parsed.searchParams
+  const decode = (text) => (text ? decodeURIComponent(text) : undefined)
+  const password = query.get('password') ?? decode(parsed.password)
+  const user = query.get('user') ?? decode(parsed.username)
+  const dbText = query.get('db') ?? (parsed.pathname.replace(/^\/+|\/+$/g, '') || '0')
+  if (!/^\d+$/.test(dbText)) throw new TypeError(`url ${JSON.stringify(url)}: database ${JSON.stringify(dbText)} is not a number`)
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1'
+  const port = Number(parsed.port || 6379)
+  const existing = { tls: parsed.protocol === 'rediss:' ? { servername: host } : null, user, db: Number(dbText) }
+  const fields = { host, port, url, pid: 0, dir: '', version: '', password, tls: undefined, tlsAuthClients: false }
+  const server = new RedisServer(fields, null, Promise.resolve(), false, existing)
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000)
+  for (;;) {
+    try {
+      await server.command('PING')
+      break
+    } catch (err) {
+      if (err instanceof ReplyError) throw err
+      if (Date.now() > deadline) throw new Error(`no redis server answers at ${url}: ${err.message}`)
+      await sleep(100)
+    }
+  }
+  const info = await server.command('INFO', 'server')
+  const field = (name) => info.match(new RegExp(`^${name}:(.*)$`, 'm'))?.[1]?.trim()
+  server.pid = Number(field('process_id'))
+  server.version = field('redis_version')
+  try {
+    server.dir = (await server.command('CONFIG', 'GET', 'dir'))[1] ?? ''
+  } catch (err) {
+    if (!(err instanceof ReplyError)) throw err
+  }
+  return server
 }
 
 /** Start a server, call `fn(server)`, and stop the server whatever happens. */
@@ -596,5 +677,5 @@ async function withCluster(fn, options = {}) {
   }
 }
 
-module.exports = { startRedis, withRedis, RedisServer, ReplyError, startCluster, withCluster, RedisCluster, TlsCerts }
+module.exports = { startRedis, withRedis, connectRedis, RedisServer, ReplyError, startCluster, withCluster, RedisCluster, TlsCerts }
 module.exports.default = module.exports

@@ -83,3 +83,76 @@ for (const how of ['exits without stop()', 'is killed with SIGKILL']) {
     assert.ok(await eventually(() => !fs.existsSync(dir), 2000), `${dir} was left behind`)
   })
 }
+
+/** Run `script` (ESM) in a child node with `env` added; its stdout's JSON. */
+async function childJson(script, env) {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  })
+  let out = ''
+  child.stdout.on('data', (d) => {
+    out += d
+  })
+  const code = await new Promise((resolve) => child.once('exit', resolve))
+  assert.equal(code, 0, out)
+  return JSON.parse(out)
+}
+
+test('with RESPLOAD_URL, startRedis() and withRedis() use that server, emptied, and leave it running', async () => {
+  await withRedis(
+    async (existing) => {
+      const url = `${existing.url}/3`
+      await existing.command('SELECT', '3')
+      await existing.command('SET', 'before', '1')
+      const seen = await childJson(
+        `
+        import { run } from 'respload'
+        import { startRedis, withRedis } from 'respload/testing'
+        const out = { withRedis: await withRedis((r) => r.url) }
+        const redis = await startRedis()
+        Object.assign(out, { url: redis.url, target: redis.target(), port: redis.port, pid: redis.pid, dir: redis.dir })
+        out.dbsize = await redis.command('DBSIZE')
+        const report = await run({ target: redis.target(), load: { requests: 120 } })
+        out.ops = report.totals.ops
+        await redis.command('SET', 'left', 'by the test')
+        await redis.stop()
+        // A server asked for with arguments must be one of our own: no binary, a clear error.
+        out.error = await startRedis({ args: ['--maxmemory', '1mb'] }).then(() => '', (err) => err.message)
+        console.log(JSON.stringify(out))
+        `,
+        // Starting a server would fail: what works, works on the existing one.
+        { RESPLOAD_URL: url, RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server' },
+      )
+      assert.deepEqual(
+        { url: seen.url, target: seen.target, port: seen.port, pid: seen.pid, dir: seen.dir, withRedis: seen.withRedis },
+        { url, target: { url }, port: existing.port, pid: existing.pid, dir: existing.dir, withRedis: url },
+      )
+      assert.equal(seen.dbsize, 0, 'emptied before use')
+      assert.equal(seen.ops, 120)
+      assert.match(seen.error, /apt-get install -y redis-server/)
+      assert.match(seen.error, /RESPLOAD_URL=redis:\/\/HOST:PORT/)
+      // The run went to database 3 of the existing server, which is still up with its files.
+      const stats = await existing.command('INFO', 'commandstats')
+      const calls = (name) => Number(stats.match(new RegExp(`cmdstat_${name}:calls=(\\d+)`))?.[1] ?? 0)
+      assert.equal(calls('set') + calls('get'), 2 + 120, 'SET before and left, and the run')
+      assert.equal(await existing.command('GET', 'before'), null)
+      assert.equal(await existing.command('GET', 'left'), 'by the test')
+      assert.ok(alive(existing.pid) && fs.existsSync(existing.dir))
+    },
+    { password: 'p/?%@:x' },
+  )
+})
+
+test('a missing redis-server says how to install it or how to use a running server', async () => {
+  const seen = await childJson(
+    `
+    import { startRedis } from 'respload/testing'
+    console.log(JSON.stringify(await startRedis().then(() => '', (err) => err.message)))
+    `,
+    { RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server', RESPLOAD_URL: '' },
+  )
+  assert.match(seen, /cannot run `\/nonexistent\/redis-server --version`/)
+  assert.match(seen, /apt-get install -y redis-server/)
+  assert.match(seen, /RESPLOAD_URL=redis:\/\/HOST:PORT/)
+})

@@ -46,7 +46,7 @@ import respload, {
   type ValuesSpec,
   type Workload,
 } from 'respload'
-import { startRedis } from 'respload/testing'
+import { connectRedis, startRedis } from 'respload/testing'
 
 // ---- the spec: snake_case keys, every written form ------------------------------------------
 
@@ -180,6 +180,9 @@ async function runs(): Promise<void> {
   const code: RespLoadErrorCode = new SpecError('x').code
   await respload.run(spec)
   await redis.stop()
+  const existing = await connectRedis(redis.url, { timeoutMs: 1000 })
+  const dir: string = existing.dir
+  await existing.stop()
 }
 
 export { read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from respload.testing import redis_server
+
 pytest_plugins = ["pytester"]
 
 
@@ -36,3 +38,56 @@ def test_the_installed_plugin_provides_the_fixtures(pytester: pytest.Pytester) -
     disabled = pytester.runpytest_subprocess("-p", "no:respload", "-p", "no:cacheprovider")
     disabled.assert_outcomes(errors=3)
     disabled.stdout.fnmatch_lines(["*fixture 'redis_server' not found*"])
+
+
+_EXISTING = """
+import respload
+
+def test_uses_the_existing_server(redis_server, redis_url):
+    assert redis_url == redis_server.url == URL
+    assert redis_server.call("DBSIZE") == 0  # emptied before the test
+    report = respload.run(target=redis_server.target(), load={"requests": 120})
+    report.check(error_rate=0)
+    redis_server.call("SET", "left", "by the test")
+"""
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_fixtures_use_an_existing_server(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    with redis_server(password="p/?%@:x") as existing:
+        existing.call("SET", "before", "1")
+        url = existing.url
+        pytester.makepyfile(_EXISTING.replace("URL", repr(url)))
+        # Starting a server would fail: the tests pass only on the existing one.
+        monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
+        args = ["-p", "no:cacheprovider"]
+        if how == "option":
+            args += ["--respload-url", url]
+        else:
+            monkeypatch.setenv("RESPLOAD_URL", url)
+        result = pytester.runpytest_subprocess(*args)
+        result.assert_outcomes(passed=1)
+        # The server saw the run, is still up, and keeps what the test left.
+        assert existing.calls("set") + existing.calls("get") == 2 + 120
+        assert existing.call("GET", "before") is None
+        assert existing.call("GET", "left") == "by the test"
+        assert existing.running
+        assert existing.dir.exists()
+
+
+def test_a_missing_redis_server_says_how_to_install_it_or_use_one(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makepyfile("def test_needs_a_server(redis_url):\n    pass\n")
+    monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
+    monkeypatch.delenv("RESPLOAD_URL", raising=False)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*RedisNotFoundError*apt-get install -y redis-server*"
+            "--respload-url redis://HOST:PORT (or set RESPLOAD_URL)*"
+        ]
+    )

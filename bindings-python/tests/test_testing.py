@@ -18,6 +18,7 @@ from respload.testing import (
     RedisNotFoundError,
     RedisServer,
     ReplyError,
+    connect_redis,
     redis_cluster,
     redis_server,
     start_redis,
@@ -66,10 +67,51 @@ def test_redis_server_with_a_password() -> None:
         assert r.url == f"redis://:s3cret@127.0.0.1:{r.port}"
 
 
+def test_a_password_with_url_delimiters_is_percent_encoded_in_the_url() -> None:
+    password = "p/?%@:#x"
+    with redis_server(password=password) as r:
+        assert r.url == f"redis://:p%2F%3F%25%40%3A%23x@127.0.0.1:{r.port}"
+        assert r.call("CONFIG", "GET", "requirepass") == ["requirepass", password]
+        # The core decodes it back: the run authenticates with the password itself.
+        report = respload.run(target=r.target(), load={"requests": 200, "connections": 2})
+        assert report.totals.errors == 0
+        assert r.calls("set") + r.calls("get") == 200
+
+
 def test_a_missing_binary_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
-    with pytest.raises(RedisNotFoundError, match="not on PATH: install it"), redis_server():
+    missing = pytest.raises(RedisNotFoundError, match="not on PATH: install it")
+    with missing as caught, redis_server():
         pass
+    assert "apt-get install -y redis-server" in str(caught.value)
+
+
+def test_connect_redis_uses_a_running_server_and_leaves_it_running() -> None:
+    with redis_server(password="p/?%@:x") as own:
+        url = f"{own.url}/2"
+        existing = connect_redis(url)
+        assert (existing.url, existing.target()) == (url, {"url": url})
+        assert (existing.host, existing.port, existing.password) == (own.host, own.port, "p/?%@:x")
+        assert existing.dir.resolve() == own.dir.resolve()
+        # Its connection authenticated and selected database 2: what a run writes there.
+        respload.run(
+            target=existing.target(),
+            load={"requests": 50},
+            keys={"range": [0, 49], "distribution": "sequential"},
+            commands=[{"name": "set"}],
+        ).check(error_rate=0)
+        assert existing.call("DBSIZE") == 50
+        assert own.call("DBSIZE") == 0  # own's connection is on database 0
+        existing.stop()
+        assert not existing.running
+        assert own.running
+        assert own.dir.exists()
+        assert own.call("PING") == "PONG"
+    wrong = pytest.raises(ReplyError, match=r"WRONGPASS|invalid")
+    with redis_server(password="right") as own, wrong:
+        connect_redis(f"redis://:wrong@127.0.0.1:{own.port}")
+    with pytest.raises(ValueError, match="expected redis://"):
+        connect_redis("http://127.0.0.1:1")
 
 
 def test_fixtures_redis_server_and_url(redis_server: RedisServer, redis_url: str) -> None:

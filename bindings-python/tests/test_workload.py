@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import respload
-from conftest import Redis
+from conftest import Redis, free_port
 
 
 def test_spec_error_names_the_field_the_value_and_what_is_allowed() -> None:
@@ -247,6 +247,25 @@ def test_with_overrides_returns_a_new_workload() -> None:
     with pytest.raises(respload.SpecError) as caught:
         w.with_overrides(load={"pipeline": 0})
     assert caught.value.path == "load.pipeline"
+
+
+def test_a_port_override_replaces_a_spec_files_url_and_keeps_its_db(
+    redis: Redis, tmp_path: Path
+) -> None:
+    # The file's URL points at a port nobody listens on: only the override reaches the server.
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        f'[target]\nurl = "redis://127.0.0.1:{free_port()}/2"\n[load]\nrequests = 60\n'
+        '[keys]\nrange = [0, 59]\ndistribution = "sequential"\n[[commands]]\nname = "set"\n'
+    )
+    report = respload.run(str(spec), target={"port": redis.port})
+    assert (report.totals.ops, report.totals.errors) == (60, 0)
+    moved = respload.Workload.from_file(spec).with_overrides(target={"port": 1})
+    target = moved.to_dict()["target"]
+    assert "url" not in target
+    assert (target["host"], target["port"], target["db"]) == ("127.0.0.1", 1, 2)
+    assert redis.calls("set") == 60
+    assert redis.call("DBSIZE") == 0  # database 0: the keys went to the URL's database 2
 
 
 def test_shards_of_a_workload_send_it_exactly(redis: Redis) -> None:

@@ -237,6 +237,7 @@ fn help_documents_every_flag() {
         "--url",
         "--host",
         "--port",
+        "--unix",
         "--password",
         "--user",
         "--connections",
@@ -244,6 +245,7 @@ fn help_documents_every_flag() {
         "--pipeline",
         "--requests",
         "--duration",
+        "--rate",
         "--warmup",
         "--seed",
         "--shard",
@@ -476,6 +478,125 @@ fn scale_and_var_set_the_spec_files_variables_and_repeat_numbers_the_runs() {
     );
     let err = stderr_of_bad_input(&["check", spec.to_str().unwrap(), "--scale", "full"]);
     assert!(err.contains("no scale `full`: defined: ci"), "{err}");
+}
+
+/// Run respload with `args`, expect success and return the JSON report it wrote to `json`.
+fn report_of(args: &[&str], json: &std::path::Path) -> Report {
+    let out = Command::new(BIN)
+        .args(args)
+        .args(["-q", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
+
+#[test]
+fn host_port_and_unix_flags_replace_a_spec_files_url_and_keep_its_credentials() {
+    let server = Server::start(&["--requirepass", "secret"]);
+    let port = server.port.to_string();
+    let keys_in = |db: &str| -> u64 {
+        let out = server.cli(&["--no-auth-warning", "-a", "secret", "-n", db, "DBSIZE"]);
+        out.parse()
+            .unwrap_or_else(|_| panic!("DBSIZE of db {db}: {out}"))
+    };
+    // The file points at a port nobody listens on: only the flag can make the run work.
+    let nobody = common::free_port();
+    let spec = |name: &str, url: &str| {
+        let path = server.dir.join(name);
+        let text = format!(
+            "[target]\nurl = \"{url}\"\n[load]\nconnections = 2\nrequests = 300\n\
+             [keys]\nrange = [0, 99]\ndistribution = \"sequential\"\n[[commands]]\nname = \"set\"\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let json = server.dir.join("r.json");
+
+    // -p: the URL's password and database are kept.
+    let file = spec(
+        "port.toml",
+        &format!("redis://:secret@127.0.0.1:{nobody}/3"),
+    );
+    let report = report_of(&["run", &file, "-p", &port], &json);
+    assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
+    assert_eq!(keys_in("3"), 100);
+    let target = &report.phases[0].workload["target"];
+    assert_eq!(target["port"], server.port);
+    assert!(target.get("url").is_none(), "{target}");
+    assert_eq!(target["password"], "***");
+
+    // --host and --port together, the same.
+    let report = report_of(&["run", &file, "-H", "127.0.0.1", "--port", &port], &json);
+    assert_eq!(report.totals.ops, 300);
+
+    // --unix with -a: the flag's password wins over the URL's, its database is kept.
+    let file = spec("unix.toml", &format!("redis://:wrong@127.0.0.1:{nobody}/4"));
+    let sock = server.socket();
+    let report = report_of(&["run", &file, "--unix", &sock, "-a", "secret"], &json);
+    assert_eq!((report.totals.ops, report.totals.errors), (300, 0));
+    assert_eq!(keys_in("4"), 100);
+    assert_eq!(report.phases[0].workload["target"]["unix"], sock.as_str());
+
+    // --url replaces a file's host and port.
+    let path = server.dir.join("hostport.toml");
+    std::fs::write(
+        &path,
+        format!("[target]\nhost = \"127.0.0.1\"\nport = {nobody}\n[load]\nrequests = 50\n"),
+    )
+    .unwrap();
+    let url = format!("redis://:secret@127.0.0.1:{port}/5");
+    let report = report_of(&["run", path.to_str().unwrap(), "--url", &url], &json);
+    assert_eq!((report.totals.ops, report.totals.errors), (50, 0));
+
+    // Without the flag, the file's URL is used, and fails: the test above proved something.
+    let out = Command::new(BIN)
+        .args(["run", &file, "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // --unix with --port names both.
+    let err = stderr_of_bad_input(&["run", &file, "--unix", &sock, "-p", &port]);
+    assert!(err.contains("--unix") && err.contains("--port"), "{err}");
+}
+
+#[test]
+fn rate_runs_the_measured_phases_open_loop_and_leaves_populate_alone() {
+    let server = Server::start(&[]);
+    let spec = scenario(&server.dir);
+    let json = server.dir.join("r.json");
+    let port = server.port.to_string();
+    let report = report_of(
+        &["run", spec.to_str().unwrap(), "-p", &port, "--rate", "500"],
+        &json,
+    );
+    let (populate, measure) = (&report.phases[0], &report.phases[1]);
+    // The populate phase stays closed loop, its request count unchanged.
+    assert_eq!(populate.totals.ops, 2000);
+    assert_eq!(populate.target_rate, None);
+    assert!(populate.workload["load"].get("rate").is_none());
+    // The measured phase: 500/s for its 2 s, latency from intended send times.
+    assert_eq!(measure.target_rate, Some(500.0));
+    assert_eq!(measure.workload["load"]["rate"], 500.0);
+    let expected = 500.0 * measure.duration_s;
+    let ops = measure.totals.ops as f64;
+    assert!((ops / expected - 1.0).abs() < 0.05, "{ops} of {expected}");
+    assert!(measure.client_lag_ms.is_some());
+    assert_eq!(server.calls("get"), measure.totals.ops);
+
+    // Out of range, or not a number: refused before any traffic, naming the value.
+    let err = stderr_of_bad_input(&["run", "-p", &port, "--rate", "0"]);
+    assert!(
+        err.contains("load.rate") && err.contains("0 is out of range"),
+        "{err}"
+    );
+    let err = stderr_of_bad_input(&["run", "-p", &port, "-R", "nan"]);
+    assert!(err.contains("`nan` is not a number"), "{err}");
+    assert_eq!(server.calls("get"), measure.totals.ops);
 }
 
 #[test]

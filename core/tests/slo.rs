@@ -185,3 +185,97 @@ fn halving_stops_at_the_lowest_rate_allowed() {
         slo.curve
     );
 }
+
+/// The server's arrival times (s) of the GETs sent while `body` runs, from its MONITOR feed.
+fn gets_seen_by_monitor(server: &Server, body: impl FnOnce()) -> Vec<f64> {
+    use std::io::{BufRead, BufReader};
+    let mut monitor = std::process::Command::new("redis-cli")
+        .args(["-p", &server.port.to_string(), "monitor"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("redis-cli must be installed");
+    let mut lines = BufReader::new(monitor.stdout.take().unwrap()).lines();
+    // MONITOR answers OK once it is on: no GET is missed.
+    assert_eq!(lines.next().unwrap().unwrap(), "OK");
+    let reader = std::thread::spawn(move || {
+        lines
+            .map_while(|l| l.ok())
+            .filter(|l| l.to_lowercase().contains("] \"get\""))
+            .map(|l| l.split_whitespace().next().unwrap().parse::<f64>().unwrap())
+            .collect::<Vec<f64>>()
+    });
+    body();
+    // The run has ended; the last GETs reach the feed within this.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    monitor.kill().unwrap();
+    monitor.wait().unwrap();
+    reader.join().unwrap()
+}
+
+/// For each step of the search (in the order run), the share of the gaps between its sends
+/// shorter than half the mean gap: 1 - e^-0.5 = 0.39 for Poisson arrivals, about 0 for even
+/// ones.
+fn short_gap_shares(report: &Report, times: &[f64]) -> Vec<f64> {
+    let slo = report.slo.as_ref().unwrap();
+    let mut steps: Vec<_> = slo.curve.iter().collect();
+    steps.sort_by_key(|p| p.run);
+    assert_eq!(
+        steps.iter().map(|p| p.ops).sum::<u64>(),
+        times.len() as u64,
+        "the server saw every GET the steps counted"
+    );
+    let mut start = 0;
+    let mut shares = Vec::new();
+    for p in steps {
+        let step = &times[start..start + p.ops as usize];
+        start += p.ops as usize;
+        let gaps: Vec<f64> = step.windows(2).map(|w| w[1] - w[0]).collect();
+        let mean = 1.0 / p.rate;
+        let short = gaps.iter().filter(|g| **g < mean / 2.0).count();
+        shares.push(short as f64 / gaps.len() as f64);
+    }
+    shares
+}
+
+#[test]
+fn a_search_with_poisson_arrivals_sends_each_step_as_a_poisson_process() {
+    let server = Server::start(&[]);
+    let search = |arrivals: &str| {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let mut report = None;
+        let times = gets_seen_by_monitor(&server, || {
+            report = Some(
+                run(&workload(json!({
+                    "target": { "url": server.url() },
+                    // One connection: its sends are the process the server sees.
+                    "load": { "connections": 1, "threads": 1, "arrivals": arrivals },
+                    "observe": { "info": false },
+                    "commands": [{ "name": "get" }],
+                    "slo": { "budget_ms": 500, "start_rate": 200, "max_rate": 400,
+                             "step_duration": "2s", "max_steps": 2 },
+                })))
+                .unwrap(),
+            );
+        });
+        let report = report.unwrap();
+        assert_eq!(report.phases[0].workload["load"]["arrivals"], arrivals);
+        let rates: Vec<f64> = report
+            .slo
+            .as_ref()
+            .unwrap()
+            .curve
+            .iter()
+            .map(|p| p.rate)
+            .collect();
+        assert_eq!(rates.len(), 2, "{rates:?}");
+        short_gap_shares(&report, &times)
+    };
+    // 400 and 800 gaps: a share of 0.39 has a standard deviation under 0.025.
+    for share in search("poisson") {
+        assert!((0.25..0.55).contains(&share), "poisson: {share}");
+    }
+    // Even arrivals, measured the same way, are told apart.
+    for share in search("uniform") {
+        assert!(share < 0.15, "uniform: {share}");
+    }
+}

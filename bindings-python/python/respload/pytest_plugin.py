@@ -4,8 +4,10 @@ Installing respload makes these fixtures available in every test suite (entry po
 ``pytest11``); disable them with ``-p no:respload``.
 
 - ``redis_server``: a fresh :class:`respload.testing.RedisServer` for each test, stopped
-  after it.
-- ``redis_url``: that server's ``redis://127.0.0.1:PORT`` URL.
+  after it. With ``--respload-url URL`` (or ``$RESPLOAD_URL``), the server already running
+  there instead (:func:`respload.testing.connect_redis`), its database emptied (``FLUSHDB``)
+  before each test and left running after: point it at a server that holds nothing you keep.
+- ``redis_url``: that server's URL (``redis://127.0.0.1:PORT``, or the one given).
 - ``redis_tls_server``: a fresh TLS-only server (throwaway certificates, no client
   certificate asked) for each test; ``redis_tls_server.target()`` is a workload ``target``
   with its ``rediss://`` URL and ``tls.ca_file``.
@@ -22,11 +24,19 @@ Installing respload makes these fixtures available in every test suite (entry po
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 import pytest
 
-from .testing import RedisCluster, RedisServer, redis_cluster, start_redis
+from .testing import (
+    RedisCluster,
+    RedisNotFoundError,
+    RedisServer,
+    connect_redis,
+    redis_cluster,
+    start_redis,
+)
 
 __all__ = [
     "redis_cluster_fixture",
@@ -34,6 +44,20 @@ __all__ = [
     "redis_tls_server_fixture",
     "redis_url_fixture",
 ]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--respload-url``: run the ``redis_server`` fixture's tests against a server already
+    running."""
+    parser.getgroup("respload").addoption(
+        "--respload-url",
+        dest="respload_url",
+        default=None,
+        metavar="URL",
+        help="redis://[user[:password]@]host[:port][/db] of a server already running, for the "
+        "redis_server and redis_url fixtures instead of a throwaway redis-server (default: "
+        "$RESPLOAD_URL). Its database is emptied before each test.",
+    )
 
 
 class _ClusterHolder:
@@ -78,9 +102,22 @@ def _respload_cluster_holder() -> Iterator[_ClusterHolder]:
 
 
 @pytest.fixture(name="redis_server")
-def redis_server_fixture() -> Iterator[RedisServer]:
-    """A fresh ``redis-server`` on a free 127.0.0.1 port for this test."""
-    server = start_redis()
+def redis_server_fixture(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
+    """A fresh ``redis-server`` on a free 127.0.0.1 port for this test, or the server at
+    ``--respload-url`` / ``$RESPLOAD_URL``, emptied."""
+    url = request.config.getoption("respload_url") or os.environ.get("RESPLOAD_URL")
+    if url:
+        server = connect_redis(url)
+        # Each test starts from an empty database, as with a server of its own.
+        server.call("FLUSHDB")
+    else:
+        try:
+            server = start_redis()
+        except RedisNotFoundError as e:
+            raise RedisNotFoundError(
+                f"{e}; or run the tests against a server already running: "
+                "pytest --respload-url redis://HOST:PORT (or set RESPLOAD_URL)"
+            ) from None
     try:
         yield server
     finally:

@@ -23,6 +23,9 @@ ends, or this process exits, crashes or is killed, even with SIGKILL) the watchd
 The binary is ``redis-server`` on ``PATH``, or ``$RESPLOAD_REDIS_SERVER``, or the
 ``redis_server`` argument; the cluster helper also needs ``redis-cli`` (``$RESPLOAD_REDIS_CLI``),
 and ``tls=True`` needs the ``openssl`` command line (``$RESPLOAD_OPENSSL``) to make certificates.
+
+:func:`connect_redis` gives a server already running (its URL) the same interface, without
+starting or stopping it: the pytest fixtures use it for ``--respload-url`` / ``$RESPLOAD_URL``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -46,6 +50,7 @@ __all__ = [
     "RedisServer",
     "ReplyError",
     "TlsCerts",
+    "connect_redis",
     "free_port",
     "redis_cluster",
     "redis_server",
@@ -100,7 +105,7 @@ def _binary(given: str | None, env: str, name: str, package: str) -> str:
     found = shutil.which(exe)
     if found is None:
         raise RedisNotFoundError(
-            f"{exe} is not on PATH: install it (Debian/Ubuntu: apt-get install {package}; "
+            f"{exe} is not on PATH: install it (Debian/Ubuntu: apt-get install -y {package}; "
             f"macOS: brew install redis) or set {env} to the binary"
         )
     return found
@@ -262,7 +267,7 @@ class RedisServer:
         port: int,
         password: str | None,
         directory: Path,
-        watchdog: subprocess.Popen[bytes],
+        watchdog: subprocess.Popen[bytes] | None,
         tls: TlsCerts | None = None,
         tls_auth_clients: bool = False,
         owns_certs: bool = False,
@@ -277,6 +282,11 @@ class RedisServer:
         self._owns_certs = owns_certs
         self._ssl = tls.ssl_context() if tls is not None else None
         self._conn: tuple[socket.socket, BinaryIO] | None = None
+        # Set by connect_redis: a server someone else runs, reached by its own URL.
+        self._url: str | None = None
+        self._user: str | None = None
+        self._db = 0
+        self._stopped = False
 
     @property
     def address(self) -> str:
@@ -286,8 +296,13 @@ class RedisServer:
     @property
     def url(self) -> str:
         """``redis://127.0.0.1:PORT`` (``rediss://`` with TLS), with the password when one
-        was set."""
-        auth = f":{self.password}@" if self.password is not None else ""
+        was set (percent-encoded); for :func:`connect_redis`, the URL it was given."""
+        if self._url is not None:
+            return self._url
+        auth = ""
+        if self.password is not None:
+            # Unencoded, a `/`, `?`, `#`, `@` or `%` in the password would end or garble it.
+            auth = f":{urllib.parse.quote(self.password, safe='')}@"
         scheme = "rediss" if self.tls is not None else "redis"
         return f"{scheme}://{auth}{self.host}:{self.port}"
 
@@ -301,7 +316,10 @@ class RedisServer:
 
     @property
     def running(self) -> bool:
-        """Whether the server (its watchdog) is still up."""
+        """Whether the server (its watchdog) is still up; for :func:`connect_redis`, whether
+        ``stop()`` was not called yet."""
+        if self._watchdog is None:
+            return not self._stopped
         return self._watchdog.poll() is None
 
     def call(self, *args: str | int | bytes) -> Reply:
@@ -326,7 +344,10 @@ class RedisServer:
             f: BinaryIO = sock.makefile("rb")
             self._conn = (sock, f)
             if self.password is not None:
-                self._send(["AUTH", self.password])
+                auth = [self.password] if self._user is None else [self._user, self.password]
+                self._check(self._send(["AUTH", *auth]))
+            if self._db:
+                self._check(self._send(["SELECT", self._db]))
         sock, f = self._conn
         try:
             sock.sendall(_encode(args))
@@ -334,6 +355,11 @@ class RedisServer:
         except OSError:
             self._close()
             raise
+
+    def _check(self, reply: Reply) -> None:
+        if isinstance(reply, ReplyError):
+            self._close()
+            raise reply
 
     def info(self, section: str = "") -> dict[str, str]:
         """``INFO [section]`` as a dict of its ``name:value`` lines."""
@@ -359,8 +385,12 @@ class RedisServer:
 
     def stop(self) -> None:
         """Stop the server and remove its directory, and its certificates if they are its
-        own (a cluster's nodes share the cluster's) (idempotent)."""
+        own (a cluster's nodes share the cluster's) (idempotent). For :func:`connect_redis`,
+        only the helper's own connection is closed: the server is someone else's."""
         self._close()
+        self._stopped = True
+        if self._watchdog is None:
+            return
         _close_watchdog(self._watchdog)
         shutil.rmtree(self.dir, ignore_errors=True)
         if self._owns_certs and self.tls is not None:
@@ -374,6 +404,50 @@ class RedisServer:
 
     def __repr__(self) -> str:
         return f"<RedisServer {self.address}{'' if self.running else ' stopped'}>"
+
+
+def connect_redis(url: str, *, timeout: float = 10.0) -> RedisServer:
+    """A :class:`RedisServer` for a server already running at ``url`` (``redis://`` or
+    ``rediss://``, with user, password and database as respload reads them), once it answers
+    PING: ``url`` and ``target()`` give ``url`` back, ``call()`` authenticates and selects the
+    database, ``dir`` is the server's working directory when ``CONFIG GET dir`` tells it (else
+    ``Path()``), and ``stop()`` closes only the helper's connection. ``rediss://`` is verified
+    against the system's trusted CAs.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise ValueError(f"url {url!r}: expected redis://HOST:PORT[/DB] or rediss://...")
+    try:
+        port = parts.port or 6379
+    except ValueError as e:
+        raise ValueError(f"url {url!r}: {e}") from None
+    unquote = urllib.parse.unquote
+    query = dict(urllib.parse.parse_qsl(parts.query))
+    password = query.get("password", unquote(parts.password) if parts.password else None)
+    user = query.get("user", unquote(parts.username) if parts.username else None)
+    db_text = query.get("db", parts.path.strip("/") or "0")
+    if not db_text.isdigit():
+        raise ValueError(f"url {url!r}: database {db_text!r} is not a number")
+    server = RedisServer(port, password, Path(), None)
+    server.host = parts.hostname or _HOST
+    server._url, server._user, server._db = url, user or None, int(db_text)
+    if parts.scheme == "rediss":
+        server._ssl = ssl.create_default_context()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if server.call("PING") == "PONG":
+                break
+        except OSError as e:
+            server._close()
+            if time.monotonic() > deadline:
+                raise ConnectionError(f"no redis server answers at {url}: {e}") from None
+            time.sleep(0.1)
+    with contextlib.suppress(ReplyError):
+        found = server.call("CONFIG", "GET", "dir")
+        if isinstance(found, list) and len(found) == 2:
+            server.dir = Path(str(found[1]))
+    return server
 
 
 def start_redis(

@@ -137,7 +137,10 @@ class Workload:
 
         ``target`` applies to every phase; every other field to the measured phases only, so
         ``w.with_overrides(load={"requests": 1000})`` changes the measurement and not a
-        populate phase. Tables merge key by key; lists and values replace.
+        populate phase. Tables merge key by key; lists and values replace. An address in
+        ``target`` (``url``, or ``host``/``port``/``unix``) replaces the phase's whichever
+        form each uses; a phase ``url`` replaced this way keeps its user, password, database
+        and TLS unless ``target`` gives them.
         """
         target = fields.pop("target", None)
         rest = fields or None

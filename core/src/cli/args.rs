@@ -150,6 +150,15 @@ fn parse_shard(text: &str) -> Result<(u32, u32), String> {
     }
 }
 
+/// A number, range-checked later with the spec's own rule (`load.rate`); NaN and infinity
+/// are refused here because JSON has no value for them and the rate would silently vanish.
+fn parse_rate(text: &str) -> Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite())
+        .ok_or_else(|| format!("`{text}` is not a number of requests per second, e.g. 5000"))
+}
+
 fn parse_limit(text: &str) -> Result<(String, f64), String> {
     let (name, value) = text
         .split_once('=')
@@ -224,15 +233,20 @@ fn parse_var(text: &str) -> Result<(String, Value), String> {
 #[derive(Args)]
 pub(crate) struct Overrides {
     /// Server URL: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
-    /// unix:///path.sock.
+    /// unix:///path.sock; replaces the spec file's target address, whatever its form.
     #[arg(long)]
     url: Option<String>,
-    /// Server host name or address (instead of --url).
+    /// Server host name or address; replaces the spec file's (its `url` too, whose user,
+    /// password, db and TLS are kept unless given as flags).
     #[arg(long, short = 'H')]
     host: Option<String>,
-    /// Server port.
+    /// Server port; replaces the spec file's (its `url` too, as --host does).
     #[arg(long, short = 'p')]
     port: Option<u16>,
+    /// Unix socket path, instead of a host and port; replaces the spec file's address (its
+    /// `url` too, as --host does).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["host", "port", "url"])]
+    unix: Option<String>,
     /// Password (AUTH).
     #[arg(long, short = 'a')]
     password: Option<String>,
@@ -280,6 +294,10 @@ pub(crate) struct Overrides {
     /// Measured duration, e.g. 30s, 2m.
     #[arg(long, short = 'd')]
     duration: Option<String>,
+    /// Open loop: requests per second in total over all connections (as wrk2's -R), each
+    /// with an intended send time that latency counts from; sets load.rate.
+    #[arg(long, short = 'R', value_name = "PER_SEC", value_parser = parse_rate)]
+    rate: Option<f64>,
     /// Warm-up before measuring, e.g. 5s.
     #[arg(long)]
     warmup: Option<String>,
@@ -300,6 +318,7 @@ impl Overrides {
         put("url", self.url.clone().map(Value::from));
         put("host", self.host.clone().map(Value::from));
         put("port", self.port.map(Value::from));
+        put("unix", self.unix.clone().map(Value::from));
         put("password", self.password.clone().map(Value::from));
         put("user", self.user.clone().map(Value::from));
         let mut tls = Map::new();
@@ -335,6 +354,7 @@ impl Overrides {
         put("pipeline", self.pipeline.map(Value::from));
         put("requests", self.requests.map(Value::from));
         put("duration", self.duration.clone().map(Value::from));
+        put("rate", self.rate.map(Value::from));
         put("warmup", self.warmup.clone().map(Value::from));
         let mut rest = Map::new();
         if !load.is_empty() {

@@ -43,8 +43,9 @@ pub struct Load {
     /// (each connection sends as fast as replies come back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
-    /// How intended send times are spaced in open loop: `uniform` (evenly, the default) or
-    /// `poisson` (exponential gaps, as independent users arrive).
+    /// How intended send times are spaced in open loop (with `rate`, `rate_ramp`, or at every
+    /// step of an `[slo]` search): `uniform` (evenly, the default) or `poisson` (exponential
+    /// gaps, as independent users arrive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
     /// How a worker thread waits for the next intended send time in open loop: `precise`
@@ -243,8 +244,9 @@ impl Default for Load {
 }
 
 impl Load {
-    /// Check ranges; `p` prefixes error paths.
-    pub(crate) fn validate(&self, p: &str) -> crate::Result<()> {
+    /// Check ranges; `p` prefixes error paths. `searched`: the phase has an SLO search, whose
+    /// steps are open loop at rates it sets itself.
+    pub(crate) fn validate(&self, p: &str, searched: bool) -> crate::Result<()> {
         range(p, "load.connections", self.connections as u64, 1, 1_000_000)?;
         if let Some(t) = self.threads {
             range(p, "load.threads", t as u64, 1, 1024)?;
@@ -335,10 +337,18 @@ impl Load {
                 ));
             }
         }
-        if self.arrivals.is_some() && self.rate.is_none() && self.rate_ramp.is_none() {
+        let open_loop = self.rate.is_some() || self.rate_ramp.is_some() || searched;
+        if let (Some(arrivals), false) = (self.arrivals, open_loop) {
             return Err(crate::Error::spec(
                 format!("{p}load.arrivals"),
-                "applies to open loop only: set load.rate or load.rate_ramp too",
+                format!(
+                    "\"{}\" applies to open loop only: set load.rate or load.rate_ramp too (or \
+                     search with [slo], whose steps are open loop)",
+                    match arrivals {
+                        Arrivals::Uniform => "uniform",
+                        Arrivals::Poisson => "poisson",
+                    }
+                ),
             ));
         }
         let paced = [

@@ -294,7 +294,10 @@ impl Workload {
 
     /// Apply overrides (a partial spec, e.g. from command-line flags). Target settings apply
     /// to every phase; everything else to the measured phases only, so `--requests 1000`
-    /// changes the measurement but not the populate phase.
+    /// changes the measurement but not the populate phase. A target override's endpoint
+    /// (`url`, or `host`/`port`/`unix`) replaces the phase's whichever form each uses; a
+    /// phase URL replaced this way keeps its user, password, database and TLS unless the
+    /// override gives them.
     pub fn with_overrides(&self, target: Option<Json>, rest: Option<Json>) -> Result<Self> {
         // They would apply nowhere, silently.
         if let Some(key) = rest.as_ref().and_then(|r| r.as_object()?.keys().next()) {
@@ -310,6 +313,9 @@ impl Workload {
         for (i, phase) in self.phases.iter().enumerate() {
             let mut raw = serde_json::to_value(&phase.spec).map_err(|e| Error::spec("", e))?;
             if let Some(t) = &target {
+                if let (Some(base), Some(over)) = (raw.get_mut("target"), t.get("target")) {
+                    target::make_room(base, &phase.connect, over);
+                }
                 merge(&mut raw, t.clone());
             }
             if let (true, Some(r)) = (phase.spec.measured, &rest) {
@@ -358,7 +364,7 @@ impl Phase {
             let path = if path == "." { String::new() } else { path };
             Error::spec(format!("{prefix}{path}"), e.into_inner())
         })?;
-        spec.load.validate(prefix)?;
+        spec.load.validate(prefix, spec.slo.is_some())?;
         if let Some(slo) = &spec.slo {
             slo.validate(prefix, &spec.load)?;
         }
@@ -753,6 +759,11 @@ mod tests {
             e.contains("load.arrivals") && e.contains("rate_ramp"),
             "{e}"
         );
+        assert!(e.contains("\"poisson\""), "{e}");
+        // An SLO search's steps are open loop: arrivals applies to each.
+        let w =
+            Workload::from_toml_str("[load]\narrivals = 'poisson'\n[slo]\nbudget_ms = 5").unwrap();
+        assert_eq!(w.phases[0].spec.load.arrivals, Some(Arrivals::Poisson));
         assert!(Workload::from_toml_str("[load]\narrivals = 'poisson'\nrate_ramp = { start = 1, end = 2, step = 1, step_duration = '1s' }").is_ok());
         // A requests budget keeps the run's length to it.
         let w = Workload::from_toml_str("[load]\nrequests = 10\nconnections_ramp = { start = 1, step = 1, step_duration = '1s' }").unwrap();
@@ -907,5 +918,60 @@ mod tests {
             .with_overrides(Some(serde_json::json!({"target": {"port": 7001}})), None)
             .unwrap();
         assert_eq!(t.phases[0].spec.target.port, Some(7001));
+    }
+
+    #[test]
+    fn an_endpoint_override_replaces_a_url_and_keeps_what_it_does_not_give() {
+        let over = |toml: &str, target: serde_json::Value| {
+            Workload::from_toml_str(toml)
+                .unwrap()
+                .with_overrides(Some(serde_json::json!({ "target": target })), None)
+                .map(|w| w.phases[0].connect.clone())
+        };
+        let url = "[target]\nurl = 'rediss://ann:s%2Fe@cache.example:6380/3'";
+        let c = over(url, serde_json::json!({"port": 7001})).unwrap();
+        let tcp = |host: &str, port| Endpoint::Tcp {
+            host: host.into(),
+            port,
+        };
+        assert_eq!(c.endpoint, tcp("cache.example", 7001));
+        assert_eq!(
+            (c.user.as_deref(), c.password.as_deref()),
+            (Some("ann"), Some("s/e"))
+        );
+        assert_eq!(c.db, 3);
+        assert!(c.tls.is_some(), "the rediss scheme's TLS is kept");
+        // What the override gives wins over the URL's.
+        let c = over(
+            url,
+            serde_json::json!({"host": "h", "password": "p", "db": 1}),
+        )
+        .unwrap();
+        assert_eq!(c.endpoint, tcp("h", 6380));
+        assert_eq!((c.password.as_deref(), c.db), (Some("p"), 1));
+        let c = over(url, serde_json::json!({"unix": "/s.sock"})).unwrap();
+        assert_eq!(c.endpoint, Endpoint::Unix("/s.sock".into()));
+        assert!(c.tls.is_none(), "TLS does not run over a Unix socket");
+        assert_eq!((c.password.as_deref(), c.db), (Some("s/e"), 3));
+        // A host/port/unix target gives way to a URL, and host/port to a socket and back.
+        let c = over(
+            "[target]\nport = 1",
+            serde_json::json!({"url": "redis://h:2"}),
+        )
+        .unwrap();
+        assert_eq!(c.endpoint, tcp("h", 2));
+        let c = over("[target]\nunix = '/s'", serde_json::json!({"port": 9})).unwrap();
+        assert_eq!(c.endpoint, tcp("127.0.0.1", 9));
+        let c = over("[target]\nport = 1", serde_json::json!({"unix": "/s"})).unwrap();
+        assert_eq!(c.endpoint, Endpoint::Unix("/s".into()));
+        // Overrides that touch no address or credential leave the URL as it is.
+        let w = Workload::from_toml_str(url)
+            .unwrap()
+            .with_overrides(
+                Some(serde_json::json!({"target": {"cluster": false}})),
+                None,
+            )
+            .unwrap();
+        assert!(w.phases[0].spec.target.url.is_some());
     }
 }

@@ -323,6 +323,60 @@ impl Target {
     }
 }
 
+/// Make room in a phase's target (`base`, as JSON, resolved as `connect`) for an override
+/// (`over`, a partial target, e.g. the command line's `--port`): the override's endpoint
+/// replaces the phase's, whether either is a URL or `host`/`port`/`unix`. Merged as is,
+/// both forms would be there and the target refused, so `-p 6380` could not be used with a
+/// spec file that has a `url`. A URL that must give way is unfolded into fields first,
+/// keeping its user, password, database and TLS (but not onto a Unix socket) unless the
+/// override gives them (a URL's user info would otherwise win over the override's
+/// `password`).
+pub(crate) fn make_room(base: &mut serde_json::Value, connect: &Connect, over: &serde_json::Value) {
+    let (Some(base), Some(over)) = (base.as_object_mut(), over.as_object()) else {
+        return;
+    };
+    let gives = |keys: &[&str]| keys.iter().any(|k| over.contains_key(*k));
+    if gives(&["url"]) {
+        for k in ["host", "port", "unix"] {
+            base.remove(k);
+        }
+        return;
+    }
+    if base.contains_key("url") && gives(&["host", "port", "unix", "user", "password", "db"]) {
+        base.remove("url");
+        match &connect.endpoint {
+            Endpoint::Tcp { host, port } => {
+                base.insert("host".into(), host.clone().into());
+                base.insert("port".into(), (*port).into());
+            }
+            Endpoint::Unix(path) => {
+                base.insert("unix".into(), path.clone().into());
+            }
+        }
+        for (k, v) in [("user", &connect.user), ("password", &connect.password)] {
+            if let Some(v) = v {
+                base.insert(k.into(), v.clone().into());
+            }
+        }
+        base.insert("db".into(), connect.db.into());
+        // A rediss:// URL's scheme is what turned TLS on; a Unix socket has none to keep.
+        if connect.tls.is_some() && !gives(&["unix"]) {
+            let tls = base
+                .entry("tls")
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let Some(tls) = tls.as_object_mut() {
+                tls.insert("enabled".into(), true.into());
+            }
+        }
+    }
+    if gives(&["unix"]) {
+        base.remove("host");
+        base.remove("port");
+    } else if gives(&["host", "port"]) {
+        base.remove("unix");
+    }
+}
+
 /// Fill `c` from a `redis://`, `rediss://` or `unix://` URL; returns whether it asks for TLS.
 pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
     let (scheme, rest) = url
