@@ -152,6 +152,45 @@ export declare function shardSpec(workload: Workload, shard: [number, number]): 
  */
 export declare function mergeReports(reports: Array<Report | string | URL>): Report
 
+/** One metric of one command (`ALL` for the totals) of one phase, in every report compared. */
+export interface ComparisonRow {
+  phase: string
+  command: string
+  /** `ops_per_sec`, `p50`, `p99`, `p99_9`, `max` (latencies in ms) or `error_rate`. */
+  metric: string
+  /** The value in each report, the baseline's first (`null` where a report lacks it). */
+  values: Array<number | null>
+  /** Each report's change against the baseline: relative, except `error_rate`'s difference. */
+  changes: Array<number | null>
+  /** Whether each report is worse than the baseline beyond noise. */
+  worse: boolean[]
+}
+
+/** Reports compared: a baseline and later runs. */
+export declare class Comparison {
+  private constructor()
+  /** The reports' labels, the baseline first. */
+  readonly labels: string[]
+  readonly rows: ComparisonRow[]
+  /** The limits checked, as read. */
+  readonly limits: string[]
+  /** Each limit a later run crossed. */
+  readonly failures: string[]
+  /** The rows where a later run is worse than the baseline beyond noise. */
+  readonly worse: ComparisonRow[]
+  /**
+   * Throw an `AssertionError` naming every phase, command and metric that moved past `limits`
+   * (`{ p99: '+10%', ops_per_sec: '-5%', error_rate: 0.001 }`); returns the checked comparison.
+   */
+  check(limits?: Partial<Record<'ops_per_sec' | 'p50' | 'p99' | 'p99_9' | 'max' | 'error_rate', string | number>>): Comparison
+}
+
+/**
+ * Compare a baseline report with later ones (`Report` objects or report file paths): ops/s,
+ * p50, p99, p99.9, max and error rate per phase and command, changes marked `worse` beyond noise.
+ */
+export declare function compare(baseline: Report | string | URL, current: Report | string | URL, ...more: Array<Report | string | URL>): Comparison
+
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
  * `redis-benchmark` is skipped): the normalized spec, one phase per test named as
@@ -247,6 +286,8 @@ declare const respload: {
   validateSpec: typeof validateSpec
   shardSpec: typeof shardSpec
   mergeReports: typeof mergeReports
+  Comparison: typeof Comparison
+  compare: typeof compare
   fromRedisBenchmark: typeof fromRedisBenchmark
   fromMemtier: typeof fromMemtier
   RespLoadError: typeof RespLoadError

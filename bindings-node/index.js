@@ -8,6 +8,7 @@
 
 const assert = require('node:assert')
 const { fileURLToPath } = require('node:url')
+const { basename } = require('node:path')
 const { writeFileSync } = require('node:fs')
 const native = require('./native.js')
 
@@ -373,6 +374,63 @@ function mergeReports(reports) {
   return new Report(JSON.parse(callNative(() => native.mergeReports(texts))))
 }
 
+/**
+ * Reports compared: a baseline and later runs (`compare()`). `rows` hold one metric of one
+ * command (`ALL` for the totals) of one phase in every report: `values`, `changes` against the
+ * baseline (relative, except `error_rate`'s difference) and `worse` (beyond noise).
+ */
+class Comparison {
+  #texts
+
+  constructor(texts, labels, limits) {
+    this.#texts = texts
+    const c = JSON.parse(callNative(() => native.compareReports(texts, labels, limits)))
+    this.labels = c.labels
+    this.rows = c.rows
+    this.limits = c.limits
+    this.failures = c.failures
+  }
+
+  /** The rows where a later run is worse than the baseline beyond noise. */
+  get worse() {
+    return this.rows.filter((r) => r.worse.some(Boolean))
+  }
+
+  /**
+   * Assert that no later run moved past `limits` against the baseline: `{ p99: '+10%',
+   * ops_per_sec: '-5%', error_rate: 0.001 }` (a percentage is relative; a number is in the
+   * metric's unit). Throws an `AssertionError` naming every regression; returns the checked
+   * comparison when all hold. A bad limit throws `SpecError`.
+   */
+  check(limits = {}) {
+    const given = Object.entries(limits).map(([name, value]) => `${name}=${value}`)
+    const checked = new Comparison(this.#texts, this.labels, given)
+    if (checked.failures.length > 0) {
+      throw new assert.AssertionError({
+        message: `${checked.failures.length} limit(s) crossed:\n` +
+          checked.failures.map((f) => `  - ${f}`).join('\n'),
+      })
+    }
+    return checked
+  }
+}
+
+/**
+ * Compare a baseline report with one or more later ones (`Report` objects or report file
+ * paths), phase by phase and command by command: ops/s, p50, p99, p99.9, max and error rate,
+ * each change marked `worse` when beyond noise (the core's rules). Labels are the file names,
+ * else `baseline` and `current` (or `run 1`, `run 2`, ...).
+ */
+function compare(baseline, current, ...more) {
+  const given = [baseline, current, ...more]
+  const names = given.length === 2 ? ['baseline', 'current'] : given.map((_, i) => (i === 0 ? 'baseline' : `run ${i}`))
+  const labels = given.map((r, i) => (r instanceof Report ? names[i] : basename(toPath(r))))
+  const texts = given.map((r) => (r instanceof Report
+    ? JSON.stringify(r.toJSON())
+    : callNative(() => native.loadReport(toPath(r)))))
+  return new Comparison(texts, labels, [])
+}
+
 /** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
 function shardOf(shard) {
   const ok = Array.isArray(shard) && shard.length === 2 &&
@@ -589,6 +647,8 @@ module.exports = {
   start,
   Runner,
   Report,
+  Comparison,
+  compare,
   mergeReports,
   loadSpec,
   validateSpec,

@@ -6,6 +6,8 @@ export const {
   start,
   Runner,
   Report,
+  Comparison,
+  compare,
   mergeReports,
   loadSpec,
   validateSpec,

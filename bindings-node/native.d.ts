@@ -45,6 +45,15 @@ export declare class NativeRunner {
 export declare function checkReport(reportJson: string, budgetJson: string): string | null
 
 /**
+ * The comparison (snake_case JSON text) of reports (their snake_case JSON texts, the
+ * baseline first) named by `labels`, with `limits` (`p99=+10%`, ...) checked on the later
+ * ones (`Comparison::of` in the core).
+ *
+ * Throws `ERR_RESPLOAD_SPEC` for a bad limit (path `fail_on`) or fewer than two reports.
+ */
+export declare function compareReports(reportsJson: Array<string>, labels: Array<string>, limits: Array<string>): string
+
+/**
  * The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
  *
  * Throws `ERR_RESPLOAD_SPEC` (path `output.interval_histograms`) when the report kept no

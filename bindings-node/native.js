@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.checkReport = nativeBinding.checkReport
+module.exports.compareReports = nativeBinding.compareReports
 module.exports.hdrLog = nativeBinding.hdrLog
 module.exports.loadReport = nativeBinding.loadReport
 module.exports.loadSpec = nativeBinding.loadSpec

@@ -11,7 +11,9 @@ mod report;
 mod runner;
 mod workload;
 
-pub use report::{check_report, hdr_log, load_report, merge_reports, validity_warning};
+pub use report::{
+    check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,
+};
 pub use runner::NativeRunner;
 pub use workload::{
     load_spec, memtier_spec, normalize_spec, parse_start_at, redis_benchmark_spec, shard_spec,

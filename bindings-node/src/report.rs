@@ -61,3 +61,30 @@ pub fn merge_reports(env: Env, reports_json: Vec<String>) -> Result<String> {
         .map(|r| r.to_json())
         .map_err(|e| to_js(&env, &e))
 }
+
+/// The comparison (snake_case JSON text) of reports (their snake_case JSON texts, the
+/// baseline first) named by `labels`, with `limits` (`p99=+10%`, ...) checked on the later
+/// ones (`Comparison::of` in the core).
+///
+/// Throws `ERR_RESPLOAD_SPEC` for a bad limit (path `fail_on`) or fewer than two reports.
+#[napi]
+pub fn compare_reports(
+    env: Env,
+    reports_json: Vec<String>,
+    labels: Vec<String>,
+    limits: Vec<String>,
+) -> Result<String> {
+    let compared = limits
+        .iter()
+        .map(|l| respload::report::Limit::parse(l))
+        .collect::<respload::Result<Vec<_>>>()
+        .and_then(|limits| {
+            let reports = reports_json
+                .iter()
+                .map(|text| respload::Report::from_json_str(text))
+                .collect::<respload::Result<Vec<_>>>()?;
+            respload::report::Comparison::of(&reports, &labels, &limits)
+        })
+        .and_then(|c| serde_json::to_string(&c).map_err(crate::error::internal));
+    compared.map_err(|e| to_js(&env, &e))
+}

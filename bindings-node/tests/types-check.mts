@@ -4,6 +4,8 @@
 // `@ts-expect-error` below fails the check when the types accept the line (as they would if a
 // type became `any`), and a wrong or missing type fails it too.
 import respload, {
+  compare,
+  mergeReports,
   loadSpec,
   run,
   start,
@@ -14,6 +16,8 @@ import respload, {
   type Budget,
   type BuiltinCommand,
   type ClientStats,
+  type Comparison,
+  type ComparisonRow,
   type CommandSpec,
   type Distribution,
   type EventReport,
@@ -185,4 +189,21 @@ async function runs(): Promise<void> {
   await existing.stop()
 }
 
-export { read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }
+// ---- several hosts and comparisons ------------------------------------------------------------
+
+async function hosts(spec: Workload): Promise<Comparison> {
+  const shards = await Promise.all([0, 1].map((i) =>
+    run(spec, { shard: [i, 2], startAt: new Date(Date.now() + 1000) })))
+  const merged: Report = mergeReports([...shards, 'other.json'])
+  const skew: number | undefined = merged.hosts?.[0]?.startSkewMs
+  // @ts-expect-error startAt is a Date, seconds or text, not a boolean
+  await run(spec, { startAt: true })
+  const c = compare(shards[0], merged, new URL('file:///r.json'))
+  const row: ComparisonRow | undefined = c.rows[0]
+  const worse: boolean[] = row?.worse ?? []
+  // @ts-expect-error limits are metric names
+  c.check({ p98: '+1%' })
+  return c.check({ p99: '+10%', error_rate: 0.001 })
+}
+
+export { hosts, read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }

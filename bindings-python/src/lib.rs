@@ -17,7 +17,9 @@ mod _native {
     #[pymodule_export]
     use super::cli::Cli;
     #[pymodule_export]
-    use super::report::{check_report, hdr_log, load_report, merge_reports, validity_warning};
+    use super::report::{
+        check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,
+    };
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]

@@ -56,3 +56,29 @@ pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<Stri
     })
     .map_err(to_py)
 }
+
+/// The comparison (JSON text) of reports (JSON texts, the baseline first) named by `labels`,
+/// with `limits` (`p99=+10%`, ...) checked on the later ones (`Comparison::of`). Raises
+/// `SpecError` for a bad limit (path `fail_on`) or fewer than two reports.
+#[pyfunction]
+pub fn compare_reports(
+    py: Python<'_>,
+    reports_json: Vec<String>,
+    labels: Vec<String>,
+    limits: Vec<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let limits = limits
+            .iter()
+            .map(|l| respload::report::Limit::parse(l))
+            .collect::<respload::Result<Vec<_>>>()?;
+        let reports = reports_json
+            .iter()
+            .map(|text| respload::Report::from_json_str(text))
+            .collect::<respload::Result<Vec<_>>>()?;
+        let comparison = respload::report::Comparison::of(&reports, &labels, &limits)?;
+        serde_json::to_string(&comparison)
+            .map_err(|e| respload::Error::Internal(format!("comparison: {e}")))
+    })
+    .map_err(to_py)
+}

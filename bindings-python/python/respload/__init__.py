@@ -16,6 +16,7 @@ See ``docs/python.md``. The library never prints, exits or installs signal handl
 from __future__ import annotations
 
 from ._native import SCHEMA_VERSION, __version__
+from .compare import Comparison, ComparisonRow, ReportLike, compare
 from .exceptions import (
     AuthError,
     ConnectError,
@@ -61,6 +62,8 @@ __all__ = [
     "AuthError",
     "Availability",
     "ClientStats",
+    "Comparison",
+    "ComparisonRow",
     "ConnectError",
     "EventReport",
     "FileError",
@@ -74,6 +77,7 @@ __all__ = [
     "ProtocolError",
     "RampStep",
     "Report",
+    "ReportLike",
     "RespLoadError",
     "Runner",
     "ServerFacts",
@@ -95,6 +99,7 @@ __all__ = [
     "Workload",
     "WorkloadLike",
     "__version__",
+    "compare",
     "decode_histogram",
     "merge_reports",
     "run",

@@ -26,6 +26,9 @@ def load_report(path: str | os.PathLike[str]) -> str:
 def merge_reports(reports_json: list[str]) -> str:
     """One report (JSON text) of the reports of hosts that ran one workload together."""
 
+def compare_reports(reports_json: list[str], labels: list[str], limits: list[str]) -> str:
+    """The comparison (JSON text) of reports, the baseline first, with limits checked."""
+
 def parse_start_at(text: str) -> float:
     """A start instant (UNIX seconds or RFC 3339 text) as UNIX seconds."""
 

@@ -55,6 +55,19 @@ def _pandas() -> Any:
     return pandas
 
 
+def _matplotlib() -> tuple[Any, Any, Any]:
+    """matplotlib's Figure, FixedLocator and NullLocator, or an ImportError saying how to
+    install it."""
+    try:
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import FixedLocator, NullLocator
+    except ImportError:
+        raise ImportError(
+            "plot() needs matplotlib: pip install 'respload[plot]' (or pip install matplotlib)"
+        ) from None
+    return Figure, FixedLocator, NullLocator
+
+
 def decode_histogram(encoded: str) -> HdrHistogram:
     """Decode a report's ``histogram`` field with the ``hdrhistogram`` package.
 
@@ -1003,13 +1016,7 @@ class Report:
         plots it). A last timeline row shorter than half the one before (the replies that
         came in after the measured time) is left out of the time plots. Returns the figure
         (drawn into ``figure`` when given)."""
-        try:
-            from matplotlib.figure import Figure as _Figure
-            from matplotlib.ticker import FixedLocator, NullLocator
-        except ImportError:
-            raise ImportError(
-                "plot() needs matplotlib: pip install 'respload[plot]' (or pip install matplotlib)"
-            ) from None
+        _Figure, FixedLocator, NullLocator = _matplotlib()
         fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
         throughput, latency, dist = fig.subplots(3, 1)
         rows = self.timeline

@@ -31,6 +31,23 @@ pub(crate) enum Command {
     /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
     #[command(disable_help_flag = true)]
     Memtier(MemtierArgs),
+    /// Compare reports (`--json` files): a baseline and later runs, phase by phase and
+    /// command by command (ops/s, p50, p99, p99.9, max, error rate), changes marked `worse`
+    /// beyond noise; exit status 1 when a `--fail-on` limit is crossed.
+    Compare {
+        /// The baseline's report file, then the later runs' (at least one).
+        #[arg(required = true, num_args = 2.., value_name = "REPORT")]
+        reports: Vec<String>,
+        /// Limits on the change against the baseline, comma-separated or repeated:
+        /// METRIC=CHANGE with METRIC ops_per_sec, p50, p99, p99_9, max or error_rate and
+        /// CHANGE in percent (`p99=+10%`, `ops_per_sec=-5%`) or in the metric's unit
+        /// (`error_rate=+0.001`, `max=+2` ms).
+        #[arg(long, value_name = "LIMITS", value_delimiter = ',')]
+        fail_on: Vec<String>,
+        /// Write the comparison as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<String>,
+    },
     /// Merge the reports (`--json` files) of hosts that ran one workload together (the
     /// shards of `run --shard`, each once) into one report, printed as `run` prints one.
     Merge {

@@ -121,6 +121,11 @@ where
             })
             .map(|()| 0),
         Command::Merge { reports, json } => merge(&reports, json.as_deref(), console),
+        Command::Compare {
+            reports,
+            fail_on,
+            json,
+        } => compare(&reports, &fail_on, json.as_deref(), console),
     };
     let _ = console.stdout.flush();
     match result {
@@ -268,6 +273,41 @@ fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> cra
         console.stderr,
         "the merged report above is partial",
     ))
+}
+
+/// `respload compare`: the reports read, compared, printed; exit status 1 when a limit was
+/// crossed.
+fn compare(
+    paths: &[String],
+    fail_on: &[String],
+    json: Option<&str>,
+    console: &mut Console<'_>,
+) -> crate::Result<u8> {
+    let limits = fail_on
+        .iter()
+        .map(|l| crate::report::Limit::parse(l))
+        .collect::<crate::Result<Vec<_>>>()
+        .map_err(|e| match e {
+            crate::Error::Spec { message, .. } => crate::Error::spec("--fail-on", message),
+            other => other,
+        })?;
+    if let Some(path) = json {
+        crate::output::paths::claim(&[("--json", path)])?;
+    }
+    let reports = paths
+        .iter()
+        .map(crate::Report::from_file)
+        .collect::<crate::Result<Vec<_>>>()?;
+    let comparison = crate::report::Comparison::of(&reports, paths, &limits)?;
+    write!(console.stdout, "{}", comparison.text()).map_err(output_error)?;
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&comparison).unwrap_or_default();
+        std::fs::write(path, text).map_err(|source| crate::Error::File {
+            path: path.to_string(),
+            source,
+        })?;
+    }
+    Ok(if comparison.passed() { 0 } else { 1 })
 }
 
 /// A `--check commands.LABEL...` limit on a label no measured phase has: refused before any

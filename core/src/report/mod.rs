@@ -1,9 +1,10 @@
 //! The report: every figure a run's JSON holds, in one schema for Rust, Python, Node and the
-//! file, with reading, writing and merging. A leaf layer: it uses no engine, network or spec
+//! file, with reading, writing, merging and comparing. A leaf layer: it uses no engine, network or spec
 //! module (checked by `core/tests/layers.rs`), so tools that only read reports need nothing
 //! else.
 
 mod availability;
+mod compare;
 mod file;
 mod histogram;
 mod merge;
@@ -13,6 +14,7 @@ mod stats;
 mod validity;
 
 pub use availability::{Availability, EventReport};
+pub use compare::{Comparison, ComparisonRow, Limit, ALL, METRICS, NOISE_FLOOR};
 pub use histogram::{decode_histogram, encode_histogram, percentile};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use merge::{HostReport, ShardOf};

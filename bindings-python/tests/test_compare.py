@@ -1,0 +1,78 @@
+"""Comparing reports (issue 28): a server made slower by a known amount, against a real one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import respload
+from conftest import Redis
+
+SPIN = (
+    "local s = redis.call('TIME') local t0 = tonumber(s[1]) * 1000000 + tonumber(s[2]) "
+    "repeat local t = redis.call('TIME') "
+    "if tonumber(t[1]) * 1000000 + tonumber(t[2]) - t0 >= tonumber(ARGV[1]) then return 1 end "
+    "until false"
+)
+
+
+def _spins(redis: Redis, sha: str, us: int) -> respload.Report:
+    return respload.run(
+        target=redis.target(),
+        load={"connections": 1, "requests": 1000},
+        commands=[{"template": f"EVALSHA {sha} 0 {us}", "label": "spin"}],
+        observe={"info": False},
+    )
+
+
+def test_a_slower_run_is_worse_and_check_names_it(redis: Redis, tmp_path: Path) -> None:
+    sha = redis.call("SCRIPT", "LOAD", SPIN)
+    base, slow = _spins(redis, sha, 100), _spins(redis, sha, 500)
+    c = respload.compare(base, slow)
+    assert c.labels == ["baseline", "current"]
+    p50 = next(r for r in c.rows if r.command == "SPIN" and r.metric == "p50")
+    assert p50.values == [
+        base.commands["SPIN"].latency_ms.p50,
+        slow.commands["SPIN"].latency_ms.p50,
+    ]
+    assert p50.changes[0] is None
+    assert p50.changes[1] is not None
+    assert p50.changes[1] > 1.5
+    assert p50.worse == [False, True]
+    assert p50 in c.worse
+    with pytest.raises(AssertionError) as caught:
+        c.check(p50="+50%", error_rate=0.01)
+    message = str(caught.value)
+    assert "current: SPIN p50 of phase `main`" in message
+    assert "past the limit p50=+50%" in message
+    assert c.check(p50="+100000%").failures == []
+    with pytest.raises(respload.SpecError) as bad:
+        c.check(p42="+1%")
+    assert "allowed: ops_per_sec" in bad.value.reason
+    # Files are labelled by name; a frame has one row per phase, command, metric and report.
+    base.save(tmp_path / "base.json")
+    slow.save(tmp_path / "slow.json")
+    by_file = respload.compare(tmp_path / "base.json", str(tmp_path / "slow.json"), base)
+    assert by_file.labels == ["base.json", "slow.json", "run 2"]
+    frame = by_file.frame()
+    assert list(frame.columns) == [
+        "phase",
+        "command",
+        "metric",
+        "report",
+        "value",
+        "change",
+        "worse",
+    ]
+    assert len(frame) == len(by_file.rows) * 3
+    worse = frame[(frame.command == "SPIN") & (frame.metric == "p50") & frame.worse]
+    assert list(worse.report) == ["slow.json"]
+    html = c._repr_html_()
+    assert "<table>" in html
+    assert "color:#c00" in html
+    assert "1 limit" not in repr(c)
+    assert "worse beyond noise" in repr(c)
+    fig = c.plot()
+    assert len(fig.axes) == 2
+    assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]

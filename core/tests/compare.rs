@@ -1,0 +1,154 @@
+//! Comparing reports (issue 28): a server made slower by a known amount is marked worse beyond
+//! noise and crosses a limit; a run compared with a run of the same server is not; the command
+//! line prints the table and sets its exit status by the limits.
+
+mod common;
+
+use common::{workload, Server};
+use respload::report::{Comparison, Limit};
+use respload::{run, Report};
+use serde_json::json;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+/// Each request spins ARGV[1] microseconds inside the server.
+const SPIN: &str = "local s = redis.call('TIME') \
+    local t0 = tonumber(s[1]) * 1000000 + tonumber(s[2]) \
+    repeat local t = redis.call('TIME') \
+      if tonumber(t[1]) * 1000000 + tonumber(t[2]) - t0 >= tonumber(ARGV[1]) then return 1 end \
+    until false";
+
+/// 1,500 spins of `us` microseconds on one connection, labelled `spin`.
+fn spins(server: &Server, sha: &str, us: u32) -> Report {
+    run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "requests": 1500 },
+        "commands": [{ "template": format!("EVALSHA {sha} 0 {us}"), "label": "spin" }],
+        "observe": { "info": false },
+    })))
+    .unwrap()
+}
+
+fn row<'a>(c: &'a Comparison, command: &str, metric: &str) -> &'a respload::report::ComparisonRow {
+    c.rows
+        .iter()
+        .find(|r| r.command == command && r.metric == metric)
+        .unwrap_or_else(|| panic!("no row {command} {metric}"))
+}
+
+#[test]
+fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
+    let server = Server::start(&[]);
+    let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
+    assert_eq!(sha.len(), 40, "{sha}");
+    let base = spins(&server, &sha, 100);
+    let same = spins(&server, &sha, 100);
+    let slow = spins(&server, &sha, 400);
+    assert_eq!(server.calls("evalsha"), 4500);
+    let labels: Vec<String> = ["base", "same", "slow"].map(String::from).to_vec();
+    let limits = [Limit::parse("p50=+50%").unwrap()];
+    let c = Comparison::of(&[base.clone(), same, slow.clone()], &labels, &limits).unwrap();
+    // Rows for the totals and the command, every metric, in each of the three reports.
+    assert_eq!(c.rows.len(), 2 * respload::report::METRICS.len());
+    let p50 = row(&c, "SPIN", "p50");
+    assert_eq!(p50.values[0], Some(base.commands["SPIN"].latency_ms.p50));
+    assert_eq!(p50.values[2], Some(slow.commands["SPIN"].latency_ms.p50));
+    // 0.1 ms of spinning became 0.4 ms: about +300% at the median, beyond noise.
+    let change = p50.changes[2].unwrap();
+    assert!(change > 1.5, "p50 change {change}");
+    assert!(!p50.worse[0] && p50.worse[2], "{:?}", p50.worse);
+    assert!(row(&c, "ALL", "ops_per_sec").worse[2]);
+    // The same server again: marked only past the noise floor (two runs on a busy machine
+    // differ by more than their sampling error).
+    let same = row(&c, "SPIN", "p50");
+    assert!(same.changes[1].unwrap() > respload::report::NOISE_FLOOR || !same.worse[1]);
+    // A report against itself: no change, nothing worse, no limit crossed.
+    let itself = Comparison::of(&[base.clone(), base.clone()], &labels[..2], &limits).unwrap();
+    assert!(itself.rows.iter().all(|r| !r.worse[1]));
+    assert!(itself
+        .rows
+        .iter()
+        .all(|r| r.values[0].is_none() || matches!(r.changes[1], Some(0.0) | None)));
+    assert!(itself.passed());
+    // The limit is crossed by the slow run only, and says where.
+    assert!(!c.passed());
+    assert!(
+        c.failures.iter().all(|f| f.starts_with("slow: ")),
+        "{:?}",
+        c.failures
+    );
+    assert!(
+        c.failures
+            .iter()
+            .any(|f| f.contains("SPIN p50 of phase `main`")),
+        "{:?}",
+        c.failures
+    );
+    let text = c.text();
+    assert!(
+        text.contains("Phase main") && text.contains("worse"),
+        "{text}"
+    );
+    assert!(text.contains("Limits crossed"), "{text}");
+    // Two reports at least, labels for each.
+    let e = Comparison::of(std::slice::from_ref(&base), &labels[..1], &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at least one other report"), "{e}");
+    assert!(Comparison::of(&[base.clone(), base], &labels, &[]).is_err());
+}
+
+#[test]
+fn compare_on_the_command_line_exits_1_past_a_limit() {
+    let server = Server::start(&[]);
+    let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
+    let (a, b) = (server.dir.join("a.json"), server.dir.join("b.json"));
+    spins(&server, &sha, 50).save(&a).unwrap();
+    spins(&server, &sha, 300).save(&b).unwrap();
+    let compare = |extra: &[&str]| {
+        Command::new(BIN)
+            .arg("compare")
+            .args([&a, &b])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = compare(&["--fail-on", "p50=+50%,error_rate=+0.01"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("Limits crossed") && stdout.contains("p50"),
+        "{stdout}"
+    );
+    // Generous limits hold: exit 0; the JSON is the comparison.
+    let json = server.dir.join("c.json");
+    let out = compare(&[
+        "--fail-on",
+        "p50=+100000%",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: Comparison = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(c.labels.len(), 2);
+    assert!(c.passed());
+    // A bad limit: exit 2 naming the option and what is allowed.
+    let out = compare(&["--fail-on", "p42=+1%"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--fail-on") && err.contains("allowed: ops_per_sec"),
+        "{err}"
+    );
+}
