@@ -213,6 +213,12 @@ export interface TimelineRow {
    */
   serverCpuPercent?: number
   /**
+   * A last interval shorter than half the others (the replies that came in after the measured time
+   * ended, often over a few milliseconds): its `ops_per_sec` is not the rate the run held. Plots
+   * and frames leave it out; its requests count everywhere.
+   */
+  partial?: boolean
+  /**
    * This interval's latency histogram (all commands), encoded like `Stats::histogram`; empty unless
    * the phase's `output.interval_histograms` is true (interval snapshots always carry it).
    */

@@ -76,3 +76,19 @@ def test_a_slower_run_is_worse_and_check_names_it(redis: Redis, tmp_path: Path) 
     fig = c.plot()
     assert len(fig.axes) == 2
     assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
+
+
+def test_a_partial_last_row_is_left_out_of_frames_and_plots(redis: Redis) -> None:
+    r = respload.run(
+        target=redis.target(), load={"connections": 2, "duration": "1s"}, observe={"info": False}
+    )
+    whole = [row for row in r.timeline if not row.partial]
+    assert len(whole) >= 1
+    assert all(row.interval_s > 0.9 for row in whole)
+    assert r.timeline[-1].partial == (r.timeline[-1].interval_s < 0.5)
+    assert len(r.timeline_frame()) == len(whole)
+    fig = r.plot()
+    throughput, _, dist = fig.axes
+    assert len(throughput.get_lines()[0].get_xdata()) == len(whole)
+    # The whole distribution, decoded: far more than the six summary percentiles.
+    assert len(dist.get_lines()[-1].get_xdata()) > 30

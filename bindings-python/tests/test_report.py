@@ -80,10 +80,13 @@ def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> Non
     df = report.timeline_frame()
 
     assert isinstance(df, pd.DataFrame)
-    assert len(df) == len(report.timeline) >= 2
-    assert list(df["ops"]) == [r.ops for r in report.timeline]
-    assert df["ops"].sum() == report.totals.ops
-    assert list(df["latency_ms_p99"]) == [r.latency_ms.p99 for r in report.timeline]
+    # The partial last row (the replies after the measured time) is left out, still counted.
+    whole = [r for r in report.timeline if not r.partial]
+    assert len(df) == len(whole) >= 2
+    assert list(df["ops"]) == [r.ops for r in whole]
+    partial_ops = sum(r.ops for r in report.timeline if r.partial)
+    assert df["ops"].sum() + partial_ops == report.totals.ops
+    assert list(df["latency_ms_p99"]) == [r.latency_ms.p99 for r in whole]
     assert (df["ops_per_sec"] > 0).all()
     # Closed loop: no open-loop columns.
     assert "target_rate" not in df.columns
@@ -94,7 +97,8 @@ def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> Non
     assert joined[0] == report.server_timeline[0].cpu_percent
     assert joined[:-1].count(None) == 0
     assert {c for c in joined if c is not None} <= {s.cpu_percent for s in report.server_timeline}
-    assert list(df["server_cpu_percent"].dropna()) == [c for c in joined if c is not None]
+    kept = [r.server_cpu_percent for r in whole if r.server_cpu_percent is not None]
+    assert list(df["server_cpu_percent"].dropna()) == kept
 
 
 def test_latency_frame_has_a_row_per_command_and_total(report: respload.Report) -> None:
@@ -173,10 +177,8 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     fig = report.plot()
 
     throughput, latency, dist = fig.axes
-    # The drain after the measured time (a row of milliseconds) is not drawn as a rate.
-    rows = report.timeline
-    if rows[-1].interval_s < 0.5 * rows[-2].interval_s:
-        rows = rows[:-1]
+    # The drain after the measured time (a partial row of milliseconds) is not drawn as a rate.
+    rows = [r for r in report.timeline if not r.partial]
     assert len(rows) >= 2
     assert all(r.interval_s > 0.5 for r in rows)
     (line,) = throughput.get_lines()
@@ -186,7 +188,12 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     assert list(p99.get_ydata()) == [r.latency_ms.p99 for r in rows]
     assert [ln.get_label() for ln in dist.get_lines()] == ["GET", "SET", "all"]
     assert dist.get_xscale() == "log"
-    assert dist.get_lines()[-1].get_ydata()[3] == report.totals.latency_ms.p99
+    # The whole decoded distribution: at x = 100 (p99) the histogram's own p99.
+    xs, ys = dist.get_lines()[-1].get_xdata(), dist.get_lines()[-1].get_ydata()
+    assert len(xs) > 30
+    at_p99 = min(range(len(xs)), key=lambda i: abs(xs[i] - 100))
+    h = report.totals.decode_histogram()
+    assert ys[at_p99] == h.get_value_at_percentile(99) / 1e6
 
 
 def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
@@ -202,21 +209,22 @@ def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
     assert abs(report.totals.ops_per_sec / 400 - 1) < 0.05
     assert all(row.service_ms is not None for row in report.timeline if row.ops > 0)
     df = report.timeline_frame()
-    assert len(df) == len(report.timeline)
+    timeline = [row for row in report.timeline if not row.partial]
+    assert len(df) == len(timeline)
     assert (df["target_rate"] == 400).sum() >= 2
-    for rate, p99, row in zip(df["target_rate"], df["service_ms_p99"], report.timeline):
+    for rate, p99, row in zip(df["target_rate"], df["service_ms_p99"], timeline):
         # pandas holds a None of a float column as NaN.
         assert row.target_rate == rate or (row.target_rate is None and pd.isna(rate))
         assert (row.service_ms is None and pd.isna(p99)) or row.service_ms.p99 == p99
     # An unloaded server keeps up: requests hardly wait to be sent, and the columns are typed.
     waiting = [row.waiting for row in report.timeline]
     assert all(w is not None and w <= 40 for w in waiting), waiting
-    assert list(df["waiting"]) == waiting
+    assert list(df["waiting"]) == [row.waiting for row in timeline]
     assert report.client.waiting_max == max(waiting)
     assert report.client.behind_ms_max == max(r.behind_ms or 0 for r in report.timeline)
-    assert list(df["behind_ms"].fillna(0)) == [r.behind_ms or 0 for r in report.timeline]
+    assert list(df["behind_ms"].fillna(0)) == [r.behind_ms or 0 for r in timeline]
     assert "send_lag_ms" not in df.columns
-    for p50, p99, row in zip(df["send_lag_ms_p50"], df["send_lag_ms_p99"], report.timeline):
+    for p50, p99, row in zip(df["send_lag_ms_p50"], df["send_lag_ms_p99"], timeline):
         if row.send_lag_ms is None:
             assert pd.isna(p50)
             assert pd.isna(p99)

@@ -35,6 +35,7 @@ _LEFT_OUT_WHEN = {
     "start_at": None,
     "start_skew_ms": None,
     "hosts": [],
+    "partial": False,
 }
 
 

@@ -91,6 +91,26 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
         "{text}"
     );
     assert!(text.contains("Limits crossed"), "{text}");
+    // Under a limit, a later run that was interrupted, or lacks what the baseline has, fails.
+    let mut cut = slow.clone();
+    cut.interrupted = true;
+    cut.commands.clear();
+    cut.phases[0].commands.clear();
+    let c = Comparison::of(&[base.clone(), cut], &labels[..2], &limits).unwrap();
+    assert!(
+        c.failures
+            .iter()
+            .any(|f| f.contains("same: the run was interrupted")),
+        "{:?}",
+        c.failures
+    );
+    assert!(
+        c.failures
+            .iter()
+            .any(|f| f == "same: no SPIN in phase `main`, which the baseline has"),
+        "{:?}",
+        c.failures
+    );
     // Two reports at least, labels for each.
     let e = Comparison::of(std::slice::from_ref(&base), &labels[..1], &[])
         .unwrap_err()

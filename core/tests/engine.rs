@@ -771,3 +771,43 @@ fn a_reply_that_never_ends_is_a_protocol_error_long_before_memory_runs_out() {
         report.client.reconnects
     );
 }
+
+#[test]
+fn the_short_last_interval_is_marked_partial_and_still_counted() {
+    let server = Server::start(&[]);
+    let r = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "duration": "2s" },
+        "observe": { "info": false },
+    })))
+    .unwrap();
+    let rows = &r.timeline;
+    assert!(rows.len() >= 2, "{} rows", rows.len());
+    // Whole seconds are not partial; the replies after the end (a row of a few ms) are.
+    for row in &rows[..rows.len() - 1] {
+        assert!(
+            !row.partial && row.interval_s > 0.9,
+            "t {} {}",
+            row.t,
+            row.interval_s
+        );
+    }
+    let last = rows.last().unwrap();
+    assert_eq!(
+        last.partial,
+        last.interval_s < 0.5,
+        "last {}",
+        last.interval_s
+    );
+    let counted: u64 = rows.iter().map(|row| row.ops).sum();
+    assert_eq!(counted, r.totals.ops);
+    // Left out of the JSON when false, read back when true (the run's timeline and its
+    // phase's both hold the row).
+    let text = r.to_json();
+    assert_eq!(
+        text.matches("\"partial\"").count(),
+        2 * usize::from(last.partial)
+    );
+    let back = respload::Report::from_json_str(&text).unwrap();
+    assert_eq!(back.timeline.last().unwrap().partial, last.partial);
+}

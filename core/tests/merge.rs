@@ -115,10 +115,10 @@ fn merged_shards_hold_what_the_server_counted_and_their_added_histograms() {
     let rows: u64 = merged.timeline.iter().map(|r| r.ops).sum();
     assert_eq!(rows, 20_003);
     let longest = shards.iter().map(|s| s.timeline.len()).max().unwrap();
-    assert!(
-        merged.timeline.len() <= longest + 1,
-        "{} rows from hosts of at most {longest}",
-        merged.timeline.len()
+    assert_eq!(
+        merged.timeline.len(),
+        longest,
+        "rows from hosts of {longest}"
     );
     let conns = merged.timeline.iter().map(|r| r.connections).max();
     assert_eq!(conns, Some(5));
@@ -173,6 +173,20 @@ fn merging_refuses_what_is_not_one_workloads_reports() {
     let e = err(&[shards[0].clone(), old]);
     assert!(e.contains("reports[1].schema_version"), "{e}");
     assert!(err(&[]).contains("no report to merge"));
+    // A shard count from a file is not an allocation: a huge one is refused by what is missing.
+    let huge: Vec<Report> = shards
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.shard.as_mut().unwrap().count = u32::MAX;
+            r
+        })
+        .collect();
+    let e = err(&huge);
+    assert!(
+        e.contains("shard(s) 2, 3,") && e.contains("of 4294967295 missing"),
+        "{e}"
+    );
     // Unsharded runs of one workload merge too (the same spec run on several hosts).
     let twice = Report::merge(&[whole.clone(), run(&w).unwrap()]).unwrap();
     assert_eq!(twice.totals.ops, 600);
@@ -210,6 +224,9 @@ fn a_start_instant_already_past_fails_before_any_traffic() {
     assert!((r.timeline[0].unix_s - (r.phases[0].started_at + r.timeline[0].t)).abs() < 1e-6);
     let e = w.starting_at(f64::NAN).unwrap_err().to_string();
     assert!(e.contains("start_at"), "{e}");
+    // Milliseconds given for seconds: refused, not a wait of 55,000 years.
+    let e = w.starting_at(now() * 1000.0).unwrap_err().to_string();
+    assert!(e.contains("more than a day ahead"), "{e}");
 }
 
 #[test]
@@ -253,4 +270,54 @@ fn merged_latency_equals_one_recorder_holding_every_hosts_requests() {
     assert!((m.stddev - want.stddev).abs() < 1e-6 * want.stddev);
     assert_eq!(merged.ops, 5000);
     assert_eq!(merged.ops_per_sec, 5000.0);
+}
+
+/// A timeline row of `ops` requests ending at `t` (wall clock `start + t`), `interval_s` long.
+fn row(start: f64, t: f64, interval_s: f64, ops: u64) -> respload::report::TimelineRow {
+    respload::report::TimelineRow {
+        t,
+        unix_s: start + t,
+        interval_s,
+        ops,
+        ops_per_sec: ops as f64 / interval_s,
+        connections: 1,
+        partial: interval_s < 0.5,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn rows_line_up_by_the_second_they_began_and_short_last_rows_stay_apart() {
+    let host = |start: f64, shard: u32| {
+        let mut r = Report {
+            schema_version: respload::report::SCHEMA_VERSION,
+            shard: Some(respload::report::ShardOf {
+                index: shard,
+                count: 2,
+                workload: json!({}),
+            }),
+            ..Report::default()
+        };
+        r.timeline = vec![
+            row(start, 1.0, 1.0, 100),
+            row(start, 2.0, 1.0, 100),
+            row(start, 2.004, 0.004, 2),
+        ];
+        r
+    };
+    // The second host started 30 ms after the first.
+    let merged = Report::merge(&[host(1000.0, 0), host(1000.03, 1)]).unwrap();
+    let rows: Vec<(u64, u32, bool)> = merged
+        .timeline
+        .iter()
+        .map(|r| (r.ops, r.connections, r.partial))
+        .collect();
+    assert_eq!(rows, vec![(200, 2, false), (200, 2, false), (4, 2, true)]);
+    assert_eq!(merged.timeline[0].ops_per_sec, 200.0);
+    // Rows without a wall-clock time (reports written before it) line up by `t`.
+    let mut old = [host(0.0, 0), host(0.0, 1)];
+    for r in &mut old {
+        r.timeline.iter_mut().for_each(|row| row.unix_s = 0.0);
+    }
+    assert_eq!(Report::merge(&old).unwrap().timeline.len(), 3);
 }

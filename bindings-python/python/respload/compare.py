@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
 from . import _native
-from .report import Report, _matplotlib, _pandas
+from .report import Report, _matplotlib, _pandas, _percentile_axis, _percentile_curve
 
 if TYPE_CHECKING:
     import pandas
@@ -121,23 +121,13 @@ class Comparison:
         _Figure, FixedLocator, NullLocator = _matplotlib()
         fig = figure if figure is not None else _Figure(figsize=(11, 4.5), layout="constrained")
         dist, throughput = fig.subplots(1, 2)
-        # Percentiles from 0 to 99.999, denser in the tail.
-        quantiles = [q / 100 for q in range(0, 90, 5)] + [1 - 10 ** (-k / 8) for k in range(8, 41)]
         for label, report in zip(self.labels, self._reports):
-            h = report.totals.decode_histogram()
-            ys = [h.get_value_at_percentile(q * 100) / 1e6 for q in quantiles]
-            dist.plot([1 / (1 - q) for q in quantiles], ys, label=label)
-            rows = report.timeline
-            if len(rows) > 1 and rows[-1].interval_s < 0.5 * rows[-2].interval_s:
-                rows = rows[:-1]
+            dist.plot(*_percentile_curve(report.totals.histogram), label=label)
+            rows = [r for r in report.timeline if not r.partial]
             throughput.plot(
                 [r.t for r in rows], [r.ops_per_sec for r in rows], marker=".", label=label
             )
-        ticks = [0.0, 0.9, 0.99, 0.999, 0.9999, 0.99999]
-        dist.set_xscale("log")
-        dist.xaxis.set_major_locator(FixedLocator([1 / (1 - q) for q in ticks]))
-        dist.xaxis.set_minor_locator(NullLocator())
-        dist.set_xticklabels([f"{q * 100:g}%" for q in ticks])
+        _percentile_axis(dist, FixedLocator, NullLocator)
         dist.set(title="Latency by percentile (all commands)", xlabel="percentile", ylabel="ms")
         dist.set_ylim(bottom=0)
         dist.legend()

@@ -68,6 +68,26 @@ def _matplotlib() -> tuple[Any, Any, Any]:
     return Figure, FixedLocator, NullLocator
 
 
+# Percentiles drawn from a decoded histogram: 0 to 99.999, denser in the tail.
+_CURVE = [q / 100 for q in range(0, 90, 5)] + [1 - 10 ** (-k / 8) for k in range(8, 41)]
+_TICKS = [0.0, 0.9, 0.99, 0.999, 0.9999, 0.99999]
+
+
+def _percentile_curve(encoded: str) -> tuple[list[float], list[float]]:
+    """The whole latency distribution of an encoded histogram on HdrHistogram's percentile
+    axis: x is 1/(1-p), y the value at p in ms."""
+    h = decode_histogram(encoded)
+    return [1 / (1 - q) for q in _CURVE], [h.get_value_at_percentile(q * 100) / 1e6 for q in _CURVE]
+
+
+def _percentile_axis(ax: Any, fixed_locator: Any, null_locator: Any) -> None:
+    """A log axis of 1/(1-p) ticked at 0%, 90%, 99%, 99.9%, ... (HdrHistogram's plots)."""
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(fixed_locator([1 / (1 - q) for q in _TICKS]))
+    ax.xaxis.set_minor_locator(null_locator())
+    ax.set_xticklabels([f"{q * 100:g}%" for q in _TICKS])
+
+
 def decode_histogram(encoded: str) -> HdrHistogram:
     """Decode a report's ``histogram`` field with the ``hdrhistogram`` package.
 
@@ -230,6 +250,10 @@ class TimelineRow:
     unix_s: float = 0.0
     """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up
     by it."""
+    partial: bool = False
+    """A last interval shorter than half the others (the replies that came in after the
+    measured time ended): its ``ops_per_sec`` is not the rate the run held.
+    ``timeline_frame()`` and ``plot()`` leave it out."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -255,6 +279,7 @@ def _row_fields(d: _Json) -> dict[str, Any]:
             IntervalLatency.from_dict(d["send_lag_ms"]) if d.get("send_lag_ms") else None
         ),
         "behind_ms": d.get("behind_ms"),
+        "partial": d.get("partial", False),
     }
 
 
@@ -293,6 +318,8 @@ class Snapshot:
     20 ms checks (ms): how far the client ran behind its schedule."""
     unix_s: float = 0.0
     """The end of the interval in UNIX seconds (wall clock)."""
+    partial: bool = False
+    """The run's last interval, shorter than half the others."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -925,7 +952,9 @@ class Report:
         ``service_ms_p99`` (None in closed loop, and where an interval has no service
         time), ``send_lag_ms_p50``, ``send_lag_ms_p99`` (the send lag: how late the client
         wrote the interval's requests), ``waiting`` and ``behind_ms`` (the requests due but
-        not yet sent, and the longest such wait, at the workers' 20 ms checks)."""
+        not yet sent, and the longest such wait, at the workers' 20 ms checks). A last row
+        shorter than half the others (``partial``) is left out: its rate is not one the run
+        held."""
         pd = _pandas()
         rows = [
             {
@@ -949,6 +978,7 @@ class Report:
                 "behind_ms": r.behind_ms,
             }
             for r in self.timeline
+            if not r.partial
         ]
         columns = [
             "t",
@@ -1012,18 +1042,17 @@ class Report:
 
     def plot(self, figure: Figure | None = None) -> Figure:
         """Draw the run with matplotlib: throughput over time, p50/p99 latency over time,
-        and the latency percentile distribution per command (log scale, as HdrHistogram
-        plots it). A last timeline row shorter than half the one before (the replies that
-        came in after the measured time) is left out of the time plots. Returns the figure
-        (drawn into ``figure`` when given)."""
+        and the whole latency distribution per command, decoded from its histogram, on
+        HdrHistogram's percentile axis (log scale of 1/(1-p), ticks at 90%, 99%, 99.9%, ...;
+        needs the ``hdrhistogram`` package). A ``partial`` last timeline row (the replies
+        that came in after the measured time) is left out of the time plots. Returns the
+        figure (drawn into ``figure`` when given)."""
         _Figure, FixedLocator, NullLocator = _matplotlib()
         fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
         throughput, latency, dist = fig.subplots(3, 1)
-        rows = self.timeline
-        # The last row holds the replies that came in after the measured time ended, often
-        # over a few milliseconds: as a rate it would draw a drop that never happened.
-        if len(rows) > 1 and rows[-1].interval_s < 0.5 * rows[-2].interval_s:
-            rows = rows[:-1]
+        # A partial last row (the replies after the measured time, over a few milliseconds)
+        # would draw, as a rate, a drop that never happened.
+        rows = [r for r in self.timeline if not r.partial]
         t = [r.t for r in rows]
         throughput.plot(t, [r.ops_per_sec for r in rows], marker=".", label="ops/s")
         throughput.set(title="Throughput", xlabel="time (s)", ylabel="ops/s")
@@ -1033,22 +1062,9 @@ class Report:
         latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
         latency.set_ylim(bottom=0)
         latency.legend()
-        quantiles = [
-            (0.5, "p50"),
-            (0.9, "p90"),
-            (0.95, "p95"),
-            (0.99, "p99"),
-            (0.999, "p99_9"),
-            (0.9999, "p99_99"),
-        ]
-        xs = [1 / (1 - q) for q, _ in quantiles]
         for label, s in [*self.commands.items(), ("all", self.totals)]:
-            ys = [getattr(s.latency_ms, name) for _, name in quantiles]
-            dist.plot(xs, ys, marker=".", label=label)
-        dist.set_xscale("log")
-        dist.xaxis.set_major_locator(FixedLocator(xs))
-        dist.xaxis.set_minor_locator(NullLocator())
-        dist.set_xticklabels([f"{q * 100:g}%" for q, _ in quantiles])
+            dist.plot(*_percentile_curve(s.histogram), label=label)
+        _percentile_axis(dist, FixedLocator, NullLocator)
         dist.set(title="Latency by percentile", xlabel="percentile", ylabel="ms")
         dist.set_ylim(bottom=0)
         dist.legend()

@@ -126,7 +126,8 @@ impl Limit {
     /// Whether moving from `base` to `value` crosses this limit.
     fn crossed(&self, base: f64, value: f64) -> bool {
         let moved = match self.relative {
-            true if base == 0.0 => return false,
+            // From 0, any rise is past a relative limit on a rise (an error rate of 0).
+            true if base == 0.0 => return !self.down && value > 0.0,
             true => value / base - 1.0,
             false => value - base,
         };
@@ -195,7 +196,19 @@ impl Comparison {
                 }
             }
         }
-        let failures = failures(&rows, labels, limits);
+        let mut failures = Vec::new();
+        if !limits.is_empty() {
+            for (r, label) in reports.iter().zip(labels).skip(1) {
+                match (&r.error, r.interrupted) {
+                    (Some(e), _) => failures.push(format!("{label}: the run failed: {e}")),
+                    (None, true) => failures.push(format!(
+                        "{label}: the run was interrupted: its figures are partial"
+                    )),
+                    (None, false) => {}
+                }
+            }
+        }
+        failures.extend(self::failures(&rows, labels, limits));
         Ok(Comparison {
             labels: labels.to_vec(),
             rows,
@@ -292,7 +305,9 @@ impl<'a> Measured<'a> {
         Measured {
             stats,
             histogram: decode_histogram(&stats.histogram),
-            rate_se: relative_rate_se(&phase.timeline, phase.totals.ops),
+            // A rare command's rate is noisier than the phase's.
+            rate_se: relative_rate_se(&phase.timeline, phase.totals.ops)
+                .max(1.0 / (stats.ops.max(1) as f64).sqrt()),
         }
     }
 
@@ -418,7 +433,16 @@ fn failures(rows: &[ComparisonRow], labels: &[String], limits: &[Limit]) -> Vec<
         for r in rows.iter().filter(|r| r.metric == limit.metric) {
             let Some(base) = r.values[0] else { continue };
             for (i, value) in r.values.iter().enumerate().skip(1) {
-                let Some(value) = *value else { continue };
+                let Some(value) = *value else {
+                    let missing = format!(
+                        "{}: no {} in phase `{}`, which the baseline has",
+                        labels[i], r.command, r.phase
+                    );
+                    if !out.contains(&missing) {
+                        out.push(missing);
+                    }
+                    continue;
+                };
                 if limit.crossed(base, value) {
                     let change = match r.changes[i] {
                         Some(c) if r.metric == "error_rate" => format!("{c:+.4}"),
@@ -457,6 +481,9 @@ mod tests {
         // No fall at all: `-0%`.
         let l = Limit::parse("ops_per_sec=-0%").unwrap();
         assert!(l.down && l.crossed(100.0, 99.9) && !l.crossed(100.0, 1000.0));
+        // A relative rise from 0 is past the limit.
+        let l = Limit::parse("error_rate=+1%").unwrap();
+        assert!(l.crossed(0.0, 0.5) && !l.crossed(0.0, 0.0));
         let l = Limit::parse("error_rate=+0.001").unwrap();
         assert!(!l.relative && l.crossed(0.0, 0.002) && !l.crossed(0.0, 0.0005));
         for (bad, says) in [

@@ -230,7 +230,8 @@ fn check_mergeable(reports: &[Report]) -> Result<Vec<usize>> {
         ));
     }
     let count = shards[0].map_or(0, |s| s.count);
-    let mut seen = vec![None; count as usize];
+    // Indexes seen, by shard: at most one entry per report, whatever `count` a file says.
+    let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
     for (i, s) in shards.iter().flatten().enumerate() {
         if s.count != count || s.index >= count {
             return Err(Error::spec(
@@ -238,24 +239,28 @@ fn check_mergeable(reports: &[Report]) -> Result<Vec<usize>> {
                 format!("{}/{}: reports[0] is a shard of {count}", s.index, s.count),
             ));
         }
-        if let Some(j) = seen[s.index as usize].replace(i) {
+        if let Some(j) = seen.insert(s.index, i) {
             return Err(Error::spec(
                 format!("reports[{i}].shard"),
                 format!("{}/{count} is also reports[{j}]: each shard once", s.index),
             ));
         }
     }
-    let missing: Vec<String> = (0..count)
-        .filter(|&s| seen[s as usize].is_none())
-        .map(|s| s.to_string())
-        .collect();
-    if !missing.is_empty() {
+    if seen.len() as u64 != u64::from(count) {
+        // The first missing indexes lie within the first `seen.len() + 10` numbers.
+        let missing: Vec<String> = (0..count)
+            .filter(|s| !seen.contains_key(s))
+            .take(10)
+            .map(|s| s.to_string())
+            .collect();
+        let more = u64::from(count) - seen.len() as u64 > missing.len() as u64;
         return Err(Error::spec(
             "reports",
             format!(
-                "shard(s) {} of {count} missing: the merge of some shards is not the workload's \
-                 report",
-                missing.join(", ")
+                "shard(s) {}{} of {count} missing: the merge of some shards is not the \
+                 workload's report",
+                missing.join(", "),
+                if more { ", ..." } else { "" }
             ),
         ));
     }
@@ -469,13 +474,17 @@ fn merge_latency(parts: &[(&Latency, &str)]) -> (Latency, String) {
         let Some(h) = decode_histogram(text) else {
             continue;
         };
-        moments.push((h.len(), *l));
+        let n = h.len();
         match &mut total {
             None => total = Some(h),
             Some(t) => {
-                let _ = t.add(&h);
+                // A histogram that does not fit (another tool's bounds) counts nowhere.
+                if t.add(&h).is_err() {
+                    continue;
+                }
             }
         }
+        moments.push((n, *l));
     }
     let Some(h) = total else {
         return (Latency::default(), String::new());
@@ -589,10 +598,16 @@ fn merge_steps(parts: &[&PhaseReport]) -> Vec<RampStep> {
         .collect()
 }
 
-/// Timelines of several hosts: rows lined up by wall-clock second (their `unix_s`, counted
-/// from the earliest host's start of measurement), summed.
+/// Timelines of several hosts: rows lined up by the wall-clock second they began (their
+/// `unix_s - interval_s`, counted from the earliest host's start of measurement), summed. A
+/// host's short last row begins at its last whole second and so stays a row of its own.
+/// Reports written before rows carried `unix_s` (0) line up by `t`: hosts taken to have
+/// started together.
 fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<TimelineRow> {
     let parts: Vec<&[TimelineRow]> = parts.collect();
+    let by_t = parts
+        .iter()
+        .any(|rows| rows.iter().any(|r| r.unix_s == 0.0));
     let reference = parts
         .iter()
         .flat_map(|rows| rows.first().map(|row| row.unix_s - row.t))
@@ -600,8 +615,11 @@ fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<Tim
     let mut by_second: BTreeMap<i64, Vec<&TimelineRow>> = BTreeMap::new();
     for rows in parts {
         for row in rows {
-            let key = (row.unix_s - reference).round() as i64;
-            by_second.entry(key).or_default().push(row);
+            let start = match by_t {
+                true => row.t - row.interval_s,
+                false => row.unix_s - row.interval_s - reference,
+            };
+            by_second.entry(start.round() as i64).or_default().push(row);
         }
     }
     by_second
@@ -667,6 +685,7 @@ fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
             .then(|| rows.iter().filter_map(|r| r.waiting).sum()),
         behind_ms: max_opt(&|r| r.behind_ms),
         server_cpu_percent: max_opt(&|r| r.server_cpu_percent),
+        partial: rows.iter().all(|r| r.partial),
         histogram,
     }
 }

@@ -83,6 +83,10 @@ pub struct Stats {
     pub redirects: u64,
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -137,6 +141,11 @@ pub struct TimelineRow {
     /// Joined when the phase ends: interval snapshots do not carry it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_cpu_percent: Option<f64>,
+    /// A last interval shorter than half the others (the replies that came in after the
+    /// measured time ended, often over a few milliseconds): its `ops_per_sec` is not the
+    /// rate the run held. Plots and frames leave it out; its requests count everywhere.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub partial: bool,
     /// This interval's latency histogram (all commands), encoded like [`Stats::histogram`];
     /// empty unless the phase's `output.interval_histograms` is true (interval snapshots
     /// always carry it).

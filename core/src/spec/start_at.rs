@@ -8,6 +8,10 @@ use crate::{Error, Result};
 /// on time would already have run a second alone.
 pub const START_LATE_LIMIT_S: f64 = 1.0;
 
+/// How far ahead a start may be (seconds): further, it is a mistake (milliseconds given for
+/// seconds) rather than a plan.
+pub const START_AHEAD_LIMIT_S: f64 = 86_400.0;
+
 /// A start instant from its text: UNIX seconds (`1764100000`, `1764100000.5`) or an RFC 3339
 /// time with its offset (`2026-11-25T20:00:00Z`, `2026-11-25T21:00:00.250+01:00`), as UNIX
 /// seconds.
@@ -70,8 +74,11 @@ fn rfc3339(text: &str) -> Option<f64> {
     }
     let offset = match rest {
         "Z" | "z" => 0,
-        _ if rest.len() == 6 && matches!(&rest[..1], "+" | "-") && &rest[3..4] == ":" => {
-            let (h, m) = (num_of(&rest[1..3])?, num_of(&rest[4..6])?);
+        _ if rest.len() == 6
+            && matches!(rest.as_bytes()[0], b'+' | b'-')
+            && rest.as_bytes()[3] == b':' =>
+        {
+            let (h, m) = (num_of(rest.get(1..3)?)?, num_of(rest.get(4..6)?)?);
             if h > 23 || m > 59 {
                 return None;
             }
@@ -112,6 +119,18 @@ impl Workload {
             return Err(Error::spec(
                 "start_at",
                 format!("{unix_s}: not a time after 1970 (UNIX seconds)"),
+            ));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        if unix_s > now + START_AHEAD_LIMIT_S {
+            return Err(Error::spec(
+                "start_at",
+                format!(
+                    "{unix_s}: more than a day ahead (UNIX seconds, not milliseconds; now is \
+                     {now:.0})"
+                ),
             ));
         }
         if self.phases.first().is_some_and(|p| p.spec.slo.is_some()) {
@@ -165,6 +184,9 @@ mod tests {
             "2025-11-25T24:00:00Z",
             "2025-11-25T20:00:00.Z",
             "2025-11-25T20:00:00+1:00",
+            "2025-11-25T20:00:00\u{e9}1:00",
+            "2025-11-25T20:00:00+\u{e9}:00",
+            "\u{e9}025-11-25T20:00:00Z",
         ] {
             let e = parse_start_at(bad).unwrap_err().to_string();
             assert!(

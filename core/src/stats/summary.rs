@@ -105,6 +105,7 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
     TimelineRow {
         t,
         unix_s: 0.0,
+        partial: false,
         interval_s,
         ops: total.ops,
         ops_per_sec: if interval_s > 0.0 {
