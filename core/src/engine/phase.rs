@@ -7,7 +7,7 @@ use super::Snapshot;
 use crate::observe::{
     join_server_cpu, DrillPlan, Drills, NodeServer, Sampler, ServerLoad, ServerSample,
 };
-use crate::spec::{Load, Phase, START_LATE_LIMIT_S};
+use crate::spec::{check_not_late, unix_now, Load, Phase};
 use crate::stats::{
     check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
     EventReport, GapSample, GapTracker, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
@@ -519,26 +519,10 @@ fn ramp_steps(load: &Load, recs: &[(Recorder, Gauges)], rows: &[TimelineRow]) ->
     steps
 }
 
-/// Seconds since the UNIX epoch, now.
-pub(crate) fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64())
-}
-
 /// Wait (connections open) until the wall-clock instant `at`: an error when it passed by more
-/// than [`START_LATE_LIMIT_S`]; returns early when the run is stopped.
+/// than the start's limit; returns early when the run is stopped.
 fn wait_until(at: f64, stop: &AtomicBool) -> Result<()> {
-    let late = unix_now() - at;
-    if late > START_LATE_LIMIT_S {
-        return Err(Error::spec(
-            "start_at",
-            format!(
-                "{at}: that instant passed {late:.3} s ago, by the time the connections were \
-                 open (at most {START_LATE_LIMIT_S} s late is allowed): give a later one"
-            ),
-        ));
-    }
+    check_not_late(at, unix_now(), ", by the time the connections were open")?;
     loop {
         let left = at - unix_now();
         if left <= 0.0 || stop.load(std::sync::atomic::Ordering::Relaxed) {

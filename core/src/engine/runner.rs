@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Stops a run from anywhere (another thread, a signal handler the host installed).
 #[derive(Debug, Clone, Default)]
@@ -165,9 +165,7 @@ fn execute(
     stop: &Arc<AtomicBool>,
     tx: &std::sync::mpsc::Sender<Snapshot>,
 ) -> Result<Report> {
-    let started_at = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
+    let started_at = crate::spec::unix_now();
     let first = workload
         .phases
         .first()
@@ -178,17 +176,7 @@ fn execute(
         .seed
         .unwrap_or_else(|| mix(started_at.to_bits() ^ std::process::id() as u64) >> 11);
     if let Some(at) = workload.start_at {
-        let late = started_at - at;
-        if late > crate::spec::START_LATE_LIMIT_S {
-            return Err(Error::spec(
-                "start_at",
-                format!(
-                    "{at}: that instant passed {late:.3} s ago (at most {} s late is allowed): \
-                     give a later one",
-                    crate::spec::START_LATE_LIMIT_S
-                ),
-            ));
-        }
+        crate::spec::check_not_late(at, started_at, "")?;
     }
     // Reach the server once before anything else: fail fast with the address and OS error.
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -33,7 +33,7 @@ pub fn run_search(
     let Some(slo) = phase.spec.slo else {
         return run_phase(phase, phase_index, Vec::new(), seed, None, stop, snapshots);
     };
-    let started_at = super::phase::unix_now();
+    let started_at = crate::spec::unix_now();
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
     let mut timeline: Vec<TimelineRow> = Vec::new();

@@ -32,7 +32,7 @@ pub use load::{
 pub use output::Output;
 pub use shard::ShardOf;
 pub use slo::Slo;
-pub use start_at::{parse_start_at, START_LATE_LIMIT_S};
+pub use start_at::{check_not_late, parse_start_at, unix_now, START_LATE_LIMIT_S};
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};

@@ -12,6 +12,29 @@ pub const START_LATE_LIMIT_S: f64 = 1.0;
 /// seconds) rather than a plan.
 pub const START_AHEAD_LIMIT_S: f64 = 86_400.0;
 
+/// Seconds since the UNIX epoch, now.
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// An error when the start instant `at` passed more than [`START_LATE_LIMIT_S`] before `now`
+/// (`when` says at which point of the run, e.g. "by the time the connections were open").
+pub fn check_not_late(at: f64, now: f64, when: &str) -> Result<()> {
+    let late = now - at;
+    if late <= START_LATE_LIMIT_S {
+        return Ok(());
+    }
+    Err(Error::spec(
+        "start_at",
+        format!(
+            "{at}: that instant passed {late:.3} s ago{when} (at most {START_LATE_LIMIT_S} s \
+             late is allowed): give a later one"
+        ),
+    ))
+}
+
 /// A start instant from its text: UNIX seconds (`1764100000`, `1764100000.5`) or an RFC 3339
 /// time with its offset (`2026-11-25T20:00:00Z`, `2026-11-25T21:00:00.250+01:00`), as UNIX
 /// seconds.
@@ -121,9 +144,7 @@ impl Workload {
                 format!("{unix_s}: not a time after 1970 (UNIX seconds)"),
             ));
         }
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
+        let now = unix_now();
         if unix_s > now + START_AHEAD_LIMIT_S {
             return Err(Error::spec(
                 "start_at",
