@@ -19,10 +19,14 @@ export * from './report'
 export interface Budget {
   /** Largest allowed median latency (ms). */
   p50Ms?: number
+  /** Largest allowed 90th percentile latency (ms). */
+  p90Ms?: number
   /** Largest allowed 99th percentile latency (ms). */
   p99Ms?: number
   /** Largest allowed 99.9th percentile latency (ms). */
   p999Ms?: number
+  /** Largest allowed latency of any request (ms). */
+  maxMs?: number
   /** Largest allowed error rate, 0 to 1. */
   errorRate?: number
   /** Smallest allowed throughput (ops/s over the measured time). */

@@ -163,8 +163,10 @@ function camelize(value) {
 // The budget keys of check() and their snake_case names in the core's budget.
 const BUDGET_KEYS = {
   p50Ms: 'p50_ms',
+  p90Ms: 'p90_ms',
   p99Ms: 'p99_ms',
   p999Ms: 'p99_9_ms',
+  maxMs: 'max_ms',
   errorRate: 'error_rate',
   minOpsPerSec: 'min_ops_per_sec',
   commands: 'commands',

@@ -31,6 +31,21 @@ export interface ReportFields {
    * with the phase's name and the error. Left out otherwise.
    */
   error?: string
+  /**
+   * Every threshold held (`thresholds`) and the run was complete: not interrupted, no phase failed,
+   * not stopped by a threshold (`Report::verdict`). True for a complete run without thresholds.
+   */
+  passed: boolean
+  /**
+   * The spec's `[thresholds]` (the run's, then each phase's), each with the figure it was checked
+   * against and its verdict; left out when the spec has none.
+   */
+  thresholds?: Threshold[]
+  /**
+   * Why a threshold with `abort_on_fail` stopped the run early: its name, figure and limit, and
+   * when. The phases after it did not run. Left out otherwise.
+   */
+  stoppedBy?: string
   /** The seed of the request stream (given, or drawn and recorded here to reproduce it). */
   seed: number
   /** Measured phases together. */
@@ -81,6 +96,41 @@ export interface ReportFields {
   startSkewMs?: number
   /** A merged report (`Report::merge`): the hosts whose reports it merged, in order. */
   hosts?: HostReport[]
+}
+
+/** One limit of a spec's `[thresholds]`, and how the run did against it. */
+export interface Threshold {
+  /**
+   * Its name: the limit, after the phase (`phases.NAME.`) and command (`commands.LABEL.`) it
+   * applies to, e.g. `p99_ms`, `commands.GET.p99_ms`, `phases.load.error_rate`.
+   */
+  name: string
+  /**
+   * The phase whose results it bounds; absent for the run's (the measured phases together: `totals`
+   * and `commands`).
+   */
+  phase?: string
+  /** The command label whose results it bounds; absent for all commands together. */
+  command?: string
+  /**
+   * The limit: `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms`, `error_rate` (at most) or
+   * `min_ops_per_sec` (at least).
+   */
+  metric: string
+  /** Its value (ms, a rate from 0 to 1, or requests per second). */
+  limit: number
+  /**
+   * The figure it was checked against; absent when there was none (no requests, a phase that did
+   * not run, a command not in the results).
+   */
+  value?: number
+  /** Whether the figure kept within the limit. */
+  passed: boolean
+  /**
+   * Whether it stopped the run (`abort_on_fail`): its figure crossed the limit while the run went
+   * on, after the grace period.
+   */
+  stoppedRun?: boolean
 }
 
 /** Counts and latency of one command, or of all (`totals`). */

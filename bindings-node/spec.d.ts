@@ -70,6 +70,12 @@ export interface PhaseSpec {
   /** Reports written to files when the phase ends (memtier's text report). */
   output?: OutputSpec
   /**
+   * Limits on results, checked when the run ends (and each second while it runs with
+   * `abort_on_fail`): at the top of a spec, on the run's (the measured phases together, the
+   * report's `totals` and `commands`); in a `[[phases]]` table, on that phase's.
+   */
+  thresholds?: Thresholds
+  /**
    * Run the phase this many times in a row, as phases named `NAME #1` ... `NAME #N` (`main #1` ...
    * without a name); a top-level `repeat` applies to every phase. The normalized spec has the
    * copies instead.
@@ -339,6 +345,12 @@ export interface ObserveSpec {
    * hits, evictions, fork and replication state (default true).
    */
   info?: boolean
+  /**
+   * Serve the run's live counters and latency histograms for Prometheus on this address
+   * (`HOST:PORT`, e.g. `127.0.0.1:9464`; `GET /metrics`) while the run lasts; every phase that sets
+   * it gives the same address.
+   */
+  prometheus?: string
 }
 
 /** One fault drill at a set time. */
@@ -600,3 +612,24 @@ export type Drill = 'bgsave' | 'bgrewriteaof' | 'pause' | 'failover' | 'replica-
  *   `enable-debug-command`).
  */
 export type DrillMode = 'cluster-failover' | 'kill' | 'client-pause' | 'debug-sleep'
+
+/**
+ * `[thresholds]` (k6's thresholds): limits on the run's results (at the top of a spec) or on one
+ * phase's (in a `[[phases]]` table), checked when the run ends and, with `abort_on_fail`, every
+ * second while it runs. The limits are a budget's (`crate::report::Budget`: the rules of `check()`
+ * and `--check`); the report lists each with its verdict (`crate::report::Threshold`). Limits on
+ * results, and whether crossing one stops the run: a table of `p50_ms`, `p90_ms`, `p99_ms`,
+ * `p99_9_ms`, `max_ms` (latency at most, ms), `error_rate` (errors / requests at most, 0 to 1) and
+ * `min_ops_per_sec` (throughput at least), each optional; `commands` (the same limits per command
+ * label, `[thresholds.commands.GET]`); `abort_on_fail` (bool, default false) and `delay_abort_eval`
+ * (a duration, default 0). At least one limit must be given.
+ */
+export type Thresholds = {
+  p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;
+  error_rate?: number; min_ops_per_sec?: number;
+  commands?: Record<string, {
+    p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;
+    error_rate?: number; min_ops_per_sec?: number
+  }>;
+  abort_on_fail?: boolean; delay_abort_eval?: SpecDuration
+}

@@ -52,7 +52,18 @@ PRIMITIVES = {
 }
 # Types deserialized by hand from several JSON types, as their doc comments describe them (the
 # parser cannot read a hand-written deserializer): a new one must be taught here.
-HAND_FORMS = {"SpecDuration": "string | number"}
+_LIMITS = (
+    "p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;\n"
+    "  error_rate?: number; min_ops_per_sec?: number"
+)
+_COMMAND_LIMITS = _LIMITS.replace("\n", "\n  ")
+HAND_FORMS = {
+    "SpecDuration": "string | number",
+    "Thresholds": (
+        f"{{\n  {_LIMITS};\n  commands?: Record<string, {{\n    {_COMMAND_LIMITS}\n  }}>;\n"
+        "  abort_on_fail?: boolean; delay_abort_eval?: SpecDuration\n}"
+    ),
+}
 # String lists of the Rust code that a spec field's doc comment names (`[`BUILTINS`]`): the
 # field takes one of them, as this TypeScript type.
 CONST_TYPES = {"BUILTINS": "BuiltinCommand"}

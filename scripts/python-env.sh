@@ -23,6 +23,8 @@ missing=()
 # The example notebook is executed with nbclient on an ipykernel.
 "$PY" -c "import nbclient, nbformat" 2>/dev/null || missing+=("nbclient>=0.7")
 "$PY" -c "import ipykernel" 2>/dev/null || missing+=(ipykernel)
+# The Prometheus endpoint is scraped with the official client's parser.
+"$PY" -c "import prometheus_client" 2>/dev/null || missing+=("prometheus_client>=0.17")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "python-env: installing ${missing[*]}" >&2
   "$PY" -m pip install --quiet --disable-pip-version-check "${missing[@]}"

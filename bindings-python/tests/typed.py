@@ -36,6 +36,12 @@ _LEFT_OUT_WHEN = {
     "start_skew_ms": None,
     "hosts": [],
     "partial": False,
+    "thresholds": [],
+    "stopped_by": None,
+    "phase": None,
+    "command": None,
+    "value": None,
+    "stopped_run": False,
 }
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "ServerSample",
     "Snapshot",
     "Stats",
+    "Threshold",
     "TimelineRow",
     "Unsent",
     "Validity",
@@ -514,6 +515,42 @@ class ValidityCheck:
 
 
 @dataclass(frozen=True)
+class Threshold:
+    """One limit of the spec's ``thresholds``, and how the run did against it."""
+
+    name: str
+    """The limit after its phase and command: ``p99_ms``, ``commands.GET.p99_ms``,
+    ``phases.load.error_rate``."""
+    metric: str
+    """``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``, ``max_ms``, ``error_rate`` (at
+    most) or ``min_ops_per_sec`` (at least)."""
+    limit: float
+    passed: bool
+    phase: str | None = None
+    """The phase whose results it bounds; ``None`` for the run's (the measured phases)."""
+    command: str | None = None
+    """The command label whose results it bounds; ``None`` for all commands."""
+    value: float | None = None
+    """The figure it was judged on; ``None`` when there was none (no requests, a phase that
+    did not run)."""
+    stopped_run: bool = False
+    """Whether it stopped the run (``abort_on_fail``)."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Threshold:
+        return cls(
+            name=d["name"],
+            metric=d["metric"],
+            limit=d["limit"],
+            passed=d["passed"],
+            phase=d.get("phase"),
+            command=d.get("command"),
+            value=d.get("value"),
+            stopped_run=d.get("stopped_run", False),
+        )
+
+
+@dataclass(frozen=True)
 class Validity:
     """Whether a run's figures can be trusted as the server's, and why not."""
 
@@ -857,6 +894,13 @@ class Report:
     """How late the first request went out after ``start_at`` (ms)."""
     hosts: list[HostReport] = field(default_factory=list)
     """A merged report (:func:`merge_reports`): the hosts whose reports it merged."""
+    passed: bool = True
+    """Every threshold held and the run was complete (not interrupted, no phase failed, not
+    stopped by a threshold); true for a complete run without thresholds."""
+    thresholds: list[Threshold] = field(default_factory=list)
+    """The spec's ``thresholds`` (the run's, then each phase's), each judged."""
+    stopped_by: str | None = None
+    """Why a threshold with ``abort_on_fail`` stopped the run early; ``None`` otherwise."""
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -887,6 +931,10 @@ class Report:
             start_at=d.get("start_at"),
             start_skew_ms=d.get("start_skew_ms"),
             hosts=[HostReport.from_dict(h) for h in d.get("hosts", [])],
+            # A report written before `passed` had no thresholds: complete is passed.
+            passed=d.get("passed", not d["interrupted"] and d.get("error") is None),
+            thresholds=[Threshold.from_dict(t) for t in d.get("thresholds", [])],
+            stopped_by=d.get("stopped_by"),
             **_server(d),
         )
 
@@ -1074,15 +1122,18 @@ class Report:
         self,
         *,
         p50_ms: float | None = None,
+        p90_ms: float | None = None,
         p99_ms: float | None = None,
         p99_9_ms: float | None = None,
+        max_ms: float | None = None,
         error_rate: float | None = None,
         min_ops_per_sec: float | None = None,
         commands: Mapping[str, Mapping[str, float]] | None = None,
     ) -> Report:
         """Assert service levels, for test suites: raise ``AssertionError`` naming every
-        limit that was missed, return the report if all hold. Limits on the totals: p50,
-        p99 and p99.9 latency in ms at most ``p50_ms``, ``p99_ms``, ``p99_9_ms``; error rate
+        limit that was missed, return the report if all hold. Limits on the totals: p50, p90,
+        p99, p99.9 and max latency in ms at most ``p50_ms``, ``p90_ms``, ``p99_ms``,
+        ``p99_9_ms``, ``max_ms``; error rate
         at most ``error_rate`` (0 to 1); throughput at least ``min_ops_per_sec``. The same
         limits per command label under ``commands`` (``{"GET": {"p99_ms": 2}}``). An
         interrupted run, or one with no requests, fails any check. The rules and the
@@ -1094,8 +1145,10 @@ class Report:
         check, its phase and its detail; the warning alone does not fail the check."""
         limits = {
             "p50_ms": p50_ms,
+            "p90_ms": p90_ms,
             "p99_ms": p99_ms,
             "p99_9_ms": p99_9_ms,
+            "max_ms": max_ms,
             "error_rate": error_rate,
             "min_ops_per_sec": min_ops_per_sec,
             "commands": commands,
@@ -1137,12 +1190,39 @@ class Report:
         return (
             f"<div><p>respload {escape(self.respload_version)}: {self.duration_s:.2f} s "
             f"against {escape(self.server.address)} ({escape(self.server.version)}){state}</p>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+            f"{self._thresholds_html()}</div>"
+        )
+
+    def _thresholds_html(self) -> str:
+        """The thresholds, one row each with its verdict; empty without thresholds."""
+        from html import escape
+
+        if not self.thresholds:
+            return ""
+        rows = []
+        for t in self.thresholds:
+            op = ">=" if t.metric == "min_ops_per_sec" else "<="
+            value = "-" if t.value is None else f"{t.value:.3f}"
+            verdict = "ok" if t.passed else "<b>FAIL</b>"
+            if t.stopped_run:
+                verdict += " (stopped the run)"
+            cells = [escape(t.name), f"{op} {t.limit:g}", value, verdict]
+            rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        failed = sum(not t.passed for t in self.thresholds)
+        title = f"{failed} of {len(self.thresholds)} FAILED" if failed else "all passed"
+        stopped = f"<p>Stopped early: {escape(self.stopped_by)}</p>" if self.stopped_by else ""
+        return (
+            f"<p>Thresholds: {title}</p><table><thead><tr><th>threshold</th><th>limit</th>"
+            f"<th>value</th><th>verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{stopped}"
         )
 
     def __repr__(self) -> str:
         t = self.totals
         state = ", interrupted" if self.interrupted else ""
+        if self.thresholds:
+            state += ", thresholds passed" if self.passed else ", thresholds FAILED"
         return (
             f"<Report {t.ops} ops in {self.duration_s:.2f}s: {t.ops_per_sec:,.0f} ops/s, "
             f"p50 {t.latency_ms.p50:.3f} ms, p99 {t.latency_ms.p99:.3f} ms, "

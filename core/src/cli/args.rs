@@ -321,6 +321,10 @@ pub(crate) struct Overrides {
     /// Seed of the request stream.
     #[arg(long)]
     seed: Option<u64>,
+    /// Serve live counters and latency histograms for Prometheus on HOST:PORT (`GET
+    /// /metrics`) while the run lasts; sets observe.prometheus.
+    #[arg(long, value_name = "HOST:PORT")]
+    prometheus: Option<String>,
 }
 
 impl Overrides {
@@ -379,6 +383,9 @@ impl Overrides {
         }
         if let Some(seed) = self.seed {
             rest.insert("seed".into(), json!(seed));
+        }
+        if let Some(address) = &self.prometheus {
+            rest.insert("observe".into(), json!({ "prometheus": address }));
         }
         let t = (!target.is_empty()).then(|| json!({ "target": target }));
         let r = (!rest.is_empty()).then_some(Value::Object(rest));

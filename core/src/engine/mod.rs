@@ -1,5 +1,6 @@
 //! The engine: worker threads, connection tasks, request generation.
 
+mod abort;
 mod cluster;
 mod connection;
 mod control;

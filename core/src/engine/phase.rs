@@ -1,11 +1,12 @@
 //! Running one phase: start the workers, wait until every connection is up, give the
 //! go-ahead, merge their interval recorders into the timeline and the totals.
 
+use super::abort::{AbortCheck, Stopped};
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use super::Snapshot;
 use crate::observe::{
-    join_server_cpu, DrillPlan, Drills, NodeServer, Sampler, ServerLoad, ServerSample,
+    join_server_cpu, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad, ServerSample,
 };
 use crate::spec::{check_not_late, unix_now, Load, Phase};
 use crate::stats::{
@@ -28,6 +29,19 @@ pub struct PhaseOutcome {
     pub recorder: Recorder,
     /// How late its first request went out after the `start_at` it was given (ms).
     pub start_skew_ms: Option<f64>,
+    /// The `abort_on_fail` threshold that stopped the phase (and the run), if one did.
+    pub stopped: Option<Stopped>,
+}
+
+/// How a phase starts and what it checks while it runs.
+#[derive(Default)]
+pub struct PhaseOptions {
+    /// Send the first request at this instant (UNIX seconds), the connections opened before.
+    pub start_at: Option<f64>,
+    /// Thresholds that stop the run when crossed.
+    pub abort: Option<AbortCheck>,
+    /// Where the phase publishes its results so far each second (`observe.prometheus`).
+    pub metrics: Option<Arc<Metrics>>,
 }
 
 /// Split `total` into `parts` shares proportional to `weights`, summing exactly to `total`.
@@ -104,10 +118,17 @@ pub fn run_phase(
     phase_index: usize,
     plans: Vec<DrillPlan>,
     seed: u64,
-    start_at: Option<f64>,
+    options: PhaseOptions,
     stop: &Arc<AtomicBool>,
     snapshots: &Sender<Snapshot>,
 ) -> Result<PhaseOutcome> {
+    let PhaseOptions {
+        start_at,
+        abort,
+        metrics,
+    } = options;
+    let mut stopped = None;
+    let mut rows_seen = 0;
     let load = &phase.spec.load;
     let threads = load.effective_threads() as usize;
     let conns = split(load.connections as u64, &vec![1; threads]);
@@ -366,10 +387,29 @@ pub fn run_phase(
         timeline.sent_upto[thread] = Some(index);
         let all_done = timeline.done.iter().all(|d| *d);
         emit(&mut timeline, &mut rows, all_done.then_some(ended));
+        // Once a second (a row emitted): the results so far published, and judged against
+        // the live thresholds.
+        if timeline.emitted > rows_seen {
+            rows_seen = timeline.emitted;
+            if let (Some(m), Some(last)) = (&metrics, rows.last()) {
+                m.publish(phase_index, phase, &total, last);
+            }
+            if let Some(check) = abort.as_ref().filter(|_| stopped.is_none() && !all_done) {
+                let elapsed = Instant::now().saturating_duration_since(measure_start);
+                stopped = check.crossed(&total, &labels, elapsed.as_secs_f64());
+                if stopped.is_some() {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
         // Every worker reported past the emitted intervals: their marks are all in.
         gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
     }
     join_all(joins);
+    if let (Some(m), Some(last)) = (&metrics, rows.last()) {
+        // Every worker's last figures are in: the phase's final counts.
+        m.publish(phase_index, phase, &total, last);
+    }
     let outcomes = drills.map(Drills::finish).unwrap_or_default();
     let sampled = sampler.map(Sampler::finish).unwrap_or_default();
     // A cluster's nodes each get their own series; a single server's is `server_timeline`.
@@ -431,7 +471,8 @@ pub fn run_phase(
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
     client.waiting_max = rows.iter().filter_map(|r| r.waiting).max();
     client.behind_ms_max = rows.iter().filter_map(|r| r.behind_ms).reduce(f64::max);
-    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    // Stopped by a threshold is a verdict, not an interruption.
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed) && stopped.is_none();
     let mut report = PhaseReport {
         name: phase.spec.name.clone(),
         started_at: measure_wall,
@@ -469,6 +510,7 @@ pub fn run_phase(
         report,
         recorder: total,
         start_skew_ms,
+        stopped,
     })
 }
 

@@ -1,7 +1,8 @@
 //! The Runner: runs a workload's phases on a background thread, streams interval snapshots,
 //! and can be stopped early (the partial report is kept and marked interrupted).
 
-use super::phase::run_phase;
+use super::abort::{AbortCheck, Stopped};
+use super::phase::{run_phase, PhaseOptions};
 use super::rng::mix;
 use super::search::run_search;
 use super::Snapshot;
@@ -213,6 +214,12 @@ fn execute(
     })?;
     drop(rt);
     create_output_files(workload)?;
+    // Listening before any traffic: an address that cannot be bound is an error now. It
+    // closes when the run ends (dropped with this frame).
+    let endpoint = match workload.prometheus() {
+        Some((address, field)) => Some(crate::observe::Endpoint::start(address, &field)?),
+        None => None,
+    };
 
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
@@ -228,6 +235,11 @@ fn execute(
     };
     let mut measured: Option<(Recorder, Vec<String>)> = None;
     let mut client = ClientStats::default();
+    let mut stopped: Option<Stopped> = None;
+    let share = workload
+        .shard
+        .as_ref()
+        .map_or(1.0, |s| 1.0 / f64::from(s.count.max(1)));
     for (i, phase) in workload.phases.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -237,8 +249,18 @@ fn execute(
         let started = if phase.spec.slo.is_some() {
             run_search(phase, i, phase_seed, stop, tx)
         } else {
-            let start_at = workload.start_at.filter(|_| i == 0);
-            run_phase(phase, i, plans_i, phase_seed, start_at, stop, tx)
+            let options = PhaseOptions {
+                start_at: workload.start_at.filter(|_| i == 0),
+                abort: AbortCheck::new(
+                    phase,
+                    workload.thresholds.as_ref(),
+                    measured.as_ref(),
+                    report.duration_s,
+                    share,
+                ),
+                metrics: endpoint.as_ref().map(|e| Arc::clone(&e.metrics)),
+            };
+            run_phase(phase, i, plans_i, phase_seed, options, stop, tx)
         };
         let mut outcome = match started {
             Ok(mut outcome) => {
@@ -263,6 +285,7 @@ fn execute(
         if i == 0 {
             report.start_skew_ms = outcome.start_skew_ms;
         }
+        stopped = stopped.or(outcome.stopped.take());
         if outcome.report.slo.is_some() {
             report.slo.clone_from(&outcome.report.slo);
         }
@@ -303,7 +326,9 @@ fn execute(
         }
         report.phases.push(outcome.report);
     }
-    report.interrupted = report.error.is_some() || stop.load(Ordering::Relaxed);
+    // A threshold that stopped the run set the stop flag: a verdict, not an interruption.
+    report.interrupted =
+        report.error.is_some() || (stop.load(Ordering::Relaxed) && stopped.is_none());
     for node in report.server_nodes.values_mut() {
         node.server_load = ServerLoad::of(&node.server_timeline);
     }
@@ -325,7 +350,30 @@ fn execute(
     client.cpu_s_per_million =
         (client.cpu_user_s + client.cpu_sys_s) / total_ops.max(1) as f64 * 1e6;
     report.client = client;
+    report.thresholds = thresholds_of(workload);
+    if let Some(s) = stopped {
+        for t in report.thresholds.iter_mut().filter(|t| t.name == s.name) {
+            t.stopped_run = true;
+        }
+        report.stopped_by = Some(s.why);
+    }
+    report.judge_thresholds();
     Ok(report)
+}
+
+/// The report's entries for the workload's thresholds: the run's, then each phase's.
+fn thresholds_of(workload: &Workload) -> Vec<crate::report::Threshold> {
+    let mut out = workload
+        .thresholds
+        .as_ref()
+        .map(|t| t.entries(None))
+        .unwrap_or_default();
+    for p in &workload.phases {
+        if let Some(t) = &p.spec.thresholds {
+            out.extend(t.entries(Some(&p.spec.name)));
+        }
+    }
+    out
 }
 
 /// Create (empty) every file the phases' `output` asks for, so that a path that cannot be
@@ -345,7 +393,11 @@ fn create_output_files(workload: &Workload) -> Result<()> {
 }
 
 /// Merge a phase's recorder into the run's, matching commands by label.
-fn merge_by_label(acc: &mut Option<(Recorder, Vec<String>)>, rec: &Recorder, labels: Vec<String>) {
+pub(super) fn merge_by_label(
+    acc: &mut Option<(Recorder, Vec<String>)>,
+    rec: &Recorder,
+    labels: Vec<String>,
+) {
     let (acc_rec, acc_labels) = acc.get_or_insert_with(|| (Recorder::new(0), Vec::new()));
     acc_rec.merge_nodes(rec);
     if let Some(u) = rec.unsent.as_deref() {

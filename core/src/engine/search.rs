@@ -6,7 +6,7 @@
 //! failed, until they are within `precision` of each other, `max_rate` is met, or
 //! `max_steps` were run.
 
-use super::phase::{run_phase, PhaseOutcome};
+use super::phase::{run_phase, PhaseOptions, PhaseOutcome};
 use super::Snapshot;
 use crate::observe::{ServerLoad, ServerSample};
 use crate::spec::{Phase, Slo};
@@ -31,7 +31,15 @@ pub fn run_search(
     snapshots: &Sender<Snapshot>,
 ) -> Result<PhaseOutcome> {
     let Some(slo) = phase.spec.slo else {
-        return run_phase(phase, phase_index, Vec::new(), seed, None, stop, snapshots);
+        return run_phase(
+            phase,
+            phase_index,
+            Vec::new(),
+            seed,
+            PhaseOptions::default(),
+            stop,
+            snapshots,
+        );
     };
     let started_at = crate::spec::unix_now();
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
@@ -54,7 +62,16 @@ pub fn run_search(
         step.spec.slo = None;
         step.spec.load.rate = Some(rate);
         step.spec.load.duration = Some(slo.step_duration);
-        let outcome = run_phase(&step, phase_index, Vec::new(), seed, None, stop, snapshots)?;
+        let options = PhaseOptions::default();
+        let outcome = run_phase(
+            &step,
+            phase_index,
+            Vec::new(),
+            seed,
+            options,
+            stop,
+            snapshots,
+        )?;
         let r = &outcome.report;
         timeline.extend(r.timeline.iter().map(|row| TimelineRow {
             t: row.t + duration_s,
@@ -150,6 +167,7 @@ pub fn run_search(
         },
         recorder: total,
         start_skew_ms: None,
+        stopped: None,
     })
 }
 

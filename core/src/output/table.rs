@@ -211,8 +211,51 @@ pub fn table(report: &Report) -> String {
         );
     }
     hosts_block(&mut out, &report.hosts);
+    thresholds_block(&mut out, report);
     let _ = writeln!(out, "{}", validity_line(&report.validity));
     out
+}
+
+/// The spec's thresholds, one line each with its limit, figure and verdict (k6's summary).
+fn thresholds_block(out: &mut String, report: &Report) {
+    let all = &report.thresholds;
+    if all.is_empty() {
+        return;
+    }
+    let failed = all.iter().filter(|t| !t.passed).count();
+    let verdict = match failed {
+        0 => format!("all {} passed", all.len()),
+        n => format!("{n} of {} FAILED", all.len()),
+    };
+    let _ = writeln!(out, "\nTHRESHOLDS ({verdict})");
+    let width = all.iter().map(|t| t.name.len()).max().unwrap_or(0).max(9) + 2;
+    let _ = writeln!(
+        out,
+        "{:<width$}{:>16}{:>14}  Verdict",
+        "Threshold", "Limit", "Value"
+    );
+    for t in all {
+        let op = if t.metric == "min_ops_per_sec" {
+            ">="
+        } else {
+            "<="
+        };
+        let value = t.value.map_or("-".to_string(), |v| format!("{v:.3}"));
+        let verdict = match (t.passed, t.stopped_run) {
+            (_, true) => "FAIL (stopped the run)",
+            (true, false) => "ok",
+            (false, false) => "FAIL",
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$}{:>16}{value:>14}  {verdict}",
+            t.name,
+            format!("{op} {}", t.limit)
+        );
+    }
+    if let Some(why) = &report.stopped_by {
+        let _ = writeln!(out, "Stopped early: {why}");
+    }
 }
 
 /// A merged report's hosts, one line each.

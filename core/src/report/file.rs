@@ -33,6 +33,7 @@ impl Report {
             }
             Some(_) => upgrade(&mut json),
         }
+        fill_passed(&mut json);
         Ok(json)
     }
 
@@ -80,6 +81,29 @@ fn not_a_report(e: serde_json::Error) -> crate::Error {
 /// A report of schema version 1 read as version 2: the per-interval gauge `send_lag_ms` (a
 /// number) and `client.send_lag_ms_max` were renamed `behind_ms` and `behind_ms_max`, the
 /// name going to the per-request send-lag summaries.
+/// A report written before `passed` existed gets the one its fields give
+/// ([`Report::verdict`]): complete, and every threshold held.
+fn fill_passed(json: &mut Json) {
+    let Some(report) = json.as_object_mut() else {
+        return;
+    };
+    if report.contains_key("passed") {
+        return;
+    }
+    let set = |key: &str| report.get(key).is_some_and(|v| !v.is_null());
+    let complete = !report
+        .get("interrupted")
+        .and_then(Json::as_bool)
+        .unwrap_or(false)
+        && !set("error")
+        && !set("stopped_by");
+    let held = report
+        .get("thresholds")
+        .and_then(Json::as_array)
+        .is_none_or(|all| all.iter().all(|t| t["passed"] == Json::Bool(true)));
+    report.insert("passed".into(), Json::Bool(complete && held));
+}
+
 fn upgrade(json: &mut Json) {
     if json.get("schema_version").and_then(Json::as_u64) != Some(1) {
         return;

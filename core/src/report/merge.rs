@@ -83,7 +83,7 @@ impl Report {
             .copied()
             .find(|r| !r.server_timeline.is_empty() || !r.server_nodes.is_empty())
             .unwrap_or(first);
-        let phases = (0..first.phases.len())
+        let phases: Vec<PhaseReport> = (0..first.phases.len())
             .map(|i| {
                 let parts: Vec<&PhaseReport> = reports.iter().map(|r| &r.phases[i]).collect();
                 merge_phase(&parts, phase_of(i))
@@ -117,7 +117,20 @@ impl Report {
             .get("seed")
             .and_then(Json::as_u64)
             .unwrap_or(first.seed);
-        Ok(Report {
+        let mut thresholds = first.thresholds.clone();
+        for t in &mut thresholds {
+            t.stopped_run = reports.iter().any(|r| {
+                r.thresholds
+                    .iter()
+                    .any(|o| o.name == t.name && o.stopped_run)
+            });
+        }
+        let stopped: Vec<String> = reports
+            .iter()
+            .zip(0..)
+            .filter_map(|(r, i)| Some(format!("host {i}: {}", r.stopped_by.as_ref()?)))
+            .collect();
+        let mut merged = Report {
             schema_version: first.schema_version,
             respload_version: first.respload_version.clone(),
             started_at: reports
@@ -127,11 +140,14 @@ impl Report {
             duration_s: reports.iter().map(|r| r.duration_s).fold(0.0, f64::max),
             interrupted: reports.iter().any(|r| r.interrupted),
             error: (!errors.is_empty()).then(|| errors.join("; ")),
+            passed: false,
+            thresholds,
+            stopped_by: (!stopped.is_empty()).then(|| stopped.join("; ")),
             seed,
             totals: merge_stats(reports.iter().map(|r| &r.totals)),
             commands: merge_maps(reports.iter().map(|r| &r.commands)),
             nodes: merge_maps(reports.iter().map(|r| &r.nodes)),
-            timeline: merge_timeline(reports.iter().map(|r| r.timeline.as_slice())),
+            timeline: measured_timeline(&phases),
             client,
             server: observed.server.clone(),
             server_timeline: observed.server_timeline.clone(),
@@ -153,7 +169,10 @@ impl Report {
             start_at: first.start_at,
             start_skew_ms: None,
             hosts,
-        })
+        };
+        // The thresholds bound the whole workload: judged on the merged figures.
+        merged.judge_thresholds();
+        Ok(merged)
     }
 }
 
@@ -603,6 +622,22 @@ fn merge_steps(parts: &[&PhaseReport]) -> Vec<RampStep> {
 /// host's short last row begins at its last whole second and so stays a row of its own.
 /// Reports written before rows carried `unix_s` (0) line up by `t`: hosts taken to have
 /// started together.
+/// The run's timeline from its merged phases, as a run makes it: the measured phases' rows,
+/// `t` counting on across them. (Merging the hosts' own run timelines again would decode
+/// every interval histogram twice.)
+fn measured_timeline(phases: &[PhaseReport]) -> Vec<TimelineRow> {
+    let mut out = Vec::new();
+    let mut offset = 0.0;
+    for p in phases.iter().filter(|p| p.measured) {
+        out.extend(p.timeline.iter().map(|row| TimelineRow {
+            t: row.t + offset,
+            ..row.clone()
+        }));
+        offset += p.duration_s;
+    }
+    out
+}
+
 fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<TimelineRow> {
     let parts: Vec<&[TimelineRow]> = parts.collect();
     let by_t = parts

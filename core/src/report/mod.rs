@@ -4,6 +4,7 @@
 //! else.
 
 mod availability;
+mod check;
 mod compare;
 mod file;
 mod histogram;
@@ -11,9 +12,11 @@ mod merge;
 mod phase;
 mod server;
 mod stats;
+mod thresholds;
 mod validity;
 
 pub use availability::{Availability, EventReport};
+pub use check::{check_report, holds, measured, validity_warning, Budget, Limits, LIMITS};
 pub use compare::{Comparison, ComparisonRow, Limit, ALL, METRICS, NOISE_FLOOR};
 pub use histogram::{decode_histogram, encode_histogram, percentile};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
@@ -21,6 +24,7 @@ pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
 pub use stats::{ClientStats, IntervalLatency, Latency, Stats, TimelineRow};
+pub use thresholds::Threshold;
 pub use validity::{Unsent, Validity, ValidityCheck};
 
 use file::seed_of_json;
@@ -50,6 +54,19 @@ pub struct Report {
     /// report is kept), with the phase's name and the error. Left out otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Every threshold held (`thresholds`) and the run was complete: not interrupted, no
+    /// phase failed, not stopped by a threshold ([`Report::verdict`]). True for a complete
+    /// run without thresholds.
+    #[serde(default)]
+    pub passed: bool,
+    /// The spec's `[thresholds]` (the run's, then each phase's), each with the figure it was
+    /// checked against and its verdict; left out when the spec has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thresholds: Vec<Threshold>,
+    /// Why a threshold with `abort_on_fail` stopped the run early: its name, figure and
+    /// limit, and when. The phases after it did not run. Left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// The seed of the request stream (given, or drawn and recorded here to reproduce it).
     #[serde(deserialize_with = "seed_of_json")]
     pub seed: u64,

@@ -17,6 +17,7 @@ mod slots;
 mod start_at;
 mod target;
 mod template;
+mod thresholds;
 mod tls;
 mod values;
 mod vars;
@@ -36,6 +37,7 @@ pub use start_at::{check_not_late, parse_start_at, unix_now, START_LATE_LIMIT_S}
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
+pub use thresholds::Thresholds;
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
 pub use vars::{SpecParams, MAX_REPEAT};
@@ -90,6 +92,11 @@ pub struct Spec {
     /// Reports written to files when the phase ends (memtier's text report).
     #[serde(default, skip_serializing_if = "Output::is_empty")]
     pub output: Output,
+    /// Limits on results, checked when the run ends (and each second while it runs with
+    /// `abort_on_fail`): at the top of a spec, on the run's (the measured phases together,
+    /// the report's `totals` and `commands`); in a `[[phases]]` table, on that phase's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<Thresholds>,
 }
 
 /// Server observation (`[observe]` in a spec).
@@ -100,11 +107,19 @@ pub struct Observe {
     /// ops/s, hits, evictions, fork and replication state (default true).
     #[serde(default = "default_true")]
     pub info: bool,
+    /// Serve the run's live counters and latency histograms for Prometheus on this address
+    /// (`HOST:PORT`, e.g. `127.0.0.1:9464`; `GET /metrics`) while the run lasts; every phase
+    /// that sets it gives the same address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prometheus: Option<String>,
 }
 
 impl Default for Observe {
     fn default() -> Self {
-        Observe { info: true }
+        Observe {
+            info: true,
+            prometheus: None,
+        }
     }
 }
 
@@ -190,6 +205,9 @@ pub struct Workload {
     pub start_at: Option<f64>,
     /// Set on a shard ([`Workload::shard`]): which share of which workload it is.
     pub shard: Option<ShardOf>,
+    /// The top-level `[thresholds]`: limits on the run's results (the measured phases
+    /// together), checked when it ends (and while it runs with `abort_on_fail`).
+    pub thresholds: Option<Thresholds>,
 }
 
 impl Workload {
@@ -206,6 +224,10 @@ impl Workload {
                 "",
                 "a workload must be a table/object of fields",
             ));
+        };
+        let thresholds = match base.remove("thresholds") {
+            None | Some(Json::Null) => None,
+            Some(t) => Some(Thresholds::from_json(&t, "thresholds")?),
         };
         let has_phases = base.contains_key("phases");
         let phases = match base.remove("phases") {
@@ -235,19 +257,22 @@ impl Workload {
             };
             out.push(Phase::from_json(raw, &prefix)?);
         }
-        Self::assemble(out)
+        Self::assemble(out, thresholds)
     }
 
     /// The workload of validated phases: the checks across phases made, TLS configurations
     /// shared.
-    fn assemble(mut phases: Vec<Phase>) -> Result<Self> {
+    fn assemble(mut phases: Vec<Phase>, thresholds: Option<Thresholds>) -> Result<Self> {
         output::distinct_files(&phases)?;
         expiry_used(&phases)?;
+        thresholds_apply(&phases, thresholds.as_ref())?;
+        one_metrics_address(&phases)?;
         share_tls_configs(&mut phases);
         Ok(Workload {
             phases,
             start_at: None,
             shard: None,
+            thresholds,
         })
     }
 
@@ -297,8 +322,20 @@ impl Workload {
     /// changes the measurement but not the populate phase. A target override's endpoint
     /// (`url`, or `host`/`port`/`unix`) replaces the phase's whichever form each uses; a
     /// phase URL replaced this way keeps its user, password, database and TLS unless the
-    /// override gives them.
-    pub fn with_overrides(&self, target: Option<Json>, rest: Option<Json>) -> Result<Self> {
+    /// override gives them. `thresholds` replace the run's.
+    pub fn with_overrides(&self, target: Option<Json>, mut rest: Option<Json>) -> Result<Self> {
+        // `thresholds` bound the run's results, as at the top of a spec: they replace the
+        // run's rather than go into each measured phase.
+        let mut thresholds = self.thresholds.clone();
+        if let Some(t) = rest
+            .as_mut()
+            .and_then(|r| r.as_object_mut()?.remove("thresholds"))
+        {
+            thresholds = match t {
+                Json::Null => None,
+                t => Some(Thresholds::from_json(&t, "thresholds")?),
+            };
+        }
         // They would apply nowhere, silently.
         if let Some(key) = rest.as_ref().and_then(|r| r.as_object()?.keys().next()) {
             if !self.phases.iter().any(|p| p.spec.measured) {
@@ -328,37 +365,77 @@ impl Workload {
             };
             phases.push(Phase::from_json(raw, &prefix)?);
         }
-        expiry_used(&phases)?;
-        share_tls_configs(&mut phases);
         Ok(Workload {
-            phases,
-            start_at: None,
-            shard: None,
+            start_at: self.start_at,
+            shard: self.shard.clone(),
+            ..Self::assemble(phases, thresholds)?
         })
+    }
+
+    /// The address of the run's metrics endpoint (`observe.prometheus`), and its field path.
+    pub fn prometheus(&self) -> Option<(&str, String)> {
+        self.phases.iter().find_map(|p| {
+            let address = p.spec.observe.prometheus.as_deref()?;
+            Some((address, format!("{}observe.prometheus", p.prefix)))
+        })
+    }
+
+    /// Add `budget`'s limits to the run's thresholds (the CLI's `--check`), each replacing
+    /// the same limit of the spec's. A limit on a command label no measured phase has is an
+    /// error naming it under `path`.
+    pub fn add_thresholds(&mut self, budget: &crate::report::Budget, path: &str) -> Result<()> {
+        let mut t = self.thresholds.clone().unwrap_or_default();
+        let add = |into: &mut crate::report::Limits, from: &crate::report::Limits| {
+            for (name, limit) in from.given() {
+                if let Some(slot) = into.slot(name) {
+                    *slot = Some(limit);
+                }
+            }
+        };
+        add(&mut t.budget.totals, &budget.totals);
+        for (label, limits) in &budget.commands {
+            add(t.budget.commands.entry(label.clone()).or_default(), limits);
+        }
+        let measured: Vec<&Phase> = self.phases.iter().filter(|p| p.spec.measured).collect();
+        Thresholds {
+            budget: budget.clone(),
+            ..Thresholds::default()
+        }
+        .check_labels(&measured, path)?;
+        self.thresholds = Some(t);
+        Ok(())
     }
 
     /// The normalized spec (all phases) with secrets kept: it parses back to this workload.
     pub fn to_json_value(&self) -> Json {
-        let spec = |p: &Phase| serde_json::to_value(&p.spec).unwrap_or(Json::Null);
-        match self.phases.as_slice() {
-            [one] => spec(one),
-            many => serde_json::json!({ "phases": many.iter().map(spec).collect::<Vec<_>>() }),
-        }
+        self.spec_json(|p| serde_json::to_value(&p.spec).unwrap_or(Json::Null))
     }
 
     /// The normalized spec (all phases) with secrets redacted.
     pub fn redacted(&self) -> Json {
-        match self.phases.as_slice() {
-            [one] => one.redacted(),
-            many => {
-                serde_json::json!({ "phases": many.iter().map(Phase::redacted).collect::<Vec<_>>() })
-            }
+        self.spec_json(Phase::redacted)
+    }
+
+    /// The spec of every phase written by `spec`: one phase's table, or `phases`; with the
+    /// run's `thresholds` on top.
+    fn spec_json(&self, spec: impl Fn(&Phase) -> Json) -> Json {
+        let mut out = match self.phases.as_slice() {
+            [one] => spec(one),
+            many => serde_json::json!({ "phases": many.iter().map(spec).collect::<Vec<_>>() }),
+        };
+        if let (Some(t), Some(o)) = (&self.thresholds, out.as_object_mut()) {
+            o.insert("thresholds".into(), t.to_json());
         }
+        out
     }
 }
 
 impl Phase {
     fn from_json(raw: Json, prefix: &str) -> Result<Self> {
+        if let Some(t) = raw.get("thresholds").filter(|t| !t.is_null()) {
+            // Read first for its errors' full path (the serde reader names `thresholds`).
+            Thresholds::from_json(t, &format!("{prefix}thresholds"))?;
+        }
         let mut spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
@@ -496,6 +573,77 @@ fn expiry_used(phases: &[Phase]) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// The run's thresholds bound the measured phases, a phase's its own results: a limit on a
+/// command label they do not have, run thresholds without a measured phase, or a phase
+/// with thresholds whose name another phase has (the report names them by phase) is an
+/// error.
+fn thresholds_apply(phases: &[Phase], run: Option<&Thresholds>) -> Result<()> {
+    if let Some(t) = run {
+        let measured: Vec<&Phase> = phases.iter().filter(|p| p.spec.measured).collect();
+        if measured.is_empty() {
+            return Err(Error::spec(
+                "thresholds",
+                "bound the measured phases' results, and every phase has `measured = false`: \
+                 give the phases their own `thresholds` instead",
+            ));
+        }
+        t.check_labels(&measured, "thresholds")?;
+    }
+    for (i, p) in phases.iter().enumerate() {
+        let Some(t) = &p.spec.thresholds else {
+            continue;
+        };
+        let path = format!("{}thresholds", p.prefix);
+        t.check_labels(&[p], &path)?;
+        if let Some(j) = (0..phases.len()).find(|&j| j != i && phases[j].spec.name == p.spec.name) {
+            return Err(Error::spec(
+                path,
+                format!(
+                    "the report names thresholds by phase, and phases[{j}] is named `{}` too: \
+                     give this phase a distinct `name`",
+                    p.spec.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The run serves one metrics endpoint: phases that set `observe.prometheus` give one
+/// address, of the form `HOST:PORT`.
+fn one_metrics_address(phases: &[Phase]) -> Result<()> {
+    let mut first: Option<(&str, String)> = None;
+    for p in phases {
+        let Some(address) = p.spec.observe.prometheus.as_deref() else {
+            continue;
+        };
+        let field = format!("{}observe.prometheus", p.prefix);
+        let port = address
+            .rsplit_once(':')
+            .map(|(h, port)| (h, port.parse::<u16>()));
+        if !matches!(port, Some((h, Ok(_))) if !h.is_empty()) {
+            return Err(Error::spec(
+                field,
+                format!("`{address}` is not HOST:PORT: give e.g. \"127.0.0.1:9464\""),
+            ));
+        }
+        match &first {
+            Some((other, at)) if *other != address => {
+                return Err(Error::spec(
+                    field,
+                    format!(
+                        "`{address}` differs from `{other}` at `{at}`: a run serves one \
+                         metrics endpoint, so phases that set it give the same address"
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => first = Some((address, field)),
+        }
+    }
+    Ok(())
 }
 
 /// Phases with the same TLS settings share one client configuration: it is built once per run

@@ -88,7 +88,7 @@ impl Workload {
         Ok(Workload {
             shard: Some(of),
             start_at: self.start_at,
-            ..Workload::assemble(phases)?
+            ..Workload::assemble(phases, self.thresholds.clone())?
         })
     }
 }

@@ -1,5 +1,6 @@
 //! Service-level checks of a report ([`Report::check`]): one rule set, and one message, for
-//! Python's `Report.check()` and Node's `report.check()`.
+//! Python's `Report.check()`, Node's `report.check()`, the CLI's `--check` and a spec's
+//! `[thresholds]` ([`super::Threshold`]).
 
 use super::{Report, Stats};
 use crate::{Error, Result};
@@ -12,10 +13,14 @@ use std::fmt::Write as _;
 pub struct Limits {
     /// Highest p50 latency, in milliseconds.
     pub p50_ms: Option<f64>,
+    /// Highest p90 latency, in milliseconds.
+    pub p90_ms: Option<f64>,
     /// Highest p99 latency, in milliseconds.
     pub p99_ms: Option<f64>,
     /// Highest p99.9 latency, in milliseconds.
     pub p99_9_ms: Option<f64>,
+    /// Highest latency of any request, in milliseconds.
+    pub max_ms: Option<f64>,
     /// Highest error rate (errors / requests), 0 to 1.
     pub error_rate: Option<f64>,
     /// Lowest throughput, in requests per second.
@@ -31,32 +36,128 @@ pub struct Budget {
     pub commands: BTreeMap<String, Limits>,
 }
 
-const LIMITS: [&str; 5] = [
+/// Every limit's name, as a budget, a spec's `[thresholds]` and the report write it.
+pub const LIMITS: [&str; 7] = [
     "p50_ms",
+    "p90_ms",
     "p99_ms",
     "p99_9_ms",
+    "max_ms",
     "error_rate",
     "min_ops_per_sec",
 ];
+
+impl Limits {
+    /// The limit named `name` (one of [`LIMITS`]), to read or set.
+    pub fn slot(&mut self, name: &str) -> Option<&mut Option<f64>> {
+        Some(match name {
+            "p50_ms" => &mut self.p50_ms,
+            "p90_ms" => &mut self.p90_ms,
+            "p99_ms" => &mut self.p99_ms,
+            "p99_9_ms" => &mut self.p99_9_ms,
+            "max_ms" => &mut self.max_ms,
+            "error_rate" => &mut self.error_rate,
+            "min_ops_per_sec" => &mut self.min_ops_per_sec,
+            _ => return None,
+        })
+    }
+
+    /// The limits given, with their names, in [`LIMITS`] order.
+    pub fn given(&self) -> Vec<(&'static str, f64)> {
+        let all = [
+            self.p50_ms,
+            self.p90_ms,
+            self.p99_ms,
+            self.p99_9_ms,
+            self.max_ms,
+            self.error_rate,
+            self.min_ops_per_sec,
+        ];
+        LIMITS
+            .iter()
+            .zip(all)
+            .filter_map(|(name, limit)| Some((*name, limit?)))
+            .collect()
+    }
+}
+
+/// The figure of `s` that the limit `name` bounds (NaN when `s` has none: no requests).
+pub fn measured(name: &str, s: &Stats) -> f64 {
+    if s.ops == 0 {
+        return f64::NAN;
+    }
+    let l = &s.latency_ms;
+    match name {
+        "p50_ms" => l.p50,
+        "p90_ms" => l.p90,
+        "p99_ms" => l.p99,
+        "p99_9_ms" => l.p99_9,
+        "max_ms" => l.max,
+        "error_rate" => s.error_rate,
+        "min_ops_per_sec" => s.ops_per_sec,
+        _ => f64::NAN,
+    }
+}
+
+/// Whether `value` keeps within the limit `name` of `limit`: at most, or at least for
+/// `min_ops_per_sec`. No figure (NaN) never does.
+pub fn holds(name: &str, limit: f64, value: f64) -> bool {
+    match name {
+        _ if value.is_nan() => false,
+        "min_ops_per_sec" => value >= limit,
+        _ => value <= limit,
+    }
+}
 
 impl Budget {
     /// A budget from its JSON form: `{"p99_ms": 5, "error_rate": 0.001, "commands": {"GET":
     /// {"p99_ms": 2}}}`. An unknown key, a value that is not a number, a negative one or an
     /// error rate above 1 is an error naming it (`check.commands.GET.p99_ms`).
     pub fn from_json_value(value: &Json) -> Result<Budget> {
-        let object = as_object(value, "check")?;
+        Budget::from_json_at(value, "check", &[])
+    }
+
+    /// [`Budget::from_json_value`] of the object at `path` (named in errors), whose keys
+    /// `also` are the caller's to read (a spec's `abort_on_fail`).
+    pub fn from_json_at(value: &Json, path: &str, also: &[&str]) -> Result<Budget> {
+        let object = as_object(value, path)?;
         let mut budget = Budget {
-            totals: limits(object, "check", true)?,
+            totals: limits(object, path, also, true)?,
             ..Budget::default()
         };
         if let Some(commands) = object.get("commands").filter(|c| !c.is_null()) {
-            for (label, value) in as_object(commands, "check.commands")? {
-                let path = format!("check.commands.{label}");
-                let limits = limits(as_object(value, &path)?, &path, false)?;
+            for (label, value) in as_object(commands, &format!("{path}.commands"))? {
+                let path = format!("{path}.commands.{label}");
+                let limits = limits(as_object(value, &path)?, &path, &[], false)?;
                 budget.commands.insert(label.clone(), limits);
             }
         }
         Ok(budget)
+    }
+
+    /// The budget as JSON ([`Budget::from_json_value`] reads it back).
+    pub fn to_json(&self) -> Json {
+        fn object(l: &Limits) -> serde_json::Map<String, Json> {
+            l.given()
+                .into_iter()
+                .map(|(name, limit)| (name.to_string(), Json::from(limit)))
+                .collect()
+        }
+        let mut out = object(&self.totals);
+        if !self.commands.is_empty() {
+            let commands = self
+                .commands
+                .iter()
+                .map(|(label, l)| (label.clone(), Json::Object(object(l))))
+                .collect();
+            out.insert("commands".into(), Json::Object(commands));
+        }
+        Json::Object(out)
+    }
+
+    /// Whether no limit is given.
+    pub fn is_empty(&self) -> bool {
+        self.totals.given().is_empty() && self.commands.values().all(|l| l.given().is_empty())
     }
 
     /// [`Budget::from_json_value`] of JSON text.
@@ -73,25 +174,26 @@ fn as_object<'a>(value: &'a Json, path: &str) -> Result<&'a serde_json::Map<Stri
         .ok_or_else(|| Error::spec(path, format!("expected an object of limits, got `{value}`")))
 }
 
-fn limits(object: &serde_json::Map<String, Json>, path: &str, totals: bool) -> Result<Limits> {
+fn limits(
+    object: &serde_json::Map<String, Json>,
+    path: &str,
+    also: &[&str],
+    totals: bool,
+) -> Result<Limits> {
     let mut limits = Limits::default();
     for (key, value) in object {
-        if totals && key == "commands" {
+        if (totals && key == "commands") || also.contains(&key.as_str()) {
             continue;
         }
-        let slot = match key.as_str() {
-            "p50_ms" => &mut limits.p50_ms,
-            "p99_ms" => &mut limits.p99_ms,
-            "p99_9_ms" => &mut limits.p99_9_ms,
-            "error_rate" => &mut limits.error_rate,
-            "min_ops_per_sec" => &mut limits.min_ops_per_sec,
-            _ => {
-                let allowed = LIMITS.join(", ") + if totals { ", commands" } else { "" };
-                return Err(Error::spec(
-                    path,
-                    format!("unknown limit `{key}` (allowed: {allowed})"),
-                ));
+        let Some(slot) = limits.slot(key) else {
+            let mut allowed = LIMITS.join(", ");
+            for extra in also.iter().chain(totals.then_some(&"commands")) {
+                allowed = format!("{allowed}, {extra}");
             }
+            return Err(Error::spec(
+                path,
+                format!("unknown limit `{key}` (allowed: {allowed})"),
+            ));
         };
         if value.is_null() {
             continue;
@@ -117,7 +219,7 @@ fn limits(object: &serde_json::Map<String, Json>, path: &str, totals: bool) -> R
 }
 
 /// `n` as written in a message: whole numbers as they are, others with `digits` decimals.
-fn number(n: f64, digits: usize) -> String {
+pub(super) fn number(n: f64, digits: usize) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{n}")
     } else {
@@ -125,11 +227,19 @@ fn number(n: f64, digits: usize) -> String {
     }
 }
 
-fn check_stats(where_: &str, s: &Stats, l: &Limits, duration_s: f64, out: &mut Vec<String>) {
+pub(super) fn check_stats(
+    where_: &str,
+    s: &Stats,
+    l: &Limits,
+    duration_s: f64,
+    out: &mut Vec<String>,
+) {
     let latency = [
         (l.p50_ms, s.latency_ms.p50, "p50"),
+        (l.p90_ms, s.latency_ms.p90, "p90"),
         (l.p99_ms, s.latency_ms.p99, "p99"),
         (l.p99_9_ms, s.latency_ms.p99_9, "p99.9"),
+        (l.max_ms, s.latency_ms.max, "max"),
     ];
     for (limit, actual, label) in latency {
         if let Some(limit) = limit.filter(|limit| actual.is_nan() || actual > *limit) {
@@ -176,41 +286,69 @@ impl Report {
     /// (its report is partial), never passes.
     pub fn check(&self, budget: &Budget) -> Option<String> {
         let mut failures = Vec::new();
-        if self.totals.ops == 0 {
-            failures.push("totals: the run finished no requests".to_string());
+        self.check_scope(None, budget, &mut failures);
+        self.run_state(&mut failures);
+        self.budget_message("budget", failures)
+    }
+
+    /// The limits of `budget` missed by the run's totals and commands (`phase` None) or by
+    /// one phase's, as lines of [`Report::check`]'s message.
+    pub(super) fn check_scope(&self, phase: Option<&str>, budget: &Budget, out: &mut Vec<String>) {
+        let (prefix, totals, commands, duration_s) = match phase {
+            None => ("", &self.totals, &self.commands, self.duration_s),
+            Some(name) => match self.phase(name) {
+                Some(p) => (name, &p.totals, &p.commands, p.duration_s),
+                None => {
+                    out.push(format!("phases.{name}: did not run"));
+                    return;
+                }
+            },
+        };
+        let scope = |what: &str| match phase {
+            None => what.to_string(),
+            Some(_) if what == "totals" => format!("phases.{prefix}"),
+            Some(_) => format!("phases.{prefix}.{what}"),
+        };
+        if totals.ops == 0 {
+            let what = if phase.is_some() { "phase" } else { "run" };
+            out.push(format!(
+                "{}: the {what} finished no requests",
+                scope("totals")
+            ));
         } else {
-            check_stats(
-                "totals",
-                &self.totals,
-                &budget.totals,
-                self.duration_s,
-                &mut failures,
-            );
+            check_stats(&scope("totals"), totals, &budget.totals, duration_s, out);
         }
         for (label, limits) in &budget.commands {
-            let where_ = format!("commands.{label}");
-            match self.commands.get(label) {
-                Some(stats) => {
-                    check_stats(&where_, stats, limits, self.duration_s, &mut failures);
-                }
+            let where_ = scope(&format!("commands.{label}"));
+            match commands.get(label) {
+                Some(stats) => check_stats(&where_, stats, limits, duration_s, out),
                 None => {
-                    let have: Vec<&str> = self.commands.keys().map(String::as_str).collect();
+                    let have: Vec<&str> = commands.keys().map(String::as_str).collect();
                     let have = if have.is_empty() {
                         "none".to_string()
                     } else {
                         have.join(", ")
                     };
-                    failures.push(format!("{where_}: not in the report (commands: {have})"));
+                    out.push(format!("{where_}: not in the report (commands: {have})"));
                 }
             }
         }
+    }
+
+    /// A line for a run that stopped early or was interrupted: its figures are partial.
+    pub(super) fn run_state(&self, out: &mut Vec<String>) {
         match &self.error {
-            Some(error) => failures.push(format!("the run stopped early: {error}")),
+            Some(error) => out.push(format!("the run stopped early: {error}")),
             None if self.interrupted => {
-                failures.push("the run was interrupted: its report is partial".to_string());
+                out.push("the run was interrupted: its report is partial".to_string());
             }
             None => {}
         }
+    }
+
+    /// `None` when nothing failed, else the message listing `failures` under a header
+    /// saying what was not met (`budget`, `thresholds`).
+    pub(super) fn budget_message(&self, what: &str, failures: Vec<String>) -> Option<String> {
         if failures.is_empty() {
             return None;
         }
@@ -220,7 +358,7 @@ impl Report {
             ""
         };
         Some(format!(
-            "respload budget not met ({} requests in {} s{interrupted}):\n  - {}",
+            "respload {what} not met ({} requests in {} s{interrupted}):\n  - {}",
             self.totals.ops,
             number(self.duration_s, 3),
             failures.join("\n  - ")
@@ -229,7 +367,7 @@ impl Report {
 }
 
 /// The warning of a report (its JSON text) whose validity checks failed
-/// ([`crate::stats::Validity::warning`]), for the bindings' `check()`; `None` when trusted.
+/// ([`super::Validity::warning`]), for the bindings' `check()`; `None` when trusted.
 pub fn validity_warning(report_json: &str) -> Result<Option<String>> {
     Ok(Report::from_json_str(report_json)?.validity.warning())
 }
@@ -323,13 +461,13 @@ mod tests {
         let err = |value: Json| Budget::from_json_value(&value).unwrap_err().to_string();
         assert_eq!(
             err(json!({ "p99": 5 })),
-            "invalid spec at `check`: unknown limit `p99` (allowed: p50_ms, p99_ms, p99_9_ms, \
-             error_rate, min_ops_per_sec, commands)"
+            "invalid spec at `check`: unknown limit `p99` (allowed: p50_ms, p90_ms, p99_ms, \
+             p99_9_ms, max_ms, error_rate, min_ops_per_sec, commands)"
         );
         assert_eq!(
             err(json!({ "commands": { "GET": { "commands": {} } } })),
             "invalid spec at `check.commands.GET`: unknown limit `commands` (allowed: p50_ms, \
-             p99_ms, p99_9_ms, error_rate, min_ops_per_sec)"
+             p90_ms, p99_ms, p99_9_ms, max_ms, error_rate, min_ops_per_sec)"
         );
         assert_eq!(
             err(json!({ "p99_ms": "5" })),
