@@ -300,6 +300,13 @@ def test_a_host_that_cannot_reach_the_target_fails_the_run_naming_it(
             hosts=4,
         )
     assert refused.value.path == "hosts"
+    with pytest.raises(respload.SpecError) as too_big:
+        respload.distributed.run(
+            {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 3}},
+            hosts=HOSTS,
+            cpus_per_host=2,
+        )
+    assert too_big.value.path == "cpus_per_host"
     with pytest.raises(respload.SpecError) as unshardable:
         respload.distributed.run(
             {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 2}},

@@ -113,6 +113,13 @@ def _distributed_parser(prog: str) -> argparse.ArgumentParser:
         default="strict_spread",
         help="strict_spread (default): one host per node; spread or pack: several on one",
     )
+    parser.add_argument(
+        "--cpus-per-host",
+        type=float,
+        default=1.0,
+        metavar="CPUS",
+        help="Ray CPUs reserved per host (default 1; 0.5 to fit 3 hosts on 2 cores)",
+    )
     parser.add_argument("--scale", metavar="NAME", help="apply the file's [scales.NAME]")
     parser.add_argument(
         "--var", type=parse_var, action="append", default=[], metavar="NAME=VALUE", help="set a var"
@@ -168,6 +175,7 @@ def distributed_main(
                 hosts=args.hosts,
                 address=args.address,
                 placement=args.placement,
+                cpus_per_host=args.cpus_per_host,
                 on_progress=progress,
             )
             own = done.host_reports

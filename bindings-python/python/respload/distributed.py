@@ -37,6 +37,7 @@ import copy
 import inspect
 import json
 import logging
+import math
 import os
 import resource
 import socket
@@ -570,6 +571,16 @@ class DistributedRun:
                 "add nodes, or use placement='spread' or 'pack' to run several on one machine",
                 path="hosts",
                 reason=f"{self.count} hosts need {self.count} nodes for 'strict_spread'",
+            )
+        cpus = ray.cluster_resources().get("CPU", 0)
+        fits = math.floor(cpus / self.count * 10) / 10
+        if cpus < self.count * self.cpus:
+            raise exceptions.SpecError(
+                f"invalid spec at `cpus_per_host`: {self.count} hosts of {self.cpus:g} CPU need "
+                f"{self.count * self.cpus:g} CPUs, the Ray cluster has {cpus:g}: add nodes, or "
+                f"give a smaller cpus_per_host (such as {fits:g})",
+                path="cpus_per_host",
+                reason=f"{self.count} x {self.cpus:g} CPU is more than the cluster's {cpus:g}",
             )
         from ray.util.placement_group import placement_group
         from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
