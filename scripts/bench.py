@@ -11,6 +11,7 @@ wait4's rusage). The machine is shared and noisy, so what counts is the median o
     python3 scripts/bench.py --quick              # W1, W1E and W2, briefly (make bench-quick)
     python3 scripts/bench.py --only W1,W4         # some scenarios
     python3 scripts/bench.py --only OL1,OL2       # open-loop pacing modes against closed loop
+    python3 scripts/bench.py --only D3            # 3 Ray hosts against one process (.venv)
     python3 scripts/bench.py --soak 10            # RSS stability at 50k ops/s for 10 minutes
 """
 
@@ -1017,6 +1018,131 @@ def ol_summary(results: list[dict]) -> list[str]:
     return lines
 
 
+# --- D3: one workload from 3 Ray hosts on this machine against one process -----------------
+
+VENV_PY = ROOT / ".venv" / "bin" / "python"
+
+# Run by the project's venv (respload and ray installed by scripts/python-env.sh): a local Ray
+# cluster of 3 nodes, then in each round the same workload from one process and from 3 hosts
+# (respload.distributed), in alternation. Prints the samples as JSON.
+D3_DRIVER = r"""
+import json, resource, sys
+import respload, respload.distributed
+from respload.testing import ray_cluster
+
+port, n, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+spec = {
+    "target": {"url": f"redis://127.0.0.1:{port}"},
+    "load": {"connections": 48, "requests": n, "threads": 1},
+    "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+    "commands": [{"name": "get"}],
+    "observe": {"info": False},
+}
+
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+samples = []
+with ray_cluster(3):
+    for r in range(rounds):
+        kinds = ["one", "one3", "ray"]
+        for kind in kinds[r % 3:] + kinds[:r % 3]:
+            if kind != "ray":
+                before = cpu()
+                rep = respload.run(spec, load={"threads": 3 if kind == "one3" else 1})
+                process = [cpu() - before]
+            else:
+                done = respload.distributed.run_hosts(spec, hosts=3)
+                rep, process = done.report, done.process_cpu_s
+            assert rep.totals.ops == n and rep.totals.errors == 0, rep
+            samples.append({
+                "kind": kind, "ops": rep.totals.ops, "ops_per_sec": rep.totals.ops_per_sec,
+                "client_cpu": rep.client.cpu_user_s + rep.client.cpu_sys_s,
+                "process_cpu": sum(process),
+            })
+print(json.dumps(samples))
+"""
+
+
+def d3(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list[str]:
+    """3 Ray hosts on this machine against one process, the same total load (GET 1 KiB, 48
+    connections, closed loop): client CPU per request, the workers' own (as the report says)
+    and the whole processes' (a Ray actor's includes Ray's own threads)."""
+    ok = (
+        VENV_PY.exists()
+        and subprocess.run(
+            [str(VENV_PY), "-c", "import ray, respload.distributed"], capture_output=True
+        ).returncode
+        == 0
+    )
+    if not ok:
+        log("D3 skipped: needs .venv with respload and ray (source scripts/python-env.sh)")
+        return ["", "D3 not run: .venv with respload and ray missing (scripts/python-env.sh)."]
+    n = max(30_000, int(300_000 * scale)) // 3 * 3
+    log(f"D3: {n:,} GETs from one process and from 3 Ray hosts, {rounds} rounds")
+    done = subprocess.run(
+        [str(VENV_PY), "-c", D3_DRIVER, str(t.port), str(n), str(rounds)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    if done.returncode != 0:
+        log(done.stderr[-3000:])
+        return ["", "D3 failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]]
+    samples = json.loads(done.stdout.strip().splitlines()[-1])
+    kinds = {"one": "one process", "one3": "one process, 3 threads", "ray": "3 Ray hosts"}
+    by = {k: [s for s in samples if s["kind"] == k] for k in kinds}
+
+    def per_m(kind: str, what: str) -> float:
+        return med([s[what] / s["ops"] * 1e6 for s in by[kind]])
+
+    def paired(kind: str, what: str) -> float:
+        """Median over rounds of ``kind``'s CPU per request over one process's."""
+        return med(
+            [(r[what] / r["ops"]) / (o[what] / o["ops"]) for r, o in zip(by[kind], by["one"])]
+        )
+
+    for s in samples:
+        log(
+            f"  D3 {s['kind']}: {s['ops_per_sec']:,.0f} ops/s, client "
+            f"{s['client_cpu'] / s['ops'] * 1e6:.2f} CPU s/M, processes "
+            f"{s['process_cpu'] / s['ops'] * 1e6:.2f} CPU s/M"
+        )
+    # Ray's own cost: the hosts' whole processes against one process running the same split
+    # (3 threads of 16 connections), paired by round.
+    ray_vs_split = med(
+        [
+            (r["process_cpu"] / r["ops"]) / (o["process_cpu"] / o["ops"])
+            for r, o in zip(by["ray"], by["one3"])
+        ]
+    )
+    met = "met" if ray_vs_split <= 1.05 else "NOT met"
+    return [
+        "",
+        f"D3: {n:,} GETs (1 KiB, 48 connections, closed loop) from one process and from 3 Ray "
+        "hosts on this machine (16 connections each, one thread each), and from one process "
+        "with 3 threads of 16 (the same split without Ray), medians of "
+        f"{len(by['one'])} rounds in alternation:",
+        "",
+        "| | ops/s | client CPU s/M (workers) | process CPU s/M (whole) |",
+        "|---|---|---|---|",
+        *(
+            f"| {label} | {med([s['ops_per_sec'] for s in by[k]]):,.0f} | "
+            f"{per_m(k, 'client_cpu'):.2f} | {per_m(k, 'process_cpu'):.2f} |"
+            for k, label in kinds.items()
+        ),
+        "",
+        "Paired ratios to one process: 3 Ray hosts, workers' CPU "
+        f"{paired('ray', 'client_cpu'):.2f}x, whole processes' "
+        f"{paired('ray', 'process_cpu'):.2f}x; "
+        f"one process with 3 threads, {paired('one3', 'client_cpu'):.2f}x and "
+        f"{paired('one3', 'process_cpu'):.2f}x. 3 Ray hosts against the same split in one "
+        f"process, whole processes: {ray_vs_split:.2f}x. Target (a host's actor costs no more "
+        f"CPU per request than a local run of the same share, within 5%): {met}.",
+    ]
+
+
 def machine() -> str:
     cpu = "unknown CPU"
     with contextlib.suppress(OSError, AttributeError):
@@ -1045,7 +1171,7 @@ def main() -> None:
     ap.add_argument(
         "--only",
         default="",
-        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2",
+        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2,D3",
     )
     ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
@@ -1076,6 +1202,7 @@ def main() -> None:
             "W5C",
             "OL1",
             "OL2",
+            "D3",
         }
         rounds, scale = args.rounds, args.scale
     if args.soak:
@@ -1115,6 +1242,9 @@ def main() -> None:
                 ol_results.append(open_loop(key, tg["plain"], rounds, scale, log))
                 extra += ol_table(ol_results[-1])
         extra += ol_summary(ol_results)
+        if "D3" in only:
+            preload(tg["plain"], "key:", 12)
+            extra += d3(tg["plain"], rounds, scale, log)
         if "W5" in only:
             extra += w5(srv, args.connections, 20, log)
         if "W5C" in only:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make examples`: replay every published scenario of examples/scenarios/ at CI scale on
 # local servers the replays start themselves, through the Python binding, the Node binding
-# and the notebooks; one verdict line per scenario and runner, non-zero on any failure.
+# and the notebooks (and scenario 2 from 3 hosts of a local Ray cluster); one verdict line per
+# scenario and runner, non-zero on any failure.
 # Installs and builds what is missing first (the Python venv and module, the Node addon).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,8 @@ scripts/node-build.sh
 
 echo "examples: Python replays" >&2
 python examples/python/replay.py
+echo "examples: the cluster sizing scenario from 3 hosts of a local Ray cluster" >&2
+python examples/python/distributed.py
 echo "examples: Node replays" >&2
 node examples/node/replay.mjs
 echo "examples: notebooks" >&2
@@ -17,4 +20,5 @@ python scripts/run-notebook.py \
   examples/notebooks/managed-cache-guide.ipynb \
   examples/notebooks/cluster-sizing-3x2.ipynb \
   examples/notebooks/ram-flash-tiering.ipynb \
-  examples/notebooks/instance-comparison.ipynb
+  examples/notebooks/instance-comparison.ipynb \
+  examples/notebooks/distributed.ipynb

@@ -20,6 +20,8 @@ missing=()
 "$PY" -c "import hdrh" 2>/dev/null || missing+=("hdrhistogram>=0.10")
 "$PY" -c "import pandas" 2>/dev/null || missing+=("pandas>=1.5")
 "$PY" -c "import matplotlib" 2>/dev/null || missing+=("matplotlib>=3.5")
+# respload.distributed's tests and example run a local Ray cluster.
+"$PY" -c "import ray" 2>/dev/null || missing+=("ray>=2.60")
 # The example notebook is executed with nbclient on an ipykernel.
 "$PY" -c "import nbclient, nbformat" 2>/dev/null || missing+=("nbclient>=0.7")
 "$PY" -c "import ipykernel" 2>/dev/null || missing+=(ipykernel)

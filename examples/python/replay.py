@@ -22,19 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from replays import REPLAYS, Verdict, run_scenario
-
-
-def parse_var(text: str) -> tuple[str, Any]:
-    """``name=value``: an integer, a float, true/false, else the text."""
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"--var {text!r}: expected NAME=VALUE")
-    for cast in (int, float):
-        with contextlib.suppress(ValueError):
-            return name, cast(value)
-    if value in ("true", "false"):
-        return name, value == "true"
-    return name, value
+from respload.cli import parse_var
 
 
 @contextlib.contextmanager

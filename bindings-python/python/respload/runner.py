@@ -13,7 +13,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
 
 from . import _native
 from .report import Report, Snapshot
@@ -229,9 +229,25 @@ async def run_async(
     the run and propagates, as in ``run()``. Cancelling the task stops the traffic before the
     cancellation propagates."""
     _check_progress(on_progress)
-    loop = asyncio.get_running_loop()
     runner = Runner(workload, **fields).start()
     native = runner._started()
+    return await on_a_thread(runner.wait, native.request_stop, on_progress)
+
+
+T = TypeVar("T")
+
+
+async def on_a_thread(
+    blocking: Callable[[ProgressCallback | None], T],
+    stop: Callable[[], None],
+    on_progress: ProgressCallback | None,
+) -> T:
+    """``blocking(progress)`` on a worker thread, for asyncio: ``on_progress`` is called on
+    the event loop's thread with what ``blocking`` passes to ``progress``; returning
+    ``False`` calls ``stop()``, and so does an exception from it, which then propagates once
+    ``blocking`` returned. Cancelling the task calls ``stop()`` and waits for ``blocking``
+    to return before the cancellation propagates."""
+    loop = asyncio.get_running_loop()
     # The first exception of on_progress: the loop would only log it.
     failure: list[Exception] = []
 
@@ -241,18 +257,18 @@ async def run_async(
                 return
             try:
                 if on_progress(snapshot) is False:
-                    native.request_stop()
+                    stop()
             except Exception as exc:
                 failure.append(exc)
-                native.request_stop()
+                stop()
 
         loop.call_soon_threadsafe(deliver)
 
-    future = loop.run_in_executor(None, runner.wait, progress if on_progress else None)
+    future = loop.run_in_executor(None, blocking, progress if on_progress else None)
     try:
-        report = await asyncio.shield(future)
+        result = await asyncio.shield(future)
     except asyncio.CancelledError:
-        native.request_stop()
+        stop()
         with contextlib.suppress(BaseException):  # the cancellation is what the caller sees
             await future
         raise
@@ -260,4 +276,4 @@ async def run_async(
     # the order they were scheduled, and the waiting thread scheduled them before returning.
     if failure:
         raise failure[0]
-    return report
+    return result

@@ -15,6 +15,9 @@
         redis.url                                 # rediss://127.0.0.1:PORT
         report = respload.run(target=redis.target(), load={"requests": 1000})
 
+    with ray_cluster(nodes=3):                    # 3 Ray nodes here (respload[ray])
+        report = respload.distributed.run(spec, hosts=3)
+
 Each server runs with persistence off and its files in a temporary directory, under a small
 shell watchdog holding a pipe from this process: when the pipe closes (the ``with`` block
 ends, or this process exits, crashes or is killed, even with SIGKILL) the watchdog stops
@@ -52,6 +55,7 @@ __all__ = [
     "TlsCerts",
     "connect_redis",
     "free_port",
+    "ray_cluster",
     "redis_cluster",
     "redis_server",
     "start_redis",
@@ -759,3 +763,33 @@ def redis_cluster(
         yield cluster
     finally:
         cluster.stop()
+
+
+@contextlib.contextmanager
+def ray_cluster(nodes: int = 3, *, cpus_per_node: int = 1) -> Iterator[str]:
+    """A Ray cluster of ``nodes`` nodes on this machine (``ray.cluster_utils.Cluster``: a
+    head and ``nodes - 1`` workers, ``cpus_per_node`` logical CPUs and a 100 MiB object store
+    each, no dashboard), with this process connected to it, for a ``with`` block; yields its
+    address. :func:`respload.distributed.run` then places one host per node. Ray is shut
+    down and every node stopped at the end. Needs ``pip install 'respload[ray]'``; starting
+    takes a few seconds."""
+    try:
+        import ray
+        from ray.cluster_utils import Cluster
+    except ImportError:
+        raise ImportError(
+            "ray_cluster needs Ray: pip install 'respload[ray]' (or pip install ray)"
+        ) from None
+    import logging
+
+    node: dict[str, Any] = {"num_cpus": cpus_per_node, "object_store_memory": 100 * 2**20}
+    cluster = Cluster(initialize_head=True, head_node_args={**node, "include_dashboard": False})
+    try:
+        for _ in range(nodes - 1):
+            cluster.add_node(**node)
+        cluster.wait_for_nodes()
+        ray.init(address=cluster.address, log_to_driver=False, logging_level=logging.WARNING)
+        yield str(cluster.address)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()  # type: ignore[no-untyped-call]

@@ -4,7 +4,7 @@ mix, and the latency at each concurrency level)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,9 @@ from respload.testing import RedisCluster, redis_cluster
 from .common import Verdict, dbsize, no_errors, phase
 
 NAME = "cluster-sizing-3x2"
+#: The phases that run from any number of hosts; the last one, ``concurrency``, is a
+#: connection ramp: one host's.
+PHASES = ["write", "read", "mix 1:1"]
 
 #: The publication's node settings: persistence off, 1 GB, allkeys-lru.
 NODE_ARGS = ["--maxmemory", "1gb", "--maxmemory-policy", "allkeys-lru"]
@@ -44,11 +47,13 @@ def spread(p: PhaseReport) -> list[float]:
     return sorted((s.ops / total for s in p.nodes.values()), reverse=True)
 
 
-def check(report: Report, here: Local | None = None) -> Verdict:
-    """The publication's four figures per phase: throughput, latency distribution, failure
-    ratio, per-node spread; and latency per concurrency level."""
-    v = Verdict(NAME)
-    write = phase(report, "write")
+def check_phases(
+    v: Verdict, find: Callable[[str], PhaseReport], names: list[str], here: Local | None
+) -> None:
+    """Into ``v``: every record written once (and held by the primaries, when ``here``), no
+    failure and an even spread over the primaries in each phase of ``names`` (with its
+    figures), every read a hit, the mix 1:1. ``find(name)`` is the phase of that name."""
+    write = find("write")
     lo, hi = write.workload["keys"]["range"]
     records = hi - lo + 1
     v.expect(write.totals.ops == records, f"write: {write.totals.ops} SETs for {records} records")
@@ -56,7 +61,7 @@ def check(report: Report, here: Local | None = None) -> Verdict:
         held = sum(dbsize(n) for n in here.cluster.primaries())
         v.expect(held == records, f"the primaries hold {held} keys, not {records}")
 
-    for p in (write, phase(report, "read"), phase(report, "mix 1:1"), phase(report, "concurrency")):
+    for p in map(find, names):
         no_errors(v, p)
         shares = spread(p)
         v.expect(
@@ -69,11 +74,18 @@ def check(report: Report, here: Local | None = None) -> Verdict:
             f"p99.9 {lat.p99_9:.2f} ms, failures {p.totals.error_rate:.2%}"
         )
 
-    read = phase(report, "read")
+    read = find("read")
     v.expect(read.totals.hits == read.totals.ops, f"read: {read.totals.misses} GETs missed")
-    mix = phase(report, "mix 1:1")
+    mix = find("mix 1:1")
     sets, gets = mix.commands["SET"].ops, mix.commands["GET"].ops
     v.expect(abs(sets - gets) <= 0.1 * (sets + gets), f"mix 1:1: {sets} SETs vs {gets} GETs")
+
+
+def check(report: Report, here: Local | None = None) -> Verdict:
+    """The publication's four figures per phase: throughput, latency distribution, failure
+    ratio, per-node spread; and latency per concurrency level."""
+    v = Verdict(NAME)
+    check_phases(v, lambda name: phase(report, name), [*PHASES, "concurrency"], here)
 
     steps = phase(report, "concurrency").steps
     v.expect(len(steps) >= 3, f"concurrency: {len(steps)} steps, expected 3")

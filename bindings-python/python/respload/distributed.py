@@ -1,0 +1,950 @@
+"""One workload from many hosts on a Ray cluster, merged into one exact report.
+
+::
+
+    import respload.distributed
+
+    report = respload.distributed.run("spec.toml", hosts=3, address="ray://head:10001")
+    print(report.totals.ops_per_sec, [h.name for h in report.hosts])
+
+Needs the ``ray`` extra (``pip install 'respload[ray]'``) on the driver and on every node of
+the cluster. One generator actor per host runs its shard of the workload
+(:meth:`Workload.shard`) in a placement group (``placement="strict_spread"``: no two shards
+on one machine; ``"spread"`` or ``"pack"`` to run several on one). Before any traffic every
+actor checks that it can reach the target's addresses (a host that cannot fails the run,
+naming the host); then the driver sets a start instant a couple of seconds ahead
+(:meth:`Workload.starting_at`), every actor opens its connections and waits for it, and the
+driver streams every host's per-second snapshots into one merged :class:`Snapshot` per
+second (``on_progress``) until the end, and returns :func:`merge_reports` of the hosts'
+reports.
+
+A host lost mid-run (its node or actor died) is kept in the merged report with what it had
+streamed: its ``hosts`` entry is ``interrupted`` with an ``error`` saying it was lost, its
+ops and latencies are those of the snapshots it sent (not split by command), and the merged
+``validity`` is not trusted. The other hosts' results are kept whole. A ``KeyboardInterrupt``
+(Ctrl-C) on the driver stops every host within a second and propagates with the partial
+merged report as ``exc.report``, as :func:`respload.run` does.
+
+Phases run on each host's own clock, as with the CLI's ``--shard``: only the start is
+synchronized (``docs/distributed.md``). The library never prints; the ``respload
+distributed`` command prints the live merged line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import inspect
+import json
+import logging
+import math
+import os
+import resource
+import socket
+import time
+import urllib.parse
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from . import _native, exceptions
+from .report import IntervalLatency, Report, Snapshot
+from .runner import ProgressCallback, Runner, _check_progress, on_a_thread
+from .workload import Workload, WorkloadLike, to_workload
+
+if TYPE_CHECKING:
+    from hdrh.histogram import HdrHistogram
+
+__all__ = [
+    "Distributed",
+    "Placement",
+    "merge_snapshots",
+    "phases_of",
+    "run",
+    "run_async",
+    "run_hosts",
+    "run_phases",
+    "target_addresses",
+]
+
+Placement = Literal["strict_spread", "spread", "pack"]
+"""Where the hosts' actors go: ``"strict_spread"`` one per node (the default: no two shards
+share a machine), ``"spread"`` over the nodes as far as they go, ``"pack"`` on as few nodes
+as fit (several hosts on one machine)."""
+
+_STRATEGIES = {"strict_spread": "STRICT_SPREAD", "spread": "SPREAD", "pack": "PACK"}
+_POLL_S = 0.25
+# A host whose actor has not answered a poll for this long is taken as lost.
+_SILENT_S = 10.0
+_Json = dict[str, Any]
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise ImportError(
+            "respload.distributed needs Ray: pip install 'respload[ray]' (or pip install ray)"
+        ) from None
+    return ray
+
+
+# --- the actor: one host ------------------------------------------------------------------
+
+
+class _Host:
+    """One host's generator, as a Ray actor (``max_concurrency`` > 1, so that ``stop`` runs
+    while ``poll`` waits): runs its shard with the core's Runner and hands out its snapshots
+    as JSON text."""
+
+    def __init__(self, index: int, count: int) -> None:
+        self._index = index
+        self._count = count
+        self._runner: Runner | None = None
+        self._cpu_start = _process_cpu()
+
+    def describe(self) -> _Json:
+        """Where this host is: its machine's name, Ray node and process."""
+        ray = _ray()
+        return {
+            "host": socket.gethostname(),
+            "node": ray.get_runtime_context().get_node_id(),
+            "ip": ray.util.get_node_ip_address(),
+            "pid": os.getpid(),
+        }
+
+    def reachable(self, addresses: list[str], timeout: float) -> str | None:
+        """``None`` when every address (``host:port`` or ``unix:PATH``) accepts a connection
+        from here, else what failed."""
+        for address in addresses:
+            try:
+                if address.startswith("unix:"):
+                    with socket.socket(socket.AF_UNIX) as s:
+                        s.settimeout(timeout)
+                        s.connect(address[len("unix:") :])
+                else:
+                    host, _, port = address.rpartition(":")
+                    with socket.create_connection((host.strip("[]"), int(port)), timeout):
+                        pass
+            except OSError as e:
+                return f"{address}: {e}"
+        return None
+
+    def start(self, spec_json: str, start_at: float) -> _Json | None:
+        """Start this host's shard of the workload at ``start_at``; an error as data."""
+        try:
+            shard = Workload.from_json(spec_json).shard(self._index, self._count)
+            self._runner = Runner(shard.starting_at(start_at)).start()
+        except exceptions.RespLoadError as e:
+            return _error_data(e)
+        return None
+
+    def poll(self, timeout: float) -> tuple[list[str], bool]:
+        """The snapshots taken within ``timeout`` seconds (at least one wait), and whether
+        the run is over (every snapshot taken)."""
+        native = self._started()
+        texts: list[str] = []
+        text = native.next_snapshot(timeout)
+        while text is not None:
+            texts.append(text)
+            text = native.next_snapshot(0.0)
+        return texts, native.is_finished()
+
+    def stop(self) -> None:
+        """Ask the run to stop (it ends within ~300 ms)."""
+        if self._runner is not None:
+            self._started().request_stop()
+
+    def report(self) -> _Json:
+        """``{"report": JSON}`` once the run is over, or ``{"error": ...}`` if it failed."""
+        try:
+            report = self._runner_or_fail()._finish().to_json()
+            return {"report": report, "process_cpu_s": _process_cpu() - self._cpu_start}
+        except exceptions.RespLoadError as e:
+            return {"error": _error_data(e)}
+
+    def _runner_or_fail(self) -> Runner:
+        if self._runner is None:
+            raise exceptions.InternalError("this host was not started")
+        return self._runner
+
+    def _started(self) -> Any:
+        return self._runner_or_fail()._started()
+
+
+def _process_cpu() -> float:
+    """This process's CPU time so far (user + system, seconds): the actor's whole cost,
+    Ray's own threads included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _error_data(e: exceptions.RespLoadError) -> _Json:
+    """An exception of respload as plain data, to cross from an actor to the driver."""
+    attrs = {
+        name: getattr(e, name)
+        for name in ("path", "reason", "address", "errno", "code")
+        if getattr(e, name, None) is not None
+    }
+    return {"type": type(e).__name__, "message": str(e), "attrs": attrs}
+
+
+def _raise_error(data: _Json, who: str) -> None:
+    """Raise the exception ``data`` describes, its message prefixed with the host."""
+    cls = getattr(exceptions, data["type"], exceptions.RespLoadError)
+    if not (isinstance(cls, type) and issubclass(cls, exceptions.RespLoadError)):
+        cls = exceptions.RespLoadError
+    accepted = inspect.signature(cls).parameters
+    attrs = {k: v for k, v in data["attrs"].items() if k in accepted}
+    raise cls(f"{who}: {data['message']}", **attrs)
+
+
+_ACTOR: Any = None
+
+
+def _actor_class() -> Any:
+    global _ACTOR
+    if _ACTOR is None:
+        _ACTOR = _ray().remote(max_concurrency=4)(_Host)
+    return _ACTOR
+
+
+# --- what the target's addresses are --------------------------------------------------------
+
+
+def _phase_specs(spec: _Json) -> list[_Json]:
+    phases = spec.get("phases")
+    return list(phases) if isinstance(phases, list) and phases else [spec]
+
+
+def target_addresses(workload: Workload) -> list[str]:
+    """Every address a run of ``workload`` connects to first: ``host:port`` of each phase's
+    target (its URL, or ``host``/``port``) and cluster seeds, or ``unix:PATH``."""
+    found: list[str] = []
+    for phase in _phase_specs(workload.to_dict(redact=True)):
+        target = phase.get("target") or {}
+        url = target.get("url")
+        if url:
+            parts = urllib.parse.urlsplit(url)
+            if parts.scheme == "unix":
+                found.append(f"unix:{parts.path}")
+            else:
+                host = parts.hostname or "127.0.0.1"
+                found.append(f"{host}:{parts.port or 6379}")
+        elif target.get("unix"):
+            found.append(f"unix:{target['unix']}")
+        else:
+            found.append(f"{target.get('host', '127.0.0.1')}:{target.get('port', 6379)}")
+        found += [s for s in target.get("cluster_seeds", []) if isinstance(s, str)]
+    return list(dict.fromkeys(found))
+
+
+# --- merged snapshots: the live line ---------------------------------------------------------
+
+
+def _hdrh() -> Any:
+    try:
+        from hdrh.histogram import HdrHistogram
+    except ImportError:
+        return None
+    return HdrHistogram
+
+
+def _added(encoded: Iterable[str]) -> HdrHistogram | None:
+    """The encoded histograms added together, or ``None`` (none given, or no hdrh)."""
+    cls = _hdrh()
+    texts = [e for e in encoded if e]
+    if cls is None or not texts:
+        return None
+    total = cls.decode(texts[0])
+    for text in texts[1:]:
+        total.add(cls.decode(text))
+    return total
+
+
+def _weighted_mean(pairs: Iterable[tuple[float, int]]) -> float:
+    pairs = list(pairs)
+    n = sum(w for _, w in pairs)
+    return sum(v * w for v, w in pairs) / n if n else 0.0
+
+
+def _interval_latency(
+    parts: list[tuple[IntervalLatency, int]], hist: HdrHistogram | None
+) -> IntervalLatency:
+    """One interval's latency over hosts: exact from the added histogram when there is one,
+    else the highest host's percentiles (an upper bound)."""
+    mean = _weighted_mean((lat.mean, n) for lat, n in parts)
+    if hist is not None and hist.get_total_count():
+        return IntervalLatency(
+            mean=mean,
+            p50=hist.get_value_at_percentile(50) / 1e6,
+            p99=hist.get_value_at_percentile(99) / 1e6,
+            max=max(lat.max for lat, _ in parts),
+        )
+    return IntervalLatency(
+        mean=mean,
+        p50=max(lat.p50 for lat, _ in parts),
+        p99=max(lat.p99 for lat, _ in parts),
+        max=max(lat.max for lat, _ in parts),
+    )
+
+
+def merge_snapshots(snapshots: list[Snapshot]) -> Snapshot:
+    """One snapshot of the hosts' snapshots of one wall-clock second: counts and rates
+    summed; latency percentiles from the hosts' interval histograms added (with the
+    ``hdrhistogram`` package; else the highest host's); service time and send lag the
+    highest host's percentiles."""
+    first = snapshots[0]
+    hist = _added(s.histogram for s in snapshots)
+
+    def optional(name: str) -> IntervalLatency | None:
+        parts = [(getattr(s, name), s.ops) for s in snapshots if getattr(s, name) is not None]
+        return _interval_latency(parts, None) if parts else None
+
+    rates = [s.target_rate for s in snapshots if s.target_rate is not None]
+    waiting = [s.waiting for s in snapshots if s.waiting is not None]
+    behind = [s.behind_ms for s in snapshots if s.behind_ms is not None]
+    return replace(
+        first,
+        measured=any(s.measured for s in snapshots),
+        t=max(s.t for s in snapshots),
+        interval_s=max(s.interval_s for s in snapshots),
+        unix_s=max(s.unix_s for s in snapshots),
+        ops=sum(s.ops for s in snapshots),
+        ops_per_sec=sum(s.ops_per_sec for s in snapshots),
+        errors=sum(s.errors for s in snapshots),
+        connections=sum(s.connections for s in snapshots),
+        latency_ms=_interval_latency([(s.latency_ms, s.ops) for s in snapshots], hist),
+        histogram=hist.encode().decode() if hist is not None else "",
+        service_ms=optional("service_ms"),
+        send_lag_ms=optional("send_lag_ms"),
+        target_rate=sum(rates) if rates else None,
+        waiting=sum(waiting) if waiting else None,
+        behind_ms=max(behind) if behind else None,
+        partial=all(s.partial for s in snapshots),
+    )
+
+
+def _second(snapshot: Snapshot) -> int:
+    """The wall-clock second an interval began: rows of several hosts line up by it."""
+    return round(snapshot.unix_s - snapshot.interval_s)
+
+
+class _Live:
+    """The hosts' snapshots, merged per (phase, wall-clock second) once every host still
+    running has sent that second or a later one."""
+
+    def __init__(self) -> None:
+        self._pending: dict[tuple[int, str], list[Snapshot]] = {}
+        self._latest: dict[int, int] = {}
+
+    def add(self, host: int, snapshot: Snapshot) -> None:
+        key = (_second(snapshot), snapshot.phase)
+        self._pending.setdefault(key, []).append(snapshot)
+        self._latest[host] = max(self._latest.get(host, key[0]), key[0])
+
+    def ready(self, running: Iterable[int]) -> list[Snapshot]:
+        """The merged snapshots no running host can add to any more (all when none runs)."""
+        running = list(running)
+        horizon = min((self._latest.get(h, -(2**62)) for h in running), default=2**62)
+        out = []
+        for key in sorted(k for k in self._pending if k[0] <= horizon):
+            out.append(merge_snapshots(self._pending.pop(key)))
+        return out
+
+
+# --- a lost host's report, from what it streamed ---------------------------------------------
+
+
+def _summary(hist: HdrHistogram | None) -> _Json:
+    """A report's latency summary (ms) of a histogram (ns)."""
+    names = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99_9": 99.9, "p99_99": 99.99}
+    if hist is None or not hist.get_total_count():
+        return dict.fromkeys(["mean", "stddev", "min", *names, "max"], 0.0)
+    return {
+        "mean": hist.get_mean_value() / 1e6,
+        "stddev": hist.get_stddev() / 1e6,
+        "min": hist.get_min_value() / 1e6,
+        **{k: hist.get_value_at_percentile(q) / 1e6 for k, q in names.items()},
+        "max": hist.get_max_value() / 1e6,
+    }
+
+
+def _stats(rows: list[_Json]) -> _Json:
+    """A report's ``Stats`` of timeline rows: counts summed, latency from their interval
+    histograms added (hits, misses, bytes and error kinds are not in snapshots: 0)."""
+    ops = sum(r["ops"] for r in rows)
+    errors = sum(r["errors"] for r in rows)
+    seconds = sum(r["interval_s"] for r in rows)
+    hist = _added(r.get("histogram", "") for r in rows)
+    return {
+        "ops": ops,
+        "ops_per_sec": ops / seconds if seconds else 0.0,
+        "hits": 0,
+        "misses": 0,
+        "errors": errors,
+        "error_rate": errors / ops if ops else 0.0,
+        "errors_by_kind": {},
+        "bytes_sent": 0,
+        "bytes_received": 0,
+        "latency_ms": _summary(hist),
+        "histogram": hist.encode().decode() if hist is not None else "",
+    }
+
+
+_NO_CLIENT = {
+    "threads": 0,
+    "connections": 0,
+    "cpu_user_s": 0.0,
+    "cpu_sys_s": 0.0,
+    "cpu_s_per_million": 0.0,
+    "loop_lag_ms_max": 0.0,
+    "reconnects": 0,
+    "busy_max": 0.0,
+}
+
+
+def _lost_check(phase: str, why: str) -> _Json:
+    return {
+        "check": "host_lost",
+        "phase": phase,
+        "passed": False,
+        "value": 1.0,
+        "limit": 0.0,
+        "detail": why,
+    }
+
+
+def _row(snapshot: _Json) -> _Json:
+    return {k: v for k, v in snapshot.items() if k not in ("phase", "measured")}
+
+
+def _phase_of_rows(template: _Json, rows: list[_Json], why: str | None) -> _Json:
+    """A phase like ``template`` (its name, workload) holding only ``rows``: a lost host's
+    (``why`` says how it was lost), or a phase a stopped host never reached."""
+    measured_rows = [r for r in rows if r["t"] > 0]
+    started = template.get("started_at", 0.0)
+    if measured_rows:
+        started = measured_rows[0]["unix_s"] - measured_rows[0]["t"]
+    checks = [] if why is None else [_lost_check(template["name"], why)]
+    return {
+        "name": template["name"],
+        "started_at": started,
+        "measured": template["measured"],
+        "duration_s": sum(r["interval_s"] for r in measured_rows),
+        "interrupted": True,
+        "totals": _stats(measured_rows),
+        "commands": {},
+        "timeline": [_row(r) for r in measured_rows],
+        "client": dict(_NO_CLIENT),
+        "validity": {"trusted": why is None, "checks": checks},
+        "workload": template["workload"],
+    }
+
+
+def lost_host_report(
+    template: _Json, index: int, host: str, snapshots: list[_Json], why: str
+) -> _Json:
+    """The report of shard ``index``, lost mid-run, made of the ``snapshots`` it streamed
+    (JSON dicts), shaped like ``template`` (another host's report of the same run):
+    interrupted, ``error`` saying why, a failed ``host_lost`` validity check."""
+    phases = [
+        _phase_of_rows(p, [s for s in snapshots if s["phase"] == p["name"]], why)
+        for p in template["phases"]
+    ]
+    measured = [p for p in phases if p["measured"]]
+    rows = [r for p in measured for r in p["timeline"]]
+    report: _Json = {
+        k: copy.deepcopy(template[k])
+        for k in ("schema_version", "respload_version", "seed", "server", "workload", "shard")
+        if k in template
+    }
+    if "start_at" in template:
+        report["start_at"] = template["start_at"]
+    started = [p["started_at"] for p in phases if p["started_at"]]
+    report.update(
+        started_at=min(started) if started else template.get("start_at", 0.0),
+        duration_s=sum(p["duration_s"] for p in measured),
+        interrupted=True,
+        error=why,
+        totals=_stats(rows),
+        commands={},
+        timeline=rows,
+        client=dict(_NO_CLIENT),
+        phases=phases,
+        validity={"trusted": False, "checks": [_lost_check(p["name"], why) for p in phases]},
+        host=host,
+    )
+    if "shard" in report:
+        report["shard"]["index"] = index
+    return report
+
+
+def pad_phases(report: _Json, template: _Json) -> _Json:
+    """``report`` with the phases of ``template`` it never reached (it was stopped before
+    them) added, empty: the core merges reports of the same phases only."""
+    names = [p["name"] for p in report["phases"]]
+    missing = template["phases"][len(names) :]
+    if not missing:
+        return report
+    padded = dict(report)
+    padded["phases"] = report["phases"] + [_phase_of_rows(p, [], None) for p in missing]
+    return padded
+
+
+# --- the driver --------------------------------------------------------------------------
+
+
+@dataclass
+class _HostState:
+    index: int
+    actor: Any
+    where: _Json
+    snapshots: list[_Json]
+    finished: bool = False
+    lost: str | None = None
+    last_answer: float = 0.0
+    process_cpu_s: float | None = None
+
+    @property
+    def name(self) -> str:
+        """``host I (machine, node ID)``, as errors name it."""
+        where = self.where
+        return f"host {self.index} ({where.get('host', '?')}, node {where.get('node', '?')[:8]})"
+
+
+class DistributedRun:
+    """One distributed run, step by step (what :func:`run` and :func:`run_async` drive):
+    ``setup()`` places the actors and checks the target from every host, ``start()`` sets
+    the start instant, ``step()`` gathers snapshots, ``finish()`` merges the reports,
+    ``close()`` removes the actors."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        hosts: int,
+        *,
+        address: str | None,
+        placement: Placement,
+        cpus_per_host: float,
+        start_delay: float,
+    ) -> None:
+        if isinstance(hosts, bool) or not isinstance(hosts, int) or hosts < 1:
+            raise ValueError(f"hosts: expected a number of hosts of at least 1, not {hosts!r}")
+        if placement not in _STRATEGIES:
+            raise ValueError(
+                f"placement: {placement!r}: expected one of {', '.join(map(repr, _STRATEGIES))}"
+            )
+        # Every shard is checked here, before any actor or traffic.
+        for i in range(hosts):
+            workload.shard(i, hosts)
+        self.workload = workload
+        self.count = hosts
+        self.address = address
+        self.placement = placement
+        self.cpus = cpus_per_host
+        self.start_delay = start_delay
+        self.hosts: list[_HostState] = []
+        self.start_at: float | None = None
+        self.live = _Live()
+        self.interrupted = False
+        self._ray_started = False
+        self._group: Any = None
+        self._stopping = False
+        self._failed_first: int | None = None
+        self.process_cpu_s: list[float | None] = []
+
+    # set-up
+
+    def setup(self) -> None:
+        """Connect to Ray, place one actor per host, check the target from each."""
+        ray = _ray()
+        if not ray.is_initialized():
+            ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+            self._ray_started = True
+        nodes = [n for n in ray.nodes() if n.get("Alive")]
+        if self.placement == "strict_spread" and len(nodes) < self.count:
+            raise exceptions.SpecError(
+                f"invalid spec at `hosts`: {self.count} hosts with placement "
+                f"'strict_spread' need {self.count} Ray nodes, the cluster has {len(nodes)}: "
+                "add nodes, or use placement='spread' or 'pack' to run several on one machine",
+                path="hosts",
+                reason=f"{self.count} hosts need {self.count} nodes for 'strict_spread'",
+            )
+        cpus = ray.cluster_resources().get("CPU", 0)
+        fits = math.floor(cpus / self.count * 10) / 10
+        if cpus < self.count * self.cpus:
+            raise exceptions.SpecError(
+                f"invalid spec at `cpus_per_host`: {self.count} hosts of {self.cpus:g} CPU need "
+                f"{self.count * self.cpus:g} CPUs, the Ray cluster has {cpus:g}: add nodes, or "
+                f"give a smaller cpus_per_host (such as {fits:g})",
+                path="cpus_per_host",
+                reason=f"{self.count} x {self.cpus:g} CPU is more than the cluster's {cpus:g}",
+            )
+        from ray.util.placement_group import placement_group
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+        self._group = placement_group(
+            [{"CPU": self.cpus}] * self.count, strategy=_STRATEGIES[self.placement]
+        )
+        ready, _ = ray.wait([self._group.ready()], timeout=60)
+        if not ready:
+            raise exceptions.ConnectError(
+                f"Ray could not place {self.count} hosts of {self.cpus} CPU "
+                f"({self.placement}) within 60 s: the cluster has too few free CPUs"
+            )
+        run_id = uuid.uuid4().hex[:8]
+        actors = [
+            _actor_class()
+            .options(
+                name=f"respload-{run_id}-host-{i}",
+                namespace="respload",
+                num_cpus=self.cpus,
+                scheduling_strategy=PlacementGroupSchedulingStrategy(
+                    placement_group=self._group, placement_group_bundle_index=i
+                ),
+            )
+            .remote(i, self.count)
+            for i in range(self.count)
+        ]
+        wheres = ray.get([a.describe.remote() for a in actors])
+        self.hosts = [_HostState(i, a, w, []) for i, (a, w) in enumerate(zip(actors, wheres))]
+        addresses = target_addresses(self.workload)
+        answers = ray.get([h.actor.reachable.remote(addresses, 5.0) for h in self.hosts])
+        for h, failed in zip(self.hosts, answers):
+            if failed is not None:
+                raise exceptions.ConnectError(
+                    f"{h.name} cannot reach the target: {failed}",
+                    address=failed.split(": ", 1)[0],
+                )
+
+    def start(self, part: Workload | None = None) -> None:
+        """Every host not lost starts its shard of ``part`` (default: the whole workload) at
+        one instant, ``start_delay`` seconds ahead."""
+        ray = _ray()
+        part = self.workload if part is None else part
+        self.live = _Live()
+        self._failed_first = None
+        for h in self.hosts:
+            h.snapshots, h.finished, h.process_cpu_s = [], False, None
+        self.start_at = time.time() + self.start_delay
+        spec = json.dumps(part.to_dict(redact=False))
+        active = self.running
+        answers = ray.get([h.actor.start.remote(spec, self.start_at) for h in active])
+        for h, error in zip(active, answers):
+            if error is not None:
+                self.stop()
+                _raise_error(error, h.name)
+        now = time.monotonic()
+        for h in active:
+            h.last_answer = now
+
+    # the run
+
+    @property
+    def running(self) -> list[_HostState]:
+        return [h for h in self.hosts if not h.finished and h.lost is None]
+
+    def step(self) -> list[Snapshot]:
+        """Wait up to a quarter second for the hosts' snapshots; return the merged ones
+        that are complete. Marks hosts finished or lost."""
+        ray = _ray()
+        calls = {h.actor.poll.remote(_POLL_S): h for h in self.running}
+        if not calls:
+            return self.live.ready([])
+        ready, _ = ray.wait(list(calls), num_returns=len(calls), timeout=_POLL_S + 2)
+        now = time.monotonic()
+        for ref in ready:
+            h = calls[ref]
+            try:
+                texts, finished = ray.get(ref)
+            except ray.exceptions.RayError as e:
+                h.lost = f"{h.name} was lost mid-run: {type(e).__name__}: {_first_line(e)}"
+                continue
+            h.last_answer = now
+            for text in texts:
+                data = json.loads(text)
+                h.snapshots.append(data)
+                self.live.add(h.index, Snapshot.from_dict(data))
+            h.finished = finished
+            early = self.start_at is not None and time.time() < self.start_at
+            if finished and early and self.running and not self._stopping:
+                self._failed_first = h.index
+                # It ended before sending anything: it failed to connect (its error comes
+                # with its report). The others stop too, before the start if in time.
+                self.stop()
+        for h in self.running:
+            if now - h.last_answer > _SILENT_S:
+                h.lost = f"{h.name} was lost mid-run: no answer for {_SILENT_S:.0f} s"
+                with contextlib.suppress(Exception):
+                    ray.kill(h.actor, no_restart=True)
+        return self.live.ready(h.index for h in self.running)
+
+    def stop(self) -> None:
+        """Ask every host still running to stop (each stops within ~300 ms)."""
+        self._stopping = True
+        for h in self.running:
+            with contextlib.suppress(Exception):
+                h.actor.stop.remote()
+
+    def wait_stopped(self, timeout: float = 3.0) -> None:
+        """Step until every host has finished (or is lost) or ``timeout`` passes."""
+        deadline = time.monotonic() + timeout
+        while self.running and time.monotonic() < deadline:
+            self.step()
+        for h in self.running:
+            h.lost = f"{h.name} did not stop within {timeout:.0f} s"
+
+    def finish(self) -> tuple[Report, list[_Json]]:
+        """The merged report and the hosts' own reports (JSON dicts, a lost host's made of
+        what it streamed). Raises the first host's error when every host failed, or when one
+        failed before the start instant (no traffic was sent)."""
+        ray = _ray()
+        calls = {h.index: h.actor.report.remote() for h in self.hosts if h.lost is None}
+        reports: dict[int, _Json] = {}
+        errors: dict[int, _Json] = {}
+        for h in self.hosts:
+            answer = None
+            if h.index in calls:
+                try:
+                    answer = ray.get(calls[h.index], timeout=30)
+                except ray.exceptions.RayError as e:
+                    h.lost = f"{h.name} was lost: {type(e).__name__}: {_first_line(e)}"
+            if answer is not None and "report" in answer:
+                reports[h.index] = json.loads(answer["report"])
+                h.process_cpu_s = answer["process_cpu_s"]
+            elif answer is not None:
+                errors[h.index] = answer["error"]
+        if errors:
+            # A run that could not start on a host (one that fails once started still has
+            # a report, with its error) fails the whole run: the error of the host that
+            # failed first, not of those stopped because of it.
+            failed = self._failed_first
+            first = failed if failed is not None and failed in errors else min(errors)
+            _raise_error(errors[first], self.hosts[first].name)
+        if not reports:
+            raise exceptions.InternalError(
+                "every host was lost: " + "; ".join(h.lost or "" for h in self.hosts)
+            )
+        template = max(reports.values(), key=lambda r: len(r["phases"]))
+        for h in self.hosts:
+            if h.lost is not None:
+                reports[h.index] = lost_host_report(
+                    template, h.index, h.where.get("host", f"host-{h.index}"), h.snapshots, h.lost
+                )
+        texts = [json.dumps(pad_phases(reports[i], template)) for i in sorted(reports)]
+        merged = Report.from_json(_native.merge_reports(texts))
+        self.process_cpu_s = [h.process_cpu_s for h in self.hosts]
+        return merged, [json.loads(t) for t in texts]
+
+    def close(self) -> None:
+        """Remove the actors and the placement group; shut Ray down if this run started it."""
+        ray = _ray()
+        for h in self.hosts:
+            with contextlib.suppress(Exception):
+                ray.kill(h.actor, no_restart=True)
+        if self._group is not None:
+            from ray.util.placement_group import remove_placement_group
+
+            with contextlib.suppress(Exception):
+                remove_placement_group(self._group)
+        if self._ray_started:
+            ray.shutdown()
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [""])[0]
+
+
+@dataclass
+class Distributed:
+    """A finished distributed run: the merged report and each host's own report (JSON
+    dicts, in shard order; a lost host's made of the snapshots it streamed)."""
+
+    report: Report
+    host_reports: list[_Json]
+    process_cpu_s: list[float | None]
+    """Each host's actor process CPU time (user + system seconds, from its start to its
+    report: the run and Ray's own threads); ``None`` for a lost host."""
+
+
+def _drive(
+    run: DistributedRun, deliver: ProgressCallback | None, parts: list[Workload] | None = None
+) -> list[Distributed]:
+    """Run the workload (or each of ``parts`` in turn, every host starting each at one
+    instant: a barrier between them) on this thread, calling ``deliver`` with each merged
+    snapshot. Stopped (``deliver`` returned ``False``), it starts no further part. On
+    ``KeyboardInterrupt`` every host stops, and the exception carries the partial merged
+    report (``exc.report``), the hosts' own (``exc.host_reports``) and, for parts, every
+    part's so far (``exc.reports``)."""
+    done: list[Distributed] = []
+    try:
+        run.setup()
+        for part in parts or [run.workload]:
+            if run._stopping:
+                if not done:  # cancelled while the actors were placed
+                    raise KeyboardInterrupt
+                break
+            run.start(part)
+            while run.running:
+                for snapshot in run.step():
+                    if deliver is not None and deliver(snapshot) is False and not run._stopping:
+                        run.stop()
+            report, own = run.finish()
+            done.append(Distributed(report, own, run.process_cpu_s))
+        return done
+    except BaseException as exc:
+        if run.start_at is not None and run.running:
+            run.stop()
+            with contextlib.suppress(BaseException):
+                run.wait_stopped()
+        if isinstance(exc, KeyboardInterrupt):
+            merged, own = None, None
+            if run.start_at is not None:
+                with contextlib.suppress(Exception):
+                    merged, own = run.finish()
+            exc.report = merged  # type: ignore[attr-defined]
+            exc.host_reports = own  # type: ignore[attr-defined]
+            partial = [merged] if merged is not None else []
+            exc.reports = [d.report for d in done] + partial  # type: ignore[attr-defined]
+        raise
+    finally:
+        run.close()
+
+
+def _make_run(
+    workload: WorkloadLike | None,
+    hosts: int,
+    address: str | None,
+    placement: Placement,
+    cpus_per_host: float,
+    start_delay: float,
+    fields: dict[str, Any],
+) -> DistributedRun:
+    return DistributedRun(
+        to_workload(workload, fields),
+        hosts,
+        address=address,
+        placement=placement,
+        cpus_per_host=cpus_per_host,
+        start_delay=start_delay,
+    )
+
+
+def run_hosts(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    hosts: int,
+    address: str | None = None,
+    placement: Placement = "strict_spread",
+    on_progress: ProgressCallback | None = None,
+    cpus_per_host: float = 1.0,
+    start_delay: float = 2.0,
+    **fields: Any,
+) -> Distributed:
+    """:func:`run`, returning each host's own report beside the merged one (what ``respload
+    distributed`` prints and saves)."""
+    _check_progress(on_progress)
+    run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
+    return _drive(run, on_progress)[0]
+
+
+def run(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    hosts: int,
+    address: str | None = None,
+    placement: Placement = "strict_spread",
+    on_progress: ProgressCallback | None = None,
+    cpus_per_host: float = 1.0,
+    start_delay: float = 2.0,
+    **fields: Any,
+) -> Report:
+    """Run ``workload`` from ``hosts`` hosts of a Ray cluster and return the merged report.
+
+    ``workload`` is what :func:`respload.run` takes (a :class:`Workload`, a dict, a spec
+    file; keyword ``fields`` override it). ``address`` is the Ray cluster's
+    (``"ray://head:10001"``, ``"auto"``); ``None`` uses the cluster ``ray.init()`` finds
+    (``$RAY_ADDRESS``, a local ``ray start``) or starts one on this machine, and shuts down
+    what it started. When Ray is already initialized in this process, that cluster is used.
+    ``placement`` puts one actor (``cpus_per_host`` CPUs) per host; ``start_delay`` is how
+    far ahead the start instant is set. ``on_progress(snapshot)`` is called on this thread
+    with one merged :class:`Snapshot` per wall-clock second; returning ``False`` stops every
+    host (the report is then partial, ``interrupted``).
+
+    Raises :class:`SpecError` before any actor when the workload cannot be split into
+    ``hosts`` shards (or ``strict_spread`` has too few nodes), :class:`ConnectError` naming
+    the host when one cannot reach the target, before any traffic. A host lost mid-run is
+    marked in the report (see the module's documentation). On Ctrl-C every host stops
+    within a second and the ``KeyboardInterrupt`` propagates with the partial merged report
+    as ``exc.report``.
+    """
+    return run_hosts(
+        workload,
+        hosts=hosts,
+        address=address,
+        placement=placement,
+        on_progress=on_progress,
+        cpus_per_host=cpus_per_host,
+        start_delay=start_delay,
+        **fields,
+    ).report
+
+
+async def run_async(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    hosts: int,
+    address: str | None = None,
+    placement: Placement = "strict_spread",
+    on_progress: ProgressCallback | None = None,
+    cpus_per_host: float = 1.0,
+    start_delay: float = 2.0,
+    **fields: Any,
+) -> Report:
+    """:func:`run` for asyncio: the driving happens on a worker thread, so the event loop
+    keeps running. ``on_progress`` is called on the event loop's thread; an exception from
+    it stops every host and propagates. Cancelling the task stops every host before the
+    cancellation propagates."""
+    _check_progress(on_progress)
+    run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
+    done = await on_a_thread(lambda progress: _drive(run, progress), run.stop, on_progress)
+    return done[0].report
+
+
+def phases_of(workload: Workload) -> list[Workload]:
+    """Each phase of ``workload`` as a workload of its own (a phase is a whole workload:
+    target, load, keys, values, commands)."""
+    spec = workload.to_dict(redact=False)
+    return [Workload.from_dict(p) for p in _phase_specs(spec)]
+
+
+def run_phases(
+    workload: WorkloadLike | None = None,
+    /,
+    *,
+    hosts: int,
+    address: str | None = None,
+    placement: Placement = "strict_spread",
+    on_progress: ProgressCallback | None = None,
+    cpus_per_host: float = 1.0,
+    start_delay: float = 2.0,
+    **fields: Any,
+) -> list[Report]:
+    """:func:`run` with a barrier at each phase boundary: the hosts run each phase of
+    ``workload`` as a run of its own, all starting it at one instant once every host has
+    finished the one before (a phase that reads what a populate phase wrote finds every key
+    written), on the same actors. Returns one merged report per phase, in order.
+
+    Returning ``False`` from ``on_progress`` stops the phase running, and no later phase
+    starts (the list then ends with that phase's partial report). On Ctrl-C every host stops
+    and the ``KeyboardInterrupt`` carries the phases' reports so far, the last one partial,
+    as ``exc.reports`` (and that last one as ``exc.report``). A host lost in one phase is
+    marked lost in that phase's report and every later one."""
+    _check_progress(on_progress)
+    run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
+    return [d.report for d in _drive(run, on_progress, phases_of(run.workload))]

@@ -1,0 +1,375 @@
+"""Distributed runs on a real local Ray cluster of 3 nodes (issue 26), against a real
+redis-server: what the server counted, the merged histograms, the lined-up timeline, the
+synchronized start, a lost host, Ctrl-C, and the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+
+import respload
+import respload.distributed
+from respload import testing
+from respload.cli import main as cli_main
+from respload.testing import RedisServer, free_port, redis_server
+
+HOSTS = 3
+# A quicker start than the default 2 s: the actors are up by then on this machine.
+START = {"start_delay": 1.5}
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[str]:
+    """A Ray cluster of 3 nodes on this machine, started once for the module (~6 s)."""
+    with testing.ray_cluster(HOSTS) as address:
+        yield address
+
+
+@pytest.fixture
+def server() -> Iterator[RedisServer]:
+    with redis_server() as s:
+        yield s
+
+
+def spec(server: RedisServer, **fields: Any) -> dict[str, Any]:
+    return {"target": server.target(), "seed": 7, **fields}
+
+
+def added_histograms(reports: list[dict[str, Any]]) -> Any:
+    """The hosts' total histograms added with the hdrhistogram package."""
+    added = respload.decode_histogram(reports[0]["totals"]["histogram"])
+    for r in reports[1:]:
+        added.add(respload.decode_histogram(r["totals"]["histogram"]))
+    return added
+
+
+def test_a_request_budget_from_3_hosts_is_what_the_server_counted(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    done = respload.distributed.run_hosts(
+        spec(
+            server,
+            load={"connections": 3, "requests": 3001},
+            keys={"prefix": "d:", "range": [0, 99]},
+            commands=[{"name": "set"}, {"name": "get", "weight": 2}],
+        ),
+        hosts=HOSTS,
+        **START,
+    )
+    merged, own = done.report, done.host_reports
+    # INFO commandstats: every request once, none lost or counted twice.
+    assert merged.totals.ops == 3001 == server.calls("set") + server.calls("get")
+    assert merged.commands["SET"].ops == server.calls("set")
+    assert merged.commands["GET"].ops == server.calls("get")
+    assert [h.shard for h in merged.hosts] == [0, 1, 2]
+    assert [h.ops for h in merged.hosts] == [r["totals"]["ops"] for r in own]
+    assert sorted(h.ops for h in merged.hosts) == [1000, 1000, 1001]
+    assert not merged.interrupted
+    assert merged.workload["load"]["requests"] == 3001
+    # The percentiles of the hosts' histograms added by the hdrhistogram package.
+    added = added_histograms(own)
+    assert added.get_total_count() == 3001
+    max_ns = max(round(r["totals"]["latency_ms"]["max"] * 1e6) for r in own)
+    lat = merged.totals.latency_ms
+    for q, got in ((50, lat.p50), (99, lat.p99)):
+        assert got == pytest.approx(min(added.get_value_at_percentile(q), max_ns) / 1e6, rel=1e-3)
+    assert lat.max == max_ns / 1e6
+    # One synchronized start: every host's skew reported, and small on one machine.
+    assert len(merged.hosts) == HOSTS
+    assert all(0 <= h.start_skew_ms < 250 for h in merged.hosts), merged.hosts
+    assert all(r["start_at"] == own[0]["start_at"] for r in own)
+
+
+def test_3_hosts_populating_write_every_key_exactly_once(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    # The asyncio variant: the same run, awaited.
+    report = asyncio.run(
+        respload.distributed.run_async(
+            spec(
+                server,
+                load={"connections": 3, "requests": "all_keys"},
+                keys={"prefix": "p:", "range": [0, 2999], "distribution": "sequential"},
+                commands=[{"name": "set"}],
+            ),
+            hosts=HOSTS,
+            **START,
+        )
+    )
+    assert report.totals.ops == 3000 == server.calls("set")
+    assert sorted(h.ops for h in report.hosts) == [1000, 1000, 1000]
+    # 3,000 SETs leaving 3,000 keys of the range: none written twice, none missed.
+    assert server.call("DBSIZE") == 3000
+    assert server.call("EXISTS", "p:0", "p:1999", "p:2000", "p:2999") == 4
+    assert server.call("EXISTS", "p:3000") == 0
+
+
+def test_run_phases_puts_a_barrier_at_each_phase_boundary(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    keys = {"prefix": "b:", "range": [0, 5999]}
+    reports = respload.distributed.run_phases(
+        spec(
+            server,
+            phases=[
+                {
+                    "name": "populate",
+                    "load": {"connections": 3, "requests": "all_keys"},
+                    "keys": {**keys, "distribution": "sequential"},
+                    "commands": [{"name": "set"}],
+                },
+                {
+                    "name": "read",
+                    "load": {"connections": 3, "requests": 3000},
+                    "keys": keys,
+                    "commands": [{"name": "get"}],
+                },
+            ],
+        ),
+        hosts=HOSTS,
+        **START,
+    )
+    assert [r.phases[0].name for r in reports] == ["populate", "read"]
+    populate, read = reports
+    assert populate.totals.ops == 6000 == server.calls("set")
+    # Every host finished writing before any read: not one GET missed.
+    assert read.totals.ops == 3000 == server.calls("get")
+    assert read.totals.hits == 3000
+    # The read phase's instant was set once the last reply of the populate phase was in.
+    last_reply = max(row.unix_s for row in populate.timeline)
+    assert read.start_at is not None
+    assert read.start_at > last_reply
+    assert [h.shard for h in read.hosts] == [0, 1, 2]
+    assert all(0 <= h.start_skew_ms < 250 for h in read.hosts)
+
+
+def test_an_open_loop_rate_is_achieved_and_the_timeline_lines_up(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    live: list[respload.Snapshot] = []
+    done = respload.distributed.run_hosts(
+        spec(
+            server,
+            load={"connections": 3, "rate": 3000, "duration": "3s"},
+            output={"interval_histograms": True},
+            commands=[{"name": "set"}],
+        ),
+        hosts=HOSTS,
+        on_progress=live.append,
+        **START,
+    )
+    merged, own = done.report, done.host_reports
+    assert merged.totals.ops_per_sec == pytest.approx(3000, rel=0.01)
+    assert merged.totals.ops == server.calls("set")
+    # Rows line up by wall-clock second: the k-th full row of the merged timeline is the sum
+    # of every host's k-th full row; rows and totals agree.
+    full = [r for r in merged.timeline if not r.partial]
+    hosts_full = [[r for r in o["timeline"] if not r.get("partial")] for o in own]
+    assert len(full) == 3 == max(len(rows) for rows in hosts_full)
+    for k, row in enumerate(full):
+        assert row.ops == sum(rows[k]["ops"] for rows in hosts_full if k < len(rows))
+        assert row.target_rate == pytest.approx(3000)
+    assert sum(r.ops for r in merged.timeline) == merged.totals.ops
+    # The live line: one merged snapshot per second holding every host's.
+    measured = [s for s in live if s.measured]
+    assert sum(s.ops for s in measured) == merged.totals.ops
+    steady = [s for s in measured if not s.partial]
+    assert len(steady) == 3
+    assert all(s.connections == 3 for s in steady)
+    assert all(s.ops_per_sec == pytest.approx(3000, rel=0.05) for s in steady)
+    # Each interval's merged p99 is that of the hosts' interval histograms added.
+    row_hist = respload.decode_histogram(steady[1].histogram)
+    assert row_hist.get_total_count() == steady[1].ops
+    assert all(0 <= h.start_skew_ms < 100 for h in merged.hosts), merged.hosts
+
+
+def _kill_host(index: int) -> None:
+    """Kill the actor of host ``index`` of the run going on (as a node lost would)."""
+    names = [
+        a["name"]
+        for a in ray.util.list_named_actors(all_namespaces=True)
+        if a["namespace"] == "respload" and a["name"].endswith(f"-host-{index}")
+    ]
+    assert len(names) == 1, names
+    ray.kill(ray.get_actor(names[0], namespace="respload"), no_restart=True)
+
+
+def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    killed: list[float] = []
+
+    def kill_on_second(s: respload.Snapshot) -> None:
+        if s.measured and s.t >= 2 and not killed:
+            _kill_host(1)
+            killed.append(time.time())
+
+    done = respload.distributed.run_hosts(
+        spec(
+            server,
+            load={"connections": 3, "rate": 1500, "duration": "5s"},
+            commands=[{"name": "set"}],
+        ),
+        hosts=HOSTS,
+        on_progress=kill_on_second,
+        **START,
+    )
+    merged, own = done.report, done.host_reports
+    assert killed
+    lost = merged.hosts[1]
+    assert lost.interrupted
+    assert lost.error is not None
+    assert "host 1" in lost.error
+    assert "lost" in lost.error
+    # What it had sent before: two seconds or more of its share (500 ops/s).
+    assert 900 <= lost.ops < 2000
+    for kept in (merged.hosts[0], merged.hosts[2]):
+        assert not kept.interrupted
+        assert kept.error is None
+        assert kept.ops == pytest.approx(2500, rel=0.02)
+    assert [h.ops for h in merged.hosts] == [r["totals"]["ops"] for r in own]
+    assert merged.totals.ops == sum(h.ops for h in merged.hosts)
+    assert not merged.validity.trusted
+    assert any(c.check == "host_lost" and not c.passed for c in merged.validity.checks)
+    assert merged.error is not None
+    assert "host 1" in merged.error
+    # The server saw every request the report holds, and at most the lost host's last
+    # second more (sent after its last snapshot).
+    assert 0 <= server.calls("set") - merged.totals.ops <= 600
+
+
+def test_ctrl_c_stops_every_host_within_a_second_with_the_partial_report(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    raised: list[float] = []
+
+    def interrupt(s: respload.Snapshot) -> None:
+        if s.measured and not raised:
+            raised.append(time.monotonic())
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        respload.distributed.run(
+            spec(
+                server,
+                load={"connections": 3, "rate": 1500, "duration": "60s"},
+                commands=[{"name": "set"}],
+            ),
+            hosts=HOSTS,
+            on_progress=interrupt,
+            **START,
+        )
+    stopped_in = time.monotonic() - raised[0]
+    sent = server.calls("set")
+    time.sleep(0.5)
+    assert server.calls("set") == sent, "a host kept sending after Ctrl-C"
+    assert stopped_in < 2.0  # every host stopped (within a second) and the report merged
+    report: respload.Report = caught.value.report  # type: ignore[attr-defined]
+    assert report.interrupted
+    assert [h.shard for h in report.hosts] == [0, 1, 2]
+    assert all(h.interrupted for h in report.hosts)
+    assert 0 < report.totals.ops <= sent
+    assert report.duration_s < 5
+
+
+def test_a_host_that_cannot_reach_the_target_fails_the_run_naming_it(
+    ray_cluster: str,
+) -> None:
+    port = free_port()
+    with pytest.raises(respload.ConnectError) as caught:
+        respload.distributed.run(
+            {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 3}},
+            hosts=HOSTS,
+        )
+    assert "host 0" in str(caught.value)
+    assert caught.value.address == f"127.0.0.1:{port}"
+    # More hosts than nodes, one per node: refused before any actor.
+    with pytest.raises(respload.SpecError) as refused:
+        respload.distributed.run(
+            {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 4}},
+            hosts=4,
+        )
+    assert refused.value.path == "hosts"
+    with pytest.raises(respload.SpecError) as too_big:
+        respload.distributed.run(
+            {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 3}},
+            hosts=HOSTS,
+            cpus_per_host=2,
+        )
+    assert too_big.value.path == "cpus_per_host"
+    with pytest.raises(respload.SpecError) as unshardable:
+        respload.distributed.run(
+            {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 2}},
+            hosts=HOSTS,
+        )
+    assert unshardable.value.path.endswith("load.connections")
+
+
+def test_the_cli_runs_a_spec_from_3_hosts(
+    ray_cluster: str, server: RedisServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "spec.toml"
+    path.write_text(
+        f'[target]\nurl = "{server.url}"\n[load]\nconnections = 3\nrequests = 900\n'
+        '[[commands]]\nname = "set"\n'
+    )
+    out, err = io.StringIO(), io.StringIO()
+    code = cli_main(
+        ["distributed", str(path), "--hosts", "3", "--json", str(tmp_path / "all.json")],
+        stdout=out,
+        stderr=err,
+    )
+    assert code == 0, err.getvalue()
+    assert "HOSTS" in out.getvalue()
+    merged = respload.Report.load(tmp_path / "all.json")
+    assert merged.totals.ops == 900 == server.calls("set")
+    assert len(merged.hosts) == 3
+
+
+def test_a_cli_merge_of_shards_run_by_hand_equals_the_library_merge(
+    server: RedisServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(
+        json.dumps(
+            spec(
+                server,
+                load={"connections": 3, "requests": 1201},
+                commands=[{"name": "set"}, {"name": "get"}],
+            )
+        )
+    )
+    at = f"{time.time() + 1.5:.3f}"
+    files = [tmp_path / f"s{i}.json" for i in range(HOSTS)]
+    hosts = [
+        subprocess.Popen(
+            [
+                *(sys.executable, "-m", "respload", "run", str(path), "-q"),
+                *("--shard", f"{i}/{HOSTS}", "--start-at", at, "--json", str(files[i])),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(HOSTS)
+    ]
+    for h in hosts:
+        _, stderr = h.communicate(timeout=60)
+        assert h.returncode == 0, stderr
+    out = tmp_path / "cli.json"
+    code = cli_main(["merge", *map(str, files), "--json", str(out)], stdout=io.StringIO())
+    assert code == 0
+    by_cli = respload.Report.load(out)
+    by_library = respload.merge_reports(files)
+    assert by_cli.to_dict() == by_library.to_dict()
+    assert by_cli.totals.ops == 1201 == server.calls("set") + server.calls("get")
+    assert [h.start_skew_ms < 250 for h in by_cli.hosts] == [True] * HOSTS

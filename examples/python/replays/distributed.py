@@ -1,0 +1,58 @@
+"""Scenario 2 (a first Redis Cluster sizing test, 3 primaries x 2) from several hosts at once,
+on a Ray cluster: the publication drove its cluster from 10 to 15 client machines.
+
+The write, read and 1:1 mix phases are split into exact shards (``respload.distributed``),
+each phase started by every host at one instant once all had finished the one before
+(``run_phases``): the reads find every record written;
+the connection ramp (``concurrency``) is left out: a ramp is one host's by nature (``shard``
+refuses it), run it with ``respload run`` from one host. Needs ``pip install
+'respload[ray]'``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import respload
+from respload import Report
+
+from . import cluster_sizing_3x2 as scenario
+from .common import Verdict, spec_path
+
+NAME = "cluster-sizing-3x2"
+#: The phases run from every host: all but the connection ramp.
+PHASES = scenario.PHASES
+
+
+def workload(
+    scale: str | None = "ci", variables: dict[str, Any] | None = None
+) -> respload.Workload:
+    """The scenario file at ``scale``, its phases that shard (write, read, mix 1:1)."""
+    whole = respload.Workload.from_file(spec_path(NAME), scale=scale, vars=variables or {})
+    spec = whole.to_dict(redact=False)
+    spec["phases"] = [p for p in spec["phases"] if p["name"] in PHASES]
+    return respload.Workload.from_dict(spec)
+
+
+def check(reports: list[Report], hosts: int, here: scenario.Local | None = None) -> Verdict:
+    """What must hold when ``hosts`` hosts ran the scenario together, one merged report per
+    phase (``run_phases``: every host finished a phase before any started the next): every
+    host took part and finished, a small start skew, and what the single-host replay checks
+    (each record written exactly once, no failures, the load spread over the primaries,
+    every read a hit, the mix 1:1), with one merged figure line per phase."""
+    v = Verdict(f"{NAME} from {hosts} hosts")
+    v.expect(
+        [r.phases[0].name for r in reports] == PHASES,
+        f"phases {[r.phases[0].name for r in reports]}, expected {PHASES}",
+    )
+    by_name = {r.phases[0].name: r.phases[0] for r in reports}
+    for r in reports:
+        shards = [h.shard for h in r.hosts]
+        v.expect(shards == list(range(hosts)), f"hosts {shards}, expected 0 to {hosts - 1}")
+        v.expect(not any(h.interrupted for h in r.hosts), "a host was interrupted or lost")
+    if len(by_name) == len(PHASES):
+        scenario.check_phases(v, by_name.__getitem__, PHASES, here)
+    skew = max(h.start_skew_ms for r in reports for h in r.hosts)
+    v.expect(skew < 250, f"start skew {skew:.1f} ms")
+    v.figures.append(f"start skew at most {skew:.1f} ms")
+    return v
