@@ -233,12 +233,13 @@ pub fn replica_connect(text: &str, base: &Connect) -> Result<Connect, String> {
     c.db = 0;
     if text.contains("://") {
         let scheme = text.split("://").next().unwrap_or_default();
+        let shown = super::target::redact_url(text);
         if scheme != "redis" && scheme != "rediss" {
             return Err(format!(
-                "`{text}`: unknown scheme `{scheme}`: allowed are host:port and redis:// URLs"
+                "`{shown}`: unknown scheme `{scheme}`: allowed are host:port and redis:// URLs"
             ));
         }
-        super::target::parse_url(text, &mut c).map_err(|m| format!("`{text}`: {m}"))?;
+        super::target::parse_url(text, &mut c).map_err(|m| format!("`{shown}`: {m}"))?;
         return Ok(c);
     }
     let addr = NodeAddr::parse(text)

@@ -34,6 +34,7 @@ pub use output::Output;
 pub use shard::ShardOf;
 pub use slo::Slo;
 pub use start_at::{check_not_late, parse_start_at, unix_now, START_LATE_LIMIT_S};
+pub(crate) use target::redact_url;
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{parse_template, split_line, Arg, Part, Template};
@@ -181,17 +182,6 @@ impl Phase {
             }
         }
         serde_json::to_value(&spec).unwrap_or(Json::Null)
-    }
-}
-
-fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let userinfo = &url[s + 3..at];
-            let user = userinfo.split_once(':').map_or("", |(u, _)| u);
-            format!("{}{}:***{}", &url[..s + 3], user, &url[at..])
-        }
-        _ => url.to_string(),
     }
 }
 

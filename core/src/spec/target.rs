@@ -230,6 +230,7 @@ impl Target {
                 ));
             }
             tls_url = parse_url(url, &mut c).map_err(|m| {
+                let url = redact_url(url);
                 crate::Error::spec(format!("{path}target.url"), format!("`{url}`: {m}"))
             })?;
         }
@@ -413,9 +414,9 @@ pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
                 if !user.is_empty() {
                     c.user = Some(percent_decode(user)?);
                 }
-                c.password = Some(percent_decode(pass)?);
+                c.password = Some(password_decode(pass)?);
             }
-            None if !info.is_empty() => c.password = Some(percent_decode(info)?),
+            None if !info.is_empty() => c.password = Some(password_decode(info)?),
             None => {}
         }
     }
@@ -456,17 +457,56 @@ fn apply_query(query: &str, c: &mut Connect) -> Result<(), String> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         match pair.split_once('=') {
             Some(("db", v)) => c.db = v.parse().map_err(|_| format!("db `{v}` is not a number"))?,
-            Some(("password", v)) => c.password = Some(percent_decode(v)?),
+            Some(("password", v)) => c.password = Some(password_decode(v)?),
             Some(("user", v)) => c.user = Some(percent_decode(v)?),
             _ => {
+                // The name only: a misspelt `password=` must not show its value.
+                let name = pair.split_once('=').map_or(pair, |(k, _)| k);
                 return Err(format!(
-                    "unknown query parameter `{pair}`: allowed are db, user, password (a `?` \
+                    "unknown query parameter `{name}`: allowed are db, user, password (a `?` \
                      in a password is written %3F)"
-                ))
+                ));
             }
         }
     }
     Ok(())
+}
+
+/// A password's percent-decoding; an error says what is wrong without showing any of it.
+fn password_decode(s: &str) -> Result<String, String> {
+    percent_decode(s).map_err(|_| {
+        "the password is not valid percent-encoding (write `%` as %25) or not UTF-8".to_string()
+    })
+}
+
+/// `url` with its password replaced by `***`, in the user info and in the query (every
+/// parameter's value but `db`'s and `user`'s, so that a misspelt `password=` hides its
+/// value too): how a URL appears in reports and messages.
+pub(crate) fn redact_url(url: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let mut out = match (base.find("://"), base.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let userinfo = &base[s + 3..at];
+            let user = userinfo.split_once(':').map_or("", |(u, _)| u);
+            format!("{}{user}:***{}", &base[..s + 3], &base[at..])
+        }
+        _ => base.to_string(),
+    };
+    if let Some(query) = query {
+        let pairs: Vec<String> = query
+            .split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((key @ ("db" | "user"), value)) => format!("{key}={value}"),
+                Some((key, _)) => format!("{key}=***"),
+                None => pair.to_string(),
+            })
+            .collect();
+        out = format!("{out}?{}", pairs.join("&"));
+    }
+    out
 }
 
 fn percent_decode(s: &str) -> Result<String, String> {
@@ -542,7 +582,10 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("unknown query parameter `foo=bar`: allowed are db, user, password"),
+            err.contains(
+                "`redis://127.0.0.1:7700/5?foo=***`: unknown query parameter `foo`: \
+                 allowed are db, user, password"
+            ),
             "{err}"
         );
         let c = resolve("rediss://cache.example.org:6380/1").unwrap();
