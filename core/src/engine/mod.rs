@@ -4,6 +4,7 @@ mod abort;
 mod cluster;
 mod connection;
 mod control;
+pub mod fd_limit;
 mod generator;
 mod keys;
 mod pacer;

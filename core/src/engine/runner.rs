@@ -179,6 +179,7 @@ fn execute(
     if let Some(at) = workload.start_at {
         crate::spec::check_not_late(at, started_at, "")?;
     }
+    super::fd_limit::check(workload, super::fd_limit::open_files_limit())?;
     // Reach the server once before anything else: fail fast with the address and OS error.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -41,7 +41,7 @@ pub use template::{parse_template, split_line, Arg, Part, Template};
 pub use thresholds::Thresholds;
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
-pub use vars::{SpecParams, MAX_REPEAT};
+pub use vars::{SpecParams, MAX_PHASES, MAX_REPEAT};
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -222,6 +222,10 @@ impl Workload {
         let has_phases = base.contains_key("phases");
         let phases = match base.remove("phases") {
             None => vec![Json::Object(base.clone())],
+            // Checked before each phase is laid over a copy of the base.
+            Some(Json::Array(list)) if list.len() > vars::MAX_PHASES => {
+                return Err(vars::too_many_phases(list.len() as u64, "phases"))
+            }
             Some(Json::Array(list)) if !list.is_empty() => list
                 .into_iter()
                 .map(|p| {

@@ -237,6 +237,9 @@ pub(crate) fn expand_repeats(phases: Vec<Json>, has_phases: bool) -> Result<Vec<
             .and_then(Json::as_str)
             .unwrap_or("main")
             .to_string();
+        if out.len() as u64 + n > MAX_PHASES as u64 {
+            return Err(too_many_phases(out.len() as u64 + n, &path));
+        }
         for k in 1..=n {
             let mut copy = phase.clone();
             if let Json::Object(fields) = &mut copy {
@@ -245,11 +248,29 @@ pub(crate) fn expand_repeats(phases: Vec<Json>, has_phases: bool) -> Result<Vec<
             out.push((i, copy));
         }
     }
+    if out.len() > MAX_PHASES {
+        return Err(too_many_phases(out.len() as u64, "phases"));
+    }
     Ok(out)
 }
 
 /// The most copies one `repeat` makes.
 pub const MAX_REPEAT: u64 = 100;
+
+/// The most phases a workload may have, `repeat`s expanded: each is a whole copy of the spec
+/// to check and keep (2,000 phases x `repeat = 100` once took 3.2 GB just to check).
+pub const MAX_PHASES: usize = 1000;
+
+/// The error for a workload of `n` phases; `path` says where the count was reached.
+pub(crate) fn too_many_phases(n: u64, path: &str) -> Error {
+    Error::spec(
+        path,
+        format!(
+            "makes {n} phases: allowed are at most {MAX_PHASES} (with `repeat` expanded); \
+             split the run into several, or use a longer phase"
+        ),
+    )
+}
 
 #[cfg(test)]
 mod tests {
