@@ -126,12 +126,12 @@ def test_jupyter_shows_one_display_updated_each_interval(redis: Redis) -> None:
     html = last["text/html"]
     assert html.count('<progress value="1.0000" max="1">') == 2, html
     assert "30,000/30,000 requests" in html, html
-    assert "2/2 s" in html, html
+    assert "2.0/2.0 s" in html, html
     assert ">running<" not in html
     assert html.count(">done<") == 2
     text = last["text/plain"].splitlines()
     assert text[0].startswith("100.0% 30,000/30,000 requests  [fill]"), text
-    assert text[1].startswith("100.0% 2/2 s  [read]"), text
+    assert text[1].startswith("100.0% 2.0/2.0 s  [read]"), text
     assert "errors 0" in text[1], text
     # A bar in between showed part of the requests: the first update came mid-phase.
     middle = shown[0]["content"]["data"]["text/html"]
@@ -240,3 +240,26 @@ def test_core_progress_counts_the_phase_bound(redis: Redis) -> None:
     assert final["line"] == _native.progress_line(last)
     assert final["line"].startswith("[main]")
     assert "ops/s" in final["line"]
+
+
+def test_jupyter_display_of_run_async(redis: Redis) -> None:
+    nb = nbformat.v4.new_notebook()
+    cell = (
+        "import respload\n"
+        f"report = await respload.run_async(target={{'url': '{redis.url}'}},\n"
+        "    load={'connections': 2, 'duration': '2500ms'}, commands=[{'name': 'set'}])\n"
+        "report.totals.ops"
+    )
+    nb.cells.append(nbformat.v4.new_code_cell(cell))
+    client = Recorder(nb, timeout=120, kernel_name="python3")
+    client.messages = []
+    client.execute()
+
+    kinds = [m["msg_type"] for m in client.messages]
+    assert "error" not in kinds, client.messages
+    assert kinds.count("display_data") == 1, kinds
+    assert kinds.count("update_display_data") >= 2, kinds
+    html = client.messages[-1]["content"]["data"]["text/html"]
+    assert ">done<" in html, html
+    assert "2.5/2.5 s" in html, html
+    assert int(nb.cells[0].outputs[-1]["data"]["text/plain"]) > 0

@@ -60,7 +60,7 @@ class ProgressView:
         if p["total"] is None:
             return ""
         if p["bound"] == "duration":
-            return f"{p['done']:.0f}/{p['total']:.0f} s"
+            return f"{p['done']:.1f}/{p['total']:.1f} s"
         return f"{_number(p['done'])}/{_number(p['total'])} requests"
 
     def __repr__(self) -> str:
