@@ -79,7 +79,17 @@ export declare class Report {
 export interface RunOptions {
   /** Called once per interval (one second) with the interval's figures. */
   onProgress?: (snapshot: Snapshot) => void
-  /** Aborting stops the traffic within a second; run() then rejects with an AbortError. */
+  /**
+   * Write the CLI's live line (phase, seconds, ops/s, p50/p99/max, errors, connections) to
+   * stderr once per interval, only when stderr is a terminal (`process.stderr.isTTY`); nothing
+   * otherwise. Default false: the library prints nothing unless asked.
+   */
+  progress?: boolean
+  /**
+   * Aborting stops the traffic within a second: run() then rejects with an AbortError carrying
+   * the partial report; a started Runner's wait() resolves with the partial report, marked
+   * `interrupted` (as stop() does). Already aborted: nothing starts (AbortError).
+   */
   signal?: AbortSignal
   /**
    * `[index, count]`: run shard `index` (0-based) of `count` hosts running the workload
@@ -102,12 +112,12 @@ export interface RunOptions {
 export declare function run(workload: Workload, options?: RunOptions): Promise<Report>
 
 /** Start a run and return its handle (throws `SpecError` for an invalid workload). */
-export declare function start(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard' | 'startAt'>): Runner
+export declare function start(workload: Workload, options?: RunOptions): Runner
 
 /** A run in progress. */
 export declare class Runner implements AsyncIterable<Snapshot> {
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
-  constructor(workload: Workload, options?: Pick<RunOptions, 'onProgress' | 'shard' | 'startAt'>)
+  constructor(workload: Workload, options?: RunOptions)
   /** Whether the run is over. */
   readonly done: boolean
   /** The report once the run is over; rejects with the run's error. */
@@ -119,6 +129,8 @@ export declare class Runner implements AsyncIterable<Snapshot> {
    * Leaving the loop early stops the run. Not available when `onProgress` was given.
    */
   [Symbol.asyncIterator](): AsyncIterator<Snapshot>
+  /** `await using runner = start(spec)`: stops the run (if still going) when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>
 }
 
 /** How to resolve a spec file's `[vars]` (docs/spec.md, "Variables and scales"). */

@@ -10,6 +10,7 @@ const assert = require('node:assert')
 const { fileURLToPath } = require('node:url')
 const { basename } = require('node:path')
 const { writeFileSync } = require('node:fs')
+const { inspect } = require('node:util')
 const native = require('./native.js')
 
 // ---------------------------------------------------------------------------------------------
@@ -239,6 +240,24 @@ class Report {
   /** The phase named `name`, or `undefined` when the run had none of that name. */
   phase(name) {
     return this.phases.find((p) => p.name === name)
+  }
+
+  /**
+   * `console.log(report)` and `util.inspect(report)`: a short summary (duration, requests,
+   * ops/s, p50/p99, errors, verdict, per phase) instead of every field and encoded histogram.
+   */
+  [inspect.custom](depth, options) {
+    const ms = (x) => `${x.toFixed(3)} ms`
+    const figures = (s) =>
+      `${s.ops.toLocaleString('en-US')} requests, ${Math.round(s.opsPerSec).toLocaleString('en-US')} ops/s, ` +
+      `p50 ${ms(s.latencyMs.p50)}, p99 ${ms(s.latencyMs.p99)}, errors ${s.errors}`
+    const flags = [this.interrupted ? 'interrupted' : null, this.passed === false ? 'failed' : 'passed']
+      .filter(Boolean)
+      .join(', ')
+    const head = `Report ${this.durationS.toFixed(2)} s: ${figures(this.totals)} (${flags})`
+    if (depth < 0 || this.phases.length < 2) return options.stylize(head, 'special')
+    const phases = this.phases.map((p) => `\n  ${p.name}: ${figures(p.totals)}`)
+    return options.stylize(head, 'special') + phases.join('')
   }
 
   /** The canonical JSON form (snake_case keys), as written by `respload run --json`. */
@@ -505,6 +524,9 @@ class Runner {
   #result
   #settle
   #onProgress
+  #progress
+  #signal
+  #onAbort
   #callbackError
   #queue = []
   #wake = []
@@ -512,11 +534,15 @@ class Runner {
 
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
   constructor(workload, options = {}) {
-    const { onProgress } = options
+    const { onProgress, signal } = options
     if (onProgress != null && typeof onProgress !== 'function') {
       throw new TypeError('onProgress must be a function')
     }
+    if (signal !== undefined && !isAbortSignal(signal)) throw new TypeError('signal must be an AbortSignal')
+    if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason })
     this.#onProgress = onProgress
+    // The CLI's live line on stderr, only when asked and stderr is a terminal.
+    this.#progress = options.progress === true && process.stderr.isTTY === true
     this.#result = new Promise((resolve, reject) => {
       this.#settle = { resolve, reject }
     })
@@ -528,11 +554,17 @@ class Runner {
     this.#native = callNative(
       () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt)
     )
+    if (signal !== undefined) {
+      this.#signal = signal
+      this.#onAbort = () => this.stop()
+      signal.addEventListener('abort', this.#onAbort, { once: true })
+    }
   }
 
   #onEvent(json) {
     if (json === null) {
       this.#done = true
+      this.#signal?.removeEventListener('abort', this.#onAbort)
       if (this.#callbackError !== undefined) {
         try {
           this.#native.takeReport()
@@ -546,6 +578,7 @@ class Runner {
         }
       }
     } else {
+      if (this.#progress) process.stderr.write(`${native.progressLine(json)}\n`)
       const snapshot = camelize(JSON.parse(json))
       if (this.#onProgress) {
         try {
@@ -612,7 +645,11 @@ if (Symbol.asyncDispose) {
   }
 }
 
-/** Start a run and return its `Runner` (throws `SpecError` for an invalid workload). */
+/**
+ * Start a run and return its `Runner` (throws `SpecError` for an invalid workload). Aborting
+ * `signal` stops the run as `stop()` does: `wait()` resolves with the partial report, marked
+ * `interrupted`.
+ */
 function start(workload, options = {}) {
   return new Runner(workload, options)
 }
@@ -624,24 +661,17 @@ function isAbortSignal(signal) {
 
 /**
  * Run a workload to its end and resolve with its report. The traffic runs on native threads:
- * the event loop stays free. `onProgress(snapshot)` is called once per interval; aborting
+ * the event loop stays free. `onProgress(snapshot)` is called once per interval; `progress:
+ * true` writes the CLI's live line to stderr each interval when stderr is a terminal; aborting
  * `signal` stops the traffic within a second and rejects with an `AbortError` whose `report`
  * is the partial report.
  */
 async function run(workload, options = {}) {
-  const { onProgress, signal, shard, startAt } = options
-  if (signal !== undefined && !isAbortSignal(signal)) throw new TypeError('signal must be an AbortSignal')
-  if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason })
-  const runner = new Runner(workload, { onProgress, shard, startAt })
-  const onAbort = () => runner.stop()
-  signal?.addEventListener('abort', onAbort, { once: true })
-  try {
-    const report = await runner.wait()
-    if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason, report })
-    return report
-  } finally {
-    signal?.removeEventListener('abort', onAbort)
-  }
+  const { signal } = options
+  const runner = new Runner(workload, options)
+  const report = await runner.wait()
+  if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason, report })
+  return report
 }
 
 module.exports = {

@@ -113,6 +113,9 @@ export declare function normalizeSpec(workloadJson: string): string
  */
 export declare function parseStartAt(text: string): number
 
+/** The CLI's live line of a snapshot (its JSON text, as `NativeRunner` delivers it). */
+export declare function progressLine(snapshotJson: string): string
+
 /**
  * Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
  * is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one

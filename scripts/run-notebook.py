@@ -2,6 +2,10 @@
 
     python scripts/run-notebook.py examples/notebooks/quickstart.ipynb
 
+Also fails when no plot was drawn, or when a notebook that runs workloads (it calls
+``respload.run``) showed no live progress display updated while it ran (a display_data
+output of ``respload-progress`` followed by update_display_data messages).
+
 The notebook file is not modified: outputs stay out of the repository.
 """
 
@@ -9,28 +13,63 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import nbclient
 import nbformat
+
+LIVE_DISPLAY = 'class="respload-progress"'
+
+
+class Client(nbclient.NotebookClient):
+    """Counts the live progress display's messages as the kernel sends them (nbclient
+    applies update_display_data to the output it updates, so the saved notebook keeps only
+    the last state)."""
+
+    shown = 0
+    updated = 0
+
+    def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+        kind = msg["msg_type"]
+        html = msg.get("content", {}).get("data", {}).get("text/html", "")
+        if LIVE_DISPLAY in html:
+            if kind == "display_data":
+                self.shown += 1
+            elif kind == "update_display_data":
+                self.updated += 1
+        return super().process_message(msg, cell, cell_index)
 
 
 def main() -> None:
     for path in sys.argv[1:]:
         started = time.monotonic()
         nb = nbformat.read(path, as_version=4)
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3").execute()
-        images = sum(
-            1
-            for cell in nb.cells
-            for out in cell.get("outputs", [])
-            if "image/png" in out.get("data", {})
-        )
+        client = Client(nb, timeout=300, kernel_name="python3")
+        client.execute()
+        outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
+        images = sum(1 for out in outputs if "image/png" in out.get("data", {}))
+        errors = [out for out in outputs if out.get("output_type") == "error"]
         print(
             f"{path}: {len(nb.cells)} cells executed, {images} images, "
+            f"{client.shown} live displays updated {client.updated} times, "
             f"{time.monotonic() - started:.1f} s"
         )
+        if errors:
+            raise SystemExit(f"{path}: a cell failed: {errors[0].get('ename')}")
         if images == 0:
             raise SystemExit(f"{path}: no plot was drawn")
+        runs = any("respload.run(" in "".join(c.source) for c in nb.cells)
+        if runs and (client.shown == 0 or client.updated == 0):
+            raise SystemExit(f"{path}: no live progress display was shown and updated")
+        # The saved display holds the run's final state: every phase done.
+        final = [
+            out["data"]["text/html"]
+            for out in outputs
+            if out.get("output_type") == "display_data"
+            and LIVE_DISPLAY in out.get("data", {}).get("text/html", "")
+        ]
+        if runs and not all(">done<" in h and ">running<" not in h for h in final):
+            raise SystemExit(f"{path}: a live progress display did not end with its run")
 
 
 if __name__ == "__main__":

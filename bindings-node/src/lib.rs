@@ -7,10 +7,12 @@
 #![deny(clippy::all)]
 
 mod error;
+mod progress;
 mod report;
 mod runner;
 mod workload;
 
+pub use progress::progress_line;
 pub use report::{
     check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,
 };

@@ -180,6 +180,10 @@ async function runs(): Promise<void> {
     // @ts-expect-error: a snapshot is a timeline row with the phase: camelCase
     const snake = snapshot.ops_per_sec
   }
+  const runner = start(validateSpec(workload), { progress: true, signal: AbortSignal.timeout(1000) })
+  const disposed: Promise<void> = runner[Symbol.asyncDispose]()
+  // @ts-expect-error progress is a boolean
+  start(workload, { progress: 'yes' })
   const spec: Workload = loadSpec('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions)
   const code: RespLoadErrorCode = new SpecError('x').code
   await respload.run(spec)

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 mod cli;
 mod error;
+mod progress;
 mod report;
 mod runner;
 mod workload;
@@ -16,6 +17,8 @@ mod workload;
 mod _native {
     #[pymodule_export]
     use super::cli::Cli;
+    #[pymodule_export]
+    use super::progress::{progress_line, Progress};
     #[pymodule_export]
     use super::report::{
         check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,

@@ -67,6 +67,19 @@ class Runner:
     def stop(self) -> str: ...
     def wait(self) -> str: ...
 
+def progress_line(snapshot_json: str) -> str:
+    """The CLI's live line of a snapshot (JSON text)."""
+
+@final
+class Progress:
+    """Every phase's progress of a run (bars, figures, the live line), fed with snapshots;
+    each method gives the phases' progress as JSON text (a list)."""
+
+    def __init__(self, workload: Workload) -> None: ...
+    def update(self, snapshot_json: str) -> str: ...
+    def finish(self) -> str: ...
+    def phases(self) -> str: ...
+
 @final
 class Cli:
     """The core's command line on a thread of its own, writing to Python text streams."""

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
 from typing import Any, Callable, Optional, TypeVar
 
 from . import _native
+from ._progress import LiveProgress, progress_mode
 from .report import Report, Snapshot
 from .workload import Workload, WorkloadLike, to_workload
 
@@ -47,6 +48,9 @@ class Runner:
         for snapshot in runner:          # one per interval, until the run ends
             print(snapshot.ops_per_sec)
         report = runner.wait()
+
+    ``async for snapshot in runner`` does the same for asyncio, waiting on a worker thread
+    so the event loop keeps running.
 
     As a context manager it starts on entry and, if the run is still going on exit, stops
     it: nothing keeps sending after the ``with`` block.
@@ -112,20 +116,37 @@ class Runner:
             self._attach_partial(exc)
             raise
 
-    def wait(self, on_progress: ProgressCallback | None = None) -> Report:
+    def __aiter__(self) -> AsyncIterator[Snapshot]:
+        """``async for snapshot in runner``: the snapshots as iteration gives them, each
+        awaited on a worker thread so the event loop keeps running (starts the run if
+        needed). As with ``for``, leaving the loop early leaves the run going (``stop()``
+        ends it); cancelling the task waiting for a snapshot stops the run."""
+        if self._native is None:
+            self.start()
+        return _Snapshots(self._started())
+
+    def wait(
+        self, on_progress: ProgressCallback | None = None, *, progress: bool | None = False
+    ) -> Report:
         """Wait for the run to end and return its report (GIL released while waiting).
 
-        ``on_progress`` is called with each snapshot not yet taken by iteration. A
+        ``progress`` shows the run live (see :func:`run`; here off unless asked, ``None``
+        meaning on in a Jupyter kernel). ``on_progress`` is called with each snapshot not
+        yet taken by iteration. A
         ``KeyboardInterrupt`` stops the run and carries the partial report as
         ``exc.report``; another exception (from ``on_progress``) stops the run and
         propagates.
         """
         _check_progress(on_progress)
         native = self._started()
+        mode = progress_mode(progress)
+        live = None if mode is None else LiveProgress(self._workload._native, mode)
         try:
             while True:
                 text = native.next_snapshot(_POLL_S)
                 if text is not None:
+                    if live is not None:
+                        live.update(text)
                     if on_progress is not None and on_progress(Snapshot.from_json(text)) is False:
                         native.request_stop()
                 elif native.is_finished():
@@ -135,6 +156,9 @@ class Runner:
             if isinstance(exc, KeyboardInterrupt):
                 self._attach_partial(exc)
             raise
+        finally:
+            if live is not None:
+                live.finish()
         return self._finish()
 
     def stop(self) -> Report:
@@ -193,11 +217,36 @@ class Runner:
         return f"<Runner {state}>"
 
 
+class _Snapshots:
+    """The asynchronous iterator of a run's snapshots."""
+
+    def __init__(self, native: _native.Runner) -> None:
+        self._native = native
+
+    def __aiter__(self) -> _Snapshots:
+        return self
+
+    async def __anext__(self) -> Snapshot:
+        loop = asyncio.get_running_loop()
+        native = self._native
+        while True:
+            try:
+                text = await loop.run_in_executor(None, native.next_snapshot, _POLL_S)
+            except asyncio.CancelledError:
+                native.request_stop()
+                raise
+            if text is not None:
+                return Snapshot.from_json(text)
+            if native.is_finished():
+                raise StopAsyncIteration
+
+
 def run(
     workload: WorkloadLike | None = None,
     /,
     *,
     on_progress: ProgressCallback | None = None,
+    progress: bool | None = None,
     **fields: Any,
 ) -> Report:
     """Run a workload to its end and return the report.
@@ -208,13 +257,18 @@ def run(
     the traffic runs. ``on_progress(snapshot)`` is called once per interval on this thread;
     returning ``False`` stops the run early.
 
+    ``progress`` shows the run live: in a Jupyter kernel one display updated each interval
+    (a bar per phase for its requests or duration, ops/s, p50/p99, errors); elsewhere the
+    CLI's live line on stderr when it is a terminal, nothing when it is not. The default
+    (``None``) is on in a Jupyter kernel, off elsewhere.
+
     Raises :class:`SpecError` before any traffic, :class:`ConnectError` /
     :class:`AuthError` if the server cannot be used. On Ctrl-C the traffic stops within a
     second and the ``KeyboardInterrupt`` propagates with the partial report as
     ``exc.report``.
     """
     _check_progress(on_progress)
-    return Runner(workload, **fields).start().wait(on_progress)
+    return Runner(workload, **fields).start().wait(on_progress, progress=progress)
 
 
 async def run_async(
@@ -222,6 +276,7 @@ async def run_async(
     /,
     *,
     on_progress: ProgressCallback | None = None,
+    progress: bool | None = None,
     **fields: Any,
 ) -> Report:
     """``run()`` for asyncio: the waiting happens on a worker thread, so the event loop keeps
@@ -231,7 +286,11 @@ async def run_async(
     _check_progress(on_progress)
     runner = Runner(workload, **fields).start()
     native = runner._started()
-    return await on_a_thread(runner.wait, native.request_stop, on_progress)
+
+    def wait(callback: ProgressCallback | None) -> Report:
+        return runner.wait(callback, progress=progress)
+
+    return await on_a_thread(wait, native.request_stop, on_progress)
 
 
 T = TypeVar("T")

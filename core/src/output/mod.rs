@@ -4,10 +4,12 @@
 mod hdr_log;
 pub mod memtier;
 pub mod paths;
+mod progress;
 pub mod redis_benchmark;
 mod table;
 
 pub use hdr_log::{hdr_log, hdr_log_of_json, write_hdr_log};
+pub use progress::{Bound, PhaseProgress, Progress};
 pub use table::{progress_line, table};
 
 /// Write the report as JSON to `path`.
