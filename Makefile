@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs examples docs lint bench bench-quick clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs examples docs lint bench bench-quick fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -53,6 +53,11 @@ bench: build
 # Under a minute: W1 and W2 briefly, prints respload's ratios to redis-benchmark.
 bench-quick: build
 	scripts/bench.sh --quick
+
+# Coverage-guided fuzzing of every parser (scripts/fuzz.sh, cargo-fuzz on nightly): each
+# target for FUZZ_SECONDS (default 300); crashes land in fuzz/artifacts/.
+fuzz:
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 clean:
 	cargo clean
