@@ -5,7 +5,7 @@
 mod common;
 
 use common::Server;
-use respload::spec::{MAX_PHASES, MAX_REPEAT};
+use respload::spec::{MAX_COMMANDS, MAX_PHASES, MAX_REPEAT, MAX_TEMPLATE_ARGS, MAX_VALUE_SIZE};
 use respload::Workload;
 use serde_json::json;
 use std::process::Command;
@@ -49,6 +49,44 @@ fn too_many_phases_is_refused_quickly_by_path() {
     // At the limit it is a workload.
     let w = Workload::from_json_value(json!({ "phases": vec![phase; MAX_PHASES] })).unwrap();
     assert_eq!(w.phases.len(), MAX_PHASES);
+}
+
+#[test]
+fn commands_arguments_and_value_sizes_past_their_limits_are_refused_by_path() {
+    let started = Instant::now();
+    let many = vec![json!({ "name": "get" }); MAX_COMMANDS + 1];
+    assert_eq!(
+        err(json!({ "commands": many })),
+        format!(
+            "invalid spec at `commands`: {} commands (a chain's steps count each): allowed are \
+             at most {MAX_COMMANDS}",
+            MAX_COMMANDS + 1
+        )
+    );
+    // Refused before each is compiled.
+    assert!(started.elapsed().as_secs_f64() < 2.0);
+    let mut args = vec!["MGET".to_string()];
+    args.extend(std::iter::repeat_n("{key}".to_string(), MAX_TEMPLATE_ARGS));
+    let e = err(json!({ "commands": [{ "template": args }] }));
+    assert!(
+        e.starts_with("invalid spec at `commands[0].template`: `[\"MGET\", \"{key}\"")
+            && e.ends_with(&format!(
+                "...` has {} arguments: allowed are at most {MAX_TEMPLATE_ARGS} (the command \
+                 name and its keys included)",
+                MAX_TEMPLATE_ARGS + 1
+            ))
+            && e.len() < 300,
+        "{e}"
+    );
+    args.pop();
+    let w = Workload::from_json_value(json!({ "commands": [{ "template": args }] })).unwrap();
+    assert_eq!(w.phases[0].commands[0].args.len(), MAX_TEMPLATE_ARGS);
+    let e = err(json!({ "values": { "size": u64::from(MAX_VALUE_SIZE) + 1 } }));
+    assert!(
+        e.starts_with("invalid spec at `values.size`")
+            && e.contains(&format!("allowed is 1 to {MAX_VALUE_SIZE} bytes")),
+        "{e}"
+    );
 }
 
 #[test]

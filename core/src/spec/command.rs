@@ -215,8 +215,15 @@ fn command_name(args: &[Arg]) -> String {
 }
 
 fn compile_template(t: &Template, path: &str) -> crate::Result<Compiled> {
-    let args = parse_template(t)
-        .map_err(|m| crate::Error::spec(path.to_string(), format!("`{t}` {m}")))?;
+    let args = parse_template(t).map_err(|m| {
+        // A long template is named by its start: the message stays readable.
+        let mut shown = t.to_string();
+        if let Some((cut, _)) = shown.char_indices().nth(80) {
+            shown.truncate(cut);
+            shown.push_str("...");
+        }
+        crate::Error::spec(path.to_string(), format!("`{shown}` {m}"))
+    })?;
     let label = command_name(&args);
     Ok(Compiled {
         reads: READ_COMMANDS.contains(&label.as_str()),

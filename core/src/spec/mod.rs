@@ -37,7 +37,7 @@ pub use start_at::{check_not_late, parse_start_at, unix_now, START_LATE_LIMIT_S}
 pub(crate) use target::redact_url;
 pub use target::{Connect, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
-pub use template::{parse_template, split_line, Arg, Part, Template};
+pub use template::{parse_template, split_line, Arg, Part, Template, MAX_TEMPLATE_ARGS};
 pub use thresholds::Thresholds;
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
@@ -466,6 +466,8 @@ impl Phase {
             &connect,
             spec.load.duration.map(|d| d.0),
         )?;
+        // Before compiling them (chains add steps: counted again after).
+        too_many_commands(spec.commands.len(), prefix)?;
         if spec.commands.is_empty() {
             return Err(Error::spec(
                 format!("{prefix}commands"),
@@ -512,16 +514,7 @@ impl Phase {
                 steps,
             });
         }
-        if commands.len() > u16::MAX as usize {
-            return Err(Error::spec(
-                format!("{prefix}commands"),
-                format!(
-                    "{} commands: allowed are at most {}",
-                    commands.len(),
-                    u16::MAX
-                ),
-            ));
-        }
+        too_many_commands(commands.len(), prefix)?;
         Ok(Phase {
             spec,
             connect,
@@ -603,6 +596,19 @@ fn thresholds_apply(phases: &[Phase], run: Option<&Thresholds>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The most commands (a chain's steps each count) one phase may have: the report labels each.
+pub const MAX_COMMANDS: usize = u16::MAX as usize;
+
+fn too_many_commands(n: usize, prefix: &str) -> Result<()> {
+    if n <= MAX_COMMANDS {
+        return Ok(());
+    }
+    Err(Error::spec(
+        format!("{prefix}commands"),
+        format!("{n} commands (a chain's steps count each): allowed are at most {MAX_COMMANDS}"),
+    ))
 }
 
 /// The run serves one metrics endpoint: phases that set `observe.prometheus` give one

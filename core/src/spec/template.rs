@@ -63,12 +63,23 @@ pub enum Part {
 
 const PLACEHOLDERS: &str = "{key}, {keynum}, {value}, {rand:LO..HI} and {rand:LO..HI:WIDTH}";
 
+/// The most arguments one command of a template may have, its name and keys included: a
+/// request is built from them each time it is sent (an `MSET` of 500 pairs has 1,001).
+pub const MAX_TEMPLATE_ARGS: usize = 4096;
+
 /// Parse a template into arguments; errors say what is wrong and what is allowed.
 pub fn parse_template(template: &Template) -> Result<Vec<Arg>, String> {
     let words = match template {
         Template::Line(line) => split_line(line)?,
         Template::Args(list) => list.iter().map(|a| a.as_bytes().to_vec()).collect(),
     };
+    if words.len() > MAX_TEMPLATE_ARGS {
+        return Err(format!(
+            "has {} arguments: allowed are at most {MAX_TEMPLATE_ARGS} (the command name and \
+             its keys included)",
+            words.len()
+        ));
+    }
     let args = words
         .iter()
         .map(|w| parse_arg(w))
