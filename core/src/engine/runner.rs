@@ -240,7 +240,7 @@ fn execute(
     let share = workload
         .shard
         .as_ref()
-        .map_or(1.0, |s| 1.0 / f64::from(s.count.max(1)));
+        .map_or(1.0, crate::report::ShardOf::share);
     for (i, phase) in workload.phases.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
             break;

@@ -31,6 +31,13 @@ pub struct ShardOf {
     pub workload: Json,
 }
 
+impl ShardOf {
+    /// The part of the workload's requests this shard holds (1 / `count`).
+    pub fn share(&self) -> f64 {
+        1.0 / f64::from(self.count.max(1))
+    }
+}
+
 /// One host's part of a merged report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct HostReport {

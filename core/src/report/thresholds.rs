@@ -4,7 +4,7 @@
 //! `check()` of the same limit agree.
 
 use super::check::{holds, measured, Budget, Limits};
-use super::{Report, Stats};
+use super::{Report, ShardOf, Stats};
 use serde::{Deserialize, Serialize};
 
 /// One limit of a spec's `[thresholds]`, and how the run did against it.
@@ -71,12 +71,17 @@ impl Threshold {
     /// checked against that part of the limit.
     pub fn judge(&mut self, stats: Option<&Stats>, share: f64) {
         let value = stats.map_or(f64::NAN, |s| measured(&self.metric, s));
-        let limit = match self.metric.as_str() {
+        self.value = (!value.is_nan()).then_some(value);
+        self.passed = !self.stopped_run && holds(&self.metric, self.limit_for(share), value);
+    }
+
+    /// The limit for results holding `share` of the workload's requests: a shard's part of
+    /// a `min_ops_per_sec`, the others as written.
+    pub fn limit_for(&self, share: f64) -> f64 {
+        match self.metric.as_str() {
             "min_ops_per_sec" => self.limit * share,
             _ => self.limit,
-        };
-        self.value = (!value.is_nan()).then_some(value);
-        self.passed = !self.stopped_run && holds(&self.metric, limit, value);
+        }
     }
 }
 
@@ -99,10 +104,7 @@ impl Report {
     /// Judge every threshold against the report's figures (again, after a merge), and set
     /// [`Report::passed`].
     pub fn judge_thresholds(&mut self) {
-        let share = self
-            .shard
-            .as_ref()
-            .map_or(1.0, |s| 1.0 / f64::from(s.count.max(1)));
+        let share = self.shard.as_ref().map_or(1.0, ShardOf::share);
         let mut thresholds = std::mem::take(&mut self.thresholds);
         for t in &mut thresholds {
             t.judge(self.stats_for(t), share);
@@ -126,10 +128,7 @@ impl Report {
         if self.verdict() {
             return None;
         }
-        let share = self
-            .shard
-            .as_ref()
-            .map_or(1.0, |s| 1.0 / f64::from(s.count.max(1)));
+        let share = self.shard.as_ref().map_or(1.0, ShardOf::share);
         // The thresholds as budgets, one per scope (the run's, then each phase's in order).
         let mut scopes: Vec<(Option<&str>, Budget)> = Vec::new();
         for t in &self.thresholds {
@@ -147,10 +146,7 @@ impl Report {
                 Some(label) => budget.commands.entry(label.clone()).or_default(),
             };
             if let Some(slot) = limits.slot(&t.metric) {
-                *slot = Some(match t.metric.as_str() {
-                    "min_ops_per_sec" => t.limit * share,
-                    _ => t.limit,
-                });
+                *slot = Some(t.limit_for(share));
             }
         }
         let mut failures = Vec::new();

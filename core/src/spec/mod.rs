@@ -391,11 +391,7 @@ impl Workload {
             add(t.budget.commands.entry(label.clone()).or_default(), limits);
         }
         let measured: Vec<&Phase> = self.phases.iter().filter(|p| p.spec.measured).collect();
-        Thresholds {
-            budget: budget.clone(),
-            ..Thresholds::default()
-        }
-        .check_labels(&measured, path)?;
+        thresholds::check_labels(budget, &measured, path)?;
         self.thresholds = Some(t);
         Ok(())
     }
@@ -576,14 +572,14 @@ fn thresholds_apply(phases: &[Phase], run: Option<&Thresholds>) -> Result<()> {
                  give the phases their own `thresholds` instead",
             ));
         }
-        t.check_labels(&measured, "thresholds")?;
+        thresholds::check_labels(&t.budget, &measured, "thresholds")?;
     }
     for (i, p) in phases.iter().enumerate() {
         let Some(t) = &p.spec.thresholds else {
             continue;
         };
         let path = format!("{}thresholds", p.prefix);
-        t.check_labels(&[p], &path)?;
+        thresholds::check_labels(&t.budget, &[p], &path)?;
         if let Some(j) = (0..phases.len()).find(|&j| j != i && phases[j].spec.name == p.spec.name) {
             return Err(Error::spec(
                 path,

@@ -96,36 +96,35 @@ impl Thresholds {
     pub fn entries(&self, phase: Option<&str>) -> Vec<Threshold> {
         Threshold::of(&self.budget, phase)
     }
+}
 
-    /// A limit on a command label that `phases` (those whose results it bounds) do not have:
-    /// an error before any traffic, since the report could not have it.
-    pub(super) fn check_labels(&self, phases: &[&Phase], path: &str) -> Result<()> {
-        let mut labels: Vec<&str> = Vec::new();
-        for c in phases.iter().flat_map(|p| &p.commands) {
-            if !labels.contains(&c.label.as_str()) {
-                labels.push(&c.label);
-            }
+/// A limit of `budget` on a command label that `phases` (those whose results it bounds) do
+/// not have: an error before any traffic, since the report could not have it.
+pub(super) fn check_labels(budget: &Budget, phases: &[&Phase], path: &str) -> Result<()> {
+    let mut labels: Vec<&str> = Vec::new();
+    for c in phases.iter().flat_map(|p| &p.commands) {
+        if !labels.contains(&c.label.as_str()) {
+            labels.push(&c.label);
         }
-        match self
-            .budget
-            .commands
-            .keys()
-            .find(|l| !labels.contains(&l.as_str()))
-        {
-            Some(label) => Err(Error::spec(
-                format!("{path}.commands.{label}"),
-                format!(
-                    "no {}command is labelled `{label}`: allowed are {}",
-                    if path.starts_with("phases") {
-                        "phase's "
-                    } else {
-                        "measured "
-                    },
-                    labels.join(", ")
-                ),
-            )),
-            None => Ok(()),
-        }
+    }
+    match budget
+        .commands
+        .keys()
+        .find(|l| !labels.contains(&l.as_str()))
+    {
+        Some(label) => Err(Error::spec(
+            format!("{path}.commands.{label}"),
+            format!(
+                "no {}command is labelled `{label}`: allowed are {}",
+                if path.starts_with("phases") {
+                    "phase's "
+                } else {
+                    "measured "
+                },
+                labels.join(", ")
+            ),
+        )),
+        None => Ok(()),
     }
 }
 
