@@ -24,6 +24,8 @@ export interface Budget {
   /** Largest allowed 99th percentile latency (ms). */
   p99Ms?: number
   /** Largest allowed 99.9th percentile latency (ms). */
+  p99_9Ms?: number
+  /** @deprecated The old name of `p99_9Ms` (kept for one release). */
   p999Ms?: number
   /** Largest allowed latency of any request (ms). */
   maxMs?: number
@@ -192,6 +194,8 @@ export declare class Comparison {
   readonly limits: string[]
   /** Each limit a later run crossed. */
   readonly failures: string[]
+  /** The comparison as `respload compare` prints it: a table per phase (also `toString()`). */
+  readonly text: string
   /** The rows where a later run is worse than the baseline beyond noise. */
   readonly worse: ComparisonRow[]
   /**
@@ -243,7 +247,9 @@ export type RespLoadErrorCode =
 /** Base class of every respload error. */
 export declare class RespLoadError extends Error {
   readonly code: RespLoadErrorCode
-  /** The underlying reason, without the context in `message`. */
+  /** The underlying reason, without the context in `message` (as Python's `reason`). */
+  readonly reason?: string
+  /** @deprecated The old name of `reason` (kept for one release). */
   readonly detail?: string
 }
 /** The workload spec is invalid (`ERR_RESPLOAD_SPEC`). */
@@ -255,12 +261,14 @@ export declare class SpecError extends RespLoadError {
 /** The server could not be reached (`ERR_RESPLOAD_CONNECT`). */
 export declare class ConnectError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_CONNECT' | 'ERR_RESPLOAD_TLS'
-  /** The address tried, `host:port` or a socket path. */
+  /** The address tried, `host:port` or a socket path (as Python's `address`). */
+  readonly address: string
+  /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
 }
 /**
  * The TLS handshake failed (`ERR_RESPLOAD_TLS`): certificate not trusted, wrong name or expired,
- * a client certificate wanted or refused, or a plain-text port. `detail` says what to change.
+ * a client certificate wanted or refused, or a plain-text port. `reason` says what to change.
  */
 export declare class TlsError extends ConnectError {
   readonly code: 'ERR_RESPLOAD_TLS'
@@ -268,11 +276,17 @@ export declare class TlsError extends ConnectError {
 /** The server refused the credentials or the connection setup (`ERR_RESPLOAD_AUTH`). */
 export declare class AuthError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_AUTH'
+  /** The server's address. */
+  readonly address: string
+  /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
 }
 /** The server broke the protocol during the connection setup (`ERR_RESPLOAD_PROTOCOL`). */
 export declare class ProtocolError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_PROTOCOL'
+  /** The server's address. */
+  readonly address: string
+  /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
 }
 /** A spec file could not be read (`ERR_RESPLOAD_FILE`). */

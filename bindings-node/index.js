@@ -21,7 +21,13 @@ class RespLoadError extends Error {
   constructor(message, options = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = options.code ?? new.target.code ?? 'ERR_RESPLOAD_INTERNAL'
-    if (options.detail !== undefined) this.detail = options.detail
+    const reason = options.reason ?? options.detail
+    if (reason !== undefined) this.reason = reason
+  }
+
+  /** @deprecated `reason`, as Python names it (this name is kept for one release). */
+  get detail() {
+    return this.reason
   }
 }
 
@@ -33,11 +39,11 @@ class SpecError extends RespLoadError {
   }
 }
 
-/** The server could not be reached; `addr` is the address tried. */
+/** The server could not be reached; `address` is the address tried. */
 class ConnectError extends RespLoadError {
   constructor(message, options = {}) {
     super(message, { ...options, code: 'ERR_RESPLOAD_CONNECT' })
-    this.addr = options.addr ?? ''
+    this.address = options.address ?? options.addr ?? ''
   }
 }
 
@@ -56,7 +62,7 @@ class TlsError extends ConnectError {
 class AuthError extends RespLoadError {
   constructor(message, options = {}) {
     super(message, { ...options, code: 'ERR_RESPLOAD_AUTH' })
-    this.addr = options.addr ?? ''
+    this.address = options.address ?? options.addr ?? ''
   }
 }
 
@@ -64,7 +70,7 @@ class AuthError extends RespLoadError {
 class ProtocolError extends RespLoadError {
   constructor(message, options = {}) {
     super(message, { ...options, code: 'ERR_RESPLOAD_PROTOCOL' })
-    this.addr = options.addr ?? ''
+    this.address = options.address ?? options.addr ?? ''
   }
 }
 
@@ -99,6 +105,15 @@ class AbortError extends Error {
 for (const cls of [RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, InternalError, AbortError]) {
   Object.defineProperty(cls.prototype, 'name', { value: cls.name, writable: true, configurable: true })
 }
+// `addr`: the old name of `address` (as Python names it), kept for one release.
+for (const cls of [ConnectError, AuthError, ProtocolError]) {
+  Object.defineProperty(cls.prototype, 'addr', {
+    get() {
+      return this.address
+    },
+    configurable: true,
+  })
+}
 
 const ERROR_CLASSES = {
   ERR_RESPLOAD_SPEC: SpecError,
@@ -110,11 +125,11 @@ const ERROR_CLASSES = {
   ERR_RESPLOAD_INTERNAL: InternalError,
 }
 
-/** The error the addon threw (a plain Error with code, path, addr, detail), as our class. */
+/** The error the addon threw (a plain Error with code, path, address, reason), as our class. */
 function fromNative(err) {
   const cls = err && typeof err.code === 'string' ? ERROR_CLASSES[err.code] : undefined
   if (!cls) return err
-  return new cls(err.message, { path: err.path, addr: err.addr, detail: err.detail })
+  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason })
 }
 
 function callNative(fn) {
@@ -166,6 +181,8 @@ const BUDGET_KEYS = {
   p50Ms: 'p50_ms',
   p90Ms: 'p90_ms',
   p99Ms: 'p99_ms',
+  p99_9Ms: 'p99_9_ms',
+  // The old name of p99_9Ms, kept for one release.
   p999Ms: 'p99_9_ms',
   maxMs: 'max_ms',
   errorRate: 'error_rate',
@@ -179,7 +196,9 @@ function budgetJson(budget, where, allowCommands) {
   const out = {}
   for (const [key, value] of Object.entries(budget)) {
     if (!(key in BUDGET_KEYS) || (key === 'commands' && !allowCommands)) {
-      const allowed = Object.keys(BUDGET_KEYS).filter((k) => allowCommands || k !== 'commands').join(', ')
+      const allowed = Object.keys(BUDGET_KEYS)
+        .filter((k) => (allowCommands || k !== 'commands') && k !== 'p999Ms')
+        .join(', ')
       throw new TypeError(`${where}: unknown budget \`${key}\` (allowed: ${allowed})`)
     }
     if (value === undefined) continue
@@ -301,7 +320,7 @@ class Report {
         actual: {
           p50Ms: this.totals.latencyMs.p50,
           p99Ms: this.totals.latencyMs.p99,
-          p999Ms: this.totals.latencyMs.p99_9,
+          p99_9Ms: this.totals.latencyMs.p99_9,
           errorRate: this.totals.errorRate,
           opsPerSec: this.totals.opsPerSec,
         },
@@ -410,6 +429,12 @@ class Comparison {
     this.rows = c.rows
     this.limits = c.limits
     this.failures = c.failures
+    this.text = c.text
+  }
+
+  /** The comparison as `respload compare` prints it (`text`). */
+  toString() {
+    return this.text
   }
 
   /** The rows where a later run is worse than the baseline beyond noise. */

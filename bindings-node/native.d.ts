@@ -9,6 +9,19 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A command line running on its own thread. */
+export declare class Cli {
+  /** Start `argv` (the program name first), writing to this process's stdout and stderr. */
+  static start(argv: Array<string>): Cli
+  /** The exit code, once the command is over (waited for off the JS thread). */
+  wait(): Promise<number>
+  /**
+   * Pass a Ctrl-C on: the run in progress stops and its partial report is printed.
+   * Returns how many times this was called, so the caller can give up on the second.
+   */
+  interrupt(): number
+}
+
 /** A run in progress (the native half of the JavaScript `Runner`). */
 export declare class NativeRunner {
   /**

@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Cli = nativeBinding.Cli
 module.exports.NativeRunner = nativeBinding.NativeRunner
 module.exports.checkReport = nativeBinding.checkReport
 module.exports.compareReports = nativeBinding.compareReports

@@ -3,8 +3,8 @@
 //! The thrown value is a plain `Error` whose `code` is the core's stable code
 //! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the variant's fields:
 //! `path` for spec errors (the field, e.g. `load.connections`) and file errors (the file),
-//! `addr` for connect, TLS, auth and protocol errors. The JavaScript layer rewraps it into its
-//! `RespLoadError` subclasses.
+//! `address` for connect, TLS, auth and protocol errors, `reason` for the cause (the names
+//! Python uses). The JavaScript layer rewraps it into its `RespLoadError` subclasses.
 
 use napi::bindgen_prelude::*;
 use napi::JsError;
@@ -22,26 +22,26 @@ fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
     let value = JsError::from(napi::Error::new(err.code(), err.to_string())).into_unknown(*env);
     let mut object: Object = unsafe { value.cast()? };
     match err {
-        respload::Error::Spec { path, message } => {
+        respload::Error::Spec { path, reason } => {
             object.set_named_property("path", path.as_str())?;
-            object.set_named_property("detail", message.as_str())?;
+            object.set_named_property("reason", reason.as_str())?;
         }
         respload::Error::File { path, source } => {
             object.set_named_property("path", path.as_str())?;
-            object.set_named_property("detail", source.to_string())?;
+            object.set_named_property("reason", source.to_string())?;
         }
-        respload::Error::Connect { addr, source } => {
-            object.set_named_property("addr", addr.as_str())?;
-            object.set_named_property("detail", source.to_string())?;
+        respload::Error::Connect { address, source } => {
+            object.set_named_property("address", address.as_str())?;
+            object.set_named_property("reason", source.to_string())?;
         }
-        respload::Error::Auth { addr, message }
-        | respload::Error::Tls { addr, message }
-        | respload::Error::Protocol { addr, message } => {
-            object.set_named_property("addr", addr.as_str())?;
-            object.set_named_property("detail", message.as_str())?;
+        respload::Error::Auth { address, reason }
+        | respload::Error::Tls { address, reason }
+        | respload::Error::Protocol { address, reason } => {
+            object.set_named_property("address", address.as_str())?;
+            object.set_named_property("reason", reason.as_str())?;
         }
         respload::Error::Internal(message) => {
-            object.set_named_property("detail", message.as_str())?;
+            object.set_named_property("reason", message.as_str())?;
         }
     }
     Ok(napi::Error::from(value))

@@ -6,12 +6,14 @@
 
 #![deny(clippy::all)]
 
+mod cli;
 mod error;
 mod progress;
 mod report;
 mod runner;
 mod workload;
 
+pub use cli::Cli;
 pub use progress::progress_line;
 pub use report::{
     check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,

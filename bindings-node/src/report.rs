@@ -85,6 +85,6 @@ pub fn compare_reports(
                 .collect::<respload::Result<Vec<_>>>()?;
             respload::report::Comparison::of(&reports, &labels, &limits)
         })
-        .and_then(|c| serde_json::to_string(&c).map_err(crate::error::internal));
+        .and_then(|c| c.to_json_with_text());
     compared.map_err(|e| to_js(&env, &e))
 }

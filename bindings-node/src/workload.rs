@@ -30,7 +30,7 @@ pub fn load_spec(
     vars_json: Option<String>,
 ) -> Result<String> {
     respload::SpecParams::from_json_text(scale, vars_json.as_deref())
-        .and_then(|params| respload::Workload::from_path_with(&path, &params))
+        .and_then(|params| respload::Workload::from_file_with(&path, &params))
         .and_then(|w| spec_json(&w))
         .map_err(|e| to_js(&env, &e))
 }

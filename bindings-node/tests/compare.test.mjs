@@ -38,6 +38,10 @@ test('a slower run is worse beyond noise and check() names it', async () => {
   assert.ok(p50.changes[1] > 1.5, `${p50.changes[1]}`)
   assert.deepEqual(p50.worse, [false, true])
   assert.ok(c.worse.includes(p50))
+  // text (and String(c)): the table `respload compare` prints, the slower run marked worse.
+  assert.equal(String(c), c.text)
+  assert.match(c.text, /SPIN/)
+  assert.match(c.text, /worse/)
   assert.throws(() => c.check({ p50: '+50%' }), (e) =>
     e instanceof assert.AssertionError && /current: SPIN p50 of phase `main`/.test(e.message))
   assert.deepEqual(c.check({ p50: '+100000%', error_rate: 0.01 }).failures, [])

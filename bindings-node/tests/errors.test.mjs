@@ -85,8 +85,12 @@ test('an unreachable server rejects with ConnectError (ERR_RESPLOAD_CONNECT) and
   const err = await run({ target: { host: '127.0.0.1', port }, load: { requests: 10 } }).catch((e) => e)
   assert.ok(err instanceof ConnectError && err instanceof RespLoadError, String(err))
   assert.equal(err.code, 'ERR_RESPLOAD_CONNECT')
-  assert.equal(err.addr, `127.0.0.1:${port}`)
+  assert.equal(err.address, `127.0.0.1:${port}`)
+  assert.match(err.reason, /refused/i)
   assert.match(err.message, /refused/i)
+  // The earlier names, deprecated, read the same values.
+  assert.equal(err.addr, err.address)
+  assert.equal(err.detail, err.reason)
 })
 
 test('a failed TLS handshake rejects with TlsError (ERR_RESPLOAD_TLS), a ConnectError', async () => {
@@ -98,8 +102,8 @@ test('a failed TLS handshake rejects with TlsError (ERR_RESPLOAD_TLS), a Connect
   assert.ok(err instanceof TlsError && err instanceof ConnectError && err instanceof RespLoadError, String(err))
   assert.equal(err.name, 'TlsError')
   assert.equal(err.code, 'ERR_RESPLOAD_TLS')
-  assert.equal(err.addr, `${redis.host}:${redis.port}`)
-  assert.match(err.detail, /plain-text/)
+  assert.equal(err.address, `${redis.host}:${redis.port}`)
+  assert.match(err.reason, /plain-text/)
   assert.equal(await redis.command('DBSIZE'), 0)
 })
 
@@ -112,7 +116,8 @@ test('a wrong password rejects with AuthError (ERR_RESPLOAD_AUTH)', async () => 
     }).catch((e) => e)
     assert.ok(err instanceof AuthError, String(err))
     assert.equal(err.code, 'ERR_RESPLOAD_AUTH')
-    assert.equal(err.addr, `${secured.host}:${secured.port}`)
+    assert.equal(err.address, `${secured.host}:${secured.port}`)
+    assert.equal(typeof err.reason, 'string')
     assert.equal(await secured.command('DBSIZE'), 0)
 
     const ok = await run({ target: { url: secured.url }, load: { requests: 50 }, commands: [{ name: 'set' }] })

@@ -41,19 +41,19 @@ fn build(py: Python<'_>, err: &Error) -> Result<PyErr, PyErr> {
     let kwargs = PyDict::new(py);
     kwargs.set_item("code", err.code())?;
     match err {
-        Error::Spec { path, message } => {
+        Error::Spec { path, reason } => {
             kwargs.set_item("path", path)?;
-            kwargs.set_item("reason", message)?;
+            kwargs.set_item("reason", reason)?;
         }
-        Error::Connect { addr, source } => {
-            kwargs.set_item("address", addr)?;
+        Error::Connect { address, source } => {
+            kwargs.set_item("address", address)?;
             kwargs.set_item("errno", source.raw_os_error())?;
         }
-        Error::Auth { addr, message }
-        | Error::Tls { addr, message }
-        | Error::Protocol { addr, message } => {
-            kwargs.set_item("address", addr)?;
-            kwargs.set_item("reason", message)?;
+        Error::Auth { address, reason }
+        | Error::Tls { address, reason }
+        | Error::Protocol { address, reason } => {
+            kwargs.set_item("address", address)?;
+            kwargs.set_item("reason", reason)?;
         }
         Error::File { path, source } => {
             kwargs.set_item("path", path)?;

@@ -76,9 +76,7 @@ pub fn compare_reports(
             .iter()
             .map(|text| respload::Report::from_json_str(text))
             .collect::<respload::Result<Vec<_>>>()?;
-        let comparison = respload::report::Comparison::of(&reports, &labels, &limits)?;
-        serde_json::to_string(&comparison)
-            .map_err(|e| respload::Error::Internal(format!("comparison: {e}")))
+        respload::report::Comparison::of(&reports, &labels, &limits)?.to_json_with_text()
     })
     .map_err(to_py)
 }

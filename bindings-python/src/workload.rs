@@ -30,7 +30,7 @@ impl Workload {
     /// with `vars_json` (a JSON object of values) set.
     #[staticmethod]
     #[pyo3(signature = (path, scale=None, vars_json=None))]
-    fn from_path(
+    fn from_file(
         py: Python<'_>,
         path: PathBuf,
         scale: Option<String>,
@@ -39,7 +39,7 @@ impl Workload {
         let inner = py
             .detach(|| {
                 let params = respload::SpecParams::from_json_text(scale, vars_json.as_deref())?;
-                respload::Workload::from_path_with(&path, &params)
+                respload::Workload::from_file_with(&path, &params)
             })
             .map_err(to_py)?;
         Ok(Workload { inner })

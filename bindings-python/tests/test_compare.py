@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
 
 import respload
+import respload.cli
 from conftest import Redis
 
 SPIN = (
@@ -26,7 +28,9 @@ def _spins(redis: Redis, sha: str, us: int) -> respload.Report:
     )
 
 
-def test_a_slower_run_is_worse_and_check_names_it(redis: Redis, tmp_path: Path) -> None:
+def test_a_slower_run_is_worse_and_check_names_it(
+    redis: Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sha = redis.call("SCRIPT", "LOAD", SPIN)
     base, slow = _spins(redis, sha, 100), _spins(redis, sha, 500)
     c = respload.compare(base, slow)
@@ -55,6 +59,16 @@ def test_a_slower_run_is_worse_and_check_names_it(redis: Redis, tmp_path: Path) 
     slow.save(tmp_path / "slow.json")
     by_file = respload.compare(tmp_path / "base.json", str(tmp_path / "slow.json"), base)
     assert by_file.labels == ["base.json", "slow.json", "run 2"]
+    # str() is the table `respload compare` prints for the same files (labelled as given:
+    # by name, from their directory).
+    monkeypatch.chdir(tmp_path)
+    printed = io.StringIO()
+    files = ["base.json", "slow.json"]
+    assert respload.cli.main(["compare", *files], stdout=printed) == 0
+    two = respload.compare(*files)
+    assert str(two) == two.text == printed.getvalue()
+    assert "SPIN" in two.text
+    assert "worse" in two.text
     frame = by_file.frame()
     assert list(frame.columns) == [
         "phase",

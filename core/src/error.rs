@@ -9,46 +9,46 @@ use std::fmt;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The workload spec is invalid: `path` names the field (e.g. `load.connections`).
-    #[error("invalid spec at `{path}`: {message}")]
+    #[error("invalid spec at `{path}`: {reason}")]
     Spec {
         /// Dotted field path, e.g. `phases[1].keys.range`.
         path: String,
         /// What is wrong and what is allowed, including the bad value.
-        message: String,
+        reason: String,
     },
     /// The server could not be reached.
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {address}: {source}")]
     Connect {
         /// The address that was tried.
-        addr: String,
+        address: String,
         /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
     /// The server refused the credentials (AUTH, HELLO) or the connection setup (SELECT, ...).
-    #[error("the connection set-up failed at {addr}: {message}")]
+    #[error("the connection set-up failed at {address}: {reason}")]
     Auth {
         /// The address of the server.
-        addr: String,
+        address: String,
         /// The server's error reply.
-        message: String,
+        reason: String,
     },
     /// The TLS handshake with the server failed (certificate not trusted, wrong name, expired,
     /// a client certificate required or refused, a plain-text port, ...), before any traffic.
-    #[error("TLS with {addr} failed: {message}")]
+    #[error("TLS with {address} failed: {reason}")]
     Tls {
         /// The address of the server.
-        addr: String,
+        address: String,
         /// What went wrong and what to do about it.
-        message: String,
+        reason: String,
     },
     /// The server answered the connection setup with something other than what RESP allows.
-    #[error("protocol error from {addr}: {message}")]
+    #[error("protocol error from {address}: {reason}")]
     Protocol {
         /// The address of the server.
-        addr: String,
+        address: String,
         /// What was wrong.
-        message: String,
+        reason: String,
     },
     /// Reading a spec file, or writing an output file, failed.
     #[error("{path}: {source}")]
@@ -69,7 +69,7 @@ impl Error {
     pub fn spec(path: impl Into<String>, message: impl fmt::Display) -> Self {
         Error::Spec {
             path: path.into(),
-            message: message.to_string(),
+            reason: message.to_string(),
         }
     }
 

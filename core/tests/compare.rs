@@ -163,6 +163,37 @@ fn compare_on_the_command_line_exits_1_past_a_limit() {
     let c: Comparison = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(c.labels.len(), 2);
     assert!(c.passed());
+    // --hgrm: each report's distribution as HdrHistogram's .hgrm text, its median the
+    // report's (the 300 us spin's above the 50 us one's).
+    let dir = server.dir.join("hgrm");
+    let out = compare(&["--hgrm", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let median = |file: &str, report: &std::path::Path| {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(
+            text.starts_with("       Value     Percentile TotalCount"),
+            "{text}"
+        );
+        let at_half = text
+            .lines()
+            .filter_map(|l| {
+                let w: Vec<f64> = l
+                    .split_whitespace()
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                (w.len() >= 3).then_some(w)
+            })
+            .find(|w| w[1] >= 0.5)
+            .unwrap()[0];
+        let p50 = respload::Report::from_file(report)
+            .unwrap()
+            .totals
+            .latency_ms
+            .p50;
+        assert!((at_half / p50 - 1.0).abs() < 0.01, "{at_half} vs {p50}");
+        at_half
+    };
+    assert!(median("1-b.hgrm", &b) > median("0-a.hgrm", &a));
     // A bad limit: exit 2 naming the option and what is allowed.
     let out = compare(&["--fail-on", "p42=+1%"]);
     assert_eq!(out.status.code(), Some(2));

@@ -938,3 +938,141 @@ fn enable_tracking_sends_client_tracking_on_each_connection_as_redis_benchmark_d
         "{stdout}"
     );
 }
+
+/// GETs each primary of `cluster` has served, and the connections it has accepted.
+fn per_primary(cluster: &Cluster) -> Vec<(u64, u64)> {
+    cluster
+        .primaries()
+        .iter()
+        .map(|n| (n.calls("get"), connection_counts(n).0))
+        .collect()
+}
+
+#[test]
+fn with_cluster_clients_and_keys_spread_over_the_primaries_as_redis_benchmarks_do() {
+    let cluster = Cluster::start(3, 0);
+    let port = cluster.port().to_string();
+    let line = |tool: &str| -> Vec<String> {
+        let mut a = args(&[
+            "-p",
+            &port,
+            "-t",
+            "set,get",
+            "-n",
+            "3000",
+            "-r",
+            "1000",
+            "-c",
+            "6",
+            "-P",
+            "10",
+            "--cluster",
+            "-q",
+        ]);
+        if tool == "respload" {
+            a.extend(args(&["--seed", "3"]));
+        }
+        a
+    };
+    // Each tool's GETs and connections per primary: redis-benchmark binds each of its `-c`
+    // clients to one primary (in turn) and tags its keys with a slot of that primary.
+    let mut spread = Vec::new();
+    for tool in ["redis-benchmark", "respload"] {
+        let before = per_primary(&cluster);
+        if tool == "respload" {
+            let out = respload(&line(tool));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        } else {
+            redis_benchmark(&line(tool));
+        }
+        let after = per_primary(&cluster);
+        let delta: Vec<(u64, u64)> = before
+            .iter()
+            .zip(&after)
+            .map(|(b, a)| (a.0 - b.0, a.1 - b.1))
+            .collect();
+        spread.push((tool, delta));
+    }
+    let figures = format!("(GETs, connections) per primary: {spread:?}");
+    // 6 clients, 2 per primary, each GET on a random slot of its client's primary: every
+    // primary serves a share (redis-benchmark's clients run at their own pace, so its shares
+    // vary, 700 to 1,510 of 3,000 seen; respload's clients share the budget evenly).
+    for (tool, delta) in &spread {
+        assert_eq!(
+            delta.iter().map(|d| d.0).sum::<u64>(),
+            3000,
+            "{tool}: {figures}"
+        );
+        for (gets, _) in delta {
+            assert!(*gets >= 450, "{tool}: {figures}");
+        }
+    }
+    let (_, ours) = &spread[1];
+    for (gets, _) in ours {
+        assert!((800..=1200).contains(gets), "{figures}");
+    }
+    // respload opens the 6 connections of each test spread over the primaries (2 on each,
+    // 12 in all for SET and GET), not 6 on every primary (36); the others read the slot map
+    // and sample INFO, a few per test (redis-benchmark's 25 in all were seen next to 32).
+    let total: u64 = ours.iter().map(|d| d.1).sum();
+    assert!(total < 36, "{figures}");
+    // Every key written, by either tool, is `key:{TAG}:` and 12 digits below -r (a primary
+    // holds only keys of its own slots), and each primary holds its share.
+    for node in cluster.primaries() {
+        let keys = node.cli(&["KEYS", "key*"]);
+        let keys: Vec<&str> = keys.lines().collect();
+        assert!(keys.len() > 100, "{}", keys.len());
+        for k in keys {
+            let (tag, digits) = k
+                .strip_prefix("key:{")
+                .and_then(|r| r.split_once("}:"))
+                .unwrap_or_else(|| panic!("{k}"));
+            assert!((1..=3).contains(&tag.len()), "{k}");
+            assert!(
+                digits.len() == 12 && digits.parse::<u64>().unwrap() < 1000,
+                "{k}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tag_in_a_command_given_with_cluster_becomes_the_clients_node_tag() {
+    let cluster = Cluster::start(3, 0);
+    let port = cluster.port().to_string();
+    let out = respload(&args(&[
+        "-p",
+        &port,
+        "-n",
+        "600",
+        "-c",
+        "3",
+        "--cluster",
+        "-q",
+        "SET",
+        "user:{tag}:x",
+        "v",
+    ]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut written = 0;
+    for node in cluster.primaries() {
+        let keys = node.cli(&["KEYS", "user:*"]);
+        // One key per slot drawn: each primary has its share, each key in one of its slots.
+        let keys: Vec<&str> = keys.lines().collect();
+        assert!(!keys.is_empty(), "a primary got no SET");
+        for k in &keys {
+            assert!(k.starts_with("user:{") && k.ends_with("}:x"), "{k}");
+            assert!(!k.contains("{tag}"), "{k}");
+        }
+        written += node.calls("set");
+    }
+    assert_eq!(written, 600);
+}

@@ -25,7 +25,7 @@ fn the_documented_rust_example_runs() -> respload::Result<()> {
         prefix = "user:"
         range = [0, 9999]
         "#
-    ))?; // or Workload::from_path("spec.toml"), from_json_str, from_json_value
+    ))?; // or Workload::from_file("spec.toml"), from_json_str, from_json_value
     let report = run(&workload)?; // blocks until done
     println!(
         "{:.0} ops/s, p99 {} ms",

@@ -1,5 +1,6 @@
-//! The command line is a cargo feature: the library without it, and the Node addon, link
-//! neither clap nor ctrlc (issue 25).
+//! The command line is a cargo feature: the library without it links neither clap nor
+//! ctrlc; the addons link the command line (clap, for their `respload` commands) but never
+//! ctrlc, which only the binary may use to handle Ctrl-C (issue 25).
 
 use std::process::Command;
 
@@ -34,7 +35,13 @@ fn the_library_links_the_command_line_only_with_its_feature() {
         !without.iter().any(|l| cli.contains(&l.as_str())),
         "{without:?}"
     );
-    let node = linked("respload-node", &[]);
-    assert!(node.iter().any(|l| l == "napi"), "{node:?}");
-    assert!(!node.iter().any(|l| cli.contains(&l.as_str())), "{node:?}");
+    let lib_cli = linked("respload", &["--no-default-features", "--features", "cli"]);
+    assert!(lib_cli.iter().any(|l| l == "clap"), "{lib_cli:?}");
+    assert!(!lib_cli.iter().any(|l| l == "ctrlc"), "{lib_cli:?}");
+    for (addon, binding) in [("respload-node", "napi"), ("respload-python", "pyo3")] {
+        let linked = linked(addon, &[]);
+        assert!(linked.iter().any(|l| l == binding), "{linked:?}");
+        assert!(linked.iter().any(|l| l == "clap"), "{linked:?}");
+        assert!(!linked.iter().any(|l| l == "ctrlc"), "{linked:?}");
+    }
 }

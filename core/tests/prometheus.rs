@@ -166,3 +166,58 @@ fn other_paths_are_404_and_a_bad_or_taken_address_fails_before_traffic() {
     );
     runner.wait().unwrap();
 }
+
+#[test]
+fn the_command_line_serves_the_endpoint_given_with_prometheus() {
+    let server = Server::start(&[]);
+    let port = free_port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_respload"))
+        .args([
+            "run",
+            "--url",
+            &server.url(),
+            "-d",
+            "3s",
+            "-R",
+            "1000",
+            "-c",
+            "2",
+            "-q",
+        ])
+        .args(["--prometheus", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Scrape once the run has sent some: the counter of the run's GETs grows.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut seen = Vec::new();
+    while std::time::Instant::now() < deadline && seen.len() < 2 {
+        std::thread::sleep(Duration::from_millis(700));
+        if let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) {
+            let _ = write!(s, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+            let mut text = String::new();
+            let _ = s.read_to_string(&mut text);
+            if let Some((_, body)) = text.split_once("\r\n\r\n") {
+                let total: f64 = samples(body)
+                    .iter()
+                    .filter(|(k, _)| {
+                        k.starts_with("respload_requests_total{") && k.contains("command=\"GET\"")
+                    })
+                    .map(|(_, v)| v)
+                    .sum();
+                if total > 0.0 {
+                    seen.push(total);
+                }
+            }
+        }
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        seen.len() >= 2 && seen[1] > seen[0],
+        "GETs scraped: {seen:?}"
+    );
+    // The endpoint lasts as long as the run: once it is over, nothing listens.
+    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    assert!(server.calls("get") as f64 >= seen[1]);
+}

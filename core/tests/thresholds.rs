@@ -213,6 +213,8 @@ fn the_command_line_exits_1_on_a_failed_threshold_and_shows_them_all() {
     );
     let report = Report::from_file(&json).unwrap();
     assert!(!report.passed);
+    let failed = dir.join("failed.json");
+    std::fs::copy(&json, &failed).unwrap();
     // `--check` adds to the spec's thresholds: one more, and with the failing one replaced
     // the run passes.
     let out = Command::new(BIN)
@@ -234,6 +236,25 @@ fn the_command_line_exits_1_on_a_failed_threshold_and_shows_them_all() {
     let names: Vec<&str> = report.thresholds.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["p99_ms", "min_ops_per_sec", "commands.GET.max_ms"]);
     assert_eq!(server.calls("set") + server.calls("get"), 800);
+    // `respload merge` judges the thresholds again on the merged figures, and exits as
+    // `run` does: 1 when one fails, 0 when all hold.
+    for (file, code) in [(&failed, 1), (&json, 0)] {
+        let out = Command::new(BIN)
+            .arg("merge")
+            .args([file, file])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("THRESHOLDS"), "{stdout}");
+        assert_eq!(stdout.contains("FAIL"), code == 1, "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.contains("respload thresholds not met"),
+            code == 1,
+            "{stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -234,7 +234,7 @@ fn tls_spec_errors_name_the_field_before_any_connection() {
     let missing = certs.path("missing.pem");
     let e = spec(json!({ "ca_file": missing }));
     assert!(
-        matches!(&e, Error::Spec { path, message } if path == "target.tls.ca_file" && message.contains(&missing)),
+        matches!(&e, Error::Spec { path, reason } if path == "target.tls.ca_file" && reason.contains(&missing)),
         "{e}"
     );
     let e = spec(json!({ "ca_file": certs.path("ca.key") }));

@@ -33,11 +33,7 @@ def compare_depths(url: str) -> respload.Comparison:
     beyond noise)."""
     reports = [measure(url, depth) for depth in DEPTHS]
     comparison = respload.compare(*reports, labels=[f"pipeline {d}" for d in DEPTHS])
-    print(f"{'':>12}" + "".join(f"{label:>14}" for label in comparison.labels))
-    for row in comparison.rows:
-        if row.command == "ALL" and row.metric in ("ops_per_sec", "p50", "p99"):
-            cells = "".join(f"{v:>14,.3f}" if v is not None else f"{'-':>14}" for v in row.values)
-            print(f"{row.metric:>12}{cells}")
+    print(comparison)  # the table `respload compare` prints
     throughput = next(
         r for r in comparison.rows if r.command == "ALL" and r.metric == "ops_per_sec"
     )

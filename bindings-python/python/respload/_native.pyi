@@ -41,7 +41,7 @@ class Workload:
     @staticmethod
     def from_toml(text: str) -> Workload: ...
     @staticmethod
-    def from_path(
+    def from_file(
         path: str, scale: str | None = None, vars_json: str | None = None
     ) -> Workload: ...
     @staticmethod

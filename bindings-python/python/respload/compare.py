@@ -57,6 +57,9 @@ class Comparison:
     """The limits checked (``check()``'s), as read."""
     failures: list[str]
     """Each limit a later run crossed; empty when none was."""
+    text: str
+    """The comparison as ``respload compare`` prints it (also ``str(comparison)``): a table
+    per phase, each value with its change, ``worse`` where worse beyond noise."""
     _reports: list[Report] = field(compare=False)
 
     @classmethod
@@ -68,6 +71,7 @@ class Comparison:
             rows=[ComparisonRow(**r) for r in d["rows"]],
             limits=d["limits"],
             failures=d["failures"],
+            text=d["text"],
             _reports=reports,
         )
 
@@ -135,6 +139,9 @@ class Comparison:
         throughput.set_ylim(bottom=0)
         throughput.legend()
         return fig
+
+    def __str__(self) -> str:
+        return self.text
 
     def __repr__(self) -> str:
         return (

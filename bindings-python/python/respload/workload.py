@@ -75,7 +75,7 @@ class Workload:
         # Not a mapping: the core says what `vars` must be, as for Node.
         given = dict(vars) if isinstance(vars, Mapping) else vars
         vars_json = None if vars is None else _dumps(given, "vars")
-        return cls._wrap(_NativeWorkload.from_path(os.fspath(path), scale, vars_json))
+        return cls._wrap(_NativeWorkload.from_file(os.fspath(path), scale, vars_json))
 
     @classmethod
     def from_toml(cls, text: str) -> Workload:

@@ -47,6 +47,11 @@ pub(crate) enum Command {
         /// Write the comparison as JSON to this file.
         #[arg(long, value_name = "FILE")]
         json: Option<String>,
+        /// Write each report's latency distribution (all commands, measured phases) into
+        /// this directory as HdrHistogram `.hgrm` files (`0-NAME.hgrm` the baseline's, then
+        /// `1-NAME.hgrm` ...), to overlay with HdrHistogram's plotter.
+        #[arg(long, value_name = "DIR")]
+        hgrm: Option<String>,
     },
     /// Merge the reports (`--json` files) of hosts that ran one workload together (the
     /// shards of `run --shard`, each once) into one report, printed as `run` prints one.
@@ -149,7 +154,7 @@ impl SpecVars {
 
 fn parse_start_at(text: &str) -> Result<f64, String> {
     crate::spec::parse_start_at(text).map_err(|e| match e {
-        crate::Error::Spec { message, .. } => message,
+        crate::Error::Spec { reason, .. } => reason,
         other => other.to_string(),
     })
 }

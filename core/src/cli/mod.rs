@@ -114,7 +114,7 @@ where
         Command::Run(args) => run(*args, console, interrupt),
         Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
         Command::Memtier(args) => memtier(args, console, interrupt),
-        Command::Check { spec, vars } => Workload::from_path_with(&spec, &vars.params())
+        Command::Check { spec, vars } => Workload::from_file_with(&spec, &vars.params())
             .and_then(|w| {
                 let text = serde_json::to_string_pretty(&w.redacted()).unwrap_or_default();
                 writeln!(console.stdout, "{text}").map_err(output_error)
@@ -125,7 +125,13 @@ where
             reports,
             fail_on,
             json,
-        } => compare(&reports, &fail_on, json.as_deref(), console),
+            hgrm,
+        } => compare(
+            &reports,
+            &fail_on,
+            (json.as_deref(), hgrm.as_deref()),
+            console,
+        ),
     };
     let _ = console.stdout.flush();
     match result {
@@ -162,7 +168,7 @@ fn output_error(e: std::io::Error) -> crate::Error {
 fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<u8> {
     let budget = args.budget()?;
     let base = match &args.spec {
-        Some(path) => Workload::from_path_with(path, &args.vars.params())?,
+        Some(path) => Workload::from_file_with(path, &args.vars.params())?,
         None if !args.vars.params().is_empty() => {
             return Err(crate::Error::spec(
                 "",
@@ -228,18 +234,23 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
         write_hdr_log(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
+    Ok(thresholds_verdict(&report, code, console.stderr))
+}
+
+/// The exit code of a report with thresholds: 1 when one failed (named on stderr), else
+/// `code`. A report that could not finish (2) says so already.
+fn thresholds_verdict(report: &crate::Report, code: u8, stderr: &mut dyn Write) -> u8 {
     let judged = !report.thresholds.is_empty();
     if let Some(warning) = report.validity.warning().filter(|_| judged) {
         // Thresholds checked against figures the client distorted: said, not failed.
-        let _ = writeln!(console.stderr, "{warning}");
+        let _ = writeln!(stderr, "{warning}");
     }
     match report.threshold_failures().filter(|_| judged) {
-        // A run that could not finish (2) says so already; the thresholds' verdict is 1.
         Some(failed) if code == 0 => {
-            let _ = writeln!(console.stderr, "respload: {failed}");
-            Ok(1)
+            let _ = writeln!(stderr, "respload: {failed}");
+            1
         }
-        _ => Ok(code),
+        _ => code,
     }
 }
 
@@ -251,13 +262,13 @@ fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> cra
         .collect::<crate::Result<Vec<_>>>()?;
     let merged = crate::Report::merge(&reports).map_err(|e| match e {
         // `reports[1]` means the second file given: name it.
-        crate::Error::Spec { path, message } => {
+        crate::Error::Spec { path, reason } => {
             let named = paths.iter().enumerate().fold(path, |p, (i, file)| {
                 p.replace(&format!("reports[{i}]"), &format!("{file} (reports[{i}])"))
             });
             crate::Error::Spec {
                 path: named,
-                message,
+                reason,
             }
         }
         other => other,
@@ -269,19 +280,21 @@ fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> cra
     if let Some(path) = json {
         write_json(&merged, path)?;
     }
-    Ok(partial(
+    let code = partial(
         &merged,
         console.stderr,
         "the merged report above is partial",
-    ))
+    );
+    // The hosts' thresholds, judged again on the merged figures.
+    Ok(thresholds_verdict(&merged, code, console.stderr))
 }
 
 /// `respload compare`: the reports read, compared, printed; exit status 1 when a limit was
-/// crossed.
+/// crossed. `--json` writes the comparison, `--hgrm` each report's latency distribution.
 fn compare(
     paths: &[String],
     fail_on: &[String],
-    json: Option<&str>,
+    (json, hgrm): (Option<&str>, Option<&str>),
     console: &mut Console<'_>,
 ) -> crate::Result<u8> {
     let limits = fail_on
@@ -289,7 +302,7 @@ fn compare(
         .map(|l| crate::report::Limit::parse(l))
         .collect::<crate::Result<Vec<_>>>()
         .map_err(|e| match e {
-            crate::Error::Spec { message, .. } => crate::Error::spec("--fail-on", message),
+            crate::Error::Spec { reason, .. } => crate::Error::spec("--fail-on", reason),
             other => other,
         })?;
     if let Some(path) = json {
@@ -301,12 +314,35 @@ fn compare(
         .collect::<crate::Result<Vec<_>>>()?;
     let comparison = crate::report::Comparison::of(&reports, paths, &limits)?;
     write!(console.stdout, "{}", comparison.text()).map_err(output_error)?;
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&comparison).unwrap_or_default();
+    let write = |path: &str, text: String| {
         std::fs::write(path, text).map_err(|source| crate::Error::File {
             path: path.to_string(),
             source,
+        })
+    };
+    if let Some(path) = json {
+        write(
+            path,
+            serde_json::to_string_pretty(&comparison).unwrap_or_default(),
+        )?;
+    }
+    if let Some(dir) = hgrm {
+        std::fs::create_dir_all(dir).map_err(|source| crate::Error::File {
+            path: dir.to_string(),
+            source,
         })?;
+        for (i, (path, report)) in paths.iter().zip(&reports).enumerate() {
+            let name = std::path::Path::new(path).file_stem().map_or_else(
+                || format!("report{i}"),
+                |s| s.to_string_lossy().into_owned(),
+            );
+            // A report without requests has no histogram: its file is left empty.
+            let text = crate::report::decode_histogram(&report.totals.histogram)
+                .map(|h| crate::report::percentile_distribution(&h))
+                .unwrap_or_default();
+            let file = std::path::Path::new(dir).join(format!("{i}-{name}.hgrm"));
+            write(&file.to_string_lossy(), text)?;
+        }
     }
     Ok(if comparison.passed() { 0 } else { 1 })
 }

@@ -139,7 +139,7 @@ impl Options {
 
 /// Parse memtier_benchmark arguments (without the program name).
 pub fn parse(args: &[String]) -> Result<Invocation> {
-    let mut cfg = Cfg::default();
+    let mut cfg = Settings::default();
     if let Some(early) = read_args(args, &mut cfg)? {
         return Ok(early);
     }
@@ -179,8 +179,9 @@ pub fn version() -> String {
 // ----------------------------------------------------------------------------------------
 // The option table.
 
+/// Which option a command-line flag sets (the table below maps names to these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum O {
+enum Flag {
     Server,
     Port,
     UnixSocket,
@@ -280,193 +281,211 @@ enum O {
 }
 
 /// One option: long name, short letter, whether it takes a value, what it is.
-type OptionDef = (&'static str, Option<char>, bool, O);
+type OptionDef = (&'static str, Option<char>, bool, Flag);
 
 /// Every memtier_benchmark (2.x) option.
 const OPTIONS: &[OptionDef] = &[
-    ("server", Some('s'), true, O::Server),
-    ("host", Some('h'), true, O::Server),
-    ("port", Some('p'), true, O::Port),
-    ("unix-socket", Some('S'), true, O::UnixSocket),
-    ("ipv4", Some('4'), false, O::Ipv4),
-    ("ipv6", Some('6'), false, O::Ipv6),
-    ("protocol", Some('P'), true, O::Protocol),
-    ("authenticate", Some('a'), true, O::Authenticate),
-    ("uri", Some('u'), true, O::Uri),
-    ("tls", None, false, O::Tls),
-    ("cert", None, true, O::Cert),
-    ("key", None, true, O::Key),
-    ("cacert", None, true, O::Cacert),
-    ("tls-skip-verify", None, false, O::TlsSkipVerify),
-    ("tls-protocols", None, true, O::TlsProtocols),
-    ("sni", None, true, O::Sni),
-    ("run-count", Some('x'), true, O::RunCount),
-    ("debug", Some('D'), false, O::Debug),
-    ("cluster-mode", None, false, O::ClusterMode),
-    ("transaction", None, false, O::Transaction),
-    ("help", None, false, O::Help),
-    ("version", Some('v'), false, O::Version),
-    ("out-file", Some('o'), true, O::OutFile),
-    ("json-out-file", None, true, O::JsonOutFile),
-    ("client-stats", None, true, O::ClientStats),
-    ("hdr-file-prefix", None, true, O::HdrFilePrefix),
-    ("show-config", None, false, O::ShowConfig),
-    ("hide-histogram", None, false, O::HideHistogram),
-    ("print-percentiles", None, true, O::PrintPercentiles),
-    ("print-all-runs", None, false, O::PrintAllRuns),
-    ("realtime-latencies", None, false, O::RealtimeLatencies),
+    ("server", Some('s'), true, Flag::Server),
+    ("host", Some('h'), true, Flag::Server),
+    ("port", Some('p'), true, Flag::Port),
+    ("unix-socket", Some('S'), true, Flag::UnixSocket),
+    ("ipv4", Some('4'), false, Flag::Ipv4),
+    ("ipv6", Some('6'), false, Flag::Ipv6),
+    ("protocol", Some('P'), true, Flag::Protocol),
+    ("authenticate", Some('a'), true, Flag::Authenticate),
+    ("uri", Some('u'), true, Flag::Uri),
+    ("tls", None, false, Flag::Tls),
+    ("cert", None, true, Flag::Cert),
+    ("key", None, true, Flag::Key),
+    ("cacert", None, true, Flag::Cacert),
+    ("tls-skip-verify", None, false, Flag::TlsSkipVerify),
+    ("tls-protocols", None, true, Flag::TlsProtocols),
+    ("sni", None, true, Flag::Sni),
+    ("run-count", Some('x'), true, Flag::RunCount),
+    ("debug", Some('D'), false, Flag::Debug),
+    ("cluster-mode", None, false, Flag::ClusterMode),
+    ("transaction", None, false, Flag::Transaction),
+    ("help", None, false, Flag::Help),
+    ("version", Some('v'), false, Flag::Version),
+    ("out-file", Some('o'), true, Flag::OutFile),
+    ("json-out-file", None, true, Flag::JsonOutFile),
+    ("client-stats", None, true, Flag::ClientStats),
+    ("hdr-file-prefix", None, true, Flag::HdrFilePrefix),
+    ("show-config", None, false, Flag::ShowConfig),
+    ("hide-histogram", None, false, Flag::HideHistogram),
+    ("print-percentiles", None, true, Flag::PrintPercentiles),
+    ("print-all-runs", None, false, Flag::PrintAllRuns),
+    ("realtime-latencies", None, false, Flag::RealtimeLatencies),
     (
         "command-stats-breakdown",
         None,
         true,
-        O::CommandStatsBreakdown,
+        Flag::CommandStatsBreakdown,
     ),
-    ("command-miss-tracking", None, true, O::CommandMissTracking),
-    ("miss-rate-threshold", None, true, O::MissRateThreshold),
-    ("statsd-host", None, true, O::StatsdHost),
-    ("statsd-port", None, true, O::StatsdPort),
-    ("statsd-prefix", None, true, O::StatsdPrefix),
-    ("statsd-run-label", None, true, O::StatsdRunLabel),
-    ("graphite-port", None, true, O::GraphitePort),
-    ("requests", Some('n'), true, O::Requests),
-    ("rate-limiting", None, true, O::RateLimiting),
-    ("clients", Some('c'), true, O::Clients),
-    ("threads", Some('t'), true, O::Threads),
-    ("test-time", None, true, O::TestTime),
-    ("clients-start", None, true, O::ClientsStart),
-    ("clients-step", None, true, O::ClientsStep),
-    ("step-duration", None, true, O::StepDuration),
-    ("ratio", None, true, O::Ratio),
-    ("pipeline", None, true, O::Pipeline),
-    ("reconnect-interval", None, true, O::ReconnectInterval),
-    ("reconnect-on-error", None, false, O::ReconnectOnError),
+    (
+        "command-miss-tracking",
+        None,
+        true,
+        Flag::CommandMissTracking,
+    ),
+    ("miss-rate-threshold", None, true, Flag::MissRateThreshold),
+    ("statsd-host", None, true, Flag::StatsdHost),
+    ("statsd-port", None, true, Flag::StatsdPort),
+    ("statsd-prefix", None, true, Flag::StatsdPrefix),
+    ("statsd-run-label", None, true, Flag::StatsdRunLabel),
+    ("graphite-port", None, true, Flag::GraphitePort),
+    ("requests", Some('n'), true, Flag::Requests),
+    ("rate-limiting", None, true, Flag::RateLimiting),
+    ("clients", Some('c'), true, Flag::Clients),
+    ("threads", Some('t'), true, Flag::Threads),
+    ("test-time", None, true, Flag::TestTime),
+    ("clients-start", None, true, Flag::ClientsStart),
+    ("clients-step", None, true, Flag::ClientsStep),
+    ("step-duration", None, true, Flag::StepDuration),
+    ("ratio", None, true, Flag::Ratio),
+    ("pipeline", None, true, Flag::Pipeline),
+    ("reconnect-interval", None, true, Flag::ReconnectInterval),
+    ("reconnect-on-error", None, false, Flag::ReconnectOnError),
     (
         "max-reconnect-attempts",
         None,
         true,
-        O::MaxReconnectAttempts,
+        Flag::MaxReconnectAttempts,
     ),
     (
         "reconnect-backoff-factor",
         None,
         true,
-        O::ReconnectBackoffFactor,
+        Flag::ReconnectBackoffFactor,
     ),
-    ("retry-on-error", None, false, O::RetryOnError),
-    ("max-retries", None, true, O::MaxRetries),
-    ("retry-backoff-ms", None, true, O::RetryBackoffMs),
-    ("retry-backoff-factor", None, true, O::RetryBackoffFactor),
-    ("retry-on", None, true, O::RetryOn),
-    ("max-retry-queue", None, true, O::MaxRetryQueue),
-    ("failed-keys-file", None, true, O::FailedKeysFile),
-    ("connection-timeout", None, true, O::ConnectionTimeout),
+    ("retry-on-error", None, false, Flag::RetryOnError),
+    ("max-retries", None, true, Flag::MaxRetries),
+    ("retry-backoff-ms", None, true, Flag::RetryBackoffMs),
+    ("retry-backoff-factor", None, true, Flag::RetryBackoffFactor),
+    ("retry-on", None, true, Flag::RetryOn),
+    ("max-retry-queue", None, true, Flag::MaxRetryQueue),
+    ("failed-keys-file", None, true, Flag::FailedKeysFile),
+    ("connection-timeout", None, true, Flag::ConnectionTimeout),
     (
         "connection-stage-timeout",
         None,
         true,
-        O::ConnectionStageTimeout,
+        Flag::ConnectionStageTimeout,
     ),
     (
         "thread-conn-start-min-jitter-micros",
         None,
         true,
-        O::ThreadConnStartMinJitter,
+        Flag::ThreadConnStartMinJitter,
     ),
     (
         "thread-conn-start-max-jitter-micros",
         None,
         true,
-        O::ThreadConnStartMaxJitter,
+        Flag::ThreadConnStartMaxJitter,
     ),
-    ("multi-key-get", None, true, O::MultiKeyGet),
-    ("select-db", None, true, O::SelectDb),
-    ("distinct-client-seed", None, false, O::DistinctClientSeed),
-    ("randomize", None, false, O::Randomize),
-    ("command", None, true, O::Command),
-    ("command-ratio", None, true, O::CommandRatio),
-    ("command-key-pattern", None, true, O::CommandKeyPattern),
-    ("monitor-input", None, true, O::MonitorInput),
-    ("monitor-pattern", None, true, O::MonitorPattern),
+    ("multi-key-get", None, true, Flag::MultiKeyGet),
+    ("select-db", None, true, Flag::SelectDb),
+    (
+        "distinct-client-seed",
+        None,
+        false,
+        Flag::DistinctClientSeed,
+    ),
+    ("randomize", None, false, Flag::Randomize),
+    ("command", None, true, Flag::Command),
+    ("command-ratio", None, true, Flag::CommandRatio),
+    ("command-key-pattern", None, true, Flag::CommandKeyPattern),
+    ("monitor-input", None, true, Flag::MonitorInput),
+    ("monitor-pattern", None, true, Flag::MonitorPattern),
     (
         "scan-incremental-iteration",
         None,
         false,
-        O::ScanIncrementalIteration,
+        Flag::ScanIncrementalIteration,
     ),
     (
         "scan-incremental-max-iterations",
         None,
         true,
-        O::ScanIncrementalMaxIterations,
+        Flag::ScanIncrementalMaxIterations,
     ),
-    ("data-size", Some('d'), true, O::DataSize),
-    ("data-offset", None, true, O::DataOffset),
-    ("random-data", Some('R'), false, O::RandomData),
-    ("data-size-range", None, true, O::DataSizeRange),
-    ("data-size-list", None, true, O::DataSizeList),
-    ("data-size-pattern", None, true, O::DataSizePattern),
-    ("expiry-range", None, true, O::ExpiryRange),
-    ("data-import", None, true, O::DataImport),
-    ("data-verify", None, false, O::DataVerify),
-    ("verify-only", None, false, O::VerifyOnly),
-    ("generate-keys", None, false, O::GenerateKeys),
-    ("no-expiry", None, false, O::NoExpiry),
-    ("key-prefix", None, true, O::KeyPrefix),
-    ("key-minimum", None, true, O::KeyMinimum),
-    ("key-maximum", None, true, O::KeyMaximum),
-    ("key-pattern", None, true, O::KeyPattern),
-    ("key-stddev", None, true, O::KeyStddev),
-    ("key-median", None, true, O::KeyMedian),
-    ("key-zipf-exp", None, true, O::KeyZipfExp),
-    ("wait-ratio", None, true, O::WaitRatio),
-    ("num-slaves", None, true, O::NumSlaves),
-    ("wait-timeout", None, true, O::WaitTimeout),
+    ("data-size", Some('d'), true, Flag::DataSize),
+    ("data-offset", None, true, Flag::DataOffset),
+    ("random-data", Some('R'), false, Flag::RandomData),
+    ("data-size-range", None, true, Flag::DataSizeRange),
+    ("data-size-list", None, true, Flag::DataSizeList),
+    ("data-size-pattern", None, true, Flag::DataSizePattern),
+    ("expiry-range", None, true, Flag::ExpiryRange),
+    ("data-import", None, true, Flag::DataImport),
+    ("data-verify", None, false, Flag::DataVerify),
+    ("verify-only", None, false, Flag::VerifyOnly),
+    ("generate-keys", None, false, Flag::GenerateKeys),
+    ("no-expiry", None, false, Flag::NoExpiry),
+    ("key-prefix", None, true, Flag::KeyPrefix),
+    ("key-minimum", None, true, Flag::KeyMinimum),
+    ("key-maximum", None, true, Flag::KeyMaximum),
+    ("key-pattern", None, true, Flag::KeyPattern),
+    ("key-stddev", None, true, Flag::KeyStddev),
+    ("key-median", None, true, Flag::KeyMedian),
+    ("key-zipf-exp", None, true, Flag::KeyZipfExp),
+    ("wait-ratio", None, true, Flag::WaitRatio),
+    ("num-slaves", None, true, Flag::NumSlaves),
+    ("wait-timeout", None, true, Flag::WaitTimeout),
 ];
 
 /// Why an option is not supported yet, or `None` when respload honours it.
-fn unsupported(o: O) -> Option<&'static str> {
+fn unsupported(o: Flag) -> Option<&'static str> {
     const RETRY: &str = "respload counts every failed request as an error and never resends it";
     const IMPORT: &str = "respload does not read memtier data-import files";
     const WAIT: &str = "respload's SET/GET workload sends no WAIT commands";
     const STATSD: &str = "respload sends no StatsD/Graphite metrics (read the per-second \
                           timeline of its JSON report instead)";
     Some(match o {
-        O::Ipv4 | O::Ipv6 => "respload connects to the first address of the host that answers",
-        O::Transaction => {
+        Flag::Ipv4 | Flag::Ipv6 => {
+            "respload connects to the first address of the host that answers"
+        }
+        Flag::Transaction => {
             "respload picks --command entries at random by weight, not in memtier's fixed \
              rotation, so a MULTI/EXEC rotation cannot be replayed"
         }
-        O::ClientStats => "respload writes no per-client statistics files",
-        O::StatsdHost | O::StatsdPort | O::StatsdPrefix | O::StatsdRunLabel | O::GraphitePort => {
-            STATSD
-        }
-        O::ReconnectInterval => "respload reconnects only after a lost connection",
-        O::MaxReconnectAttempts | O::ReconnectBackoffFactor => {
+        Flag::ClientStats => "respload writes no per-client statistics files",
+        Flag::StatsdHost
+        | Flag::StatsdPort
+        | Flag::StatsdPrefix
+        | Flag::StatsdRunLabel
+        | Flag::GraphitePort => STATSD,
+        Flag::ReconnectInterval => "respload reconnects only after a lost connection",
+        Flag::MaxReconnectAttempts | Flag::ReconnectBackoffFactor => {
             "respload reconnects at once after a lost connection, without limit or backoff"
         }
-        O::RetryOnError
-        | O::MaxRetries
-        | O::RetryBackoffMs
-        | O::RetryBackoffFactor
-        | O::RetryOn
-        | O::MaxRetryQueue
-        | O::FailedKeysFile => RETRY,
-        O::ConnectionStageTimeout => {
+        Flag::RetryOnError
+        | Flag::MaxRetries
+        | Flag::RetryBackoffMs
+        | Flag::RetryBackoffFactor
+        | Flag::RetryOn
+        | Flag::MaxRetryQueue
+        | Flag::FailedKeysFile => RETRY,
+        Flag::ConnectionStageTimeout => {
             "respload fails at once when the server cannot be reached; use --connection-timeout"
         }
-        O::ThreadConnStartMinJitter | O::ThreadConnStartMaxJitter => {
+        Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
             "respload opens connections without jitter"
         }
-        O::MultiKeyGet => {
+        Flag::MultiKeyGet => {
             "respload's SET/GET workload sends single-key GETs only \
                            (use --command=\"MGET __key__ __key__\")"
         }
-        O::MonitorInput | O::MonitorPattern => "respload does not replay MONITOR captures",
-        O::ScanIncrementalIteration | O::ScanIncrementalMaxIterations => {
+        Flag::MonitorInput | Flag::MonitorPattern => "respload does not replay MONITOR captures",
+        Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
             "respload does not follow SCAN cursors"
         }
-        O::DataImport | O::DataVerify | O::VerifyOnly | O::GenerateKeys | O::NoExpiry => IMPORT,
-        O::WaitRatio | O::NumSlaves | O::WaitTimeout => WAIT,
+        Flag::DataImport
+        | Flag::DataVerify
+        | Flag::VerifyOnly
+        | Flag::GenerateKeys
+        | Flag::NoExpiry => IMPORT,
+        Flag::WaitRatio | Flag::NumSlaves | Flag::WaitTimeout => WAIT,
         _ => return None,
     })
 }
@@ -480,16 +499,19 @@ enum Req {
     AllKeys,
 }
 
+/// A `--command` given on the command line, with its `--command-ratio` and
+/// `--command-key-pattern`.
 #[derive(Debug, Clone)]
-struct Cmd {
+struct UserCommand {
     /// Its words, split as memtier splits them.
     args: Vec<Vec<u8>>,
     ratio: u32,
     pattern: char,
 }
 
+/// Every option as read from the command line, before the workload is built from them.
 #[derive(Debug, Clone)]
-struct Cfg {
+struct Settings {
     server: Option<String>,
     port: Option<u16>,
     unix_socket: Option<String>,
@@ -521,7 +543,7 @@ struct Cfg {
     /// `--cluster-mode`: `target.cluster`.
     cluster_mode: bool,
     randomize: bool,
-    commands: Vec<Cmd>,
+    commands: Vec<UserCommand>,
     data_size: Option<u32>,
     random_data: bool,
     data_size_range: Option<(u32, u32)>,
@@ -546,9 +568,9 @@ struct Cfg {
     step_duration: Option<u32>,
 }
 
-impl Default for Cfg {
+impl Default for Settings {
     fn default() -> Self {
-        Cfg {
+        Settings {
             server: None,
             port: None,
             unix_socket: None,
@@ -647,7 +669,7 @@ fn find_long(body: &str) -> Result<(&'static OptionDef, Option<&str>)> {
 }
 
 /// Read every argument into `cfg`; `Some` when the line asks for help or the version.
-fn read_args(args: &[String], cfg: &mut Cfg) -> Result<Option<Invocation>> {
+fn read_args(args: &[String], cfg: &mut Settings) -> Result<Option<Invocation>> {
     let mut i = 0;
     while i < args.len() {
         let arg = args[i].as_str();
@@ -765,31 +787,36 @@ fn pair(raw: &str, sep: char) -> Option<(u64, u64)> {
 
 const MAX_WEIGHT: u64 = 1_000_000;
 
-fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<Invocation>> {
+fn apply(
+    cfg: &mut Settings,
+    o: Flag,
+    opt: &str,
+    value: Option<&str>,
+) -> Result<Option<Invocation>> {
     if let Some(why) = unsupported(o) {
         return Err(not_supported(opt, why));
     }
     let v = value.unwrap_or_default();
     match o {
-        O::Help => return Ok(Some(Invocation::Help)),
-        O::Version => return Ok(Some(Invocation::Version)),
-        O::Server => cfg.server = Some(v.to_string()),
-        O::Tls => {
+        Flag::Help => return Ok(Some(Invocation::Help)),
+        Flag::Version => return Ok(Some(Invocation::Version)),
+        Flag::Server => cfg.server = Some(v.to_string()),
+        Flag::Tls => {
             cfg.tls.insert("enabled".into(), json!(true));
         }
-        O::TlsSkipVerify => {
+        Flag::TlsSkipVerify => {
             cfg.tls.insert("insecure".into(), json!(true));
         }
-        O::Cert | O::Key | O::Cacert | O::Sni => {
+        Flag::Cert | Flag::Key | Flag::Cacert | Flag::Sni => {
             let field = match o {
-                O::Cert => "cert",
-                O::Key => "key",
-                O::Cacert => "ca_file",
+                Flag::Cert => "cert",
+                Flag::Key => "key",
+                Flag::Cacert => "ca_file",
                 _ => "sni",
             };
             cfg.tls.insert(field.into(), json!(v));
         }
-        O::TlsProtocols => {
+        Flag::TlsProtocols => {
             // memtier: a comma-separated list such as "TLSv1.2,TLSv1.3".
             let mut versions = Vec::new();
             for p in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -807,7 +834,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             }
             cfg.tls.insert("versions".into(), json!(versions));
         }
-        O::RateLimiting => {
+        Flag::RateLimiting => {
             cfg.rate_per_connection = Some(number(
                 opt,
                 v,
@@ -816,11 +843,11 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "requests per second per connection, 1 or more",
             )?);
         }
-        O::Port => {
+        Flag::Port => {
             cfg.port = Some(number(opt, v, 1, 65535, "a port number from 1 to 65535")?);
         }
-        O::UnixSocket => cfg.unix_socket = Some(v.to_string()),
-        O::Protocol => {
+        Flag::UnixSocket => cfg.unix_socket = Some(v.to_string()),
+        Flag::Protocol => {
             cfg.protocol = match v {
                 "redis" => "redis",
                 "resp2" => "resp2",
@@ -841,19 +868,19 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 }
             }
         }
-        O::Authenticate => cfg.authenticate = Some(v.to_string()),
-        O::Uri => cfg.uri = Some(v.to_string()),
-        O::RunCount => {
+        Flag::Authenticate => cfg.authenticate = Some(v.to_string()),
+        Flag::Uri => cfg.uri = Some(v.to_string()),
+        Flag::RunCount => {
             cfg.run_count = number(opt, v, 1, 1024, "a number of runs from 1 to 1024")?;
         }
-        O::Debug => cfg.debug += 1,
-        O::ClusterMode => cfg.cluster_mode = true,
-        O::OutFile => cfg.out_file = Some(v.to_string()),
-        O::JsonOutFile => cfg.json_out_file = Some(v.to_string()),
-        O::HdrFilePrefix => cfg.hdr_prefix = Some(v.to_string()),
-        O::ShowConfig => cfg.show_config = true,
-        O::HideHistogram => cfg.hide_histogram = true,
-        O::PrintPercentiles => {
+        Flag::Debug => cfg.debug += 1,
+        Flag::ClusterMode => cfg.cluster_mode = true,
+        Flag::OutFile => cfg.out_file = Some(v.to_string()),
+        Flag::JsonOutFile => cfg.json_out_file = Some(v.to_string()),
+        Flag::HdrFilePrefix => cfg.hdr_prefix = Some(v.to_string()),
+        Flag::ShowConfig => cfg.show_config = true,
+        Flag::HideHistogram => cfg.hide_histogram = true,
+        Flag::PrintPercentiles => {
             let list: Option<Vec<f64>> = v
                 .split(',')
                 .map(|p| {
@@ -871,28 +898,28 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 )
             })?;
         }
-        O::PrintAllRuns => cfg.print_all_runs = true,
-        O::RealtimeLatencies => {}
-        O::CommandStatsBreakdown => {
+        Flag::PrintAllRuns => cfg.print_all_runs = true,
+        Flag::RealtimeLatencies => {}
+        Flag::CommandStatsBreakdown => {
             cfg.stats_by_line = match v.to_ascii_lowercase().as_str() {
                 "command" => false,
                 "line" => true,
                 _ => return Err(bad(opt, v, "allowed are command and line")),
             }
         }
-        O::CommandMissTracking => {
+        Flag::CommandMissTracking => {
             cfg.miss_tracking = match v.to_ascii_lowercase().as_str() {
                 "auto" => true,
                 "off" => false,
                 _ => return Err(bad(opt, v, "allowed are auto and off")),
             }
         }
-        O::MissRateThreshold => {
+        Flag::MissRateThreshold => {
             cfg.miss_rate_threshold = float(opt, v, "a percentage from 0 to 100", |x| {
                 (0.0..=100.0).contains(&x)
             })? / 100.0;
         }
-        O::Requests => {
+        Flag::Requests => {
             if v == "allkeys" {
                 cfg.requests = Some(Req::AllKeys);
             } else {
@@ -912,7 +939,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 cfg.requests = Some(Req::Count(n));
             }
         }
-        O::Clients => {
+        Flag::Clients => {
             cfg.clients = number(
                 opt,
                 v,
@@ -921,10 +948,10 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "a number of clients per thread greater than zero",
             )?
         }
-        O::Threads => {
+        Flag::Threads => {
             cfg.threads = number(opt, v, 1, 1024, "a number of threads from 1 to 1024")?;
         }
-        O::ClientsStart => {
+        Flag::ClientsStart => {
             cfg.clients_start = Some(number(
                 opt,
                 v,
@@ -933,7 +960,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "a number of clients per thread greater than zero",
             )?)
         }
-        O::ClientsStep => {
+        Flag::ClientsStep => {
             cfg.clients_step = Some(number(
                 opt,
                 v,
@@ -942,7 +969,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "a number of clients per thread greater than zero",
             )?)
         }
-        O::StepDuration => {
+        Flag::StepDuration => {
             cfg.step_duration = Some(number(
                 opt,
                 v,
@@ -951,7 +978,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "a number of seconds greater than zero",
             )?)
         }
-        O::TestTime => {
+        Flag::TestTime => {
             let t = number(
                 opt,
                 v,
@@ -967,7 +994,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             }
             cfg.test_time = Some(t);
         }
-        O::Ratio => {
+        Flag::Ratio => {
             let r = pair(v, ':')
                 .filter(|&(a, b)| (a > 0 || b > 0) && a <= MAX_WEIGHT && b <= MAX_WEIGHT)
                 .ok_or_else(|| {
@@ -979,19 +1006,19 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 })?;
             cfg.ratio = Some((r.0 as u32, r.1 as u32));
         }
-        O::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
-        O::ReconnectOnError => cfg.reconnect_on_error = true,
-        O::ConnectionTimeout => {
+        Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
+        Flag::ReconnectOnError => cfg.reconnect_on_error = true,
+        Flag::ConnectionTimeout => {
             cfg.connection_timeout =
                 number(opt, v, 0, u32::MAX as u64, "a number of seconds (0: none)")?
         }
-        O::SelectDb => {
+        Flag::SelectDb => {
             cfg.select_db = number(opt, v, 0, u32::MAX as u64, "a database number, 0 or more")?
         }
-        O::DistinctClientSeed => cfg.distinct_client_seed = true,
-        O::Randomize => cfg.randomize = true,
-        O::Command => cfg.commands.push(command(opt, v)?),
-        O::CommandRatio => {
+        Flag::DistinctClientSeed => cfg.distinct_client_seed = true,
+        Flag::Randomize => cfg.randomize = true,
+        Flag::Command => cfg.commands.push(command(opt, v)?),
+        Flag::CommandRatio => {
             let n: u32 = number(
                 opt,
                 v,
@@ -1001,14 +1028,14 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             )?;
             last_command(cfg, opt)?.ratio = n;
         }
-        O::CommandKeyPattern => {
+        Flag::CommandKeyPattern => {
             let p = match v {
                 "R" | "S" | "G" | "Z" | "P" => v.chars().next().unwrap_or('R'),
                 _ => return Err(bad(opt, v, "one of R, S, G, Z, P")),
             };
             last_command(cfg, opt)?.pattern = p;
         }
-        O::DataSize => {
+        Flag::DataSize => {
             cfg.data_size = Some(number(
                 opt,
                 v,
@@ -1017,7 +1044,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 "a size in bytes from 1 to 536870912 (512 MiB)",
             )?)
         }
-        O::DataOffset => {
+        Flag::DataOffset => {
             let n: u32 = number(opt, v, 0, u32::MAX as u64, "a number of bytes, 0 or more")?;
             if n > 0 {
                 return Err(not_supported(
@@ -1026,8 +1053,8 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 ));
             }
         }
-        O::RandomData => cfg.random_data = true,
-        O::DataSizeRange => {
+        Flag::RandomData => cfg.random_data = true,
+        Flag::DataSizeRange => {
             let (a, b) = pair(v, '-')
                 .map(|(a, b)| (a.min(b), a.max(b)))
                 .filter(|&(a, b)| a >= 1 && b <= MAX_VALUE_SIZE as u64)
@@ -1040,7 +1067,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 })?;
             cfg.data_size_range = Some((a as u32, b as u32));
         }
-        O::DataSizeList => {
+        Flag::DataSizeList => {
             let what = "SIZE:WEIGHT pairs separated by commas, e.g. 32:10,1024:1 \
                         (sizes 1 to 536870912 bytes, weights 1 to 1000000)";
             let list: Option<Vec<(u32, u32)>> = v
@@ -1056,14 +1083,14 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
                 .collect();
             cfg.data_size_list = Some(list.ok_or_else(|| bad(opt, v, what))?);
         }
-        O::DataSizePattern => {
+        Flag::DataSizePattern => {
             cfg.data_size_pattern = match v {
                 "R" => 'R',
                 "S" => 'S',
                 _ => return Err(bad(opt, v, "R or S")),
             }
         }
-        O::ExpiryRange => {
+        Flag::ExpiryRange => {
             let (a, b) = pair(v, '-')
                 .map(|(a, b)| (a.min(b), a.max(b)))
                 .filter(|&(_, b)| b <= u32::MAX as u64)
@@ -1071,14 +1098,14 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             // memtier: 0-0 (its default) means no expiry; a drawn 0 sends a SET without one.
             cfg.expiry_range = (b > 0).then_some((a as u32, b as u32));
         }
-        O::KeyPrefix => cfg.key_prefix = v.to_string(),
-        O::KeyMinimum => {
+        Flag::KeyPrefix => cfg.key_prefix = v.to_string(),
+        Flag::KeyMinimum => {
             cfg.key_minimum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
-        O::KeyMaximum => {
+        Flag::KeyMaximum => {
             cfg.key_maximum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
-        O::KeyPattern => {
+        Flag::KeyPattern => {
             let letters: Vec<char> = v.chars().collect();
             let ok = |c: char| matches!(c, 'S' | 'R' | 'G' | 'P' | 'Z');
             let p = match letters.as_slice() {
@@ -1100,15 +1127,15 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
             }
             cfg.key_pattern = Some(p);
         }
-        O::KeyStddev => {
+        Flag::KeyStddev => {
             cfg.key_stddev = Some(float(opt, v, "a number greater than zero", |x| x > 0.0)?)
         }
-        O::KeyMedian => {
+        Flag::KeyMedian => {
             cfg.key_median = Some(float(opt, v, "a key number greater than zero", |x| {
                 x > 0.0
             })?)
         }
-        O::KeyZipfExp => {
+        Flag::KeyZipfExp => {
             cfg.key_zipf_exp = Some(float(opt, v, "an exponent within (0, 5)", |x| {
                 x > 0.0 && x < 5.0
             })?)
@@ -1119,7 +1146,7 @@ fn apply(cfg: &mut Cfg, o: O, opt: &str, value: Option<&str>) -> Result<Option<I
     Ok(None)
 }
 
-fn last_command<'a>(cfg: &'a mut Cfg, opt: &str) -> Result<&'a mut Cmd> {
+fn last_command<'a>(cfg: &'a mut Settings, opt: &str) -> Result<&'a mut UserCommand> {
     cfg.commands
         .last_mut()
         .ok_or_else(|| Error::spec(opt, "applies to the --command before it, and there is none"))
@@ -1133,7 +1160,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// One `--command`, split and checked as memtier does.
-fn command(opt: &str, text: &str) -> Result<Cmd> {
+fn command(opt: &str, text: &str) -> Result<UserCommand> {
     let args = split_command(text).map_err(|m| bad(opt, text, &m))?;
     let Some(first) = args.first() else {
         return Err(bad(
@@ -1176,7 +1203,7 @@ fn command(opt: &str, text: &str) -> Result<Cmd> {
             ),
         ));
     }
-    Ok(Cmd {
+    Ok(UserCommand {
         args,
         ratio: 1,
         pattern: 'R',
@@ -1284,7 +1311,7 @@ fn quote_arg(arg: &[u8]) -> String {
 /// A `--command` as a respload template: a list of arguments when all are text, else a line
 /// with quoted arguments. Braces in literal arguments are escaped (`{lbrace}`), so that text
 /// such as `{key}` or a hash tag is sent as it is.
-fn template(cmd: &Cmd) -> Json {
+fn template(cmd: &UserCommand) -> Json {
     let words: Option<Vec<String>> = cmd
         .args
         .iter()
@@ -1374,7 +1401,7 @@ fn credentials(auth: &str) -> (Option<String>, String) {
     }
 }
 
-impl Cfg {
+impl Settings {
     fn distribution(&self, letter: char) -> Json {
         match letter {
             'S' => json!("sequential"),

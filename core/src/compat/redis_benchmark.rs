@@ -207,7 +207,7 @@ impl TargetArgs {
         }
         .resolve("")
         .map_err(|e| match e {
-            Error::Spec { message, .. } => Error::spec(option, message),
+            Error::Spec { reason, .. } => Error::spec(option, reason),
             other => other,
         })?;
         match c.endpoint {
@@ -416,6 +416,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         }
     }
     let command = o.rest();
+    let cluster = target.cluster;
 
     let mut base = Map::new();
     base.insert("target".into(), target.to_json()?);
@@ -475,14 +476,20 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 Some(names) => t.selectors.iter().any(|s| names.iter().any(|n| n == s)),
             })
             .collect();
-        selected.iter().map(|t| test_phase(t, random)).collect()
+        selected
+            .iter()
+            .map(|t| match cluster {
+                true => cluster_test_phase(t, random),
+                false => test_phase(t, random),
+            })
+            .collect()
     } else {
         if tests.is_some() {
             warnings.push("WARNING: Option -t is ignored.".to_string());
         }
         output.command_line = true;
         output.payload_bytes = resp_length(command);
-        vec![command_phase(command, random)?]
+        vec![command_phase(command, random, cluster)?]
     };
     if phases.is_empty() {
         return Err(Error::spec("-t", "selects no test"));
@@ -566,19 +573,70 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
     phase
 }
 
+/// The phase of one default test with `--cluster`: redis-benchmark's cluster forms of its
+/// commands, each key carrying a hash tag of the client's own node (`key:{tag}:__rand_int__`,
+/// `mylist:{tag}`): every client talks to one primary, the clients spread over the primaries,
+/// and the keys over each primary's slots. Under `-r N` each `__rand_int__` is its own
+/// random number, as redis-benchmark draws them.
+fn cluster_test_phase(test: &Test, random: Option<u64>) -> Json {
+    let r = || match random {
+        Some(r) => rand_placeholder(r),
+        None => RAND_INT.to_string(),
+    };
+    let t = match test.title {
+        "PING_INLINE" | "PING_MBULK" => return test_phase(test, random),
+        "SET" => format!("SET key:{{node_tag}}:{} {{value}}", r()),
+        "GET" => format!("GET key:{{node_tag}}:{}", r()),
+        "INCR" => format!("INCR counter:{{node_tag}}:{}", r()),
+        "LPUSH" | "LPUSH (needed to benchmark LRANGE)" => "LPUSH mylist:{node_tag} {value}".into(),
+        "RPUSH" => "RPUSH mylist:{node_tag} {value}".into(),
+        "LPOP" => "LPOP mylist:{node_tag}".into(),
+        "RPOP" => "RPOP mylist:{node_tag}".into(),
+        "SADD" => format!("SADD myset:{{node_tag}} element:{}", r()),
+        "HSET" => format!("HSET myhash:{{node_tag}} element:{} {{value}}", r()),
+        "SPOP" => "SPOP myset:{node_tag}".into(),
+        "ZADD" => match random {
+            Some(_) => format!("ZADD myzset:{{node_tag}} {} element:{}", r(), r()),
+            None => format!("ZADD myzset:{{node_tag}} 0 element:{RAND_INT}"),
+        },
+        "ZPOPMIN" => "ZPOPMIN myzset:{node_tag}".into(),
+        "MSET (10 keys)" => format!(
+            "MSET{}",
+            (0..10)
+                .map(|_| format!(" key:{{node_tag}}:{} {{value}}", r()))
+                .collect::<String>()
+        ),
+        title => {
+            // LRANGE_N: the first N elements.
+            let n: u32 = title
+                .strip_prefix("LRANGE_")
+                .and_then(|t| t.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(100);
+            format!("LRANGE mylist:{{node_tag}} 0 {}", n - 1)
+        }
+    };
+    json!({ "name": test.title, "commands": [{ "template": t }] })
+}
+
 /// `{rand:0..N-1:12}`: what `__rand_int__` becomes under `-r N`.
 fn rand_placeholder(r: u64) -> String {
     format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1)
 }
 
 /// The phase of a command given on the command line: each argument one template argument;
-/// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number.
-fn command_phase(command: &[String], random: Option<u64>) -> Result<Json> {
+/// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number;
+/// with `--cluster` every `{tag}` becomes the hash tag of the client's node, as
+/// redis-benchmark replaces it.
+fn command_phase(command: &[String], random: Option<u64>, cluster: bool) -> Result<Json> {
     let mut args = Vec::with_capacity(command.len());
     for arg in command {
         // Braces are sent as they are (hash tags, JSON, `{key}` text): escaped first, so
-        // that only the `__rand_int__` placeholders become random numbers.
-        let arg = escape_literal(arg);
+        // that only the `__rand_int__` (and, in cluster mode, `{tag}`) placeholders change.
+        let mut arg = escape_literal(arg);
+        if cluster {
+            arg = arg.replace("{lbrace}tag}", "{node_tag}");
+        }
         args.push(match random {
             Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
             None => arg,
@@ -772,6 +830,37 @@ mod tests {
         assert_eq!(single.workload.phases[0].spec.load.refill, Refill::Eager);
         let cluster = parse("-P 50 --cluster");
         assert_eq!(cluster.workload.phases[0].spec.load.refill, Refill::Batch);
+        // --cluster: every test's keys carry the client's node tag, as redis-benchmark's do;
+        // the clients are bound to the primaries in turn.
+        let template = |line: &str, phase: usize| {
+            let rb = parse(line);
+            let p = &rb.workload.phases[phase];
+            assert!(p.binds_connections_to_nodes() || p.spec.name.starts_with("PING"));
+            p.spec.commands[0].template.clone()
+        };
+        assert_eq!(
+            template("-t get --cluster", 0),
+            Some(Template::Line("GET key:{node_tag}:__rand_int__".into()))
+        );
+        assert_eq!(
+            template("-t mset --cluster -r 5", 0),
+            Some(Template::Line(format!(
+                "MSET{}",
+                " key:{node_tag}:{rand:0..4:12} {value}".repeat(10)
+            )))
+        );
+        assert_eq!(
+            template("-t lrange_300 --cluster", 1),
+            Some(Template::Line("LRANGE mylist:{node_tag} 0 299".into()))
+        );
+        assert_eq!(template("-t ping --cluster", 0), None);
+        for rb in [parse("--cluster"), parse("--cluster -r 100")] {
+            assert_eq!(rb.workload.phases.len(), TESTS.len());
+            for p in &rb.workload.phases[2..] {
+                assert!(p.binds_connections_to_nodes(), "{}", p.spec.name);
+            }
+        }
+        assert!(!parse("-t get").workload.phases[0].binds_connections_to_nodes());
         let o = &rb.output;
         assert_eq!((o.format, o.precision, o.repeat), (Format::Quiet, 2, true));
         assert_eq!((o.threads, o.json.as_deref()), (Some(2), Some("r.json")));

@@ -3,7 +3,11 @@
 //! cluster sees exactly the key distribution of the spec.
 //!
 //! - Routing: the slot of the request's first argument (the key of nearly every command);
-//!   a request without arguments goes to the owner of slot 0. With `target.read_from` other
+//!   a request without arguments goes to the owner of slot 0.
+//! - Bound clients (a phase using `{node_tag}`, as `redis-benchmark --cluster`): client `i`
+//!   talks to primary `i mod primaries` only; its keys carry a hash tag of one of that
+//!   primary's slots, drawn per request, so they route there; requests without a key go
+//!   there too. With `target.read_from` other
 //!   than `primary`, reading commands go to a replica of that owner (each client keeps to
 //!   one replica per primary, spread by client index), and to the owner itself when the
 //!   slot has no replica or the replica's connection is down.
@@ -45,7 +49,7 @@ use super::timer::Deadline;
 use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
-use crate::spec::{Connect, ReadFrom};
+use crate::spec::{ConnectOptions, ReadFrom};
 use crate::stats::CommandRecorder;
 use crate::{Error, Result};
 use std::cell::RefCell;
@@ -97,15 +101,18 @@ struct Topology {
 /// One worker thread's view of the cluster, shared by its clients.
 pub struct Cluster {
     topo: RefCell<Topology>,
-    base: Connect,
+    base: ConnectOptions,
     /// Reads go to replicas.
     replica_reads: bool,
+    /// `{node_tag}`: each client talks to one primary, its home (see [`Cluster::home`]).
+    bound: bool,
 }
 
 impl Cluster {
     /// Read the slot map from the seeds of `base.cluster` (or its endpoint). With
-    /// `read_from = "replica"`, fails when some slot has no replica.
-    pub async fn load(base: &Connect) -> Result<Rc<Cluster>> {
+    /// `read_from = "replica"`, fails when some slot has no replica. `bound`: each client
+    /// talks to one primary only (the phase uses `{node_tag}`).
+    pub async fn load(base: &ConnectOptions, bound: bool) -> Result<Rc<Cluster>> {
         let seeds = base.cluster.clone().unwrap_or_default();
         let map = SlotMap::fetch(&seeds, base).await?;
         if base.read_from == ReadFrom::Replica {
@@ -135,6 +142,7 @@ impl Cluster {
             }),
             base: base.clone(),
             replica_reads: base.read_from != ReadFrom::Primary,
+            bound,
         };
         cluster.apply(&map);
         Ok(Rc::new(cluster))
@@ -185,15 +193,24 @@ impl Cluster {
         out
     }
 
-    /// The nodes logical client `pick` talks to at first: every primary, plus (reading from
-    /// replicas) its replica of each primary.
+    /// The nodes logical client `pick` talks to at first: every primary (only its home one
+    /// when clients are bound), plus (reading from replicas) its replica of each of them.
     pub fn nodes_for(&self, pick: usize) -> Vec<usize> {
-        let mut out = self.primaries();
+        let home = self.home(pick);
+        let mut out = match home {
+            Some(home) => vec![home],
+            None => self.primaries(),
+        };
         if self.replica_reads {
             let t = self.topo.borrow();
-            for set in &t.replicas {
+            // A bound client reads from the replicas of its home only.
+            let home_set = home.and_then(|h| {
+                let slot = t.slots.iter().position(|&p| p as usize == h)?;
+                Some(t.replica_set[slot] as usize)
+            });
+            for (k, set) in t.replicas.iter().enumerate() {
                 let n = set[pick % set.len()] as usize;
-                if !out.contains(&n) {
+                if !out.contains(&n) && (home.is_none() || home_set == Some(k)) {
                     out.push(n);
                 }
             }
@@ -201,8 +218,26 @@ impl Cluster {
         out
     }
 
+    /// Bound clients (`{node_tag}`): the primary client `pick` talks to, the primaries taken
+    /// in turn (as redis-benchmark spreads its clients over the nodes); `None` otherwise.
+    pub fn home(&self, pick: usize) -> Option<usize> {
+        if !self.bound {
+            return None;
+        }
+        let primaries = self.primaries();
+        (!primaries.is_empty()).then(|| primaries[pick % primaries.len()])
+    }
+
+    /// The slots node `i` owns now.
+    pub fn slots_of(&self, i: usize) -> Rc<[u16]> {
+        let t = self.topo.borrow();
+        (0..SLOTS as u16)
+            .filter(|&s| t.slots[s as usize] as usize == i)
+            .collect()
+    }
+
     /// Connection settings for node `i`.
-    pub fn connect_of(&self, i: usize) -> Connect {
+    pub fn connect_of(&self, i: usize) -> ConnectOptions {
         self.topo.borrow().nodes[i].connect(&self.base)
     }
 
@@ -472,6 +507,8 @@ pub struct ClusterClient {
     cluster: Rc<Cluster>,
     /// This client's index: which replica of each primary it reads from.
     pick: usize,
+    /// Bound clients (`{node_tag}`): the primary this client talks to.
+    home: Option<usize>,
     nodes: Vec<Node>,
     /// The request just generated.
     req: Vec<u8>,
@@ -496,7 +533,13 @@ impl ClusterClient {
         let deadline = pacer
             .as_ref()
             .map(|_| Deadline::new(shared.pace_timer.as_ref()));
+        let home = cluster.home(pick);
+        let mut generator = generator;
+        if let Some(home) = home {
+            generator.tag_keys_for(cluster.slots_of(home));
+        }
         let mut c = ClusterClient {
+            home,
             generator,
             pacer,
             deadline,
@@ -687,7 +730,10 @@ impl ClusterClient {
             };
             let node = r.node.unwrap_or_else(|| {
                 let key = self.shared.key_index[r.p.cmd as usize];
-                self.cluster.route(request_slot(&r.bytes, key))
+                match (key, self.home) {
+                    (None, Some(home)) => home,
+                    _ => self.cluster.route(request_slot(&r.bytes, key)),
+                }
             });
             self.ensure_node(node);
             if self.nodes[node].down(self.now) {
@@ -745,11 +791,13 @@ impl ClusterClient {
             }
             self.req.clear();
             let cmd = self.generator.next(&mut self.req, shared.budget.get());
-            let slot = request_slot(&self.req, shared.key_index[cmd]);
-            let node = if self.cluster.replica_reads && shared.read_only[cmd] {
-                self.read_node(slot)
-            } else {
-                self.cluster.route(slot)
+            let key = shared.key_index[cmd];
+            let slot = request_slot(&self.req, key);
+            let node = match (key, self.home) {
+                // A bound client sends what has no key to its home, as redis-benchmark does.
+                (None, Some(home)) => home,
+                _ if self.cluster.replica_reads && shared.read_only[cmd] => self.read_node(slot),
+                _ => self.cluster.route(slot),
             };
             let p = Pending {
                 cmd: cmd as u16,

@@ -4,7 +4,7 @@
 
 use super::pacer::{Pacer, Staircase};
 use super::timer::PaceTimer;
-use crate::spec::Connect;
+use crate::spec::ConnectOptions;
 use crate::stats::{GapSample, Recorder};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::future::Future;
@@ -176,7 +176,7 @@ pub struct Shared {
     /// (`None`: it has none, any node serves it).
     pub key_index: Box<[Option<usize>]>,
     /// How to (re)connect.
-    pub connect: Connect,
+    pub connect: ConnectOptions,
     /// Reconnections made.
     pub reconnects: Cell<u64>,
     /// Connections open now.

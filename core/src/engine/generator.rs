@@ -4,10 +4,11 @@
 use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
 use super::values::ValueSource;
+use crate::net::cluster::slot_tag;
 use crate::resp::encode::{
     decimal_len, write_array_header, write_bulk, write_bulk_header, write_bulk_prefixed_u64,
 };
-use crate::spec::{Arg, Compiled, Part, Phase};
+use crate::spec::{Arg, CompiledCommand, Part, Phase};
 use std::rc::Rc;
 
 /// One pick of the mix, with its own key sampler.
@@ -26,7 +27,7 @@ struct ChainAt {
 
 /// One connection's request generator.
 pub struct Generator {
-    commands: Rc<[Compiled]>,
+    commands: Rc<[CompiledCommand]>,
     templates: Box<[Template]>,
     entries: Box<[Entry]>,
     cumulative: Box<[u64]>,
@@ -38,6 +39,10 @@ pub struct Generator {
     chain: Option<ChainAt>,
     cap: Option<u64>,
     scratch: Vec<u8>,
+    /// `{node_tag}`: the slots of this connection's primary, one drawn per request (per
+    /// chain); `tag` is the one drawn.
+    node_slots: Option<Rc<[u16]>>,
+    tag: u16,
 }
 
 /// A command's encoding prepared once: its array header and leading literal arguments
@@ -51,7 +56,7 @@ struct Template {
 }
 
 impl Template {
-    fn new(cmd: &Compiled) -> Self {
+    fn new(cmd: &CompiledCommand) -> Self {
         let mut head = Vec::new();
         let expiry = matches!(cmd.args.last(), Some(Arg::Expiry(..)));
         if !expiry {
@@ -146,7 +151,7 @@ impl Generator {
     /// in the phase (which decides its slice of the range with the parallel distribution).
     pub fn new(
         phase: &Phase,
-        commands: Rc<[Compiled]>,
+        commands: Rc<[CompiledCommand]>,
         values: ValueSource,
         sequence: Rc<Sequence>,
         rng: Rng,
@@ -189,7 +194,15 @@ impl Generator {
             chain: None,
             cap: connection_cap(phase, index, total),
             scratch: Vec::new(),
+            node_slots: None,
+            tag: 0,
         }
+    }
+
+    /// Write `{node_tag}` as a hash tag of one of `slots` (those of the connection's primary),
+    /// drawn per request.
+    pub fn tag_keys_for(&mut self, slots: Rc<[u16]>) {
+        self.node_slots = (!slots.is_empty()).then_some(slots);
     }
 
     /// Whether this connection has sent all it may (parallel keys with `all_keys`).
@@ -217,6 +230,9 @@ impl Generator {
         let at = match self.chain {
             Some(at) => at,
             None => {
+                if let Some(slots) = &self.node_slots {
+                    self.tag = slots[self.rng.below(slots.len() as u64) as usize];
+                }
                 let entry = self.pick();
                 let key = self.entries[entry].sampler.draw(
                     &mut self.rng,
@@ -246,6 +262,7 @@ impl Generator {
             sequence,
             rng,
             scratch,
+            tag,
             ..
         } = self;
         let cmd = &commands[index];
@@ -293,6 +310,7 @@ impl Generator {
                                 }
                                 push_padded(scratch, n.unsigned_abs(), *pad as usize);
                             }
+                            Part::NodeTag => scratch.extend_from_slice(slot_tag(*tag)),
                         }
                     }
                     write_bulk(buf, scratch);

@@ -11,7 +11,7 @@ mod pacer;
 mod phase;
 mod rng;
 mod runner;
-mod search;
+mod slo_search;
 mod timer;
 mod values;
 mod worker;

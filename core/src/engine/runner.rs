@@ -4,11 +4,11 @@
 use super::abort::{AbortCheck, Stopped};
 use super::phase::{run_phase, PhaseOptions};
 use super::rng::mix;
-use super::search::run_search;
+use super::slo_search::run_search;
 use super::Snapshot;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
-use crate::spec::{Connect, Workload};
+use crate::spec::{ConnectOptions, Workload};
 use crate::stats::{
     summarize, ClientStats, Recorder, Report, ServerFacts, TimelineRow, SCHEMA_VERSION,
 };
@@ -143,7 +143,7 @@ pub fn run(workload: &Workload) -> Result<Report> {
 /// A client of the target, or in cluster mode of the first seed that answers when the target
 /// does not (a seed list stands in for a node that is down); with its address. Fails with
 /// the target's own error when none answers.
-async fn reach(target: &Connect) -> Result<(Client, String)> {
+async fn reach(target: &ConnectOptions) -> Result<(Client, String)> {
     let target = &target.control();
     let error = match Client::connect(target).await {
         Ok(client) => return Ok((client, target.endpoint.to_string())),

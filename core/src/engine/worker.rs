@@ -12,7 +12,7 @@ use super::rng::Rng;
 use super::timer::PaceTimer;
 use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
-use crate::spec::{Compiled, ConnectionsRamp, Phase};
+use crate::spec::{CompiledCommand, ConnectionsRamp, Phase};
 use crate::stats::{GapSample, Recorder};
 use crate::{Error, Result};
 use std::cell::{Cell, RefCell};
@@ -194,7 +194,7 @@ async fn worker(s: WorkerSetup) {
         }),
         false => None,
     };
-    let commands: Rc<[Compiled]> = s.phase.commands.clone().into();
+    let commands: Rc<[CompiledCommand]> = s.phase.commands.clone().into();
     let shared = Rc::new(Shared {
         recorder: RefCell::new(Recorder::new(commands.len())),
         budget: Cell::new(s.budget),
@@ -461,7 +461,7 @@ struct Spawner {
     phase_index: usize,
     seed: u64,
     total_connections: usize,
-    commands: Rc<[Compiled]>,
+    commands: Rc<[CompiledCommand]>,
     pool: Rc<[u8]>,
     key_span: u64,
     sequence: Rc<Sequence>,
@@ -599,12 +599,14 @@ async fn open_links(
     let mut failure = None;
     let cluster = match &s.phase.connect.cluster {
         None => None,
-        Some(_) => match Cluster::load(&s.phase.connect).await {
-            Ok(c) => Some(c),
-            Err(e) => return (None, Vec::new(), Some(e)),
-        },
+        Some(_) => {
+            match Cluster::load(&s.phase.connect, s.phase.binds_connections_to_nodes()).await {
+                Ok(c) => Some(c),
+                Err(e) => return (None, Vec::new(), Some(e)),
+            }
+        }
     };
-    let targets = |k: usize| -> Vec<(usize, crate::spec::Connect)> {
+    let targets = |k: usize| -> Vec<(usize, crate::spec::ConnectOptions)> {
         match &cluster {
             None => vec![(0, s.phase.connect.clone())],
             Some(c) => c

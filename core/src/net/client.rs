@@ -3,7 +3,7 @@
 
 use super::Stream;
 use crate::resp::{encode::encode_command, Framer, Reply};
-use crate::spec::{Connect, TlsConnect};
+use crate::spec::{ConnectOptions, TlsConnect};
 use crate::{Error, Result};
 use std::io::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -123,7 +123,7 @@ impl Client {
     /// With TLS the handshake always includes a round trip (a PING when nothing else is
     /// sent): with TLS 1.3 a server that refuses the client certificate says so only after
     /// the TLS handshake, and this must fail here, as [`Error::Tls`], before any traffic.
-    pub async fn connect(c: &Connect) -> Result<Client> {
+    pub async fn connect(c: &ConnectOptions) -> Result<Client> {
         let stream = Stream::connect_with(c).await?;
         let mut client = Client {
             stream,
@@ -145,17 +145,19 @@ impl Client {
             .await
             .map_err(|e| match e {
                 // A TLS port closes on the plain-text set-up: say what may be wrong.
-                Error::Connect { addr, source }
-                    if c.tls.is_none()
-                        && matches!(
-                            source.kind(),
-                            ErrorKind::ConnectionReset
-                                | ErrorKind::UnexpectedEof
-                                | ErrorKind::BrokenPipe
-                        ) =>
+                Error::Connect {
+                    address: addr,
+                    source,
+                } if c.tls.is_none()
+                    && matches!(
+                        source.kind(),
+                        ErrorKind::ConnectionReset
+                            | ErrorKind::UnexpectedEof
+                            | ErrorKind::BrokenPipe
+                    ) =>
                 {
                     Error::Connect {
-                        addr,
+                        address: addr,
                         source: std::io::Error::new(
                             source.kind(),
                             format!(
@@ -189,8 +191,8 @@ impl Client {
                     _ => "",
                 };
                 return Err(Error::Auth {
-                    addr: client.addr.clone(),
-                    message: format!("{what} failed: {msg}{field}"),
+                    address: client.addr.clone(),
+                    reason: format!("{what} failed: {msg}{field}"),
                 });
             }
         }
@@ -225,7 +227,7 @@ impl Client {
                 .as_ref()
                 .and_then(|t| super::tls::tls_error(&addr, t, &e, false));
             tls_failure.unwrap_or_else(|| Error::Connect {
-                addr: addr.clone(),
+                address: addr.clone(),
                 source: e,
             })
         };
@@ -235,13 +237,13 @@ impl Client {
             while replies.len() < cmds.len() {
                 loop {
                     let framed = self.framer.next(&self.buf).map_err(|e| Error::Protocol {
-                        addr: self.addr.clone(),
-                        message: e.to_string(),
+                        address: self.addr.clone(),
+                        reason: e.to_string(),
                     })?;
                     let Some((len, kind)) = framed else { break };
                     let value = decode(&self.buf[..len]).ok_or_else(|| Error::Protocol {
-                        addr: self.addr.clone(),
-                        message: "undecodable reply".into(),
+                        address: self.addr.clone(),
+                        reason: "undecodable reply".into(),
                     })?;
                     self.buf.drain(..len);
                     if kind != Reply::Push {
@@ -261,8 +263,8 @@ impl Client {
                 let start = self.buf.len();
                 if start >= MAX_CONTROL_REPLY {
                     return Err(Error::Protocol {
-                        addr: self.addr.clone(),
-                        message: format!(
+                        address: self.addr.clone(),
+                        reason: format!(
                             "a reply longer than {} MiB, not ended",
                             MAX_CONTROL_REPLY >> 20
                         ),
@@ -285,7 +287,7 @@ impl Client {
         match tokio::time::timeout(timeout, work).await {
             Ok(r) => r,
             Err(_) => Err(Error::Connect {
-                addr: self.addr.clone(),
+                address: self.addr.clone(),
                 source: std::io::Error::new(
                     std::io::ErrorKind::TimedOut,
                     format!("no reply within {timeout:?}"),

@@ -1,115 +1,11 @@
-//! Redis Cluster: the key slot of a key (CRC16 with hash tags) and the slot map read from
-//! `CLUSTER SLOTS`.
+//! Redis Cluster: the slot map read from `CLUSTER SLOTS` (key slots are `resp::slot`'s, node
+//! addresses `spec::NodeAddr`, both re-exported here).
 
 use super::{Client, Value};
-use crate::spec::{Connect, Endpoint};
+pub use crate::resp::slot::{crc16, hash_part, key_slot, slot_tag, SLOTS};
+use crate::spec::ConnectOptions;
+pub use crate::spec::NodeAddr;
 use crate::{Error, Result};
-
-/// Number of hash slots in a Redis Cluster.
-pub const SLOTS: usize = 16384;
-
-/// CRC16-CCITT (XMODEM: polynomial 0x1021, initial value 0), as Redis uses for key slots.
-const fn crc16_table() -> [u16; 256] {
-    let mut table = [0u16; 256];
-    let mut i = 0;
-    while i < 256 {
-        let mut crc = (i as u16) << 8;
-        let mut bit = 0;
-        while bit < 8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-            bit += 1;
-        }
-        table[i] = crc;
-        i += 1;
-    }
-    table
-}
-
-static CRC16: [u16; 256] = crc16_table();
-
-/// CRC16 (XMODEM) of `bytes`.
-#[inline]
-pub fn crc16(bytes: &[u8]) -> u16 {
-    let mut crc = 0u16;
-    for &b in bytes {
-        crc = (crc << 8) ^ CRC16[((crc >> 8) as u8 ^ b) as usize];
-    }
-    crc
-}
-
-/// The part of `key` that is hashed: the hash tag between the first `{` and the first `}`
-/// after it, when that is not empty; else the whole key (Redis' rules).
-#[inline]
-pub fn hash_part(key: &[u8]) -> &[u8] {
-    if let Some(open) = key.iter().position(|&b| b == b'{') {
-        if let Some(len) = key[open + 1..].iter().position(|&b| b == b'}') {
-            if len > 0 {
-                return &key[open + 1..open + 1 + len];
-            }
-        }
-    }
-    key
-}
-
-/// The hash slot (0..16383) of `key`.
-#[inline]
-pub fn key_slot(key: &[u8]) -> u16 {
-    crc16(hash_part(key)) & (SLOTS as u16 - 1)
-}
-
-/// A cluster node, as `CLUSTER SLOTS` names it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct NodeAddr {
-    /// Host (IP or name; the seed's host when the node did not say).
-    pub host: String,
-    /// Port.
-    pub port: u16,
-}
-
-impl std::fmt::Display for NodeAddr {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.host.contains(':') {
-            write!(f, "[{}]:{}", self.host, self.port)
-        } else {
-            write!(f, "{}:{}", self.host, self.port)
-        }
-    }
-}
-
-impl NodeAddr {
-    /// Parse `host:port` (or `[v6]:port`).
-    pub fn parse(s: &str) -> Option<NodeAddr> {
-        let (host, port) = if let Some(v6) = s.strip_prefix('[') {
-            let (h, rest) = v6.split_once(']')?;
-            (h, rest.strip_prefix(':')?)
-        } else {
-            s.rsplit_once(':')?
-        };
-        let port = port.parse::<u16>().ok().filter(|p| *p > 0)?;
-        if host.is_empty() {
-            return None;
-        }
-        Some(NodeAddr {
-            host: host.to_string(),
-            port,
-        })
-    }
-
-    /// The connection settings for this node: `base` (credentials, TLS, timeouts) with this
-    /// node's endpoint.
-    pub fn connect(&self, base: &Connect) -> Connect {
-        let mut c = base.clone();
-        c.endpoint = Endpoint::Tcp {
-            host: self.host.clone(),
-            port: self.port,
-        };
-        c
-    }
-}
 
 /// A contiguous range of slots and the nodes serving it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,7 +119,7 @@ impl SlotMap {
 
     /// Read the map from the first of `seeds` that answers `CLUSTER SLOTS`; `base` gives
     /// credentials, TLS and timeouts. Fails with the last error when none does.
-    pub async fn fetch(seeds: &[NodeAddr], base: &Connect) -> Result<SlotMap> {
+    pub async fn fetch(seeds: &[NodeAddr], base: &ConnectOptions) -> Result<SlotMap> {
         let mut last = None;
         for seed in seeds {
             match Self::fetch_one(seed, base).await {
@@ -234,15 +130,15 @@ impl SlotMap {
         Err(last.unwrap_or_else(|| Error::Internal("no cluster seed node".into())))
     }
 
-    async fn fetch_one(seed: &NodeAddr, base: &Connect) -> Result<SlotMap> {
+    async fn fetch_one(seed: &NodeAddr, base: &ConnectOptions) -> Result<SlotMap> {
         let c = seed.connect(base).control();
         let mut client = Client::connect(&c).await?;
         let reply = client
             .call(&[b"CLUSTER", b"SLOTS"], c.connect_timeout)
             .await?;
         let protocol = |message: String| Error::Protocol {
-            addr: seed.to_string(),
-            message,
+            address: seed.to_string(),
+            reason: message,
         };
         if let Value::Error(e) = &reply {
             return Err(protocol(format!(
@@ -260,26 +156,6 @@ impl SlotMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn known_slots() {
-        assert_eq!(crc16(b"123456789"), 0x31C3);
-        assert_eq!(key_slot(b"123456789"), 12739);
-        assert_eq!(key_slot(b"foo"), 12182);
-        assert_eq!(key_slot(b"bar"), 5061);
-        assert_eq!(key_slot(b"key:0"), 2592);
-        assert_eq!(
-            key_slot(b"{user1000}.following"),
-            key_slot(b"{user1000}.followers")
-        );
-        assert_eq!(key_slot(b"{user1000}.following"), key_slot(b"user1000"));
-        // An empty tag hashes the whole key; only the first `{` and the first `}` after it count.
-        assert_eq!(hash_part(b"foo{}{bar}"), b"foo{}{bar}");
-        assert_eq!(hash_part(b"foo{{bar}}zap"), b"{bar");
-        assert_eq!(hash_part(b"foo{bar}{zap}"), b"bar");
-        assert_eq!(hash_part(b"foo}{bar"), b"foo}{bar");
-        assert_eq!(key_slot(b""), 0);
-    }
 
     fn node(host: &str, port: u16) -> Value {
         Value::List(vec![

@@ -9,13 +9,13 @@ mod tls_stream;
 pub use client::{Client, Value};
 pub use stream::Stream;
 
-use crate::spec::Connect;
+use crate::spec::ConnectOptions;
 
 /// The commands that set a connection up, in order: HELLO 3 (with AUTH inside) or AUTH,
 /// then SELECT, CLIENT SETNAME and CLIENT TRACKING ON when asked for, and READONLY on
 /// cluster connections that may read from replicas. Sent pipelined; any error reply fails
 /// the connection before traffic.
-pub fn handshake_commands(c: &Connect) -> Vec<Vec<Vec<u8>>> {
+pub fn handshake_commands(c: &ConnectOptions) -> Vec<Vec<Vec<u8>>> {
     let mut cmds: Vec<Vec<Vec<u8>>> = Vec::new();
     let auth: Vec<Vec<u8>> = match (&c.user, &c.password) {
         (Some(u), Some(p)) => vec![u.as_bytes().to_vec(), p.as_bytes().to_vec()],

@@ -1,7 +1,7 @@
 //! Byte streams to a server: TCP, Unix socket, or TLS over TCP (rustls).
 
 use super::tls_stream::TlsStream;
-use crate::spec::{Connect, Endpoint};
+use crate::spec::{ConnectOptions, Endpoint};
 use crate::Error;
 use std::io;
 use std::pin::Pin;
@@ -27,13 +27,13 @@ impl Stream {
     /// Connect as `c` says: to its endpoint, with the TLS handshake when `c.tls` is set, all
     /// within `c.connect_timeout`. Failing to reach the server is [`Error::Connect`]; a failed
     /// TLS handshake is [`Error::Tls`], saying what to change.
-    pub async fn connect_with(c: &Connect) -> crate::Result<Stream> {
+    pub async fn connect_with(c: &ConnectOptions) -> crate::Result<Stream> {
         let addr = || c.endpoint.to_string();
         let started = tokio::time::Instant::now();
         let stream = Self::connect(&c.endpoint, c.connect_timeout)
             .await
             .map_err(|source| Error::Connect {
-                addr: addr(),
+                address: addr(),
                 source,
             })?;
         let (tls, tcp) = match (&c.tls, stream) {
@@ -51,13 +51,13 @@ impl Stream {
             Ok(Ok(s)) => Ok(Stream::Tls(Box::new(s))),
             Ok(Err(e)) => Err(
                 super::tls::tls_error(&addr(), tls, &e, true).unwrap_or_else(|| Error::Connect {
-                    addr: addr(),
+                    address: addr(),
                     source: e,
                 }),
             ),
             Err(_) => Err(Error::Tls {
-                addr: addr(),
-                message: format!(
+                address: addr(),
+                reason: format!(
                     "no TLS handshake within {:?}: is this the server's TLS port? A plain-text \
                      port (redis://, no TLS) does not answer a TLS hello",
                     c.connect_timeout

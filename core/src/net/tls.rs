@@ -28,8 +28,8 @@ pub(crate) fn tls_error(
         None => return None,
     };
     Some(Error::Tls {
-        addr: addr.to_string(),
-        message,
+        address: addr.to_string(),
+        reason: message,
     })
 }
 

@@ -6,7 +6,7 @@
 use super::server_info::parse_info;
 use crate::net::cluster::{NodeAddr, SlotMap};
 use crate::net::{Client, Value};
-use crate::spec::{replica_connect, Connect, Drill, DrillMode, Endpoint, Event, Phase};
+use crate::spec::{replica_connect, ConnectOptions, Drill, DrillMode, Endpoint, Event, Phase};
 use crate::{Error, Result};
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -30,9 +30,9 @@ pub struct Plan {
     /// The mode used (`pause`, `failover`).
     pub mode: Option<DrillMode>,
     /// The node acted on (the primary of a failover or a resync).
-    pub node: Connect,
+    pub node: ConnectOptions,
     /// `failover`: the replicas that may take over; `replica-resync`: the replica.
-    pub replicas: Vec<Connect>,
+    pub replicas: Vec<ConnectOptions>,
     /// Whether the target is a cluster.
     pub cluster: bool,
 }
@@ -159,7 +159,10 @@ pub async fn prepare(phase: &Phase) -> Result<Vec<Plan>> {
 
 /// Whether `replica`, given by the spec, replicates `primary`: checked before traffic, as a
 /// failover drill would otherwise stop the primary with nothing to take over.
-async fn check_replica(replica: &Connect, primary: &Connect) -> std::result::Result<(), String> {
+async fn check_replica(
+    replica: &ConnectOptions,
+    primary: &ConnectOptions,
+) -> std::result::Result<(), String> {
     let who = &replica.endpoint;
     if replica.endpoint == primary.endpoint {
         return Err(format!(
@@ -203,7 +206,7 @@ async fn check_replica(replica: &Connect, primary: &Connect) -> std::result::Res
 }
 
 /// Whether the replica whose INFO replication is `rep` follows `primary`'s replication ID.
-async fn same_replid(rep: &BTreeMap<String, String>, primary: &Connect) -> bool {
+async fn same_replid(rep: &BTreeMap<String, String>, primary: &ConnectOptions) -> bool {
     let Ok(mut c) = connect(primary).await else {
         return false;
     };
@@ -215,7 +218,7 @@ async fn same_replid(rep: &BTreeMap<String, String>, primary: &Connect) -> bool 
 }
 
 /// The first replica a primary lists in `INFO replication` (`slave0:ip=...,port=...`).
-async fn discover_replica(primary: &Connect) -> Result<Option<Connect>> {
+async fn discover_replica(primary: &ConnectOptions) -> Result<Option<ConnectOptions>> {
     let mut c = Client::connect(primary).await?;
     let info = c
         .call(&[b"INFO", b"replication"], primary.connect_timeout)
@@ -393,7 +396,7 @@ async fn sleep_until(t: Instant, stop: &AtomicBool) -> bool {
 
 type Drilled = std::result::Result<(), String>;
 
-async fn connect(c: &Connect) -> std::result::Result<Client, String> {
+async fn connect(c: &ConnectOptions) -> std::result::Result<Client, String> {
     Client::connect(c).await.map_err(|e| e.to_string())
 }
 
@@ -518,7 +521,7 @@ async fn pause(plan: &Plan, out: &mut Outcome) -> Drilled {
 
 /// Stop a server with `SHUTDOWN NOSAVE NOW` (`SHUTDOWN NOSAVE` before Redis 7): the
 /// connection closing is the success.
-async fn shutdown(node: &Connect) -> Drilled {
+async fn shutdown(node: &ConnectOptions) -> Drilled {
     let t = node.connect_timeout;
     let mut c = connect(node).await?;
     for args in [
@@ -537,7 +540,7 @@ async fn shutdown(node: &Connect) -> Drilled {
 }
 
 /// Whether `c` is a primary now (and, in a cluster, sees the cluster as ok).
-async fn promoted(c: &Connect, cluster: bool) -> bool {
+async fn promoted(c: &ConnectOptions, cluster: bool) -> bool {
     let t = c.connect_timeout;
     let Ok(mut client) = connect(c).await else {
         return false;

@@ -5,7 +5,7 @@ use super::server_info::parse_info;
 use crate::net::cluster::SlotMap;
 use crate::net::Client;
 use crate::report::{ServerSample, TimelineRow};
-use crate::spec::Connect;
+use crate::spec::ConnectOptions;
 use std::collections::BTreeMap;
 use std::future::{poll_fn, Future};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
@@ -44,14 +44,14 @@ pub struct Sampler {
 
 /// What to sample: one server, or the nodes of a cluster (read from its slot map).
 enum Targets {
-    One(Connect),
-    Cluster(Connect),
+    One(ConnectOptions),
+    Cluster(ConnectOptions),
 }
 
 /// One sampled server.
 struct Node {
     name: String,
-    connect: Connect,
+    connect: ConnectOptions,
     client: Option<Client>,
     previous: Option<Reading>,
     samples: Vec<ServerSample>,
@@ -66,7 +66,7 @@ impl Sampler {
     /// series then never doubles and copies). Failures to connect or to read INFO only
     /// leave samples out.
     pub fn start(
-        connect: Connect,
+        connect: ConnectOptions,
         start: Instant,
         interval: Duration,
         expected: usize,
@@ -78,7 +78,7 @@ impl Sampler {
     /// replicas), each on its own side connection, all at the same instants. The nodes are
     /// those of the slot map at the start.
     pub fn start_cluster(
-        connect: Connect,
+        connect: ConnectOptions,
         start: Instant,
         interval: Duration,
         expected: usize,
@@ -129,14 +129,14 @@ impl Sampler {
 
 /// The servers to sample, named apart from the load connections in CLIENT LIST.
 async fn nodes_of(targets: Targets, expected: usize) -> Vec<Node> {
-    let observer = |c: Connect| {
+    let observer = |c: ConnectOptions| {
         let mut c = c.control();
         if !c.client_name.is_empty() {
             c.client_name.push_str("-observer");
         }
         c
     };
-    let node = |name: String, connect: Connect| Node {
+    let node = |name: String, connect: ConnectOptions| Node {
         name,
         connect: observer(connect),
         client: None,

@@ -569,47 +569,52 @@ pub fn warnings(report: &Report, options: &Options) -> Vec<String> {
 // ----------------------------------------------------------------------------------------
 // JSON, in memtier's order (its json_handler writes keys as it goes).
 
-enum J {
-    Obj(Vec<(String, J)>),
-    Arr(Vec<J>),
+/// A JSON value whose objects keep their keys in the order written.
+enum OrderedJson {
+    Obj(Vec<(String, OrderedJson)>),
+    Arr(Vec<OrderedJson>),
     Raw(String),
     Str(String),
     Null,
 }
 
-fn num(x: f64, decimals: usize) -> J {
-    J::Raw(if x.is_finite() {
+fn num(x: f64, decimals: usize) -> OrderedJson {
+    OrderedJson::Raw(if x.is_finite() {
         format!("{x:.decimals$}")
     } else {
         "0".into()
     })
 }
 
-fn int(n: u64) -> J {
-    J::Raw(n.to_string())
+fn int(n: u64) -> OrderedJson {
+    OrderedJson::Raw(n.to_string())
 }
 
-fn from_json(v: &Json) -> J {
+fn from_json(v: &Json) -> OrderedJson {
     match v {
-        Json::Null => J::Null,
-        Json::String(s) => J::Str(s.clone()),
+        Json::Null => OrderedJson::Null,
+        Json::String(s) => OrderedJson::Str(s.clone()),
         Json::Number(n) => match n.as_f64() {
-            Some(x) if !x.is_finite() => J::Raw("0".into()),
-            _ => J::Raw(n.to_string()),
+            Some(x) if !x.is_finite() => OrderedJson::Raw("0".into()),
+            _ => OrderedJson::Raw(n.to_string()),
         },
-        Json::Bool(b) => J::Raw(b.to_string()),
-        Json::Array(a) => J::Arr(a.iter().map(from_json).collect()),
-        Json::Object(o) => J::Obj(o.iter().map(|(k, v)| (k.clone(), from_json(v))).collect()),
+        Json::Bool(b) => OrderedJson::Raw(b.to_string()),
+        Json::Array(a) => OrderedJson::Arr(a.iter().map(from_json).collect()),
+        Json::Object(o) => {
+            OrderedJson::Obj(o.iter().map(|(k, v)| (k.clone(), from_json(v))).collect())
+        }
     }
 }
 
-fn write_json(out: &mut String, j: &J, depth: usize) {
+fn write_json(out: &mut String, j: &OrderedJson, depth: usize) {
     let tabs = |n: usize| "\t".repeat(n);
     match j {
-        J::Null => out.push_str("null"),
-        J::Raw(r) => out.push_str(r),
-        J::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())),
-        J::Arr(items) => {
+        OrderedJson::Null => out.push_str("null"),
+        OrderedJson::Raw(r) => out.push_str(r),
+        OrderedJson::Str(s) => {
+            out.push_str(&serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into()))
+        }
+        OrderedJson::Arr(items) => {
             if items.is_empty() {
                 out.push_str("[]");
                 return;
@@ -623,7 +628,7 @@ fn write_json(out: &mut String, j: &J, depth: usize) {
             out.push_str(&tabs(depth));
             out.push(']');
         }
-        J::Obj(fields) => {
+        OrderedJson::Obj(fields) => {
             if fields.is_empty() {
                 out.push_str("{}");
                 return;
@@ -668,7 +673,7 @@ fn encode(h: &Histogram<u64>) -> String {
     }
 }
 
-fn per_second(timeline: &[TimelineRow], percentiles: &[f64]) -> J {
+fn per_second(timeline: &[TimelineRow], percentiles: &[f64]) -> OrderedJson {
     let mut fields = Vec::new();
     for (i, row) in timeline.iter().enumerate() {
         let mut sec = vec![("Count".to_string(), int(row.ops))];
@@ -695,9 +700,9 @@ fn per_second(timeline: &[TimelineRow], percentiles: &[f64]) -> J {
                 sec.push((key, num(v, 3)));
             }
         }
-        fields.push((i.to_string(), J::Obj(sec)));
+        fields.push((i.to_string(), OrderedJson::Obj(sec)));
     }
-    J::Obj(fields)
+    OrderedJson::Obj(fields)
 }
 
 fn type_json(
@@ -707,7 +712,7 @@ fn type_json(
     timeline: Option<&[TimelineRow]>,
     connection_errors: u64,
     percentiles: &[f64],
-) -> J {
+) -> OrderedJson {
     let wait = kind == Kind::Wait;
     let hits = if matches!(kind, Kind::Set | Kind::Wait) {
         0.0
@@ -750,7 +755,7 @@ fn type_json(
         ("KB/sec TX".into(), num(kb(c.sent), 2)),
         (
             "Time-Serie".into(),
-            timeline.map_or(J::Obj(Vec::new()), |t| per_second(t, percentiles)),
+            timeline.map_or(OrderedJson::Obj(Vec::new()), |t| per_second(t, percentiles)),
         ),
     ];
     let mut pcts = Vec::new();
@@ -763,30 +768,30 @@ fn type_json(
     }
     pcts.push((
         "Histogram log format".into(),
-        J::Obj(vec![(
+        OrderedJson::Obj(vec![(
             "Compressed Histogram".into(),
-            J::Str(encode(&to_micros(&c.hist))),
+            OrderedJson::Str(encode(&to_micros(&c.hist))),
         )]),
     ));
-    f.push(("Percentile Latencies".into(), J::Obj(pcts)));
-    J::Obj(f)
+    f.push(("Percentile Latencies".into(), OrderedJson::Obj(pcts)));
+    OrderedJson::Obj(f)
 }
 
-fn view_json(v: &View, options: &Options) -> J {
+fn view_json(v: &View, options: &Options) -> OrderedJson {
     let finish = v.start_ms + v.secs * 1000.0;
     let mut fields = vec![(
         "Runtime".to_string(),
-        J::Obj(vec![
+        OrderedJson::Obj(vec![
             ("Start time".into(), int(v.start_ms.max(0.0) as u64)),
             ("Finish time".into(), int(finish.max(0.0) as u64)),
             (
                 "Total duration".into(),
                 int((finish - v.start_ms).max(0.0) as u64),
             ),
-            ("Time unit".into(), J::Str("MILLISECONDS".into())),
+            ("Time unit".into(), OrderedJson::Str("MILLISECONDS".into())),
             (
                 "Interrupted".into(),
-                J::Str(if v.interrupted { "true" } else { "false" }.into()),
+                OrderedJson::Str(if v.interrupted { "true" } else { "false" }.into()),
             ),
         ]),
     )];
@@ -821,16 +826,16 @@ fn view_json(v: &View, options: &Options) -> J {
             let steps = distribution(&r.cell.hist)
                 .into_iter()
                 .map(|(ms, pct)| {
-                    J::Obj(vec![
+                    OrderedJson::Obj(vec![
                         ("<=msec".into(), num(ms, 3)),
                         ("percent".into(), num(pct, 3)),
                     ])
                 })
                 .collect();
-            fields.push((r.command.clone(), J::Arr(steps)));
+            fields.push((r.command.clone(), OrderedJson::Arr(steps)));
         }
     }
-    J::Obj(fields)
+    OrderedJson::Obj(fields)
 }
 
 /// The report in memtier's JSON layout (`--json-out-file`): `configuration`,
@@ -839,7 +844,7 @@ fn view_json(v: &View, options: &Options) -> J {
 pub fn json(report: &Report, options: &Options) -> String {
     let mut top = vec![(
         "configuration".to_string(),
-        J::Obj(
+        OrderedJson::Obj(
             options
                 .config
                 .iter()
@@ -856,12 +861,12 @@ pub fn json(report: &Report, options: &Options) -> String {
         None => info.push(("Seconds".into(), int(options.test_time.unwrap_or(0) as u64))),
     }
     info.push(("Format version".into(), int(2)));
-    top.push(("run information".into(), J::Obj(info)));
+    top.push(("run information".into(), OrderedJson::Obj(info)));
     for v in views(report, options) {
         top.push((v.title.clone(), view_json(&v, options)));
     }
     let mut out = String::new();
-    write_json(&mut out, &J::Obj(top), 0);
+    write_json(&mut out, &OrderedJson::Obj(top), 0);
     out.push('\n');
     out
 }
@@ -1054,10 +1059,10 @@ mod tests {
         let mut out = String::new();
         write_json(
             &mut out,
-            &J::Obj(vec![
+            &OrderedJson::Obj(vec![
                 ("a".into(), num(f64::NAN, 2)),
-                ("b".into(), J::Arr(vec![int(1)])),
-                ("c \"q\"".into(), J::Null),
+                ("b".into(), OrderedJson::Arr(vec![int(1)])),
+                ("c \"q\"".into(), OrderedJson::Null),
             ]),
             0,
         );

@@ -222,6 +222,16 @@ impl Comparison {
         self.failures.is_empty()
     }
 
+    /// The comparison's JSON text with its [`Comparison::text`] added as `text`: what the
+    /// bindings hand over, so that `str(comparison)` / `comparison.text` print the table
+    /// `respload compare` prints.
+    pub fn to_json_with_text(&self) -> Result<String> {
+        let mut value =
+            serde_json::to_value(self).map_err(|e| Error::Internal(format!("comparison: {e}")))?;
+        value["text"] = serde_json::Value::String(self.text());
+        Ok(value.to_string())
+    }
+
     /// The comparison as text: one table per phase, each value with its change, `worse`
     /// where it is worse beyond noise; then the limits crossed.
     pub fn text(&self) -> String {

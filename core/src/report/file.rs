@@ -46,9 +46,9 @@ impl Report {
             source,
         })?;
         Self::from_json_str(&text).map_err(|e| match e {
-            crate::Error::Spec { path: p, message } => crate::Error::Spec {
+            crate::Error::Spec { path: p, reason } => crate::Error::Spec {
                 path: p,
-                message: format!("{message} (in {})", path.display()),
+                reason: format!("{reason} (in {})", path.display()),
             },
             other => other,
         })

@@ -45,6 +45,41 @@ pub fn encode_histogram(h: &hdrhistogram::Histogram<u64>) -> String {
     }
 }
 
+/// The percentile distribution of `h` (values in nanoseconds), in milliseconds, as
+/// HdrHistogram's `outputPercentileDistribution` writes it: the `.hgrm` text that
+/// HdrHistogram's plotter (and HistogramLogAnalyzer) draws on its percentile axis.
+pub fn percentile_distribution(h: &hdrhistogram::Histogram<u64>) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("       Value     Percentile TotalCount 1/(1-Percentile)\n\n");
+    let mut total = 0u64;
+    for v in h.iter_quantiles(5) {
+        total += v.count_since_last_iteration();
+        let q = v.quantile_iterated_to();
+        let value = h.highest_equivalent(v.value_iterated_to()) as f64 / NS_PER_MS;
+        let _ = if q < 1.0 {
+            writeln!(
+                out,
+                "{value:12.3} {q:2.12} {total:10} {:14.2}",
+                1.0 / (1.0 - q)
+            )
+        } else {
+            writeln!(out, "{value:12.3} {q:2.12} {total:10}")
+        };
+    }
+    let (mean, stdev) = (h.mean() / NS_PER_MS, h.stdev() / NS_PER_MS);
+    let max = h.highest_equivalent(h.max()) as f64 / NS_PER_MS;
+    let _ = writeln!(
+        out,
+        "#[Mean    = {mean:12.3}, StdDeviation   = {stdev:12.3}]"
+    );
+    let _ = writeln!(
+        out,
+        "#[Max     = {max:12.3}, Total count    = {:12}]",
+        h.len()
+    );
+    out
+}
+
 /// Decode a histogram written by [`encode_histogram`].
 pub fn decode_histogram(text: &str) -> Option<hdrhistogram::Histogram<u64>> {
     let bytes = base64::engine::general_purpose::STANDARD
@@ -75,6 +110,37 @@ mod tests {
         assert_eq!(
             percentile(&hdrhistogram::Histogram::<u64>::new(3).unwrap(), 0.5),
             0
+        );
+    }
+
+    #[test]
+    fn the_percentile_distribution_reads_as_hdrhistograms_hgrm() {
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        for v in 1..=1000u64 {
+            h.record(v * 1000).unwrap(); // 1 us to 1 ms
+        }
+        let text = percentile_distribution(&h);
+        let rows: Vec<Vec<f64>> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| l.split_whitespace().map(|w| w.parse().unwrap()).collect())
+            .collect();
+        assert!(rows.len() > 20, "{text}");
+        // Value (ms), percentile and count rise together; the last row is the maximum, at 1.
+        for w in rows.windows(2) {
+            assert!(
+                w[1][0] >= w[0][0] && w[1][1] > w[0][1] && w[1][2] >= w[0][2],
+                "{text}"
+            );
+        }
+        let last = rows.last().unwrap();
+        assert_eq!((last[1], last[2], last.len()), (1.0, 1000.0, 3), "{text}");
+        assert!((last[0] - 1.0).abs() < 0.001, "{text}");
+        let median = rows.iter().find(|r| r[1] >= 0.5).unwrap();
+        assert!((median[0] - 0.5).abs() < 0.001, "{text}");
+        assert!(
+            text.contains("#[Max     =        1.000, Total count    =         1000]"),
+            "{text}"
         );
     }
 }

@@ -18,7 +18,7 @@ mod validity;
 pub use availability::{Availability, EventReport};
 pub use check::{check_report, holds, measured, validity_warning, Budget, Limits, LIMITS};
 pub use compare::{Comparison, ComparisonRow, Limit, ALL, METRICS, NOISE_FLOOR};
-pub use histogram::{decode_histogram, encode_histogram, percentile};
+pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_distribution};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};

@@ -1,4 +1,4 @@
-//! RESP wire protocol: command encoding and reply framing.
+//! RESP wire protocol: command encoding and reply framing, and Redis Cluster's key slots.
 //!
 //! Both halves are built for the load-generator hot path: the encoder appends
 //! into a caller-owned buffer and the framer only classifies replies, so
@@ -6,5 +6,6 @@
 
 pub mod encode;
 pub mod framer;
+pub mod slot;
 
 pub use framer::{Framer, ProtocolError, Reply};

@@ -55,7 +55,7 @@ impl CommandSpec {
 
 /// A command ready for the generator: one per label in the report.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compiled {
+pub struct CompiledCommand {
     /// Name in the report (upper case).
     pub label: String,
     /// Arguments, the command name first.
@@ -72,7 +72,7 @@ pub struct Compiled {
 pub struct MixEntry {
     /// Relative share.
     pub weight: u32,
-    /// Compiled commands sent in order on one key.
+    /// CompiledCommand commands sent in order on one key.
     pub steps: Vec<usize>,
     /// The key distribution this entry uses (resolved from the command, `keys.reads` /
     /// `keys.writes`, or `keys.distribution`).
@@ -133,7 +133,7 @@ const WRITING_READS: &[&str] = &[
     "GETEX", "GETDEL", "LPOP", "RPOP", "SPOP", "ZPOPMIN", "ZPOPMAX",
 ];
 
-impl Compiled {
+impl CompiledCommand {
     /// Whether a replica may serve it (`target.read_from`): a reading command that
     /// writes nothing.
     pub fn read_only(&self) -> bool {
@@ -214,7 +214,7 @@ fn command_name(args: &[Arg]) -> String {
     }
 }
 
-fn compile_template(t: &Template, path: &str) -> crate::Result<Compiled> {
+fn compile_template(t: &Template, path: &str) -> crate::Result<CompiledCommand> {
     let args = parse_template(t).map_err(|m| {
         // A long template is named by its start: the message stays readable.
         let mut shown = t.to_string();
@@ -225,7 +225,7 @@ fn compile_template(t: &Template, path: &str) -> crate::Result<Compiled> {
         crate::Error::spec(path.to_string(), format!("`{shown}` {m}"))
     })?;
     let label = command_name(&args);
-    Ok(Compiled {
+    Ok(CompiledCommand {
         reads: READ_COMMANDS.contains(&label.as_str()),
         label,
         args,
@@ -236,7 +236,7 @@ fn compile_template(t: &Template, path: &str) -> crate::Result<Compiled> {
 impl CommandSpec {
     /// Validate and compile into one command, or a chain's steps; `path` is this entry's
     /// field path, e.g. `commands[0]`.
-    pub fn compile(&self, path: &str) -> crate::Result<Vec<Compiled>> {
+    pub fn compile(&self, path: &str) -> crate::Result<Vec<CompiledCommand>> {
         let mut steps = match (&self.name, &self.template, &self.chain) {
             (Some(name), None, None) => {
                 let lower = name.to_ascii_lowercase();
@@ -249,7 +249,7 @@ impl CommandSpec {
                         ),
                     )
                 })?;
-                vec![Compiled {
+                vec![CompiledCommand {
                     label: lower.to_ascii_uppercase(),
                     args,
                     reads,

@@ -2,8 +2,8 @@
 //! acts on the server at a set time of the measured part of the phase, from a side
 //! connection, while the load goes on.
 
-use super::{Connect, SpecDuration};
-use crate::net::cluster::NodeAddr;
+use super::NodeAddr;
+use super::{ConnectOptions, SpecDuration};
 use crate::Error;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -123,7 +123,7 @@ impl Event {
 pub(crate) fn validate(
     events: &[Event],
     p: &str,
-    connect: &Connect,
+    connect: &ConnectOptions,
     phase_duration: Option<Duration>,
 ) -> crate::Result<()> {
     if events.len() > MAX_EVENTS {
@@ -227,7 +227,7 @@ pub(crate) fn validate(
 /// The connection settings of a replica given as `host:port` or a `redis://` URL: the
 /// target's settings (credentials, TLS, timeouts) with the replica's address, and the URL's
 /// credentials when it has some (TLS stays the target's).
-pub fn replica_connect(text: &str, base: &Connect) -> Result<Connect, String> {
+pub fn replica_connect(text: &str, base: &ConnectOptions) -> Result<ConnectOptions, String> {
     let mut c = base.clone();
     c.cluster = None;
     c.db = 0;

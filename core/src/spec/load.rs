@@ -466,9 +466,9 @@ pub(crate) fn whole_seconds(path: &str, d: SpecDuration) -> crate::Result<()> {
 
 fn with_hint(e: crate::Error, hint: &str) -> crate::Error {
     match e {
-        crate::Error::Spec { path, message } => crate::Error::Spec {
+        crate::Error::Spec { path, reason } => crate::Error::Spec {
             path,
-            message: format!("{message} {hint}"),
+            reason: format!("{reason} {hint}"),
         },
         other => other,
     }

@@ -10,6 +10,7 @@ mod events;
 mod json_text;
 mod keys;
 mod load;
+mod node_addr;
 mod output;
 mod shard;
 mod slo;
@@ -22,7 +23,7 @@ mod tls;
 mod values;
 mod vars;
 
-pub use command::{CommandSpec, Compiled, MixEntry, BUILTINS};
+pub use command::{CommandSpec, CompiledCommand, MixEntry, BUILTINS};
 pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
@@ -30,14 +31,17 @@ pub use load::{
     Arrivals, ConnectionsRamp, Load, Pacing, RateRamp, Refill, Requests, DEFAULT_REQUESTS,
     MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
+pub use node_addr::NodeAddr;
 pub use output::Output;
 pub use shard::ShardOf;
 pub use slo::Slo;
 pub use start_at::{check_not_late, parse_start_at, unix_now, START_LATE_LIMIT_S};
 pub(crate) use target::redact_url;
-pub use target::{Connect, Endpoint, ReadFrom, Target};
+pub use target::{ConnectOptions, Endpoint, ReadFrom, Target};
 pub(crate) use template::escape_literal;
-pub use template::{parse_template, split_line, Arg, Part, Template, MAX_TEMPLATE_ARGS};
+pub use template::{
+    parse_template, split_line, uses_node_tag, Arg, Part, Template, MAX_TEMPLATE_ARGS,
+};
 pub use thresholds::Thresholds;
 pub use tls::{Tls, TlsConnect, TLS_VERSIONS};
 pub use values::{ValueData, ValueSize, Values, MAX_VALUE_SIZE};
@@ -146,10 +150,10 @@ pub struct Phase {
     /// The settings (normalized, secrets included: use [`Phase::redacted`] for reports).
     pub spec: Spec,
     /// Resolved connection settings.
-    pub connect: Connect,
-    /// Compiled commands, one per label in the report, in spec order (a chain's steps in
+    pub connect: ConnectOptions,
+    /// CompiledCommand commands, one per label in the report, in spec order (a chain's steps in
     /// order).
-    pub commands: Vec<Compiled>,
+    pub commands: Vec<CompiledCommand>,
     /// The weighted mix over `commands`.
     pub mix: Vec<MixEntry>,
     /// The prefix of this phase's field paths in errors (`phases[1].`, or empty).
@@ -165,6 +169,13 @@ impl Phase {
                 .mix
                 .iter()
                 .all(|e| e.distribution == Distribution::Parallel)
+    }
+
+    /// Whether a command uses `{node_tag}`: in cluster mode each connection then talks to one
+    /// primary only (connections spread over the primaries in turn), as redis-benchmark's
+    /// clients do.
+    pub fn binds_connections_to_nodes(&self) -> bool {
+        self.commands.iter().any(|c| uses_node_tag(&c.args))
     }
 
     /// The normalized settings as JSON, with the password replaced by `"***"`.
@@ -280,13 +291,26 @@ impl Workload {
         Self::from_json_value(json_from_str(text)?)
     }
 
-    /// Read a `.toml` or `.json` file.
-    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_path_with(path, &SpecParams::default())
+    /// Read a `.toml` or `.json` file (`Workload.from_file` in Python, `Workload.fromFile`
+    /// in Node).
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::from_file_with(path, &SpecParams::default())
     }
 
-    /// [`Workload::from_path`] with `[vars]` resolved at a scale and with values given.
+    /// The earlier name of [`Workload::from_file`].
+    #[deprecated(since = "0.1.0", note = "renamed `from_file`, as in Python and Node")]
+    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        Self::from_file(path)
+    }
+
+    /// The earlier name of [`Workload::from_file_with`].
+    #[deprecated(since = "0.1.0", note = "renamed `from_file_with`")]
     pub fn from_path_with(path: impl AsRef<std::path::Path>, params: &SpecParams) -> Result<Self> {
+        Self::from_file_with(path, params)
+    }
+
+    /// [`Workload::from_file`] with `[vars]` resolved at a scale and with values given.
+    pub fn from_file_with(path: impl AsRef<std::path::Path>, params: &SpecParams) -> Result<Self> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| Error::File {
             path: path.display().to_string(),
@@ -303,9 +327,9 @@ impl Workload {
         }
         .and_then(|value| Self::from_json_value_with(value, params));
         parsed.map_err(|e| match e {
-            Error::Spec { path: p, message } => Error::Spec {
+            Error::Spec { path: p, reason } => Error::Spec {
                 path: p,
-                message: format!("{message} (in {})", path.display()),
+                reason: format!("{reason} (in {})", path.display()),
             },
             other => other,
         })
@@ -470,7 +494,7 @@ impl Phase {
                 "is empty: give at least one command, e.g. { name = \"get\" }",
             ));
         }
-        let mut commands: Vec<Compiled> = Vec::with_capacity(spec.commands.len());
+        let mut commands: Vec<CompiledCommand> = Vec::with_capacity(spec.commands.len());
         let mut mix = Vec::with_capacity(spec.commands.len());
         for (i, c) in spec.commands.iter().enumerate() {
             let path = format!("{prefix}commands[{i}]");
@@ -479,13 +503,20 @@ impl Phase {
             }
             let mut steps = Vec::new();
             for (j, mut compiled) in c.compile(&path)?.into_iter().enumerate() {
+                let field = match (&c.chain, &c.template) {
+                    (Some(_), _) => format!("{path}.chain[{j}]"),
+                    (None, Some(_)) => format!("{path}.template"),
+                    (None, None) => format!("{path}.name"),
+                };
                 if connect.cluster.is_some() {
-                    let field = match (&c.chain, &c.template) {
-                        (Some(_), _) => format!("{path}.chain[{j}]"),
-                        (None, Some(_)) => format!("{path}.template"),
-                        (None, None) => format!("{path}.name"),
-                    };
                     slots::cluster_check(&compiled, &spec.keys.prefix, &field)?;
+                } else if uses_node_tag(&compiled.args) {
+                    return Err(Error::spec(
+                        field,
+                        "uses `{node_tag}`, a hash tag of the connection's own primary, which \
+                         only a cluster has: set target.cluster = true (or list the nodes in \
+                         target.cluster), or remove it",
+                    ));
                 }
                 if commands.iter().any(|o| o.label == compiled.label) {
                     return Err(Error::spec(
@@ -759,6 +790,21 @@ mod tests {
         assert!(e.contains("target.db"), "{e}");
         let w = Workload::from_toml_str("target = { cluster = true, port = 7000 }").unwrap();
         assert_eq!(w.to_json_value()["target"]["cluster"], true);
+    }
+
+    #[test]
+    fn node_tags_are_for_clusters_and_share_one_slot_per_request() {
+        let e = err("commands = [{ template = 'GET key{node_tag}:{key}' }]");
+        assert!(
+            e.contains("commands[0].template") && e.contains("target.cluster"),
+            "{e}"
+        );
+        let mset = "target = { cluster = true }\ncommands = [{ template = \
+                    'MSET a{node_tag}:{rand:0..9} 1 b{node_tag}:{key} 2' }]";
+        let w = Workload::from_toml_str(mset).unwrap();
+        assert!(w.phases[0].binds_connections_to_nodes());
+        let plain = Workload::from_toml_str("target = { cluster = true }").unwrap();
+        assert!(!plain.phases[0].binds_connections_to_nodes());
     }
 
     #[test]

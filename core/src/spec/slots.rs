@@ -5,8 +5,8 @@
 //! several keys); two key arguments are known to share a slot when they hash the same text:
 //! the same hash tag, the request's key (`{key}`) each time, or the very same argument.
 
-use super::{Arg, Compiled, Part};
-use crate::net::cluster::hash_part;
+use super::{Arg, CompiledCommand, Part};
+use crate::resp::slot::hash_part;
 use crate::{Error, Result};
 
 /// The argument indexes of the keys of a multi-key command (`None`: not one we know, or its
@@ -95,7 +95,7 @@ pub fn key_index(args: &[Arg]) -> Option<usize> {
     }
 }
 
-impl Compiled {
+impl CompiledCommand {
     /// The argument index of the key a cluster client routes it by (see [`key_index`]).
     pub fn key_index(&self) -> Option<usize> {
         key_index(&self.args)
@@ -113,6 +113,8 @@ enum SlotOf<'a> {
     KeyNum,
     /// Another key drawn for this argument: a slot of its own.
     Fresh,
+    /// The request's `{node_tag}`: one hash tag per request, in every argument.
+    NodeTag,
     /// Hashed whole, the same in every use within a request: the same slot only as the
     /// very same argument.
     Whole(&'a Arg),
@@ -195,6 +197,8 @@ fn parts_slot<'a>(parts: &'a [Part], prefix: &'a [u8]) -> Option<SlotOf<'a>> {
                     _ => None,
                 };
             }
+            // The tag is braced itself: the first braces of the key.
+            Part::NodeTag => return Some(SlotOf::NodeTag),
             Part::Key if hash_part(prefix).len() < prefix.len() => {
                 return Some(SlotOf::Text(hash_part(prefix)))
             }
@@ -216,6 +220,7 @@ fn show(arg: &Arg) -> String {
             Part::Value => "{value}".into(),
             Part::Rand(lo, hi, 0) => format!("{{rand:{lo}..{hi}}}"),
             Part::Rand(lo, hi, w) => format!("{{rand:{lo}..{hi}:{w}}}"),
+            Part::NodeTag => "{node_tag}".into(),
         }
     }
     match arg {
@@ -231,7 +236,7 @@ fn show(arg: &Arg) -> String {
 
 /// In cluster mode, refuse a command whose keys may hash to different slots; `path` is the
 /// field that holds it (`commands[2].template`, `commands[0].name`, ...).
-pub fn cluster_check(c: &Compiled, prefix: &str, path: &str) -> Result<()> {
+pub fn cluster_check(c: &CompiledCommand, prefix: &str, path: &str) -> Result<()> {
     let name = match c.args.first() {
         Some(Arg::Lit(b)) => String::from_utf8_lossy(b).to_ascii_uppercase(),
         _ => return Ok(()),
@@ -280,7 +285,7 @@ mod tests {
 
     fn check(template: &str, prefix: &str) -> Result<()> {
         let args = parse_template(&Template::Line(template.into())).unwrap();
-        let c = Compiled {
+        let c = CompiledCommand {
             label: "X".into(),
             args,
             reads: false,

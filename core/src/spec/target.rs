@@ -1,7 +1,6 @@
 //! Where the traffic goes: `[target]`, its URL form and the resolved endpoint.
 
-use super::{SpecDuration, Tls, TlsConnect};
-use crate::net::cluster::NodeAddr;
+use super::{NodeAddr, SpecDuration, Tls, TlsConnect};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -146,7 +145,7 @@ impl std::fmt::Display for Endpoint {
 
 /// Everything a connection needs, resolved from a [`Target`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Connect {
+pub struct ConnectOptions {
     /// Where to connect.
     pub endpoint: Endpoint,
     /// ACL user.
@@ -159,7 +158,7 @@ pub struct Connect {
     pub client_name: String,
     /// 2 or 3.
     pub protocol: u8,
-    /// `CLIENT TRACKING ON` at connect (load connections only: see [`Connect::control`]).
+    /// `CLIENT TRACKING ON` at connect (load connections only: see [`ConnectOptions::control`]).
     pub tracking: bool,
     /// Connect and handshake timeout.
     pub connect_timeout: Duration,
@@ -171,12 +170,12 @@ pub struct Connect {
     pub read_from: ReadFrom,
 }
 
-impl Connect {
+impl ConnectOptions {
     /// The same settings for a connection that sends no load (the server probe, slot map
     /// reads, observers, drills): without `CLIENT TRACKING`, so the server tracks only what
     /// the load reads.
-    pub fn control(&self) -> Connect {
-        Connect {
+    pub fn control(&self) -> ConnectOptions {
+        ConnectOptions {
             tracking: false,
             ..self.clone()
         }
@@ -184,8 +183,8 @@ impl Connect {
 }
 
 impl Target {
-    /// Resolve URL or host/port/unix into a [`Connect`]; `path` prefixes error paths.
-    pub fn resolve(&self, path: &str) -> Result<Connect, crate::Error> {
+    /// Resolve URL or host/port/unix into a [`ConnectOptions`]; `path` prefixes error paths.
+    pub fn resolve(&self, path: &str) -> Result<ConnectOptions, crate::Error> {
         // A zero timeout would only work where the clock is coarse enough to let it.
         if self.connect_timeout.0 < Duration::from_millis(10) {
             return Err(crate::Error::spec(
@@ -196,7 +195,7 @@ impl Target {
                 ),
             ));
         }
-        let mut c = Connect {
+        let mut c = ConnectOptions {
             endpoint: Endpoint::Tcp {
                 host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
                 port: self.port.unwrap_or(6379),
@@ -266,7 +265,7 @@ impl Target {
     /// The cluster seeds, checked: `None` unless `cluster` is set.
     fn cluster_seeds(
         &self,
-        c: &Connect,
+        c: &ConnectOptions,
         path: &str,
     ) -> Result<Option<Vec<NodeAddr>>, crate::Error> {
         if !self.cluster {
@@ -332,7 +331,11 @@ impl Target {
 /// keeping its user, password, database and TLS (but not onto a Unix socket) unless the
 /// override gives them (a URL's user info would otherwise win over the override's
 /// `password`).
-pub(crate) fn make_room(base: &mut serde_json::Value, connect: &Connect, over: &serde_json::Value) {
+pub(crate) fn make_room(
+    base: &mut serde_json::Value,
+    connect: &ConnectOptions,
+    over: &serde_json::Value,
+) {
     let (Some(base), Some(over)) = (base.as_object_mut(), over.as_object()) else {
         return;
     };
@@ -379,7 +382,7 @@ pub(crate) fn make_room(base: &mut serde_json::Value, connect: &Connect, over: &
 }
 
 /// Fill `c` from a `redis://`, `rediss://` or `unix://` URL; returns whether it asks for TLS.
-pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
+pub(crate) fn parse_url(url: &str, c: &mut ConnectOptions) -> Result<bool, String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or("not a URL: expected redis://host:port/db or unix:///path.sock")?;
@@ -453,7 +456,7 @@ pub(crate) fn parse_url(url: &str, c: &mut Connect) -> Result<bool, String> {
 
 /// A URL's query parameters (`?db=3&user=u&password=p`, as redis-py reads them; they win
 /// over the path and the user info): any other is refused rather than ignored.
-fn apply_query(query: &str, c: &mut Connect) -> Result<(), String> {
+fn apply_query(query: &str, c: &mut ConnectOptions) -> Result<(), String> {
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         match pair.split_once('=') {
             Some(("db", v)) => c.db = v.parse().map_err(|_| format!("db `{v}` is not a number"))?,
@@ -530,7 +533,7 @@ fn percent_decode(s: &str) -> Result<String, String> {
 mod tests {
     use super::*;
 
-    fn resolve(url: &str) -> Result<Connect, crate::Error> {
+    fn resolve(url: &str) -> Result<ConnectOptions, crate::Error> {
         Target {
             url: Some(url.into()),
             ..Target::default()

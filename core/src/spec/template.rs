@@ -59,13 +59,26 @@ pub enum Part {
     Value,
     /// A uniform random integer in `lo..=hi`, zero-padded to `pad` digits.
     Rand(i64, i64, u8),
+    /// Cluster mode: a hash tag, braces included (`{x3b}`), of a slot the connection's own
+    /// primary owns, drawn per request (the same in every argument of one request): the
+    /// keys of `redis-benchmark --cluster`. Binds each connection to one primary.
+    NodeTag,
 }
 
-const PLACEHOLDERS: &str = "{key}, {keynum}, {value}, {rand:LO..HI} and {rand:LO..HI:WIDTH}";
+const PLACEHOLDERS: &str =
+    "{key}, {keynum}, {value}, {rand:LO..HI}, {rand:LO..HI:WIDTH} and {node_tag}";
 
 /// The most arguments one command of a template may have, its name and keys included: a
 /// request is built from them each time it is sent (an `MSET` of 500 pairs has 1,001).
 pub const MAX_TEMPLATE_ARGS: usize = 4096;
+
+/// Whether arguments use `{node_tag}` (which binds each cluster connection to one primary).
+pub fn uses_node_tag(args: &[Arg]) -> bool {
+    args.iter().any(|a| match a {
+        Arg::Parts(parts) => parts.contains(&Part::NodeTag),
+        _ => false,
+    })
+}
 
 /// Parse a template into arguments; errors say what is wrong and what is allowed.
 pub fn parse_template(template: &Template) -> Result<Vec<Arg>, String> {
@@ -218,6 +231,7 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
         Ok([Part::KeyNum]) => Arg::KeyNum(Box::default()),
         Ok([Part::Value]) => Arg::Value,
         Ok([Part::Rand(lo, hi, pad)]) => Arg::Rand(lo, hi, pad),
+        Ok([Part::NodeTag]) => Arg::Parts([Part::NodeTag].into()),
         Err(parts) => Arg::Parts(parts.into()),
     })
 }
@@ -228,6 +242,7 @@ fn placeholder(inner: &[u8]) -> Result<Option<Part>, String> {
         b"key" => Part::Key,
         b"keynum" => Part::KeyNum,
         b"value" => Part::Value,
+        b"node_tag" => Part::NodeTag,
         _ => match inner.strip_prefix(b"rand:") {
             Some(spec) => {
                 let text = String::from_utf8_lossy(spec);

@@ -68,8 +68,8 @@ impl Default for Tls {
     }
 }
 
-/// Resolved TLS settings of a [`Connect`](super::Connect): the shared client configuration and
-/// the name to verify the server against.
+/// Resolved TLS settings of a [`ConnectOptions`](super::ConnectOptions): the shared client
+/// configuration and the name to verify the server against.
 #[derive(Debug, Clone)]
 pub struct TlsConnect {
     /// The rustls configuration, built once and shared by every connection of the phase.

@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn unknown_names_are_errors_naming_where_and_what_is_declared() {
         let err = |s: &mut Json, p: &SpecParams| match apply(s, p) {
-            Err(Error::Spec { path, message }) => (path, message),
+            Err(Error::Spec { path, reason }) => (path, reason),
             other => panic!("expected a spec error, got {other:?}"),
         };
         let mut s = spec();
