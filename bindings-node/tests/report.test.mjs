@@ -284,6 +284,18 @@ test('save() writes a report that Report.load() reads back; phase() finds a phas
     writeFileSync(path, JSON.stringify({ ...clean.toJSON(), schema_version: 99 }))
     assert.throws(() => Report.load(path), (e) => e instanceof SpecError && /99: this report was written by a newer/.test(e.message))
     assert.throws(() => Report.load(join(dir, 'missing.json')), FileError)
+    // A schema 1 report (its send lag a gauge, a number per row) loads upgraded: the gauge
+    // becomes behindMs, as the core reads it.
+    const old = clean.toJSON()
+    old.schema_version = 1
+    for (const row of old.timeline) row.send_lag_ms = 1.5
+    old.client.send_lag_ms_max = 1.5
+    writeFileSync(path, JSON.stringify(old))
+    const upgraded = Report.load(path)
+    assert.equal(upgraded.schemaVersion, clean.schemaVersion)
+    assert.ok(upgraded.timeline.length > 0)
+    assert.ok(upgraded.timeline.every((r) => r.behindMs === 1.5 && r.sendLagMs === undefined))
+    assert.equal(upgraded.client.behindMsMax, 1.5)
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -188,6 +188,10 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     assert list(p99.get_ydata()) == [r.latency_ms.p99 for r in rows]
     assert [ln.get_label() for ln in dist.get_lines()] == ["GET", "SET", "all"]
     assert dist.get_xscale() == "log"
+    # HdrHistogram's percentile axis: ticks at 1/(1-p), labelled as percentiles.
+    labels = [t.get_text() for t in dist.get_xticklabels()]
+    assert labels[:4] == ["0%", "90%", "99%", "99.9%"]
+    assert list(dist.get_xticks()[:4]) == pytest.approx([1, 10, 100, 1000])
     # The whole decoded distribution: at x = 100 (p99) the histogram's own p99.
     xs, ys = dist.get_lines()[-1].get_xdata(), dist.get_lines()[-1].get_ydata()
     assert len(xs) > 30
