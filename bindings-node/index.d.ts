@@ -6,7 +6,7 @@
 // and their doc comments by scripts/gen_reference.py. What is written here is the JavaScript
 // layer's own: the Report class's methods, budgets, runs, spec loading and errors.
 
-import type { Workload } from './spec'
+import type { Spec } from './spec'
 import type { PhaseReport, ReportFields, Snapshot } from './report'
 
 export * from './spec'
@@ -111,15 +111,15 @@ export interface RunOptions {
  * the event loop stays free. Rejects with `SpecError`, `ConnectError`, `AuthError`, ... or,
  * when `signal` is aborted, an `AbortError` carrying the partial report.
  */
-export declare function run(workload: Workload, options?: RunOptions): Promise<Report>
+export declare function run(workload: Spec, options?: RunOptions): Promise<Report>
 
 /** Start a run and return its handle (throws `SpecError` for an invalid workload). */
-export declare function start(workload: Workload, options?: RunOptions): Runner
+export declare function start(workload: Spec, options?: RunOptions): Runner
 
 /** A run in progress. */
 export declare class Runner implements AsyncIterable<Snapshot> {
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
-  constructor(workload: Workload, options?: RunOptions)
+  constructor(workload: Spec, options?: RunOptions)
   /** Whether the run is over. */
   readonly done: boolean
   /** The report once the run is over; rejects with the run's error. */
@@ -147,10 +147,10 @@ export interface LoadSpecOptions {
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
  * every default filled in), ready for `run()`. Throws `FileError` or `SpecError`.
  */
-export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Workload
+export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Spec
 
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
-export declare function validateSpec(workload: Workload): Workload
+export declare function validateSpec(workload: Spec): Spec
 
 /**
  * Shard `index` (0-based) of `count` hosts running `workload` together: the normalized spec of
@@ -159,7 +159,7 @@ export declare function validateSpec(workload: Workload): Workload
  * drills and server observation on shard 0 only). Throws `SpecError` naming what cannot be
  * shared (fewer connections or requests than shards, a connection ramp, an SLO search).
  */
-export declare function shardSpec(workload: Workload, shard: [number, number]): Workload
+export declare function shardSpec(workload: Spec, shard: [number, number]): Spec
 
 /**
  * One report of the reports of hosts that ran one workload together: the shards of
@@ -220,7 +220,7 @@ export declare function compare(baseline: Report | string | URL, current: Report
  * Output options (`-q`, `--csv`, `--precision`, `--json`) do not change the workload.
  * Every option: docs/compat.md.
  */
-export declare function fromRedisBenchmark(line: string): Workload
+export declare function fromRedisBenchmark(line: string): Spec
 
 /**
  * The workload of a memtier_benchmark command line, unchanged (split as a shell would; a
@@ -230,7 +230,7 @@ export declare function fromRedisBenchmark(line: string): Workload
  * phases `run 1` ... `run N`. Options respload cannot honour yet, unknown options and bad
  * values throw `SpecError` with the option as `path`. Every option: docs/compat.md.
  */
-export declare function fromMemtier(line: string): Workload
+export declare function fromMemtier(line: string): Spec
 
 // ---------------------------------------------------------------------------------------------
 // Errors

@@ -8,7 +8,7 @@
 // config names, host:port) and the normalized `workload` (a spec) are kept as they are.
 // The doc comments name the JSON keys.
 
-import type { PhaseSpec, Workload } from './spec'
+import type { PhaseSpec, Spec } from './spec'
 
 /** The result of a run. */
 export interface ReportFields {
@@ -75,7 +75,7 @@ export interface ReportFields {
   /** Cluster mode: measured phases' server samples per node (`t` keeps counting). */
   serverNodes?: Record<string, NodeServer>
   /** The normalized workload, secrets redacted. */
-  workload: Workload
+  workload: Spec
   /** Every phase, measured or not, in order. */
   phases: PhaseReport[]
   /** The SLO search's result (of the last phase that searched); left out without one. */
@@ -707,7 +707,7 @@ export interface ShardOf {
   /** How many shards the workload was split into. */
   count: number
   /** The whole workload, normalized, secrets redacted. */
-  workload: Workload
+  workload: Spec
 }
 
 /** One host's part of a merged report. */

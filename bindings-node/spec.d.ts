@@ -11,7 +11,7 @@
  * workload laid over the base (tables merge, arrays and values replace), with a `name` and whether
  * it is `measured`. Parsing validates everything before any traffic.
  */
-export interface Workload extends PhaseSpec {
+export interface Spec extends PhaseSpec {
   /**
    * Phases run in order, each a partial workload (any field of this table) laid over the base:
    * tables merge, arrays and values replace. Without `phases` the spec is one phase.
@@ -33,6 +33,9 @@ export interface Workload extends PhaseSpec {
    */
   scales?: Record<string, Record<string, unknown>>
 }
+
+/** @deprecated The earlier name of `Spec`, the document (kept for one release). */
+export type Workload = Spec
 
 /** The settings of one phase, as written (defaults filled in). */
 export interface PhaseSpec {

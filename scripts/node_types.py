@@ -72,9 +72,9 @@ CONST_TYPES = {"BUILTINS": "BuiltinCommand"}
 TS_NAMES = {"Spec": "PhaseSpec", "Report": "ReportFields"}
 # The fields index.js keeps verbatim (VERBATIM_FIELDS) are normalized specs: their types.
 VERBATIM_TYPES = {
-    ("Report", "workload"): "Workload",
+    ("Report", "workload"): "Spec",
     ("PhaseReport", "workload"): "PhaseSpec",
-    ("ShardOf", "workload"): "Workload",
+    ("ShardOf", "workload"): "Spec",
 }
 
 
@@ -293,9 +293,12 @@ def spec_dts(src: Source) -> str:
     root = types.structs[0]
     out += [
         *jsdoc(src.module_docs[root.source]),
-        f"export interface Workload extends {spec_name(root)} {{",
+        f"export interface Spec extends {spec_name(root)} {{",
         *top_keys,
         "}",
+        "",
+        "/** @deprecated The earlier name of `Spec`, the document (kept for one release). */",
+        "export type Workload = Spec",
         "",
     ]
     for item in types.structs:
@@ -360,7 +363,7 @@ def report_dts(src: Source, index_js: str) -> str:
         "// config names, host:port) and the normalized `workload` (a spec) are kept as they are.",
         "// The doc comments name the JSON keys.",
         "",
-        "import type { PhaseSpec, Workload } from './spec'",
+        "import type { PhaseSpec, Spec } from './spec'",
         "",
     ]
     for item in order:

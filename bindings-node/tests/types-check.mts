@@ -49,6 +49,7 @@ import respload, {
   type Validity,
   type ValidityCheck,
   type ValuesSpec,
+  type Spec,
   type Workload,
 } from 'respload'
 import { connectRedis, startRedis } from 'respload/testing'
@@ -77,7 +78,7 @@ const commands: CommandSpec[] = [
   { template, label: 'hset' },
   { chain: ['SET {key} 1', ['DEL', '{key}']] },
 ]
-const workload: Workload = {
+const workload: Spec = {
   target: { ...target, tls: { enabled: false, versions: ['1.3'] }, read_from: 'prefer-replica' },
   load,
   keys,
@@ -194,7 +195,7 @@ async function runs(): Promise<void> {
   const disposed: Promise<void> = runner[Symbol.asyncDispose]()
   // @ts-expect-error progress is a boolean
   start(workload, { progress: 'yes' })
-  const spec: Workload = loadSpec('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions)
+  const spec: Spec = loadSpec('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions)
   const code: RespLoadErrorCode = new SpecError('x').code
   await respload.run(spec)
   await redis.stop()
@@ -205,7 +206,7 @@ async function runs(): Promise<void> {
 
 // ---- several hosts and comparisons ------------------------------------------------------------
 
-async function hosts(spec: Workload): Promise<Comparison> {
+async function hosts(spec: Spec): Promise<Comparison> {
   const shards = await Promise.all([0, 1].map((i) =>
     run(spec, { shard: [i, 2], startAt: new Date(Date.now() + 1000) })))
   const merged: Report = mergeReports([...shards, 'other.json'])
