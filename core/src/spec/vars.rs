@@ -175,9 +175,14 @@ fn interpolate(text: &str, path: &str, vars: &Map<String, Json>) -> Result<Strin
             rest = after;
         } else if let Some(after) = tail.strip_prefix("${") {
             let Some(end) = after.find('}') else {
+                // A URL is quoted without its password (found by fuzz/fuzz_targets/url.rs).
+                let shown = match text.contains("://") {
+                    true => super::target::redact_url(text),
+                    false => text.to_string(),
+                };
                 return Err(Error::spec(
                     path,
-                    format!("`{text}`: `${{` without its closing `}}`"),
+                    format!("`{shown}`: `${{` without its closing `}}`"),
                 ));
             };
             let name = &after[..end];
@@ -303,6 +308,20 @@ mod tests {
         assert_eq!(s["target"]["tls"], json!({}));
         assert_eq!(s["phases"][0]["load"]["duration"], json!("60s"));
         assert!(s.get("vars").is_none() && s.get("scales").is_none());
+    }
+
+    #[test]
+    fn an_unclosed_reference_in_a_url_is_quoted_without_the_password() {
+        // Found by fuzz/fuzz_targets/url.rs: the error quoted the whole URL.
+        let url = "rediss://appS:ecretpw12@cache.exa${leX6380/2";
+        let e = crate::Workload::from_json_value(json!({ "target": { "url": url } }))
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("ecretpw12"), "{e}");
+        assert!(
+            e.contains("rediss://appS:***@cache.exa${leX6380/2") && e.contains("closing"),
+            "{e}"
+        );
     }
 
     #[test]
