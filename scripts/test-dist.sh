@@ -8,8 +8,9 @@
 #      (scripts/dist-tests/check_artifacts.py); `auditwheel show` accepts the wheel as
 #      manylinux2014;
 #   3. with cargo and rustc off PATH, in temporary directories: a fresh venv with the wheel
-#      (and pytest) runs a workload against a throwaway redis-server and the `respload` console
-#      script (installed_smoke.py), and a one-test suite on the pytest plugin's fixtures; a fresh
+#      (and pytest) runs a workload against a throwaway redis-server, the `respload` console
+#      script and the PyPI page's examples (installed_smoke.py), and a one-test suite on the
+#      pytest plugin's fixtures; a fresh
 #      npm project with the two tarballs runs node:test files importing `respload` and
 #      `respload/testing` as ES modules and from CommonJS; the CLI archive's binary runs.
 set -euo pipefail

@@ -3,14 +3,17 @@ wheel and pytest are installed, from a directory outside the repository, with no
 rustc on PATH; the release workflow on each platform's runner): the package imports from
 site-packages with its native module, type information and pytest plugin; a workload runs
 against a throwaway redis-server (`respload.testing`); the `respload` console script runs the
-CLI against the same server.
+CLI against the same server; the examples of the PyPI page run.
 
     python installed_smoke.py VERSION
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -74,6 +77,24 @@ def check_console_script(url: str, version: str) -> None:
     assert totals["ops"] == 500, totals
 
 
+def check_readme_examples() -> None:
+    """The PyPI page (the wheel's description, bindings-python/README.md) shows code that runs:
+    the first example as it is, the test function of the second on a throwaway server."""
+    description = metadata.metadata("respload").get_payload()
+    assert isinstance(description, str)
+    blocks = re.findall(r"```python\n(.*?)```", description, re.S)
+    assert len(blocks) >= 2, f"{len(blocks)} Python examples in the readme"
+    namespace: dict[str, object] = {}
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        exec(blocks[0], namespace)  # a workload against its own throwaway server
+        exec(blocks[1], namespace)
+        test = namespace["test_session_cache_meets_its_budget"]
+        assert callable(test)
+        with redis_server() as server:
+            test(server.url)
+    assert "ops/s" in out.getvalue(), out.getvalue()
+
+
 def main() -> None:
     version = sys.argv[1]
     check_installed(version)
@@ -81,7 +102,8 @@ def main() -> None:
         check_run(server.url)
         check_console_script(server.url, version)
         assert server.call("DBSIZE") == 1_500  # the library's 1,000 keys and the CLI's 500
-    print(f"installed_smoke: respload {version} from the wheel: library, console script ok")
+    check_readme_examples()
+    print(f"installed_smoke: respload {version} from the wheel: library, console script, readme ok")
 
 
 if __name__ == "__main__":
