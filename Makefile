@@ -1,10 +1,11 @@
 # respload: `make demo` runs the quickstart against a throwaway local redis-server;
 # `make test` runs every test suite and `make examples`; `make lint` runs every language's
-# linters; `make docs` builds the docs site into site/. Each installs what is missing first.
+# linters; `make docs` builds the docs site into site/; `make dist` the release artifacts into
+# dist/. Each installs what is missing first.
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs examples docs lint bench bench-quick fuzz clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist examples dist docs lint bench bench-quick fuzz clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -15,7 +16,7 @@ build: deps
 demo: build
 	scripts/demo.sh
 
-test: deps test-rust test-python test-node test-docs examples
+test: deps test-rust test-python test-node test-docs examples test-dist
 
 test-rust:
 	cargo test -p respload --release
@@ -25,6 +26,17 @@ test-python:
 
 test-node:
 	scripts/test-node.sh
+
+# The release artifacts installed and run with no Rust on PATH: the wheel in a fresh venv, the
+# npm tarballs in a fresh project, the CLI archive (scripts/test-dist.sh, after `make dist`).
+test-dist: deps
+	scripts/test-dist.sh
+
+# This machine's release artifacts into dist/ (scripts/dist.sh): the Python wheel
+# (manylinux2014, abi3) and sdist, the npm packages `respload` and `respload-linux-x64-gnu`,
+# the CLI archive. Other platforms: .github/workflows/release.yml.
+dist: deps
+	scripts/dist.sh
 
 # Every published scenario of examples/scenarios/ replayed at CI scale on local servers
 # (Python, Node, notebooks): one verdict line per scenario (docs/scenarios.md).

@@ -1,7 +1,7 @@
 # Sourced by the scripts that need Python (test-python.sh, examples.sh): the venv in .venv
 # (created when missing) with the tools and optional dependencies the tests exercise, and
-# the native module built (release, shared target/) and installed editable. Activates the
-# venv in the sourcing shell. Quick when all is there.
+# the package installed from the release wheel (`make dist`'s). Activates the venv in the
+# sourcing shell. Quick when all is there.
 export PATH="$HOME/.cargo/bin:$PATH"
 scripts/ensure-deps.sh
 
@@ -32,5 +32,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   "$PY" -m pip install --quiet --disable-pip-version-check "${missing[@]}"
 fi
 
-# The native module (release build, shared target/), installed editable into the venv.
-maturin develop --release --quiet
+# The package from the wheel that ships (scripts/dist.sh wheel: cargo profile `dist`, zig for
+# manylinux2014): the tests run the very module users get, and its crate graph is compiled
+# once for the tests and the artifact (scripts/test-dist.sh installs the same file in a fresh
+# venv). Not editable: after changing bindings-python/python/, run this again (test-python.sh
+# and examples.sh do, each time). `maturin develop` still works for a quicker loop.
+scripts/dist.sh wheel
+"$PY" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall \
+  dist/respload-*.whl
