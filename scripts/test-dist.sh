@@ -12,7 +12,8 @@
 #      script and the PyPI page's examples (installed_smoke.py), and a one-test suite on the
 #      pytest plugin's fixtures; a fresh
 #      npm project with the two tarballs runs node:test files importing `respload` and
-#      `respload/testing` as ES modules and from CommonJS; the CLI archive's binary runs.
+#      `respload/testing` as ES modules and from CommonJS, and `npx respload` (the package's
+#      bin); the CLI archive's binary runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -75,6 +76,13 @@ cp scripts/dist-tests/installed.test.mjs scripts/dist-tests/installed.test.cjs "
   npm install --offline --no-audit --no-fund --loglevel=error \
     "$ROOT/dist/respload-$VERSION.tgz" "$ROOT/dist/respload-linux-x64-gnu-$VERSION.tgz"
   node --test installed.test.mjs installed.test.cjs
+  # The package's bin: the Rust binary's command line, through the addon.
+  shown=$(npx --no-install respload --version)
+  [ "$shown" = "respload $VERSION" ] || {
+    echo "test-dist: npx respload --version said '$shown'" >&2
+    exit 1
+  }
+  npx --no-install respload check "$ROOT/examples/scenarios/quickstart.toml" >/dev/null
 )
 
 echo "test-dist: the CLI archive" >&2

@@ -123,6 +123,10 @@ def check_npm(dist: Path, version: str) -> list[str]:
         expected |= set(glob.glob(pattern, root_dir=ROOT))
     found = missing(names, expected, main.name)
     found += [f"{main.name}: ships the addon {n}" for n in sorted(names) if n.endswith(".node")]
+    # `npx respload`: the bin entry, and the script it names.
+    command = source["bin"]["respload"]
+    if pkg.get("bin") != source["bin"] or command.removeprefix("./") not in names:
+        found.append(f"{main.name}: no `respload` bin ({pkg.get('bin')}, {command})")
     platforms = {}
     for manifest in sorted((ROOT / "bindings-node/npm").glob("*/package.json")):
         platform = json.loads(manifest.read_text())
