@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist examples dist docs lint bench bench-quick fuzz clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist examples dist docs lint bench bench-quick fuzz soak clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -70,6 +70,14 @@ bench-quick: build
 # target for FUZZ_SECONDS (default 300); crashes land in fuzz/artifacts/.
 fuzz:
 	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The chaos soak (scripts/soak.py): four workloads (closed and open loop, pipelined and not,
+# standalone, TLS, a primary + replica pair, a 6-node cluster) while servers are killed,
+# stopped, paused, failed over, filled to maxmemory; asserts no hang, counts that add up,
+# every fault in the timeline, flat RSS. SOAK_SECONDS (default 3600); `make test` runs 180.
+SOAK_SECONDS ?= 3600
+soak: deps
+	source scripts/python-env.sh && python scripts/soak.py --seconds $(SOAK_SECONDS)
 
 clean:
 	cargo clean

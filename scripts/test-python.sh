@@ -7,8 +7,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 source scripts/python-env.sh
 
-ruff check bindings-python examples/python scripts/run-notebook.py scripts/bench.py
-ruff format --check bindings-python examples/python scripts/run-notebook.py scripts/bench.py
+ruff check bindings-python examples/python scripts/run-notebook.py scripts/bench.py scripts/soak.py
+ruff format --check bindings-python examples/python scripts/run-notebook.py scripts/bench.py \
+  scripts/soak.py
 mypy
 pytest bindings-python/tests -q
 
@@ -18,3 +19,9 @@ python examples/python/quickstart.py
 python examples/python/pipeline_depths.py
 pytest examples/python -q
 python scripts/run-notebook.py examples/notebooks/quickstart.ipynb
+
+# The chaos soak for 3 minutes (make soak runs it for an hour): faults injected while four
+# workloads run; fails on a hang, counts that do not add up, a fault the timeline does not
+# show, or RSS that grows after the first minute.
+echo "test-python: chaos soak (180 s)" >&2
+python scripts/soak.py --seconds 180

@@ -1,0 +1,905 @@
+#!/usr/bin/env python3
+"""The chaos soak (issue 29): respload's mixed workload against local servers while a chaos
+script breaks them, and what must hold all along. A test, not a benchmark.
+
+    python scripts/soak.py --seconds 3600   # make soak (SOAK_SECONDS, default 3600)
+    python scripts/soak.py --seconds 180    # make test runs this (scripts/test-python.sh)
+
+Four workloads run at once, each on a thread of its own as back-to-back single-phase runs
+(rounds of 20 s) of ``respload.Runner``, each on its own target:
+
+    closed-pipelined  closed loop, pipeline 8  a standalone server this script kills -9 and
+                                               starts again on the same port
+    open-tls          open loop, 1,000/s       a TLS-only server (respload.testing, its CA)
+    open-pair         open loop, 2,000/s, p4   the primary of a primary + replica pair
+    closed-cluster    closed loop, pipeline 1  a 6-node cluster (3 primaries, 1 replica each)
+
+One request in ten of the closed loops is a ``BLPOP`` of an empty list with a 10 ms timeout:
+it holds its connection for 10 ms, so the closed loops cannot take the machine's two cores.
+
+In each round one fault hits the workload's target, 7 s into the round, for 3 s (the
+target's faults in turn): kill -9 and restart, SIGSTOP/SIGCONT, CLIENT PAUSE, CLIENT KILL,
+``maxclients`` lowered, memory filled to ``maxmemory`` (OOM replies), a REPLICAOF swap of
+the pair, CLUSTER FAILOVER on a replica, a cluster primary stopped until the cluster fails it
+over. Every third round, and the last, starts its fault 4 s before the round ends and lifts
+it only once the report is back: the report is written with the fault still in force.
+
+Asserted (each failure is printed; the exit status is 1 if any):
+
+- no hang: every run returns within 1 s of its phase's end (the end of measurement, from
+  the report's own clock: the first timeline row's ``unix_s`` less its ``t``, plus the
+  duration), whatever fault is in force then;
+- the counts add up, per command: errors are the sum of ``errors_by_kind``; for GET,
+  hits + misses + errors = ops; the commands add up to the totals and the timeline rows to
+  the totals; in open loop ops + ``unsent`` = the requests due (rate x duration); and the
+  requests the server received (``INFO commandstats``: calls + rejected_calls, read before
+  and after the round) equal the ops of the command when none failed without a reply, and
+  lie between the replies and ops (+ cluster redirections) otherwise (not for a round whose
+  server was restarted, which resets its counts, nor for a cluster's SETs, which its
+  replicas count again);
+- every fault shows in the timeline: a row overlapping the fault's seconds (and the second
+  after) has errors, or its ops/s dips under half the median of the round's other rows, or
+  (failovers) a server's role changes in the server timeline then, or (faults that drop
+  connections) the round's client reconnected;
+- RSS of this process grows less than 5 MB after the first minute (least-squares slope over
+  the samples after it, times their span; the slope is printed; run with MALLOC_ARENA_MAX=2);
+- every workload's last report, written while its fault was in force, is on disk and loads.
+
+Two known problems are printed as KNOWN and fail only with SOAK_STRICT=1: the INFO
+observer's delay (KNOWN_OBSERVER_DELAY_S) and RSS past the bound (in 10- and 20-minute
+runs it stepped up 15-25 MB in the first minutes, then stayed flat).
+
+Reports and ``soak-summary.json`` go to ``--out`` (default ``target/soak``); each
+workload's latest report is kept as ``NAME.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import faulthandler
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import respload
+from respload import testing
+from respload.testing import RedisCluster, RedisServer, ReplyError
+
+HOST = "127.0.0.1"
+ROUND_S = 20.0
+FAULT_AT_S = 7.0
+FAULT_FOR_S = 3.0
+HELD_FROM_END_S = 4.0
+HANG_BOUND_S = 1.0
+# KNOWN BUG (respload, reported with issue 29): a run whose server answers nothing at the
+# phase's end (stopped, CLIENT PAUSE ALL) returns up to 2 s late, held up by its INFO
+# observer (`observe.info`, on by default): the sample in progress and the last one each
+# wait up to an interval. Allowed, and printed as KNOWN, unless SOAK_STRICT=1.
+KNOWN_OBSERVER_DELAY_S = 2.0
+STRICT = os.environ.get("SOAK_STRICT") == "1"
+RSS_WARMUP_S = 60.0
+RSS_BOUND_MB = 5.0
+# A run not back this long after its phase's end is hung: the soak gives up on it.
+GIVE_UP_S = 60.0
+# Failures that leave a request without a reply: the server may or may not have run it.
+NO_REPLY = ("CONNECTION", "TIMEOUT", "ABORTED", "PROTOCOL")
+# A closed loop's brake: holds its connection until the server's next timeout check (about
+# 100 ms at the default hz 10; the list is never pushed to).
+BLPOP = {"template": "BLPOP soak:idle:{keynum} 0.01", "label": "BLPOP", "weight": 1}
+# With one BLPOP in 80 requests, a closed-loop connection sends about a thousand a second.
+SET_GET = [{"name": "set"}, {"name": "get"}]
+CLOSED_MIX = [{"name": "set", "weight": 40}, {"name": "get", "weight": 39}, BLPOP]
+
+
+def now() -> float:
+    return time.time()
+
+
+def sleep_until(t: float) -> None:
+    time.sleep(max(0.0, t - now()))
+
+
+def pid_of(server: RedisServer) -> int:
+    return int(server.info("server")["process_id"])
+
+
+def wait_for(what: str, ready: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Poll ``ready`` (errors count as not ready) until true, or raise naming ``what``."""
+    deadline = now() + timeout
+    while True:
+        with contextlib.suppress(OSError, ReplyError):
+            if ready():
+                return
+        if now() > deadline:
+            raise RuntimeError(f"{what}: not after {timeout:.0f} s")
+        time.sleep(0.1)
+
+
+class Stopped:
+    """The pids this script has SIGSTOPped, continued at exit whatever happens (a stopped
+    server would hold up the watchdog that stops it)."""
+
+    def __init__(self) -> None:
+        self._pids: set[int] = set()
+        self._lock = threading.Lock()
+
+    def stop(self, pid: int) -> None:
+        with self._lock:
+            self._pids.add(pid)
+        os.kill(pid, signal.SIGSTOP)
+
+    def cont(self, pid: int) -> None:
+        with self._lock:
+            self._pids.discard(pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+
+    def cont_all(self) -> None:
+        with self._lock:
+            pids = list(self._pids)
+        for pid in pids:
+            self.cont(pid)
+
+
+STOPPED = Stopped()
+
+
+class Restartable:
+    """A plain ``redis-server`` on a port of its own that can be killed -9 and started again
+    on the same port (``respload.testing`` gives each server it starts a new port). Each
+    incarnation runs under ``respload.testing``'s watchdog, so it dies with this process."""
+
+    def __init__(self) -> None:
+        self.port = testing.free_port()
+        self.url = f"redis://{HOST}:{self.port}"
+        self.exe = os.environ.get("RESPLOAD_REDIS_SERVER", "redis-server")
+        self.server: RedisServer | None = None
+        self.pid = 0
+        self.starts = 0
+        self._watchdog: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        directory = tempfile.mkdtemp(prefix="respload-soak-")
+        argv = [
+            self.exe, "--port", str(self.port), "--bind", HOST, "--save", "",
+            "--appendonly", "no", "--dir", directory, "--logfile", "redis.log",
+        ]  # fmt: skip
+        self._watchdog = subprocess.Popen(
+            ["sh", "-c", testing._WATCHDOG, "respload-watchdog", directory, *argv],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        self.server = testing.connect_redis(self.url, timeout=10.0)
+        self.pid = pid_of(self.server)
+        self.starts += 1
+
+    def call(self, *args: str | int | bytes) -> Any:
+        assert self.server is not None
+        return self.server.call(*args)
+
+    def alive(self) -> bool:
+        try:
+            return bool(self.call("PING") == "PONG")
+        except (OSError, ReplyError):
+            return False
+
+    def kill(self) -> None:
+        """kill -9, and wait until the port is free; its watchdog then removes its files."""
+        STOPPED.cont(self.pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        if self.server is not None:
+            self.server.stop()
+        if self._watchdog is not None:
+            with contextlib.suppress(OSError):
+                assert self._watchdog.stdin is not None
+                self._watchdog.stdin.close()
+            self._watchdog.wait(timeout=10)
+            self._watchdog = None
+
+    def ensure_up(self) -> None:
+        if not self.alive():
+            self.kill()
+            self.start()
+        self.call("CONFIG", "SET", "maxclients", "10000")
+
+    def counted(self) -> list[RedisServer]:
+        assert self.server is not None
+        return [self.server]
+
+    def stop(self) -> None:
+        self.kill()
+
+
+@dataclass
+class Fault:
+    """One kind of fault on a target: ``inject(lasts_s)`` starts it (``lasts_s``: how long
+    it will be in force, for faults that must be told, such as CLIENT PAUSE), ``undo()``
+    lifts it."""
+
+    name: str
+    inject: Callable[[float], None]
+    undo: Callable[[], None] = lambda: None
+    # How long it stays in force in a round that lifts it (0: a single blow).
+    lasts_s: float = FAULT_FOR_S
+    # Evidence accepted besides errors and an ops dip: "role", "reconnects".
+    shows_as: tuple[str, ...] = ()
+    # Whether the server answers nothing meanwhile, INFO included (see KNOWN_OBSERVER_DELAY_S).
+    stalls: bool = False
+
+
+@dataclass
+class Target:
+    """What a workload runs against and the faults that hit it."""
+
+    spec: dict[str, Any]
+    faults: list[Fault]
+    heal: Callable[[], None]
+    # The servers whose command counts add up to the requests received.
+    counted: Callable[[], Sequence[RedisServer]]
+    # Labels whose server counts are compared (a cluster's replicas count SETs again).
+    compared: tuple[str, ...]
+    rate: float | None = None
+    # Changes when the server restarts (its command counts start again from 0).
+    incarnation: Callable[[], int] = lambda: 0
+
+
+def base_load(**load: Any) -> dict[str, Any]:
+    return {"threads": 1, "timeout": "500ms", "duration": f"{ROUND_S:g}s", **load}
+
+
+def workload(
+    name: str, target: dict[str, Any], keys: int, size: int, commands: Any, **load: Any
+) -> dict[str, Any]:
+    """A workload spec: ``keys`` keys of one width (so each command's requests are all of
+    one size), values of ``size`` bytes, ``load`` over :func:`base_load`."""
+    return {
+        "name": name,
+        "target": {**target, "connect_timeout": "1s"},
+        "load": base_load(**load),
+        "keys": {"prefix": "soak:", "range": [0, keys - 1], "pad": len(str(keys - 1))},
+        "values": {"size": size},
+        "commands": commands,
+    }
+
+
+def client_kill(*servers: Callable[[], Any]) -> Fault:
+    def inject(_lasts: float) -> None:
+        for server in servers:
+            server().call("CLIENT", "KILL", "TYPE", "normal")
+
+    return Fault("client-kill", inject, lasts_s=0.0, shows_as=("reconnects",))
+
+
+def sigstop(
+    name: str,
+    pid: Callable[[], int],
+    lasts_s: float = FAULT_FOR_S,
+    shows_as: tuple[str, ...] = ("reconnects",),
+) -> Fault:
+    held: list[int] = []
+
+    def inject(_lasts: float) -> None:
+        held.append(pid())
+        STOPPED.stop(held[-1])
+
+    def undo() -> None:
+        while held:
+            STOPPED.cont(held.pop())
+
+    return Fault(name, inject, undo, lasts_s=lasts_s, shows_as=shows_as, stalls=True)
+
+
+def client_pause(server: RedisServer, mode: str) -> Fault:
+    until: list[float] = []
+
+    def inject(lasts: float) -> None:
+        until.append(now() + lasts)
+        server.call("CLIENT", "PAUSE", int(lasts * 1000), mode)
+
+    def undo() -> None:
+        # CLIENT UNPAUSE would wait behind the pause itself (CLIENT is paused too): let it end.
+        sleep_until(until.pop() + 0.05)
+
+    return Fault(f"client-pause-{mode.lower()}", inject, undo, stalls=mode == "ALL")
+
+
+def standalone(plain: Restartable) -> Target:
+    """Closed loop, pipeline 8, on the server this script restarts."""
+
+    def kill(_lasts: float) -> None:
+        plain.kill()
+
+    def maxclients(_lasts: float) -> None:
+        plain.call("PING")  # our own connection stays (SKIPME), the rest may not come back
+        plain.call("CONFIG", "SET", "maxclients", "1")
+        plain.call("CLIENT", "KILL", "TYPE", "normal")
+
+    spec = workload(
+        "closed-pipelined", {"url": plain.url}, 10000, 64, CLOSED_MIX, connections=4, pipeline=8
+    )
+    faults = [
+        Fault("kill-restart", kill, plain.start, shows_as=("reconnects",)),
+        sigstop("sigstop", lambda: plain.pid),
+        client_kill(lambda: plain),
+        Fault("maxclients", maxclients, plain.ensure_up, shows_as=("reconnects",)),
+    ]
+    compared = ("SET", "GET", "BLPOP")
+    return Target(
+        spec, faults, plain.ensure_up, plain.counted, compared, None, lambda: plain.starts
+    )
+
+
+def tls(server: RedisServer) -> Target:
+    """Open loop, no pipelining, over TLS."""
+    fill: list[str] = []
+
+    def used() -> int:
+        return int(server.info("memory")["used_memory"])
+
+    def oom(_lasts: float) -> None:
+        """Fill 4 MB past what is used until an OOM reply, then hold the server just over
+        its ``maxmemory``: the rejected request's own buffer no longer counts once refused,
+        which would leave the server hovering under its limit."""
+        server.call("CONFIG", "SET", "maxmemory-policy", "noeviction")
+        server.call("CONFIG", "SET", "maxmemory", used() + 4 * 2**20)
+        chunk = b"x" * 2**16
+        for i in range(1024):  # APPEND: not a command of the workload, so not in its counts
+            key = f"soak:fill:{i}"
+            fill.append(key)
+            try:
+                server.call("APPEND", key, chunk)
+            except ReplyError as e:
+                if e.code != "OOM":
+                    raise
+                server.call("CONFIG", "SET", "maxmemory", used() - 2**18)
+                return
+        raise RuntimeError("64 MiB written and still no OOM reply")
+
+    def undo_oom() -> None:
+        server.call("CONFIG", "SET", "maxmemory", 0)
+        while fill:
+            server.call("DEL", fill.pop())
+
+    def heal() -> None:
+        wait_for("the TLS server answering", lambda: server.call("PING") == "PONG", 30)
+        undo_oom()
+
+    spec = workload("open-tls", server.target(), 2000, 256, SET_GET, connections=4, rate=1000)
+    faults = [
+        client_pause(server, "ALL"),
+        sigstop("sigstop", lambda: pid_of(server)),
+        Fault("oom", oom, undo_oom),
+        client_kill(lambda: server),
+    ]
+    return Target(spec, faults, heal, lambda: [server], ("SET", "GET"), rate=1000)
+
+
+def pair(primary: RedisServer, replica: RedisServer) -> Target:
+    """Open loop, pipeline 4, on the primary of a primary + replica pair."""
+
+    def swap(_lasts: float) -> None:
+        replica.call("REPLICAOF", "NO", "ONE")
+        primary.call("REPLICAOF", HOST, replica.port)
+
+    def swap_back() -> None:
+        primary.call("REPLICAOF", "NO", "ONE")
+        replica.call("REPLICAOF", HOST, primary.port)
+
+    def heal() -> None:
+        if primary.call("ROLE")[0] != "master":
+            swap_back()
+        wait_for(
+            "the replica in sync again",
+            lambda: replica.info("replication").get("master_link_status") == "up",
+        )
+
+    spec = workload(
+        "open-pair",
+        {"url": primary.url},
+        5000,
+        128,
+        [{"name": "set"}, {"name": "get", "weight": 2}],
+        connections=4,
+        rate=2000,
+        pipeline=4,
+    )
+    faults = [
+        Fault("replicaof-swap", swap, swap_back, shows_as=("role",)),
+        client_kill(lambda: primary),
+        client_pause(primary, "WRITE"),
+    ]
+    return Target(spec, faults, heal, lambda: [primary], ("SET", "GET"), rate=2000)
+
+
+def cluster_target(cluster: RedisCluster) -> Target:
+    """Closed loop, no pipelining, on a 6-node cluster."""
+    turn = [0]
+
+    def victim() -> RedisServer:
+        """The primaries in turn."""
+        primaries = sorted(cluster.primaries(), key=lambda n: n.port)
+        turn[0] += 1
+        return primaries[turn[0] % len(primaries)]
+
+    def replica_of(primary: RedisServer) -> RedisServer:
+        for node in cluster.replicas():
+            role = node.call("ROLE")
+            if int(role[2]) == primary.port:
+                return node
+        raise RuntimeError(f"{primary.address} has no replica")
+
+    def failover(_lasts: float) -> None:
+        replica = replica_of(victim())
+        replica.call("CLUSTER", "FAILOVER")
+        wait_for("CLUSTER FAILOVER", lambda: replica.call("ROLE")[0] == "master", 15)
+
+    def heal() -> None:
+        wait_for(
+            "the cluster ok with every replica synced",
+            lambda: testing._cluster_ready(cluster, len(cluster.nodes)),
+            90,
+        )
+
+    spec = workload(
+        "closed-cluster", cluster.target(), 10000, 64, CLOSED_MIX, connections=2, pipeline=1
+    )
+    faults = [
+        Fault("cluster-failover", failover, lasts_s=0.0, shows_as=("role",)),
+        sigstop("sigstop-primary", lambda: pid_of(victim()), lasts_s=1.5),
+        client_kill(lambda: victim()),
+        # Past cluster-node-timeout (2 s): the cluster promotes the replica; continued, the
+        # old primary comes back as a replica.
+        sigstop("sigstop-failover", lambda: pid_of(victim()), 6.0, ("role", "reconnects")),
+    ]
+    return Target(spec, faults, heal, lambda: cluster.nodes, ("GET", "BLPOP"))
+
+
+def server_counts(servers: Sequence[RedisServer]) -> Counter[str]:
+    """Requests each command received, summed over ``servers``: calls + rejected_calls."""
+    counts: Counter[str] = Counter()
+    for server in servers:
+        for line in str(server.call("INFO", "commandstats")).splitlines():
+            if line.startswith("cmdstat_"):
+                name, _, figures = line[len("cmdstat_") :].partition(":")
+                values = dict(kv.split("=", 1) for kv in figures.split(","))
+                counts[name.upper()] += int(values["calls"]) + int(values.get("rejected_calls", 0))
+    return counts
+
+
+@dataclass
+class Window:
+    """When a fault was in force (UNIX seconds); ``held``: still in force at the run's end."""
+
+    fault: str
+    held: bool
+    start: float = 0.0
+    end: float = 0.0
+    error: str | None = None
+
+
+def measure_start(report: respload.Report) -> float:
+    """The start of measurement in UNIX seconds, from the report's own clock."""
+    first = report.timeline[0]
+    return first.unix_s - first.t
+
+
+def role_changed(report: respload.Report, lo: float, hi: float) -> bool:
+    """Whether a server's role differs between the server samples around [lo, hi] (seconds
+    of the timeline) and the one before."""
+    series = [report.server_timeline] + [n.server_timeline for n in report.server_nodes.values()]
+    for samples in series:
+        roles = {s.role for s in samples if lo - 1.5 <= s.t <= hi + 1.5}
+        before = [s.role for s in samples if s.t < lo - 1.5][-1:]
+        if len(roles | set(before)) > 1:
+            return True
+    return False
+
+
+def evidence(report: respload.Report, window: Window, fault: Fault) -> str | None:
+    """How the fault shows in the timeline, or None."""
+    t0 = measure_start(report)
+    # A row takes in what its workers saw up to their next 20 ms tick: half a second before.
+    lo, hi = window.start - t0 - 0.5, window.end - t0 + 1.0
+    inside = [r for r in report.timeline if r.t > lo and r.t - r.interval_s < hi]
+    outside = [r for r in report.timeline if r not in inside and r.interval_s >= 0.5]
+    errors = sum(r.errors for r in inside)
+    if errors:
+        return f"{errors} errors"
+    if inside and outside:
+        base = statistics.median(r.ops_per_sec for r in outside)
+        low = min(r.ops_per_sec for r in inside)
+        if low < 0.5 * base:
+            return f"ops/s dip {low:.0f} (median {base:.0f})"
+    if "role" in fault.shows_as and role_changed(report, lo, hi):
+        return "role change"
+    if "reconnects" in fault.shows_as and report.client.reconnects:
+        return f"{report.client.reconnects} reconnects (the round's)"
+    return None
+
+
+def count_problems(
+    report: respload.Report,
+    target: Target,
+    received: Counter[str] | None,
+) -> list[str]:
+    """What does not add up in the report's counts (and against the server's)."""
+    problems = []
+    totals, commands = report.totals, report.commands
+    for label, c in commands.items():
+        if c.errors != sum(c.errors_by_kind.values()):
+            problems.append(f"{label}: errors {c.errors} != errors_by_kind {c.errors_by_kind}")
+        if label == "GET" and c.hits + c.misses + c.errors != c.ops:
+            problems.append(
+                f"GET: hits {c.hits} + misses {c.misses} + errors {c.errors} != ops {c.ops}"
+            )
+    for what in ("ops", "errors"):
+        per_command = sum(getattr(c, what) for c in commands.values())
+        per_row = sum(getattr(r, what) for r in report.timeline)
+        if not per_command == per_row == getattr(totals, what):
+            problems.append(
+                f"{what}: totals {getattr(totals, what)}, commands {per_command}, rows {per_row}"
+            )
+    if target.rate is not None:
+        # Each connection's schedule is staggered: a request more or less each. respload
+        # notices the phase's end at its workers' 20 ms tick, which may run late by its
+        # loop lag, and sends what fell due until then (counted as measured): those too.
+        unsent = report.unsent.requests if report.unsent is not None else 0
+        due = target.rate * ROUND_S
+        slack = target.spec["load"]["connections"] + 1
+        late = target.rate * (0.02 + report.client.loop_lag_ms_max / 1000)
+        if not due - slack <= totals.ops + unsent <= due + late + slack:
+            problems.append(
+                f"open loop: ops {totals.ops} + unsent {unsent} against {due:.0f} due "
+                f"(+{late:.0f} until the end was noticed)"
+            )
+    if received is not None:
+        for label in target.compared:
+            found = commands.get(label)
+            if found is None:
+                problems.append(f"{label}: not in the report")
+                continue
+            c = found
+            no_reply = sum(c.errors_by_kind.get(k, 0) for k in NO_REPLY)
+            got = received[label]
+            if no_reply == 0 and c.redirects == 0:
+                if got != c.ops:
+                    problems.append(f"{label}: the server received {got}, respload counted {c.ops}")
+            elif not c.ops - no_reply <= got <= c.ops + c.redirects:
+                problems.append(
+                    f"{label}: the server received {got}, outside [ops {c.ops} - no reply "
+                    f"{no_reply}, ops + redirects {c.redirects}]"
+                )
+    return problems
+
+
+@dataclass
+class Round:
+    """One run's figures, kept for the summary."""
+
+    workload: str
+    index: int
+    fault: str
+    held: bool
+    ops: int
+    errors: int
+    errors_by_kind: dict[str, int]
+    reconnects: int
+    unsent: int
+    overrun_s: float
+    evidence: str | None
+    problems: list[str]
+
+
+class Soak:
+    """The shared state: the deadline, every round, every failure, RSS samples."""
+
+    def __init__(self, rounds: int, out: Path) -> None:
+        self.rounds = rounds
+        self.out = out
+        self.results: list[Round] = []
+        self.failures: list[str] = []
+        self.known_bugs: list[str] = []
+        self.lock = threading.Lock()
+        # Per workload: when its current run must be back by (hang detection).
+        self.due: dict[str, float] = {}
+
+    def known(self, message: str) -> None:
+        """A known problem, allowed unless SOAK_STRICT=1 (see the constants above)."""
+        with self.lock:
+            self.known_bugs.append(message)
+        print(f"soak: KNOWN (fails with SOAK_STRICT=1): {message}", flush=True)
+
+    def fail(self, message: str) -> None:
+        with self.lock:
+            self.failures.append(message)
+        print(f"soak: FAIL {message}", flush=True)
+
+    def record(self, result: Round) -> None:
+        with self.lock:
+            self.results.append(result)
+        kinds = ",".join(f"{k}={v}" for k, v in sorted(result.errors_by_kind.items()))
+        print(
+            f"soak: {result.workload:<16} #{result.index:<3} {result.fault:<18}"
+            f"{' held' if result.held else '     '} ops {result.ops:>7} errors "
+            f"{result.errors:>5} [{kinds}] reconnects {result.reconnects} unsent "
+            f"{result.unsent} past end {result.overrun_s:+.3f} s; {result.evidence or '-'}",
+            flush=True,
+        )
+
+
+def run_round(soak: Soak, target: Target, index: int) -> None:
+    name = target.spec["name"]
+    fault = target.faults[index % len(target.faults)]
+    # Each fault in turn, lifted in one pass over the list and held to the end in the next.
+    held = (index // len(target.faults)) % 2 == 1 or index == soak.rounds - 1
+    window = Window(fault.name, held)
+    started = threading.Event()
+    start_box: list[float] = []
+
+    def on_progress(snapshot: respload.Snapshot) -> None:
+        if not start_box and snapshot.measured:
+            start_box.append(snapshot.unix_s - snapshot.t)
+            started.set()
+
+    def chaos() -> None:
+        try:
+            if not started.wait(timeout=30):
+                raise RuntimeError("no snapshot in 30 s")
+            at = ROUND_S - HELD_FROM_END_S if held else FAULT_AT_S
+            sleep_until(start_box[0] + at)
+            window.start = now()
+            lasts = HELD_FROM_END_S + 2.0 if held else fault.lasts_s
+            fault.inject(lasts)
+            if held:
+                return
+            sleep_until(window.start + fault.lasts_s)
+            fault.undo()
+            window.end = now()
+        except Exception as e:  # the round fails, the soak goes on
+            window.error = f"{type(e).__name__}: {e}"
+
+    before = server_counts(target.counted())
+    incarnation = target.incarnation()
+    spec = {**target.spec, "seed": 29_000 + index}
+    runner = respload.Runner(spec).start()
+    soak.due[name] = now() + ROUND_S + GIVE_UP_S  # roughly: the phase ends ROUND_S after
+    injector = threading.Thread(target=chaos, name=f"chaos-{name}", daemon=True)
+    injector.start()
+    try:
+        report = runner.wait(on_progress)
+    finally:
+        returned = now()
+        soak.due.pop(name, None)
+        injector.join()
+        if held:
+            window.end = returned
+            try:
+                fault.undo()
+            except Exception as e:
+                window.error = f"lifting it: {type(e).__name__}: {e}"
+    target.heal()
+    received = None
+    if target.incarnation() == incarnation:
+        time.sleep(0.3)  # requests left in the sockets of a continued server are run now
+        received = server_counts(target.counted())
+        received.subtract(before)
+    problems = []
+    if window.error is not None:
+        problems.append(f"fault {fault.name}: {window.error}")
+    overrun = returned - (measure_start(report) + ROUND_S)
+    known = held and fault.stalls and not STRICT
+    if known and HANG_BOUND_S < overrun <= HANG_BOUND_S + KNOWN_OBSERVER_DELAY_S:
+        soak.known(
+            f"the INFO observer's delay: {name} #{index} ({fault.name}, held) returned "
+            f"{overrun:.3f} s past its end"
+        )
+    elif overrun > HANG_BOUND_S:
+        problems.append(f"returned {overrun:.3f} s after the phase's end (bound {HANG_BOUND_S} s)")
+    if report.interrupted or report.error:
+        problems.append(f"interrupted: {report.error}")
+    shown = evidence(report, window, fault) if window.error is None else None
+    if shown is None:
+        problems.append(f"fault {fault.name} does not show in the timeline")
+    problems += count_problems(report, target, received)
+    path = soak.out / f"{name}.json"
+    report.save(path)
+    soak.record(
+        Round(
+            name,
+            index,
+            fault.name,
+            held,
+            report.totals.ops,
+            report.totals.errors,
+            dict(report.totals.errors_by_kind),
+            report.client.reconnects,
+            report.unsent.requests if report.unsent else 0,
+            overrun,
+            shown,
+            problems,
+        )
+    )
+    for p in problems:
+        soak.fail(f"{name} #{index} ({fault.name}{', held' if held else ''}): {p}")
+
+
+def workload_thread(soak: Soak, target: Target) -> None:
+    name = target.spec["name"]
+    for index in range(soak.rounds):
+        try:
+            run_round(soak, target, index)
+        except Exception as e:
+            soak.fail(f"{name} #{index}: {type(e).__name__}: {e}")
+            with contextlib.suppress(Exception):
+                target.heal()
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def slope(points: Sequence[tuple[float, float]]) -> float:
+    """Least-squares slope of y over x."""
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
+
+
+@contextlib.contextmanager
+def servers() -> Iterator[list[Target]]:
+    """Every target, up and ready, for a ``with`` block."""
+    with contextlib.ExitStack() as stack:
+        plain = Restartable()
+        stack.callback(plain.stop)
+        secure = stack.enter_context(testing.redis_server(tls=True))
+        primary = stack.enter_context(testing.redis_server())
+        replica = stack.enter_context(
+            testing.redis_server(args=["--replicaof", HOST, str(primary.port)])
+        )
+        cluster = stack.enter_context(testing.redis_cluster(3, 1))
+        targets = [standalone(plain), tls(secure), pair(primary, replica), cluster_target(cluster)]
+        for target in targets:
+            target.heal()
+        yield targets
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    if os.environ.get("MALLOC_ARENA_MAX") is None:
+        # glibc gives threads up to 8 arenas per core, and each run starts threads anew: the
+        # arenas' high-water marks add 15-20 MB of RSS over the first minutes (measured:
+        # 80 -> 96 MB in 3 minutes, flat with 2 arenas), which is the allocator, not a leak.
+        os.environ["MALLOC_ARENA_MAX"] = "2"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3600.0, help="how long (default 3600)")
+    parser.add_argument("--out", type=Path, default=Path("target/soak"), help="reports go here")
+    args = parser.parse_args(argv)
+    rounds = max(1, int(args.seconds // ROUND_S))
+    args.out.mkdir(parents=True, exist_ok=True)
+    soak = Soak(rounds, args.out)
+    began = now()
+    rss: list[tuple[float, float]] = []
+    print(f"soak: {rounds} rounds of {ROUND_S:g} s per workload, reports in {args.out}", flush=True)
+    try:
+        with servers() as targets:
+            print(f"soak: servers up in {now() - began:.1f} s", flush=True)
+            began = now()
+            threads = [
+                threading.Thread(target=workload_thread, args=(soak, t), name=t.spec["name"])
+                for t in targets
+            ]
+            for thread in threads:
+                thread.start()
+            while any(thread.is_alive() for thread in threads):
+                time.sleep(1.0)
+                if all(thread.is_alive() for thread in threads):  # not once the load thins out
+                    rss.append((now() - began, rss_mb()))
+                hung = [name for name, due in list(soak.due.items()) if now() > due]
+                if hung:
+                    soak.fail(f"hung: {', '.join(hung)} not back {GIVE_UP_S:g} s after its end")
+                    faulthandler.dump_traceback(all_threads=True)
+                    STOPPED.cont_all()
+                    os._exit(1)
+            for thread in threads:
+                thread.join()
+    finally:
+        STOPPED.cont_all()
+    wall = now() - began
+    return summarize(soak, sorted({r.workload for r in soak.results}), rss, wall, args.seconds)
+
+
+def summarize(
+    soak: Soak, names: list[str], rss: list[tuple[float, float]], wall: float, seconds: float
+) -> int:
+    after = [(t, m) for t, m in rss if t >= RSS_WARMUP_S]
+    if len(after) >= 10:
+        per_s = slope(after)
+        growth = per_s * (after[-1][0] - after[0][0])
+        print(
+            f"soak: RSS {after[0][1]:.1f} MB at {after[0][0]:.0f} s, {after[-1][1]:.1f} MB at "
+            f"{after[-1][0]:.0f} s; slope {per_s * 3600:+.2f} MB/h, {growth:+.2f} MB over "
+            f"{after[-1][0] - after[0][0]:.0f} s (bound {RSS_BOUND_MB:g} MB)",
+            flush=True,
+        )
+        if growth >= RSS_BOUND_MB and not STRICT:
+            # KNOWN (reported with issue 29): in 10- and 20-minute runs RSS stepped up by
+            # 15-25 MB within the first minutes, then stayed flat; not understood yet.
+            soak.known(f"RSS grew {growth:.2f} MB after the first minute (bound {RSS_BOUND_MB:g})")
+        elif growth >= RSS_BOUND_MB:
+            soak.fail(f"RSS grew {growth:.2f} MB after the first minute")
+    else:
+        per_s = growth = float("nan")
+        soak.fail(f"too short to judge RSS: {len(after)} samples after the first minute")
+    for name in names:
+        last = [r for r in soak.results if r.workload == name][-1]
+        path = soak.out / f"{name}.json"
+        if not last.held:
+            soak.fail(f"{name}: its last round did not end with its fault in force")
+        try:
+            loaded = respload.Report.load(path)
+            if loaded.totals.ops != last.ops:
+                soak.fail(f"{path}: {loaded.totals.ops} ops, the run had {last.ops}")
+        except Exception as e:
+            soak.fail(f"{path}: the last report does not load: {e}")
+    worst = max((r.overrun_s for r in soak.results), default=float("nan"))
+    faults = Counter(r.fault for r in soak.results)
+    shown = sum(1 for r in soak.results if r.evidence)
+    summary = {
+        "seconds": seconds,
+        "wall_s": round(wall, 1),
+        "rounds": len(soak.results),
+        "faults": dict(faults),
+        "faults_shown": shown,
+        "worst_past_end_s": round(worst, 3),
+        "rss_mb": {f"{t:.0f}": round(m, 2) for t, m in after[:: max(1, len(after) // 20)]},
+        "rss_slope_mb_per_h": round(per_s * 3600, 3),
+        "rss_growth_mb": round(growth, 3),
+        "workloads": {
+            name: {
+                "ops": sum(r.ops for r in soak.results if r.workload == name),
+                "errors": sum(r.errors for r in soak.results if r.workload == name),
+                "reconnects": sum(r.reconnects for r in soak.results if r.workload == name),
+                "unsent": sum(r.unsent for r in soak.results if r.workload == name),
+                "errors_by_kind": dict(
+                    sum(
+                        (Counter(r.errors_by_kind) for r in soak.results if r.workload == name),
+                        Counter(),
+                    )
+                ),
+            }
+            for name in names
+        },
+        "failures": soak.failures,
+        "known_bugs": soak.known_bugs,
+    }
+    (soak.out / "soak-summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(
+        f"soak: {len(soak.results)} rounds in {wall:.0f} s, {shown} faults shown, worst return "
+        f"{worst:+.3f} s past a phase's end; {len(soak.known_bugs)} known, "
+        f"{len(soak.failures)} failures",
+        flush=True,
+    )
+    return 1 if soak.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
