@@ -81,3 +81,48 @@ fn info_sampling_gives_a_server_cpu_series_aligned_with_the_timeline() {
         .iter()
         .all(|r| r.server_cpu_percent.is_none()));
 }
+
+/// A server that answers nothing at the end of a run (CLIENT PAUSE) holds the run's end by
+/// the observer's last reading at most (300 ms), not by two sampling intervals (found by the
+/// chaos soak: 2 s past the end).
+#[test]
+fn a_server_paused_at_the_end_holds_the_run_a_moment_only() {
+    let server = Server::start(&[]);
+    let port = server.port;
+    let pauser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(2000));
+        std::process::Command::new("redis-cli")
+            .args(["-p", &port.to_string(), "CLIENT", "PAUSE", "6000", "ALL"])
+            .output()
+            .unwrap();
+    });
+    let started = std::time::Instant::now();
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "threads": 1, "duration": "4s", "rate": 500,
+                  "timeout": "300ms" },
+        "commands": [{ "name": "set" }],
+    })))
+    .unwrap();
+    let took = started.elapsed().as_secs_f64();
+    pauser.join().unwrap();
+    // The run's own end: its first row's wall clock less its `t`, plus the duration.
+    let row = &report.timeline[0];
+    let end = row.unix_s - row.t + 4.0;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let past = now - end;
+    assert!(
+        past < 1.0,
+        "returned {past:.3} s past the end (took {took:.1} s)"
+    );
+    // The paused seconds fail as timeouts; the observer's samples stop at the pause.
+    assert!(
+        report.totals.errors > 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert!(!report.server_timeline.is_empty());
+}

@@ -8,7 +8,9 @@ use crate::report::{ServerSample, TimelineRow};
 use crate::spec::ConnectOptions;
 use std::collections::BTreeMap;
 use std::future::{poll_fn, Future};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::sync::Arc;
 use std::task::Poll;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -39,6 +41,9 @@ pub fn join_server_cpu(rows: &mut [TimelineRow], series: &[&[ServerSample]], int
 /// The sampling thread of one phase.
 pub struct Sampler {
     stop: Sender<()>,
+    /// Set with `stop`: a reading under way gives up, so that a server that answers nothing
+    /// (stopped, paused) holds the end of a run [`LAST_READ`] at most, not two intervals.
+    stopping: Arc<AtomicBool>,
     join: JoinHandle<Vec<(String, Vec<ServerSample>)>>,
 }
 
@@ -93,6 +98,8 @@ impl Sampler {
         expected: usize,
     ) -> std::io::Result<Sampler> {
         let (stop, stopped) = channel::<()>();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let given_up = Arc::clone(&stopping);
         let join = std::thread::Builder::new()
             .name("respload-observer".into())
             .spawn(move || {
@@ -108,20 +115,37 @@ impl Sampler {
                     let wait = next.saturating_duration_since(Instant::now());
                     let last =
                         !matches!(stopped.recv_timeout(wait), Err(RecvTimeoutError::Timeout));
-                    let at = if last { Instant::now() } else { next };
-                    rt.block_on(read_all(&mut nodes, at, start, interval));
                     if last {
+                        rt.block_on(read_all(&mut nodes, Instant::now(), start, LAST_READ));
                         return nodes.into_iter().map(|n| (n.name, n.samples)).collect();
+                    }
+                    let done = rt.block_on(async {
+                        tokio::select! {
+                            () = read_all(&mut nodes, next, start, interval) => true,
+                            () = set(&given_up) => false,
+                        }
+                    });
+                    if !done {
+                        // A reply may still come for the reading given up: fresh connections
+                        // for the last one.
+                        for n in nodes.iter_mut() {
+                            n.client = None;
+                        }
                     }
                     next += interval;
                 }
             })?;
-        Ok(Sampler { stop, join })
+        Ok(Sampler {
+            stop,
+            stopping,
+            join,
+        })
     }
 
     /// Take a last sample, stop, and return every server's samples (`host:port` and its
     /// samples, in the order the nodes were found; one entry for a single server).
     pub fn finish(self) -> Vec<(String, Vec<ServerSample>)> {
+        self.stopping.store(true, Ordering::SeqCst);
         let _ = self.stop.send(());
         self.join.join().unwrap_or_default()
     }
@@ -165,8 +189,18 @@ async fn nodes_of(targets: Targets, expected: usize) -> Vec<Node> {
     }
 }
 
+/// The longest the last reading, at a phase's end, may wait for a server.
+const LAST_READ: Duration = Duration::from_millis(300);
+
+/// Resolves once `flag` is set (looked at every 20 ms: the observer has nothing else to do).
+async fn set(flag: &AtomicBool) {
+    while !flag.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Read INFO from every node at once (a slow or dead node delays no other); a node whose
-/// connection failed is connected again first.
+/// connection failed is connected again first. Each waits `interval` at most.
 async fn read_all(nodes: &mut [Node], at: Instant, start: Instant, interval: Duration) {
     let mut reads: Vec<_> = nodes
         .iter_mut()
