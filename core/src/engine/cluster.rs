@@ -3,14 +3,14 @@
 //! cluster sees exactly the key distribution of the spec.
 //!
 //! - Routing: the slot of the request's first argument (the key of nearly every command);
-//!   a request without arguments goes to the owner of slot 0.
-//! - Bound clients (a phase using `{node_tag}`, as `redis-benchmark --cluster`): client `i`
-//!   talks to primary `i mod primaries` only; its keys carry a hash tag of one of that
-//!   primary's slots, drawn per request, so they route there; requests without a key go
-//!   there too. With `target.read_from` other
+//!   a request without arguments goes to the owner of slot 0. With `target.read_from` other
 //!   than `primary`, reading commands go to a replica of that owner (each client keeps to
 //!   one replica per primary, spread by client index), and to the owner itself when the
 //!   slot has no replica or the replica's connection is down.
+//! - Bound clients (a phase using `{node_tag}`, as `redis-benchmark --cluster`): client `i`
+//!   talks to primary `i mod primaries` only (and its replica when reading from replicas);
+//!   its keys carry a hash tag of one of that primary's slots, drawn per request, so they
+//!   route there; requests without a key go there too.
 //! - Pipelining: up to `pipeline` requests in flight per node connection. A request for a
 //!   node whose pipeline is full waits in that node's backlog (up to `pipeline` more) and
 //!   goes out as soon as replies make room, while the client goes on generating for the

@@ -175,14 +175,12 @@ fn interpolate(text: &str, path: &str, vars: &Map<String, Json>) -> Result<Strin
             rest = after;
         } else if let Some(after) = tail.strip_prefix("${") {
             let Some(end) = after.find('}') else {
-                // A URL is quoted without its password (found by fuzz/fuzz_targets/url.rs).
-                let shown = match text.contains("://") {
-                    true => super::target::redact_url(text),
-                    false => text.to_string(),
-                };
+                // The value is not quoted: any field may hold a secret (a URL, a password;
+                // found by fuzz/fuzz_targets/url.rs). The path names the field.
                 return Err(Error::spec(
                     path,
-                    format!("`{shown}`: `${{` without its closing `}}`"),
+                    "has `${` without its closing `}`: close it, or write `$${` for a \
+                     literal `${`",
                 ));
             };
             let name = &after[..end];
@@ -311,17 +309,23 @@ mod tests {
     }
 
     #[test]
-    fn an_unclosed_reference_in_a_url_is_quoted_without_the_password() {
-        // Found by fuzz/fuzz_targets/url.rs: the error quoted the whole URL.
+    fn an_unclosed_reference_never_quotes_the_value() {
+        // Found by fuzz/fuzz_targets/url.rs: the error quoted the whole URL. A password
+        // field is a secret too.
         let url = "rediss://appS:ecretpw12@cache.exa${leX6380/2";
-        let e = crate::Workload::from_json_value(json!({ "target": { "url": url } }))
-            .unwrap_err()
-            .to_string();
-        assert!(!e.contains("ecretpw12"), "{e}");
-        assert!(
-            e.contains("rediss://appS:***@cache.exa${leX6380/2") && e.contains("closing"),
-            "{e}"
-        );
+        for (spec, field) in [
+            (json!({ "target": { "url": url } }), "target.url"),
+            (
+                json!({ "target": { "password": "ecretpw12${x" } }),
+                "target.password",
+            ),
+        ] {
+            let e = crate::Workload::from_json_value(spec)
+                .unwrap_err()
+                .to_string();
+            assert!(!e.contains("ecretpw12"), "{e}");
+            assert!(e.contains(field) && e.contains("closing"), "{e}");
+        }
     }
 
     #[test]
