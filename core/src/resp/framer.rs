@@ -403,7 +403,9 @@ fn whole_simple_reply(buf: &[u8]) -> Option<(usize, Reply)> {
         }
         b'+' => {
             let cr = buf.iter().position(|&b| b == b'\r' || b == b'\n')?;
-            (buf[cr] == b'\r' && buf.get(cr + 1) == Some(&b'\n')).then_some((cr + 2, Reply::Ok))
+            // A longer line is the general path's error, whether it arrived whole or not.
+            (cr <= 1 + MAX_TEXT_LINE && buf[cr] == b'\r' && buf.get(cr + 1) == Some(&b'\n'))
+                .then_some((cr + 2, Reply::Ok))
         }
         _ => None,
     }
@@ -633,6 +635,14 @@ mod tests {
         let (len, reply) = Framer::new().next(&endless).unwrap().unwrap();
         assert_eq!(len, MAX_TEXT_LINE + 3);
         assert!(matches!(reply, Reply::Error { .. }));
+        // The same for a simple string (the one-pass path): the longest allowed is a reply,
+        // one byte more is refused even when its CRLF came in the same read.
+        endless[0] = b'+';
+        let (len, reply) = Framer::new().next(&endless).unwrap().unwrap();
+        assert_eq!((len, reply), (MAX_TEXT_LINE + 3, Reply::Ok));
+        endless.insert(1, b'a');
+        let e = Framer::new().next(&endless).unwrap_err();
+        assert_eq!((e.offset, e.message), (1 + MAX_TEXT_LINE, "line too long"));
     }
 
     #[test]

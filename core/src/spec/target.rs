@@ -406,11 +406,13 @@ pub(crate) fn parse_url(url: &str, c: &mut ConnectOptions) -> Result<bool, Strin
     };
     // `?` cannot appear unencoded before the query (RFC 3986), not even in a password.
     let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let (authority, db) = rest.split_once('/').unwrap_or((rest, ""));
-    let (userinfo, hostport) = match authority.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
-        None => (None, authority),
+    // The user info ends at the last `@`: a `/` in a password is the password's, and the
+    // host, port and database after it can never hold a piece of it (their errors quote them).
+    let (userinfo, location) = match rest.rsplit_once('@') {
+        Some((u, l)) => (Some(u), l),
+        None => (None, rest),
     };
+    let (hostport, db) = location.split_once('/').unwrap_or((location, ""));
     if let Some(info) = userinfo {
         match info.split_once(':') {
             Some((user, pass)) => {
@@ -486,8 +488,11 @@ fn password_decode(s: &str) -> Result<String, String> {
 /// parameter's value but `db`'s and `user`'s, so that a misspelt `password=` hides its
 /// value too): how a URL appears in reports and messages.
 pub(crate) fn redact_url(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
+    // The query starts at the first `?` after the scheme: one before `://` is part of a
+    // malformed scheme, and the user info after it must be hidden all the same.
+    let after_scheme = url.find("://").map_or(0, |s| s + 3);
+    let (base, query) = match url[after_scheme..].find('?') {
+        Some(q) => (&url[..after_scheme + q], Some(&url[after_scheme + q + 1..])),
         None => (url, None),
     };
     let mut out = match (base.find("://"), base.rfind('@')) {

@@ -154,14 +154,29 @@ fn whole_reference(text: &str) -> Option<&str> {
 
 fn lookup<'a>(name: &str, path: &str, vars: &'a Map<String, Json>) -> Result<&'a Json> {
     vars.get(name).ok_or_else(|| {
+        // Only a name is quoted: text that is none may be a URL with its password (found by
+        // fuzz/fuzz_targets/url.rs). The path names the field.
+        let what = if looks_like_a_name(name) {
+            format!("unknown variable `${{{name}}}`")
+        } else {
+            "`${` followed by text that is not a variable name".to_string()
+        };
         Error::spec(
             path,
             format!(
-                "unknown variable `${{{name}}}`: {} (write `$${{` for a literal `${{`)",
+                "{what}: {} (write `$${{` for a literal `${{`)",
                 declared(vars)
             ),
         )
     })
+}
+
+/// Whether `name` reads as a variable's name (letters, digits, `_`, `-`, `.`; at most 64).
+fn looks_like_a_name(name: &str) -> bool {
+    name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
 fn interpolate(text: &str, path: &str, vars: &Map<String, Json>) -> Result<String> {
@@ -306,6 +321,22 @@ mod tests {
         assert_eq!(s["target"]["tls"], json!({}));
         assert_eq!(s["phases"][0]["load"]["duration"], json!("60s"));
         assert!(s.get("vars").is_none() && s.get("scales").is_none());
+    }
+
+    #[test]
+    fn an_unknown_reference_is_quoted_only_when_it_is_a_name() {
+        let vars = Map::new();
+        let e = interpolate("x${tier}y", "target.url", &vars)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown variable `${tier}`"), "{e}");
+        // Found by fuzz/fuzz_targets/url.rs: the whole reference, a URL with its password.
+        let url = "${rediss://u:hunter2@cache:1}";
+        let e = interpolate(url, "target.url", &vars)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("target.url") && !e.contains("hunter2"), "{e}");
+        assert!(e.contains("not a variable name"), "{e}");
     }
 
     #[test]
