@@ -2,10 +2,13 @@
 //! reads the sources: a `crate::MODULE` path in a layer's files must name a module that layer
 //! may use.
 //!
-//! Checked so far: the leaves, `resp` (the wire format and key slots) and `report` (everything
-//! a report's JSON holds: reading, writing, merging), which use nothing of the crate but its
-//! error type; `spec` (the schema and its validation) on them; `net` on `spec`. The other
-//! modules still have circles to undo (docs/contributing.md, module map).
+//! Every module of the crate, bottom up: the leaves `resp` (the wire format and key slots) and
+//! `report` (everything a report's JSON holds: reading, writing, merging), which use nothing of
+//! the crate but its error type; `spec` (the schema and its validation) on them; `net` on
+//! `spec`; `stats` (recorders, summaries) on `report`; `observe` (INFO sampling, drills,
+//! Prometheus) on `net` and `stats`; `output` (peers' output formats) on `stats`; `compat`
+//! (peers' command lines) on `output`; the `engine` on all of those but `compat`; the `cli`
+//! on top (docs/development.md, "The core's layers").
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["error"]),
     ("spec", &["error", "resp", "report"]),
     ("net", &["error", "resp", "spec"]),
+    ("stats", &["error", "report"]),
+    ("observe", &["error", "net", "report", "spec", "stats"]),
+    ("output", &["error", "report", "spec", "stats"]),
+    ("compat", &["error", "output", "spec"]),
+    (
+        "engine",
+        &[
+            "error", "net", "observe", "output", "report", "resp", "spec", "stats",
+        ],
+    ),
+    (
+        "cli",
+        &["compat", "error", "output", "report", "spec", "stats"],
+    ),
 ];
 
 fn sources(dir: &Path) -> Vec<PathBuf> {

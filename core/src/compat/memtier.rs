@@ -16,6 +16,8 @@
 //! N measured phases `run 1` ... `run N`.
 
 use super::split_tool_line;
+pub use crate::output::memtier::{CommandRow, Options};
+use crate::output::memtier::{DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
 use crate::spec::{escape_literal, Workload, MAX_VALUE_SIZE};
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
@@ -38,103 +40,6 @@ pub struct Memtier {
     pub workload: Workload,
     /// How memtier_benchmark would report the run.
     pub options: Options,
-}
-
-/// One `--command`: its label in respload's report and its name in memtier's table.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommandRow {
-    /// The label of its `[[commands]]` entry (`SET`, `SET#2` for a second SET, ...).
-    pub label: String,
-    /// memtier's command name: the first word, upper-cased (rows are `Sets`, `Hsets`, ...).
-    pub name: String,
-}
-
-/// memtier_benchmark's report settings, and its configuration as it would echo it.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// `-o/--out-file`: the text report goes to this file instead of stdout.
-    pub out_file: Option<String>,
-    /// `--json-out-file`: the report in memtier's JSON layout.
-    pub json_out_file: Option<String>,
-    /// `--hdr-file-prefix`: HdrHistogram files `PREFIX_FULL_RUN_1.txt` / `.hgrm`, per command.
-    pub hdr_file_prefix: Option<String>,
-    /// `--hide-histogram`: no "Request Latency Distribution" section.
-    pub hide_histogram: bool,
-    /// `--print-percentiles` (default 50, 99, 99.9), in percent.
-    pub percentiles: Vec<f64>,
-    /// `--print-all-runs`: with `--run-count` > 1, also a table per run.
-    pub print_all_runs: bool,
-    /// `--show-config`: print [`Options::config_text`] before running.
-    pub show_config: bool,
-    /// `-x/--run-count`.
-    pub run_count: u32,
-    /// `-t/--threads`.
-    pub threads: u32,
-    /// `-c/--clients`: connections per thread.
-    pub clients: u32,
-    /// Requests per client, as memtier prints it in its run information (absent with only
-    /// `--test-time`).
-    pub requests_per_client: Option<u64>,
-    /// `--test-time` in seconds.
-    pub test_time: Option<u32>,
-    /// The `--command` list in order; `None` for the SET/GET workload (rows `Sets`, `Gets`,
-    /// `Waits`).
-    pub commands: Option<Vec<CommandRow>>,
-    /// `--command-stats-breakdown=line`: one row per `--command` instead of per command name.
-    pub stats_by_line: bool,
-    /// `--command-miss-tracking` (`off`: no hits or misses for `--command` rows).
-    pub miss_tracking: bool,
-    /// `--miss-rate-threshold` as a fraction (default 0.01): a higher miss rate is warned of.
-    pub miss_rate_threshold: f64,
-    /// memtier's configuration, in its order, as (name, JSON value); the password is redacted.
-    pub config: Vec<(String, Json)>,
-}
-
-/// memtier's `--print-percentiles` default.
-const DEFAULT_PERCENTILES: [f64; 3] = [50.0, 99.0, 99.9];
-/// memtier's `--miss-rate-threshold` default, as a fraction.
-const DEFAULT_MISS_RATE_THRESHOLD: f64 = 0.01;
-
-impl Default for Options {
-    /// memtier's defaults: `-t 4 -c 50`, one run, percentiles 50/99/99.9, the histogram shown,
-    /// no output files.
-    fn default() -> Self {
-        Options {
-            out_file: None,
-            json_out_file: None,
-            hdr_file_prefix: None,
-            hide_histogram: false,
-            percentiles: DEFAULT_PERCENTILES.to_vec(),
-            print_all_runs: false,
-            show_config: false,
-            run_count: 1,
-            threads: 4,
-            clients: 50,
-            requests_per_client: None,
-            test_time: None,
-            commands: None,
-            stats_by_line: false,
-            miss_tracking: true,
-            miss_rate_threshold: DEFAULT_MISS_RATE_THRESHOLD,
-            config: Vec::new(),
-        }
-    }
-}
-
-impl Options {
-    /// The configuration as `--show-config` prints it, one `name = value` per line.
-    pub fn config_text(&self) -> String {
-        let mut out = String::new();
-        for (k, v) in &self.config {
-            let v = match v {
-                Json::String(s) => s.clone(),
-                Json::Null => "(null)".into(),
-                other => other.to_string(),
-            };
-            out.push_str(&format!("{k} = {v}\n"));
-        }
-        out
-    }
 }
 
 /// Parse memtier_benchmark arguments (without the program name).

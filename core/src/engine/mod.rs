@@ -1,10 +1,11 @@
-//! The engine: worker threads, connection tasks, request generation.
+//! The engine: worker threads, connection tasks, request generation. Only the run and its
+//! handles are public; its parts (`Rng`, `Pacer`, `KeySampler`, ...) are the crate's own.
 
 mod abort;
 mod cluster;
 mod connection;
 mod control;
-pub mod fd_limit;
+mod fd_limit;
 mod generator;
 mod keys;
 mod pacer;
@@ -17,11 +18,7 @@ mod values;
 mod worker;
 
 pub use cluster::MAX_TRIES;
-pub use keys::{parallel_slice, KeySampler, Sequence, Zipf};
-pub use pacer::Pacer;
-pub use rng::Rng;
 pub use runner::{run, Runner, StopHandle};
-pub use values::{value_pool, ValueSource};
 
 use crate::stats::TimelineRow;
 use serde::{Deserialize, Serialize};

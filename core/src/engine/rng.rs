@@ -5,7 +5,8 @@
 pub struct Rng(u64);
 
 impl Rng {
-    /// A generator for `seed`.
+    /// A generator for `seed` (the tests'; runs take [`Rng::for_stream`]).
+    #[cfg(test)]
     pub fn new(seed: u64) -> Self {
         Rng(seed)
     }

@@ -184,11 +184,11 @@ mod tests {
 
     #[test]
     fn the_arrivals_check_tells_poisson_from_even_gaps() {
-        let mut rng = crate::engine::Rng::new(5);
+        let mut unit = super::super::arrivals::test_uniform(5);
         let mut poisson = GapSample::new(1);
         let mut even = GapSample::new(1);
         for _ in 0..50_000 {
-            poisson.offer(-(1.0 - rng.unit()).ln());
+            poisson.offer(-(1.0 - unit()).ln());
             even.offer(1.0);
         }
         let p = phase(Some(0.01), 0.2, 100_000, 0.1);
