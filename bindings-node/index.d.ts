@@ -63,6 +63,14 @@ export declare class Report {
    */
   hdrLog(): string
   /**
+   * The latency distribution of the measured requests (or of one `command` label's) as
+   * HdrHistogram's percentile distribution, the `.hgrm` text its plotter and
+   * HistogramLogAnalyzer draw (what `respload compare --hgrm` writes): value in ms,
+   * percentile, count, 1/(1-percentile). Empty when no request finished; an unknown label
+   * throws `SpecError`.
+   */
+  percentileDistribution(command?: string): string
+  /**
    * Assert budgets on the totals (and per command label under `commands`). Throws a
    * node:assert `AssertionError` listing every budget not met; a run that finished no
    * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a

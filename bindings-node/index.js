@@ -295,6 +295,16 @@ class Report {
   }
 
   /**
+   * The latency distribution of the measured requests (or of one `command` label's) as
+   * HdrHistogram's percentile distribution, the `.hgrm` text its plotter draws (what
+   * `respload compare --hgrm` writes). Empty when no request finished; an unknown label
+   * throws `SpecError`.
+   */
+  percentileDistribution(command) {
+    return callNative(() => native.percentileDistribution(JSON.stringify(this.#json), command ?? null))
+  }
+
+  /**
    * Assert latency, error and throughput budgets on the totals (and per command under
    * `commands`). Throws a node:assert `AssertionError` listing every budget that was not met;
    * a run that finished no request, or was interrupted, never passes. Returns the report

@@ -126,6 +126,14 @@ export declare function normalizeSpec(workloadJson: string): string
  */
 export declare function parseStartAt(text: string): number
 
+/**
+ * The latency distribution of the report's measured requests (its snake_case JSON text), or
+ * of one `command` label's, as HdrHistogram's `.hgrm` text; empty when none finished.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` (path `command`) for a label the report does not have.
+ */
+export declare function percentileDistribution(reportJson: string, command?: string | undefined | null): string
+
 /** The CLI's live line of a snapshot (its JSON text, as `NativeRunner` delivers it). */
 export declare function progressLine(snapshotJson: string): string
 

@@ -846,6 +846,7 @@ module.exports.memtierSpec = nativeBinding.memtierSpec
 module.exports.mergeReports = nativeBinding.mergeReports
 module.exports.normalizeSpec = nativeBinding.normalizeSpec
 module.exports.parseStartAt = nativeBinding.parseStartAt
+module.exports.percentileDistribution = nativeBinding.percentileDistribution
 module.exports.progressLine = nativeBinding.progressLine
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec
 module.exports.shardSpec = nativeBinding.shardSpec

@@ -4,7 +4,8 @@
 
 Also fails when no plot was drawn, or when a notebook that runs workloads (it calls
 ``respload.run``) showed no live progress display updated while it ran (a display_data
-output of ``respload-progress`` followed by update_display_data messages).
+output of ``respload-progress`` followed by update_display_data messages), or when one that
+compares reports (it calls ``respload.compare``) displayed no comparison table.
 
 The notebook file is not modified: outputs stay out of the repository.
 """
@@ -19,6 +20,7 @@ import nbclient
 import nbformat
 
 LIVE_DISPLAY = 'class="respload-progress"'
+COMPARISON = 'class="respload-comparison"'
 
 
 class Client(nbclient.NotebookClient):
@@ -49,9 +51,11 @@ def main() -> None:
         outputs = [out for cell in nb.cells for out in cell.get("outputs", [])]
         images = sum(1 for out in outputs if "image/png" in out.get("data", {}))
         errors = [out for out in outputs if out.get("output_type") == "error"]
+        tables = sum(1 for out in outputs if COMPARISON in out.get("data", {}).get("text/html", ""))
         print(
             f"{path}: {len(nb.cells)} cells executed, {images} images, "
             f"{client.shown} live displays updated {client.updated} times, "
+            f"{tables} comparisons, "
             f"{time.monotonic() - started:.1f} s"
         )
         if errors:
@@ -70,6 +74,9 @@ def main() -> None:
         ]
         if runs and not all(">done<" in h and ">running<" not in h for h in final):
             raise SystemExit(f"{path}: a live progress display did not end with its run")
+        compares = any("respload.compare(" in "".join(c.source) for c in nb.cells)
+        if compares and tables == 0:
+            raise SystemExit(f"{path}: no comparison of reports was displayed")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ mod workload;
 pub use cli::Cli;
 pub use progress::progress_line;
 pub use report::{
-    check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,
+    check_report, compare_reports, hdr_log, load_report, merge_reports, percentile_distribution,
+    validity_warning,
 };
 pub use runner::NativeRunner;
 pub use workload::{

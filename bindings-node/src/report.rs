@@ -47,6 +47,21 @@ pub fn hdr_log(env: Env, report_json: String) -> Result<String> {
     respload::output::hdr_log_of_json(&report_json).map_err(|e| to_js(&env, &e))
 }
 
+/// The latency distribution of the report's measured requests (its snake_case JSON text), or
+/// of one `command` label's, as HdrHistogram's `.hgrm` text; empty when none finished.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (path `command`) for a label the report does not have.
+#[napi]
+pub fn percentile_distribution(
+    env: Env,
+    report_json: String,
+    command: Option<String>,
+) -> Result<String> {
+    respload::Report::from_json_str(&report_json)
+        .and_then(|r| r.percentile_distribution(command.as_deref()))
+        .map_err(|e| to_js(&env, &e))
+}
+
 /// One report (snake_case JSON text) of the reports (their snake_case JSON texts) of hosts
 /// that ran one workload together (`Report::merge` in the core).
 ///

@@ -258,6 +258,29 @@ test('hdrLog() gives the timeline as an interval log, and names the option it ne
   )
 })
 
+test('percentileDistribution() gives the whole latency distribution as an .hgrm text', () => {
+  const rows = (text) =>
+    text
+      .split('\n')
+      .filter((l) => /^\s*\d/.test(l))
+      .map((l) => l.trim().split(/\s+/).map(Number))
+  const all = rows(clean.percentileDistribution())
+  assert.ok(all.length > 10, `${all.length} rows`)
+  // Percentile and count rise to 1 and to every request; the last value is the maximum.
+  for (let i = 1; i < all.length; i++) assert.ok(all[i][1] > all[i - 1][1] && all[i][2] >= all[i - 1][2])
+  const last = all.at(-1)
+  assert.deepEqual([last[1], last[2]], [1, clean.totals.ops])
+  assert.ok(Math.abs(last[0] - clean.totals.latencyMs.max) <= 0.001 + clean.totals.latencyMs.max / 500)
+  const median = all.find((r) => r[1] >= 0.5)
+  assert.ok(Math.abs(median[0] - clean.totals.latencyMs.p50) <= 0.001 + clean.totals.latencyMs.p50 / 500)
+  // One command's, and an unknown label named in the error.
+  assert.equal(rows(clean.percentileDistribution('SET')).at(-1)[2], clean.commands.SET.ops)
+  assert.throws(
+    () => clean.percentileDistribution('GET'),
+    (err) => err instanceof SpecError && err.path === 'command' && /no command `GET`/.test(err.message),
+  )
+})
+
 test('check() and hdrLog() read back a report whose seed a JavaScript number cannot hold', () => {
   // A seed near 2^64 (given in a spec file) rounds, as a number, to 2^64: out of a u64's range.
   const text = JSON.stringify(clean).replace(/"seed":\d+,/, '"seed":18446744073709551615,')

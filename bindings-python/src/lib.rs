@@ -21,7 +21,8 @@ mod _native {
     use super::progress::{progress_line, Progress};
     #[pymodule_export]
     use super::report::{
-        check_report, compare_reports, hdr_log, load_report, merge_reports, validity_warning,
+        check_report, compare_reports, hdr_log, load_report, merge_reports,
+        percentile_distribution, validity_warning,
     };
     #[pymodule_export]
     use super::runner::Runner;

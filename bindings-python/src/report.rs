@@ -42,6 +42,17 @@ pub fn hdr_log(report_json: &str) -> PyResult<String> {
     respload::output::hdr_log_of_json(report_json).map_err(to_py)
 }
 
+/// The latency distribution of the report's measured requests (its JSON text), or of one
+/// `command` label's, as HdrHistogram's `.hgrm` text; empty when none finished. Raises
+/// `SpecError` for a label the report does not have.
+#[pyfunction]
+#[pyo3(signature = (report_json, command=None))]
+pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyResult<String> {
+    respload::Report::from_json_str(report_json)
+        .and_then(|r| r.percentile_distribution(command))
+        .map_err(to_py)
+}
+
 /// One report of the reports (JSON texts) of hosts that ran one workload together
 /// (`Report::merge`), as JSON text. Raises `SpecError` naming what makes them not one
 /// workload's (`reports[i]....`).

@@ -84,12 +84,40 @@ def test_a_slower_run_is_worse_and_check_names_it(
     assert list(worse.report) == ["slow.json"]
     html = c._repr_html_()
     assert "<table>" in html
+    assert html.startswith('<div class="respload-comparison">')  # what run-notebook.py finds
     assert "color:#c00" in html
     assert "1 limit" not in repr(c)
     assert "worse beyond noise" in repr(c)
     fig = c.plot()
     assert len(fig.axes) == 2
     assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
+
+
+def test_percentile_distribution_is_the_whole_histogram_as_hgrm(redis: Redis) -> None:
+    r = respload.run(
+        target=redis.target(),
+        load={"connections": 2, "requests": 3000},
+        commands=[{"name": "set"}, {"name": "get"}],
+        observe={"info": False},
+    )
+    rows = [
+        [float(w) for w in line.split()]
+        for line in r.percentile_distribution().splitlines()
+        if line.strip()[:1].isdigit()
+    ]
+    assert len(rows) > 10
+    assert rows[-1][1:3] == [1.0, 3000.0]
+    # Values rise with the percentile; the median and the last row are the report's p50, max.
+    assert all(b[0] >= a[0] and b[1] > a[1] for a, b in zip(rows, rows[1:]))
+    median = next(row for row in rows if row[1] >= 0.5)
+    lat = r.totals.latency_ms
+    assert median[0] == pytest.approx(lat.p50, abs=0.001, rel=0.002)
+    assert rows[-1][0] == pytest.approx(lat.max, abs=0.001, rel=0.002)
+    gets = r.percentile_distribution("GET").splitlines()
+    assert f"Total count    = {r.commands['GET'].ops:>12}]" in gets[-1]
+    with pytest.raises(respload.SpecError, match="no command `HSET`") as e:
+        r.percentile_distribution("HSET")
+    assert e.value.path == "command"
 
 
 def test_a_partial_last_row_is_left_out_of_frames_and_plots(redis: Redis) -> None:

@@ -153,6 +153,18 @@ def test_run_phases_puts_a_barrier_at_each_phase_boundary(
     assert all(0 <= h.start_skew_ms < 250 for h in read.hosts)
 
 
+def test_run_phases_judges_each_phase_on_its_own_thresholds() -> None:
+    phases = [{"name": "a", "thresholds": {"error_rate": 0}}, {"name": "b"}]
+    w = respload.Workload.from_dict({"phases": phases})
+    each = respload.distributed.phases_of(w)
+    assert [p.to_dict().get("thresholds") for p in each] == [{"error_rate": 0.0}, None]
+    # The run's thresholds need a report of the phases together, which run_phases never has.
+    whole = respload.Workload.from_dict({"phases": phases, "thresholds": {"p99_ms": 5}})
+    with pytest.raises(respload.SpecError, match=r"phases\[i\]\.thresholds") as e:
+        respload.distributed.phases_of(whole)
+    assert e.value.path == "thresholds"
+
+
 def test_an_open_loop_rate_is_achieved_and_the_timeline_lines_up(
     ray_cluster: str, server: RedisServer
 ) -> None:

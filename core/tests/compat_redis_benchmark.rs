@@ -293,6 +293,15 @@ fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
             a.extend(["--cacert".to_string(), certs.path("ca.crt")]);
         }
         let gets_before = gets();
+        // Every node is a primary (no replicas); their GETs are read with the password.
+        let per_primary_gets = || -> Vec<u64> {
+            cluster
+                .nodes
+                .iter()
+                .map(|n| server_calls(n, "get"))
+                .collect()
+        };
+        let spread_before = per_primary_gets();
         let out = respload(&a);
         let text = stdout_of(&out);
         let blocks = parse_default(&text);
@@ -314,6 +323,19 @@ fn the_published_lines_run_unchanged_against_a_server_with_a_password() {
         assert_eq!(b.percentiles.last().unwrap().2, n);
         if test == "GET" {
             assert_eq!(gets() - gets_before, n, "{line}");
+        }
+        if in_cluster {
+            // As redis-benchmark's: each client bound to a primary, its keys tagged with that
+            // primary's slots, so the 50 clients' GETs reach every primary (about a third each).
+            let served: Vec<u64> = per_primary_gets()
+                .iter()
+                .zip(&spread_before)
+                .map(|(after, before)| after - before)
+                .collect();
+            assert_eq!(served.len(), 3, "{line}");
+            for gets in &served {
+                assert!(*gets >= n / 6, "{line}: GETs per primary {served:?}");
+            }
         }
         if line.contains("--threads 32") {
             assert!(

@@ -13,7 +13,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadSpec, run } from 'respload'
+import { Report, compare, loadSpec, run } from 'respload'
 import { startCluster, startRedis } from 'respload/testing'
 
 const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url))
@@ -52,10 +52,24 @@ const phase = (report, name) => {
   return p
 }
 const repeats = (report, prefix) => report.phases.filter((p) => p.name.startsWith(`${prefix} #`))
+/** The runs of one setting (`NAME #1` ...) as a report of their own, named `run #1` ...,
+ * so that compare() lines up run i of one setting with run i of the other. */
+function setting(report, name) {
+  const json = report.toJSON()
+  const phases = json.phases
+    .filter((p) => p.name.startsWith(`${name} #`))
+    .map((p) => ({ ...p, name: `run${p.name.slice(name.length)}` }))
+  return Report.fromJSON({ ...json, phases })
+}
 const span = (p) => p.workload.keys.range[1] - p.workload.keys.range[0] + 1
 const fmt = (n) => Math.round(n).toLocaleString('en-US')
-const noErrors = (v, p) =>
-  v.expect(p.totals.ops > 0 && p.totals.errors === 0, `${p.name}: ${p.totals.ops} requests, ${p.totals.errors} errors`)
+/** The scenario file's thresholds held (no request failed where the publication asked for
+ * a 100% success ratio), as the report's own verdict says. */
+function thresholdsHeld(v, report) {
+  const thresholds = report.thresholds ?? []
+  v.expect(thresholds.length > 0, 'the report lists no thresholds')
+  for (const t of thresholds) v.expect(t.passed, `threshold ${t.name}: ${t.value} (limit ${t.limit})`)
+}
 
 async function waitInSync(replica) {
   const deadline = Date.now() + 30_000
@@ -83,12 +97,12 @@ const REPLAYS = {
     },
     async check(report, here) {
       const v = new Verdict('managed-cache-guide')
+      thresholdsHeld(v, report) // no GET failed but in the failover phase
       const pre = phase(report, 'pre-test')
       v.expect(pre.totals.ops === span(pre), `pre-test wrote ${pre.totals.ops} of ${span(pre)}`)
       if (here) v.expect((await here.server.command('DBSIZE')) === span(pre), 'the server does not hold every key')
       for (const name of ['latency', 'throughput', 'tls', 'cluster', 'enterprise']) {
         const p = phase(report, name)
-        noErrors(v, p)
         v.expect(p.totals.ops === p.workload.load.requests, `${name}: ${p.totals.ops} requests`)
         v.expect(p.totals.hits === p.totals.ops, `${name}: ${p.totals.misses} GETs missed`)
       }
@@ -120,6 +134,7 @@ const REPLAYS = {
     },
     async check(report, here) {
       const v = new Verdict('cluster-sizing-3x2')
+      thresholdsHeld(v, report)
       const write = phase(report, 'write')
       v.expect(write.totals.ops === span(write), `write: ${write.totals.ops} SETs for ${span(write)} records`)
       if (here) {
@@ -129,7 +144,6 @@ const REPLAYS = {
       }
       for (const name of ['write', 'read', 'mix 1:1', 'concurrency']) {
         const p = phase(report, name)
-        noErrors(v, p)
         const ops = Object.values(p.nodes).map((s) => s.ops)
         const total = ops.reduce((a, b) => a + b, 0)
         v.expect(ops.length === 3 && Math.min(...ops) > 0.25 * total, `${name}: uneven spread ${ops}`)
@@ -156,12 +170,12 @@ const REPLAYS = {
     },
     async check(report, here) {
       const v = new Verdict('ram-flash-tiering')
+      thresholdsHeld(v, report)
       const pop = phase(report, 'populate')
       v.expect(pop.totals.ops === span(pop), `populate: ${pop.totals.ops} of ${span(pop)}`)
       const median = phase(report, 'median')
       v.expect(median.totals.hits === span(median), `median: ${median.totals.hits} hits of ${span(median)}`)
       const g = phase(report, 'gaussian')
-      noErrors(v, g)
       v.expect(g.commands.GET.hits === g.commands.GET.ops, 'gaussian: GETs missed populated keys')
       if (here) {
         const text = await readFile(here.outFile, 'utf8').catch(() => '')
@@ -180,18 +194,21 @@ const REPLAYS = {
     },
     async check(report, here) {
       const v = new Verdict('instance-comparison')
-      for (const p of report.phases.filter((x) => x.name.endsWith('(config)'))) noErrors(v, p)
+      thresholdsHeld(v, report) // CONFIG SET's included: persistence really switched
       const off = repeats(report, 'persistence off')
       const aof = repeats(report, 'aof everysec')
       v.expect(off.length === 3 && aof.length === 3, 'not 3 runs each')
-      const rates = (runs) => runs.map((p) => p.totals.opsPerSec)
-      const mean = (runs) => rates(runs).reduce((a, r) => a + r, 0) / runs.length
-      v.expect(mean(off) > 0 && mean(aof) > 0, 'a setting ran without throughput')
-      // AOF everysec's cost on a local disk hides in the run-to-run spread at CI scale: its
-      // sign is shown, not asserted (docs/scenarios.md). That AOF really ran is asserted.
-      const all = rates([...off, ...aof])
-      const spread = (Math.max(...all) - Math.min(...all)) / mean([...off, ...aof])
-      const cost = 1 - mean(aof) / mean(off)
+      // The settings compared run by run with the core's noise rule. AOF everysec's cost on
+      // a local disk can hide in that noise at CI scale: its sign is shown, not asserted
+      // (docs/scenarios.md). That AOF really ran is asserted.
+      const comparison = compare(setting(report, 'persistence off'), setting(report, 'aof everysec'))
+      const rates = comparison.rows.filter((r) => r.command === 'ALL' && r.metric === 'ops_per_sec')
+      v.expect(rates.length === 3, `compared ${rates.length} runs, not 3`)
+      const mean = (i) => rates.reduce((a, r) => a + (r.values[i] ?? 0), 0) / Math.max(rates.length, 1)
+      v.expect(mean(0) > 0 && mean(1) > 0, 'a setting ran without throughput')
+      const slower = rates.filter((r) => r.worse[1]).length
+      const pct = (c) => `${c >= 0 ? '+' : ''}${(c * 100).toFixed(1)}%`
+      const changes = rates.map((r) => pct(r.changes[1] ?? 0)).join(', ')
       if (here) {
         const info = String(await here.primary.command('INFO', 'persistence'))
         const field = (name) => info.match(new RegExp(`^${name}:(\\S+)`, 'm'))?.[1]
@@ -203,8 +220,8 @@ const REPLAYS = {
       const sync = phase(report, 'replication time').events[0]
       v.expect(sync && sync.error == null && sync.syncS != null, 'replication time not reported')
       v.figures.push(
-        `persistence off ${fmt(mean(off))} ops/s, AOF everysec ${fmt(mean(aof))} ops/s ` +
-          `(spread ${(spread * 100).toFixed(0)}%: ${cost > spread ? 'slower' : 'within the spread of the runs'})`,
+        `persistence off ${fmt(mean(0))} ops/s, AOF everysec ${fmt(mean(1))} ops/s ` +
+          `(3 runs each, mean; run by run ${changes}: slower beyond noise in ${slower} of 3)`,
         `fork ${fmt(fork?.forkUsec ?? 0)} us`,
         `replica in sync after ${sync?.syncS?.toFixed(2)} s (${sync?.fullSync ? 'full' : 'partial'})`,
       )

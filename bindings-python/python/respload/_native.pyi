@@ -17,6 +17,10 @@ def check_report(report_json: str, budget_json: str) -> str | None:
 def hdr_log(report_json: str) -> str:
     """The report's timeline as an HdrHistogram interval log."""
 
+def percentile_distribution(report_json: str, command: str | None = None) -> str:
+    """The latency distribution of the report's measured requests (or of one command
+    label's) as HdrHistogram's ``.hgrm`` text; empty when none finished."""
+
 def validity_warning(report_json: str) -> str | None:
     """The warning of a report whose validity checks failed; ``None`` when trusted."""
 

@@ -153,7 +153,7 @@ class Comparison:
         """A table per phase for Jupyter, worse cells in red."""
         from html import escape
 
-        out = []
+        out = ['<div class="respload-comparison">']
         phase = None
         for r in self.rows:
             if r.phase != phase:
@@ -177,6 +177,7 @@ class Comparison:
             )
         if phase is not None:
             out.append("</table>")
+        out.append("</div>")
         return "".join(out)
 
 

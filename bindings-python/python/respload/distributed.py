@@ -918,8 +918,18 @@ async def run_async(
 
 def phases_of(workload: Workload) -> list[Workload]:
     """Each phase of ``workload`` as a workload of its own (a phase is a whole workload:
-    target, load, keys, values, commands)."""
+    target, load, keys, values, commands; its ``thresholds`` become that run's). Thresholds
+    on the run's results (the measured phases together) raise :class:`SpecError`: no report
+    holds the phases together to judge them on."""
     spec = workload.to_dict(redact=False)
+    if spec.get("phases") and spec.get("thresholds"):
+        raise exceptions.SpecError(
+            "invalid spec at `thresholds`: run_phases runs each phase as a run of its own, so "
+            "no report holds the measured phases together to judge the run's thresholds on: "
+            "give the limits to the phases that must meet them (`phases[i].thresholds`)",
+            path="thresholds",
+            reason="thresholds on the whole run, and each phase runs on its own",
+        )
     return [Workload.from_dict(p) for p in _phase_specs(spec)]
 
 

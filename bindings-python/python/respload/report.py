@@ -979,6 +979,14 @@ class Report:
         ``output={"interval_histograms": True}``, else ``SpecError`` names that option."""
         return _native.hdr_log(self._json)
 
+    def percentile_distribution(self, command: str | None = None) -> str:
+        """The latency distribution of the measured requests (or of one ``command``
+        label's) as HdrHistogram's percentile distribution, the ``.hgrm`` text its plotter
+        and HistogramLogAnalyzer draw (what ``respload compare --hgrm`` writes): value in
+        ms, percentile, count, 1/(1-percentile). Empty when no request finished; an unknown
+        label raises :class:`~respload.SpecError`."""
+        return _native.percentile_distribution(self._json, command)
+
     def write_hdr_log(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`hdr_log` to ``path``."""
         Path(path).write_text(self.hdr_log(), encoding="ascii")

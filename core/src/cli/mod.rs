@@ -337,9 +337,7 @@ fn compare(
                 |s| s.to_string_lossy().into_owned(),
             );
             // A report without requests has no histogram: its file is left empty.
-            let text = crate::report::decode_histogram(&report.totals.histogram)
-                .map(|h| crate::report::percentile_distribution(&h))
-                .unwrap_or_default();
+            let text = report.percentile_distribution(None)?;
             let file = std::path::Path::new(dir).join(format!("{i}-{name}.hgrm"));
             write(&file.to_string_lossy(), text)?;
         }

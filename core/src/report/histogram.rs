@@ -80,6 +80,28 @@ pub fn percentile_distribution(h: &hdrhistogram::Histogram<u64>) -> String {
     out
 }
 
+impl super::Report {
+    /// The latency distribution of the run's measured requests (`totals`), or of one
+    /// `command` label's, as HdrHistogram's `.hgrm` text ([`percentile_distribution`]): what
+    /// `respload compare --hgrm` writes, for HdrHistogram's plotter to overlay. Empty when no
+    /// request finished; an unknown label is an error naming the labels there are.
+    pub fn percentile_distribution(&self, command: Option<&str>) -> crate::Result<String> {
+        let stats = match command {
+            None => &self.totals,
+            Some(label) => self.commands.get(label).ok_or_else(|| {
+                let labels: Vec<&str> = self.commands.keys().map(String::as_str).collect();
+                crate::Error::spec(
+                    "command",
+                    format!("no command `{label}` in the report; it has {labels:?}"),
+                )
+            })?,
+        };
+        Ok(decode_histogram(&stats.histogram)
+            .map(|h| percentile_distribution(&h))
+            .unwrap_or_default())
+    }
+}
+
 /// Decode a histogram written by [`encode_histogram`].
 pub fn decode_histogram(text: &str) -> Option<hdrhistogram::Histogram<u64>> {
     let bytes = base64::engine::general_purpose::STANDARD
@@ -142,5 +164,39 @@ mod tests {
             text.contains("#[Max     =        1.000, Total count    =         1000]"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_report_gives_the_distribution_of_its_totals_or_of_one_command() {
+        let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
+        for v in 1..=100u64 {
+            h.record(v * 10_000).unwrap();
+        }
+        let mut report = crate::Report::default();
+        report.totals.histogram = encode_histogram(&h);
+        let mut get = crate::report::Stats::default();
+        h.reset();
+        h.record(2_000_000).unwrap();
+        get.histogram = encode_histogram(&h);
+        report.commands.insert("GET".into(), get);
+        let all = report.percentile_distribution(None).unwrap();
+        assert!(all.contains("Total count    =          100]"), "{all}");
+        let one = report.percentile_distribution(Some("GET")).unwrap();
+        // The maximum as HdrHistogram writes it: the highest value of its bucket.
+        assert!(
+            one.contains("#[Max     =        2.001, Total count    =            1]"),
+            "{one}"
+        );
+        let e = report
+            .percentile_distribution(Some("SET"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no command `SET`") && e.contains("\"GET\""),
+            "{e}"
+        );
+        // A report without requests: nothing to draw.
+        let empty = crate::Report::default();
+        assert_eq!(empty.percentile_distribution(None).unwrap(), "");
     }
 }

@@ -17,7 +17,7 @@ import respload
 from respload import Report
 
 from . import cluster_sizing_3x2 as scenario
-from .common import Verdict, spec_path
+from .common import Verdict, spec_path, thresholds_held
 
 NAME = "cluster-sizing-3x2"
 #: The phases run from every host: all but the connection ramp.
@@ -47,6 +47,7 @@ def check(reports: list[Report], hosts: int, here: scenario.Local | None = None)
     )
     by_name = {r.phases[0].name: r.phases[0] for r in reports}
     for r in reports:
+        thresholds_held(v, r)  # the scenario's, judged on the merged report
         shards = [h.shard for h in r.hosts]
         v.expect(shards == list(range(hosts)), f"hosts {shards}, expected 0 to {hosts - 1}")
         v.expect(not any(h.interrupted for h in r.hosts), "a host was interrupted or lost")

@@ -11,7 +11,7 @@ from typing import Any
 from respload import Report
 from respload.testing import RedisCluster, RedisServer, free_port, redis_cluster, redis_server
 
-from .common import Verdict, dbsize, no_errors, phase
+from .common import Verdict, dbsize, phase, thresholds_held
 
 NAME = "managed-cache-guide"
 
@@ -68,6 +68,7 @@ def local() -> Iterator[Local]:
 def check(report: Report, here: Local | None = None) -> Verdict:
     """The guide's figures: GET/s plain, TLS and clustered, latency, the failover and the CPU."""
     v = Verdict(NAME)
+    thresholds_held(v, report)  # no GET failed but in the failover phase
     pre = phase(report, "pre-test")
     lo, hi = pre.workload["keys"]["range"]
     v.expect(pre.totals.ops == hi - lo + 1, f"pre-test wrote {pre.totals.ops} of {hi - lo + 1}")
@@ -77,7 +78,6 @@ def check(report: Report, here: Local | None = None) -> Verdict:
 
     for name in ("latency", "throughput", "tls", "cluster", "enterprise"):
         p = phase(report, name)
-        no_errors(v, p)
         asked = p.workload["load"]["requests"]
         v.expect(p.totals.ops == asked, f"{name}: {p.totals.ops} of {asked} requests")
         v.expect(p.totals.hits == p.totals.ops, f"{name}: {p.totals.misses} GETs missed")
