@@ -79,5 +79,7 @@ SOAK_SECONDS ?= 3600
 soak: deps
 	source scripts/python-env.sh && python scripts/soak.py --seconds $(SOAK_SECONDS)
 
+# Build outputs: cargo's, the release artifacts (make dist), the fuzz targets' build.
 clean:
 	cargo clean
+	rm -rf dist fuzz/target
