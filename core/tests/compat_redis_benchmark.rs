@@ -1021,16 +1021,18 @@ fn with_cluster_clients_and_keys_spread_over_the_primaries_as_redis_benchmarks_d
     }
     let figures = format!("(GETs, connections) per primary: {spread:?}");
     // 6 clients, 2 per primary, each GET on a random slot of its client's primary: every
-    // primary serves a share (redis-benchmark's clients run at their own pace, so its shares
-    // vary, 700 to 1,510 of 3,000 seen; respload's clients share the budget evenly).
+    // primary serves a share. redis-benchmark's clients run at their own pace, so its shares
+    // vary (700 to 1,510 of 3,000 seen, and 2,290 / 560 / 150 on a loaded machine): of it,
+    // only that each primary served some; respload's clients share the budget evenly.
     for (tool, delta) in &spread {
         assert_eq!(
             delta.iter().map(|d| d.0).sum::<u64>(),
             3000,
             "{tool}: {figures}"
         );
+        let least = if *tool == "respload" { 450 } else { 1 };
         for (gets, _) in delta {
-            assert!(*gets >= 450, "{tool}: {figures}");
+            assert!(*gets >= least, "{tool}: {figures}");
         }
     }
     let (_, ours) = &spread[1];
