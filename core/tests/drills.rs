@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{workload, Cluster, Server};
+use common::{primary_and_replica, workload, Cluster, Server};
 use respload::run;
 use respload::stats::EventReport;
 use serde_json::json;
@@ -16,17 +16,6 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn one() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A field of `INFO` on `server`.
-fn info(server: &Server, field: &str) -> String {
-    let text = server.cli(&["INFO"]);
-    let prefix = format!("{field}:");
-    text.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .unwrap_or_default()
-        .trim()
-        .to_string()
 }
 
 fn show(e: &EventReport) -> String {
@@ -74,10 +63,10 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
     // The fork time is the server's own: the rewrite forked last.
     assert_eq!(
         events[1].fork_usec.unwrap().to_string(),
-        info(&server, "latest_fork_usec")
+        server.info("latest_fork_usec")
     );
-    assert_eq!(info(&server, "rdb_last_bgsave_status"), "ok");
-    assert_eq!(info(&server, "aof_last_bgrewrite_status"), "ok");
+    assert_eq!(server.info("rdb_last_bgsave_status"), "ok");
+    assert_eq!(server.info("aof_last_bgrewrite_status"), "ok");
     assert!(server.dir.join("dump.rdb").exists());
     assert!(server.calls("bgsave") == 1 && server.calls("bgrewriteaof") == 1);
     // The text report has a line per drill.
@@ -129,8 +118,8 @@ fn a_rewrite_already_running_is_waited_out_and_the_drill_forks_its_own() {
         3,
         "ours, the refused one, the retry"
     );
-    assert_eq!(info(&server, "aof_rewrites"), "2");
-    assert_eq!(info(&server, "aof_last_bgrewrite_status"), "ok");
+    assert_eq!(server.info("aof_rewrites"), "2");
+    assert_eq!(server.info("aof_last_bgrewrite_status"), "ok");
 }
 
 #[test]
@@ -184,19 +173,6 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
     assert!(!calm.to_json().contains("\"events\""));
 }
 
-/// A primary and a replica of it, in sync.
-fn primary_and_replica() -> (Server, Server) {
-    let primary = Server::start(&["--repl-diskless-sync-delay", "0"]);
-    let port = primary.port.to_string();
-    let replica = Server::start(&["--replicaof", "127.0.0.1", &port]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while info(&replica, "master_link_status") != "up" {
-        assert!(Instant::now() < deadline, "the replica did not sync");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (primary, replica)
-}
-
 #[test]
 fn a_resynced_replica_reports_its_sync_time_and_is_back_in_sync() {
     let _one = one();
@@ -228,8 +204,8 @@ fn a_resynced_replica_reports_its_sync_time_and_is_back_in_sync() {
     assert!(e.ops_during.unwrap() > 0 && e.errors_during == Some(0));
     assert_eq!(replica.calls("replicaof"), 2);
     // The replica is back: linked, and holding what the primary holds.
-    assert_eq!(info(&replica, "role"), "slave");
-    assert_eq!(info(&replica, "master_link_status"), "up");
+    assert_eq!(replica.info("role"), "slave");
+    assert_eq!(replica.info("master_link_status"), "up");
     let deadline = Instant::now() + Duration::from_secs(5);
     while replica.dbsize() != primary.dbsize() {
         assert!(Instant::now() < deadline, "the replica did not catch up");
@@ -308,7 +284,7 @@ fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
     let replicas: Vec<String> = cluster
         .nodes
         .iter()
-        .filter(|s| info(s, "master_port") == victim.to_string())
+        .filter(|s| s.info("master_port") == victim.to_string())
         .map(|s| format!("127.0.0.1:{}", s.port))
         .collect();
     assert_eq!(replicas.len(), 1);
@@ -356,7 +332,7 @@ fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
         .iter()
         .find(|s| format!("127.0.0.1:{}", s.port) == replicas[0])
         .unwrap();
-    assert_eq!(info(promoted, "role"), "master");
+    assert_eq!(promoted.info("role"), "master");
     // Every request issued is a success or an error, counted once, on some node.
     let by_node: u64 = report.nodes.values().map(|n| n.ops).sum();
     assert_eq!(by_node, t.ops);
@@ -387,7 +363,7 @@ fn a_cluster_failover_promotes_the_replica_of_the_primary_serving_slot_0() {
         .iter()
         .find(|s| &format!("127.0.0.1:{}", s.port) == replica)
         .unwrap();
-    assert_eq!(info(promoted, "role"), "master");
+    assert_eq!(promoted.info("role"), "master");
     assert!(promoted.calls("cluster|failover") == 1);
     let nodes = promoted.cli(&["CLUSTER", "NODES"]);
     let me = nodes.lines().find(|l| l.contains("myself")).unwrap();
@@ -397,7 +373,7 @@ fn a_cluster_failover_promotes_the_replica_of_the_primary_serving_slot_0() {
         .iter()
         .find(|s| format!("127.0.0.1:{}", s.port) == e.node)
         .unwrap();
-    assert_eq!(info(old, "role"), "slave");
+    assert_eq!(old.info("role"), "slave");
     // A coordinated failover loses nothing: every request is answered.
     let t = &report.totals;
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);

@@ -1,6 +1,6 @@
 //! TLS against real redis-server processes (Debian's build speaks TLS), with certificates made
-//! by the openssl command line: verified runs, mutual TLS, every way verification fails, the
-//! insecure opt-in, rediss:// URLs, spec errors and the CLI flags.
+//! in-process (respload-testing's `Certs`): verified runs, mutual TLS, every way verification
+//! fails, the insecure opt-in, rediss:// URLs, spec errors and the CLI flags.
 
 mod common;
 

@@ -1,0 +1,118 @@
+//! TLS certificates for the tests, made in-process with rcgen: no `openssl` command line, and
+//! quick (EC P-256 keys).
+
+use rcgen::{
+    date_time_ymd, BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
+    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
+};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// A CA that signs the leaf certificates.
+type Ca = CertifiedIssuer<'static, KeyPair>;
+
+/// The names a certificate for this machine is valid for.
+const LOCAL: &[&str] = &["127.0.0.1", "localhost"];
+
+/// Certificates for the TLS tests, written as PEM files to a temporary directory (removed on
+/// drop). EC P-256 keys (PKCS#8).
+///
+/// - `ca` signs `server` (127.0.0.1 and localhost), `client` (client authentication),
+///   `expired` (127.0.0.1 and localhost, valid in January 2020 only) and `wrongname` (only
+///   `other.example`);
+/// - `other-ca` is an unrelated CA, and signs `other-client`.
+///
+/// Each name has `NAME.crt` and `NAME.key`. The others are valid from an hour ago for 825
+/// days.
+pub struct Certs {
+    /// The directory holding the files; tests may add their own (it is removed on drop).
+    pub dir: PathBuf,
+}
+
+impl Certs {
+    /// Make every certificate in a new directory of the system's temporary directory.
+    pub fn generate() -> Certs {
+        // Several per test process (tests run in parallel): the pid and a counter name each.
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!("respload-certs-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let certs = Certs { dir };
+        let ca = certs.ca("ca", "respload test CA");
+        let other_ca = certs.ca("other-ca", "an unrelated CA");
+        certs.leaf("server", &ca, params("127.0.0.1", LOCAL));
+        certs.leaf("client", &ca, client_params("respload client"));
+        let mut expired = params("127.0.0.1", LOCAL);
+        expired.not_before = date_time_ymd(2020, 1, 1);
+        expired.not_after = date_time_ymd(2020, 2, 1);
+        certs.leaf("expired", &ca, expired);
+        certs.leaf(
+            "wrongname",
+            &ca,
+            params("other.example", &["other.example"]),
+        );
+        certs.leaf("other-client", &other_ca, client_params("stranger"));
+        certs
+    }
+
+    /// The path of `file` (e.g. `ca.crt`) as a string.
+    pub fn path(&self, file: &str) -> String {
+        self.dir.join(file).display().to_string()
+    }
+
+    /// A self-signed CA, written as `NAME.crt` and `NAME.key`.
+    fn ca(&self, name: &str, cn: &str) -> Ca {
+        let mut p = params(cn, &[]);
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca = CertifiedIssuer::self_signed(p, KeyPair::generate().unwrap()).unwrap();
+        self.write(name, &ca.pem(), ca.key());
+        ca
+    }
+
+    /// A certificate signed by `ca`, written as `NAME.crt` and `NAME.key`.
+    fn leaf(&self, name: &str, ca: &Ca, mut p: CertificateParams) {
+        // Names the CA's key, so that a verifier finds the issuer by key as well as by name.
+        p.use_authority_key_identifier_extension = true;
+        let key = KeyPair::generate().unwrap();
+        let cert = p.signed_by(&key, ca).unwrap();
+        self.write(name, &cert.pem(), &key);
+    }
+
+    fn write(&self, name: &str, cert_pem: &str, key: &KeyPair) {
+        std::fs::write(self.dir.join(format!("{name}.crt")), cert_pem).unwrap();
+        std::fs::write(self.dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    }
+}
+
+impl Drop for Certs {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The parameters of a certificate for `cn`, valid for the names (or IP addresses) `sans`,
+/// from an hour ago (a clock a little behind still accepts it) for 825 days.
+fn params(cn: &str, sans: &[&str]) -> CertificateParams {
+    let sans: Vec<String> = sans.iter().map(|s| s.to_string()).collect();
+    let mut p = CertificateParams::new(sans).unwrap();
+    p.distinguished_name = DistinguishedName::new();
+    p.distinguished_name.push(DnType::CommonName, cn);
+    let now = date_time_ymd(1970, 1, 1) + SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    p.not_before = now - Duration::from_secs(3600);
+    p.not_after = now + Duration::from_secs(825 * 86_400);
+    p
+}
+
+/// The parameters of a client certificate (extended key usage `clientAuth`) for `cn`.
+fn client_params(cn: &str) -> CertificateParams {
+    let mut p = params(cn, &[]);
+    p.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    p
+}
