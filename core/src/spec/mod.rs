@@ -1032,13 +1032,13 @@ mod tests {
         )
         .unwrap();
         assert!(!w.redacted().to_string().contains("hunter2"));
-        // Found by fuzz/fuzz_targets/url.rs: a `?` before `://` was taken for the query's
-        // start, and the unknown-scheme error quoted the password.
-        // And a database after a `/` that was the password's: the user info ends at the last
-        // `@` now, as the redaction takes it.
+        // The user info ends at the last `@`, as the redaction takes it: a `/` in a password
+        // is the password's, and the database after it is read.
         let w = Workload::from_toml_str("[target]\nurl = 'redis:///:hunter2/x@[::1]:7/3'").unwrap();
         assert_eq!(w.phases[0].connect.password.as_deref(), Some("hunter2/x"));
         assert_eq!(w.phases[0].connect.db, 3);
+        // Found by fuzz/fuzz_targets/url.rs: the redaction took a `?` before `://` for the
+        // query's start, and a database text after a `/` of the password was quoted.
         for url in [
             "?rediedis://:hunter2XY@[::sedis1/://",
             "redis+tls://u:hunter2@h:1",
