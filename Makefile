@@ -33,7 +33,7 @@ test-dist: deps
 	scripts/test-dist.sh
 
 # This machine's release artifacts into dist/ (scripts/dist.sh): the Python wheel
-# (manylinux2014, abi3) and sdist, the npm packages `respload` and `respload-linux-x64-gnu`,
+# (manylinux2014, abi3) and sdist, the npm packages `respload` and `@respload/linux-x64-gnu`,
 # the CLI archive. Other platforms: .github/workflows/release.yml.
 dist: deps
 	scripts/dist.sh

@@ -7,7 +7,7 @@
 #   respload-V.tar.gz                 the Python sdist (pip builds it with Rust 1.85+)
 #   respload-V.tgz                    the npm package `respload` (JavaScript, types, testing
 #                                     helpers; optionalDependencies name the platform packages)
-#   respload-linux-x64-gnu-V.tgz      the npm package of the Linux x64 glibc addon
+#   respload-linux-x64-gnu-V.tgz      the npm package `@respload/linux-x64-gnu`, the Linux x64 glibc addon
 #   respload-V-x86_64-linux.tar.gz    the `respload` binary with README.md and LICENSE
 #
 #   scripts/dist.sh                   # all of them

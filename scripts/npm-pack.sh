@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Pack the npm packages into dist/: the main package `respload` and the platform package
-# `respload-PLATFORM` (bindings-node/npm/PLATFORM, the layout of napi's create-npm-dirs, whose
+# `@respload/PLATFORM` (bindings-node/npm/PLATFORM, the layout of napi's create-npm-dirs, whose
 # addon respload.PLATFORM.node must be in place). Used by scripts/dist.sh and the release
 # workflow.
 #

@@ -138,7 +138,7 @@ def check_npm(dist: Path, version: str) -> list[str]:
     names, pkg = npm_files(addon)
     binary = f"respload.{PLATFORM}.node"
     found += missing(names, {"package.json", "README.md", binary}, addon.name)
-    want = {"name": f"respload-{PLATFORM}", "main": binary, "os": ["linux"], "cpu": ["x64"]}
+    want = {"name": f"@respload/{PLATFORM}", "main": binary, "os": ["linux"], "cpu": ["x64"]}
     want["libc"] = ["glibc"]
     found += [
         f"{addon.name}: {key} is {pkg.get(key)!r}, not {value!r}"

@@ -1,7 +1,7 @@
 // The npm packages as a user installs them (scripts/test-dist.sh copies this file into a fresh
 // npm project where only dist/'s two tarballs are installed, with no cargo or rustc on PATH;
 // the release workflow on each platform's runner): `respload` and `respload/testing` import as
-// ES modules, the addon comes from the platform package (`respload-linux-x64-gnu` here; the
+// ES modules, the addon comes from the platform package (`@respload/linux-x64-gnu` here; the
 // main package ships none), the declarations ship, and a workload runs against a throwaway
 // redis-server.
 import assert from 'node:assert/strict'
@@ -28,7 +28,8 @@ const installed = Object.keys(pkg.optionalDependencies ?? {}).filter((name) => {
 test('the addon is the platform package, not a file of the main package', () => {
   assert.equal(installed.length, 1, `platform packages installed: ${installed}`)
   const [name] = installed
-  const platform = name.replace(/^respload-/, '')
+  assert.match(name, /^@respload\/[a-z0-9-]+$/)
+  const platform = name.replace(/^@respload\//, '')
   const addon = require.resolve(name)
   assert.ok(addon.endsWith(join('node_modules', name, `respload.${platform}.node`)), addon)
   assert.equal(require(`${name}/package.json`).version, pkg.version)
