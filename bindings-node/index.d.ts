@@ -119,15 +119,15 @@ export interface RunOptions {
  * the event loop stays free. Rejects with `SpecError`, `ConnectError`, `AuthError`, ... or,
  * when `signal` is aborted, an `AbortError` carrying the partial report.
  */
-export declare function run(workload: Spec, options?: RunOptions): Promise<Report>
+export declare function run(workload: Spec | Workload, options?: RunOptions): Promise<Report>
 
 /** Start a run and return its handle (throws `SpecError` for an invalid workload). */
-export declare function start(workload: Spec, options?: RunOptions): Runner
+export declare function start(workload: Spec | Workload, options?: RunOptions): Runner
 
 /** A run in progress. */
 export declare class Runner implements AsyncIterable<Snapshot> {
   /** Validate the workload and start it (throws `SpecError` for an invalid one). */
-  constructor(workload: Spec, options?: RunOptions)
+  constructor(workload: Spec | Workload, options?: RunOptions)
   /** Whether the run is over. */
   readonly done: boolean
   /** The report once the run is over; rejects with the run's error. */
@@ -157,8 +157,33 @@ export interface LoadSpecOptions {
  */
 export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Spec
 
+/**
+ * A validated workload, the core's `Workload` (Python's `respload.Workload`): `spec` is its
+ * normalized spec (snake_case, every default filled in, secrets kept so that it can run).
+ * `run()`, `start()`, `shardSpec()` and `validateSpec()` take one as they take a spec object.
+ */
+export declare class Workload {
+  /** Check a spec object. Throws `SpecError` naming the bad field. */
+  constructor(spec: Spec)
+  /** The normalized spec. */
+  readonly spec: Spec
+  /**
+   * Read a `.toml` or `.json` spec file and validate it (Python's `Workload.from_file`, Rust's
+   * `Workload::from_file`). Throws `FileError` or `SpecError`.
+   */
+  static fromFile(path: string | URL, options?: LoadSpecOptions): Workload
+  /** The workload of a redis-benchmark command line (as `fromRedisBenchmark`). */
+  static fromRedisBenchmark(line: string): Workload
+  /** The workload of a memtier_benchmark command line (as `fromMemtier`). */
+  static fromMemtier(line: string): Workload
+  /** Shard `index` (0-based) of `count` hosts running this workload together (as `shardSpec`). */
+  shard(index: number, count: number): Workload
+  /** The normalized spec, for `JSON.stringify`. */
+  toJSON(): Spec
+}
+
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
-export declare function validateSpec(workload: Spec): Spec
+export declare function validateSpec(workload: Spec | Workload): Spec
 
 /**
  * Shard `index` (0-based) of `count` hosts running `workload` together: the normalized spec of
@@ -167,7 +192,7 @@ export declare function validateSpec(workload: Spec): Spec
  * drills and server observation on shard 0 only). Throws `SpecError` naming what cannot be
  * shared (fewer connections or requests than shards, a connection ramp, an SLO search).
  */
-export declare function shardSpec(workload: Spec, shard: [number, number]): Spec
+export declare function shardSpec(workload: Spec | Workload, shard: [number, number]): Spec
 
 /**
  * One report of the reports of hosts that ran one workload together: the shards of
@@ -320,6 +345,7 @@ declare const respload: {
   start: typeof start
   Runner: typeof Runner
   Report: typeof Report
+  Workload: typeof Workload
   loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
   shardSpec: typeof shardSpec

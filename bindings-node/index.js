@@ -372,6 +372,7 @@ function specJson(value, path) {
 }
 
 function workloadJson(workload) {
+  if (workload instanceof Workload) return specJson(workload.spec, '')
   if (workload === null || typeof workload !== 'object' || Array.isArray(workload)) {
     throw new TypeError(
       'a workload must be a spec object ({ target, load, keys, values, commands, phases, ... }); ' +
@@ -542,6 +543,56 @@ function fromMemtier(line) {
     throw new TypeError('fromMemtier(line): line must be a string, e.g. "memtier_benchmark -n 1000 --ratio=1:1"')
   }
   return JSON.parse(callNative(() => native.memtierSpec(line)))
+}
+
+/**
+ * A validated workload, the core's `Workload` (Python's `respload.Workload`): `spec` is its
+ * normalized spec (snake_case, every default filled in, secrets kept so that it can run).
+ * `new Workload(spec)` checks a spec object; `Workload.fromFile(path)` reads a TOML or JSON
+ * file (Python's `Workload.from_file`, Rust's `Workload::from_file`). Each throws `SpecError`
+ * (or `FileError`) before any traffic. `run()`, `start()`, `shardSpec()` and `validateSpec()`
+ * take a `Workload` as they take a spec object.
+ */
+class Workload {
+  constructor(spec) {
+    /** The normalized spec. */
+    this.spec = validateSpec(spec)
+  }
+
+  /** A workload of an already normalized spec, not checked again. */
+  static #of(spec) {
+    const workload = Object.create(Workload.prototype)
+    workload.spec = spec
+    return workload
+  }
+
+  /**
+   * Read a `.toml` or `.json` spec file and validate it. `options.scale` applies the file's
+   * `[scales.NAME]` over its `[vars]`; `options.vars` sets single variables it declares.
+   */
+  static fromFile(path, options = {}) {
+    return Workload.#of(loadSpec(path, options))
+  }
+
+  /** The workload of a redis-benchmark command line (as `fromRedisBenchmark`). */
+  static fromRedisBenchmark(line) {
+    return Workload.#of(fromRedisBenchmark(line))
+  }
+
+  /** The workload of a memtier_benchmark command line (as `fromMemtier`). */
+  static fromMemtier(line) {
+    return Workload.#of(fromMemtier(line))
+  }
+
+  /** Shard `index` (0-based) of `count` hosts running this workload together (as `shardSpec`). */
+  shard(index, count) {
+    return Workload.#of(shardSpec(this, [index, count]))
+  }
+
+  /** The normalized spec, for `JSON.stringify`. */
+  toJSON() {
+    return this.spec
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -717,6 +768,7 @@ module.exports = {
   Comparison,
   compare,
   mergeReports,
+  Workload,
   loadSpec,
   validateSpec,
   shardSpec,

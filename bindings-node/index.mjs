@@ -9,6 +9,7 @@ export const {
   Comparison,
   compare,
   mergeReports,
+  Workload,
   loadSpec,
   validateSpec,
   shardSpec,

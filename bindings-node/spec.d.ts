@@ -34,9 +34,6 @@ export interface Spec extends PhaseSpec {
   scales?: Record<string, Record<string, unknown>>
 }
 
-/** @deprecated The earlier name of `Spec`, the document (kept for one release). */
-export type Workload = Spec
-
 /** The settings of one phase, as written (defaults filled in). */
 export interface PhaseSpec {
   /** Phase name in the report (default `main`). */

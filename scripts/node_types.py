@@ -297,9 +297,6 @@ def spec_dts(src: Source) -> str:
         *top_keys,
         "}",
         "",
-        "/** @deprecated The earlier name of `Spec`, the document (kept for one release). */",
-        "export type Workload = Spec",
-        "",
     ]
     for item in types.structs:
         out += types.interface(item, phase_keys if item is root else [])

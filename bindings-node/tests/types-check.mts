@@ -10,6 +10,7 @@ import respload, {
   run,
   start,
   validateSpec,
+  Workload,
   ConnectError,
   Report,
   SpecError,
@@ -50,7 +51,6 @@ import respload, {
   type ValidityCheck,
   type ValuesSpec,
   type Spec,
-  type Workload,
 } from 'respload'
 import { connectRedis, startRedis } from 'respload/testing'
 
@@ -97,7 +97,7 @@ const phase: PhaseSpec | undefined = workload.phases?.[0]
 const duration: SpecDuration | undefined = workload.load?.duration
 const distribution: Distribution = 'uniform'
 
-const misspelled: Workload = {
+const misspelled: Spec = {
   load: {
     // @ts-expect-error: `connection` is not a spec key (`connections` is)
     connection: 4,
@@ -110,9 +110,23 @@ const wrongType: LoadSpec = { duration: true }
 // @ts-expect-error: not a distribution
 const wrongName: KeysSpec = { distribution: 'zipfian' }
 // @ts-expect-error: a drill needs its time (`at`)
-const missingAt: Workload = { events: [{ drill: 'bgsave' }] }
+const missingAt: Spec = { events: [{ drill: 'bgsave' }] }
 // @ts-expect-error: a key range is two numbers
 const wrongRange: KeysSpec = { range: [0, '9'] }
+
+// ---- Workload, the validated object: built from a spec or a file, run like a spec ----------
+
+const validated: Workload = Workload.fromFile('spec.toml', { scale: 'ci' })
+const validatedSpec: Spec = validated.spec
+const share: Workload = new Workload(workload).shard(0, 2)
+void run(share)
+void run(validated.toJSON())
+// @ts-expect-error: a Workload is built from a spec, not from a file path
+const fromPath = new Workload('spec.toml')
+// @ts-expect-error: shard() takes an index and a count
+const badShare = validated.shard([0, 2])
+// @ts-expect-error: the spec of a Workload is not replaced
+validated.spec = workload
 
 // ---- the report: camelCase keys, optional where the JSON leaves them out ---------------------
 
