@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Type-check and lint the core and the Node binding for the macOS targets package.json
+# Type-check and lint the core and the Node binding for the macOS and Windows targets package.json
 # declares, from this Linux machine: `cargo check` compiles the Rust code but links nothing,
 # so ring's C and assembly (built by its build script with a compiler for the target, which
 # is not here) are replaced by empty objects. Catches Linux-only APIs; it runs nothing.
@@ -18,11 +18,11 @@ exit 0
 SH
 cat >"$fake/ar" <<'SH'
 #!/bin/sh
-for a in "$@"; do case "$a" in *.a) : >"$a" ;; esac; done
+for a in "$@"; do case "$a" in -out:*) : >"${a#-out:}" ;; *.a) : >"$a" ;; esac; done
 exit 0
 SH
 chmod +x "$fake/cc" "$fake/ar"
-for target in x86_64-apple-darwin aarch64-apple-darwin; do
+for target in x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-msvc; do
   rustup target list --installed | grep -qx "$target" || rustup target add "$target"
   var="${target//-/_}"
   echo "== $target"

@@ -10,6 +10,7 @@ use crate::{Error, Result};
 pub const SPARE_FDS: u64 = 64;
 
 /// The soft limit on open files, when the OS says (`None` when unlimited or unknown).
+#[cfg(unix)]
 pub fn open_files_limit() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -18,6 +19,12 @@ pub fn open_files_limit() -> Option<u64> {
     // SAFETY: getrlimit writes the struct it is given and nothing else.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
     (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+/// No such limit on Windows: sockets are handles, not a table with a soft limit.
+#[cfg(not(unix))]
+pub fn open_files_limit() -> Option<u64> {
+    None
 }
 
 /// An error naming the first phase whose connections (per primary node in cluster mode,

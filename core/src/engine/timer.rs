@@ -39,7 +39,7 @@ pub struct PaceTimer {
     /// How long before a deadline the timer fires (nanoseconds).
     lead_ns: Cell<u64>,
     inner: RefCell<Inner>,
-    fd: tokio::io::unix::AsyncFd<linux::TimerFd>,
+    fd: io::TimerIo,
 }
 
 #[derive(Default)]
@@ -88,12 +88,7 @@ impl PaceTimer {
                 0
             }),
             inner: RefCell::default(),
-            // SAFETY: the `TimerFd` owns its descriptor, which stays open (and is the one
-            // `as_raw_fd` gives) until it is dropped with the `AsyncFd`.
-            fd: unsafe {
-                tokio::io::unix::AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE)
-            }
-            .ok()?,
+            fd: io::register(fd)?,
         });
         let driver = Rc::clone(&timer).drive();
         Some((timer, driver))
@@ -185,18 +180,15 @@ impl PaceTimer {
     }
 
     fn arm(&self, at: Instant) {
-        self.fd.get_ref().arm(at);
+        io::timer(&self.fd).arm(at);
     }
 
     /// The driver: wait for the timer, wake who is due, re-arm.
     async fn drive(self: Rc<Self>) {
         loop {
-            let Ok(mut guard) = self.fd.readable().await else {
+            if !io::fired(&self.fd).await {
                 return;
-            };
-            // Not read: re-arming the timer resets its expiry count (one system call fewer
-            // per wake), and the runtime's readiness is edge-triggered.
-            guard.clear_ready();
+            }
             let now = Instant::now();
             let armed = self.inner.borrow().armed;
             if let Some(t) = armed.filter(|t| *t <= now) {
@@ -257,6 +249,56 @@ impl Deadline {
                 Poll::Pending
             }
         }
+    }
+}
+
+/// The timer registered with the runtime: a descriptor in its reactor on Unix; off Unix (where
+/// [`PaceTimer::new`] never makes one) the stand-in timer itself.
+#[cfg(unix)]
+mod io {
+    use super::linux::TimerFd;
+    use tokio::io::unix::AsyncFd;
+
+    pub type TimerIo = AsyncFd<TimerFd>;
+
+    pub fn register(fd: TimerFd) -> Option<TimerIo> {
+        // SAFETY: the `TimerFd` owns its descriptor, which stays open (and is the one
+        // `as_raw_fd` gives) until it is dropped with the `AsyncFd`.
+        unsafe { AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }.ok()
+    }
+
+    pub fn timer(io: &TimerIo) -> &TimerFd {
+        io.get_ref()
+    }
+
+    /// Wait until the timer has fired; false when the runtime is going away.
+    pub async fn fired(io: &TimerIo) -> bool {
+        let Ok(mut guard) = io.readable().await else {
+            return false;
+        };
+        // Not read: re-arming the timer resets its expiry count (one system call fewer per
+        // wake), and the runtime's readiness is edge-triggered.
+        guard.clear_ready();
+        true
+    }
+}
+
+#[cfg(not(unix))]
+mod io {
+    use super::linux::TimerFd;
+
+    pub type TimerIo = TimerFd;
+
+    pub fn register(fd: TimerFd) -> Option<TimerIo> {
+        Some(fd)
+    }
+
+    pub fn timer(io: &TimerIo) -> &TimerFd {
+        io
+    }
+
+    pub async fn fired(io: &TimerIo) -> bool {
+        io.never()
     }
 }
 
@@ -349,7 +391,6 @@ mod linux {
 
 #[cfg(not(target_os = "linux"))]
 mod linux {
-    use std::os::fd::{AsRawFd, RawFd};
     use std::time::Instant;
 
     /// Never made: there is no timerfd here.
@@ -362,10 +403,15 @@ mod linux {
         pub fn arm(&self, _at: Instant) {
             match self.0 {}
         }
+        #[cfg(not(unix))]
+        pub fn never(&self) -> ! {
+            match self.0 {}
+        }
     }
 
-    impl AsRawFd for TimerFd {
-        fn as_raw_fd(&self) -> RawFd {
+    #[cfg(unix)]
+    impl std::os::fd::AsRawFd for TimerFd {
+        fn as_raw_fd(&self) -> std::os::fd::RawFd {
             match self.0 {}
         }
     }

@@ -655,7 +655,7 @@ async fn open_links(
 }
 
 /// User and system CPU seconds of the calling thread.
-#[cfg(not(target_vendor = "apple"))]
+#[cfg(all(unix, not(target_vendor = "apple")))]
 fn thread_cpu() -> (f64, f64) {
     // SAFETY: getrusage only writes into the zeroed struct we pass.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -688,6 +688,36 @@ fn thread_cpu() -> (f64, f64) {
     }
     let secs = |t: libc::time_value_t| t.seconds as f64 + t.microseconds as f64 / 1e6;
     (secs(info.user_time), secs(info.system_time))
+}
+
+/// User and system CPU seconds of the calling thread, from Windows' `GetThreadTimes`.
+#[cfg(windows)]
+fn thread_cpu() -> (f64, f64) {
+    use windows_sys::Win32::Foundation::FILETIME;
+    use windows_sys::Win32::System::Threading::{GetCurrentThread, GetThreadTimes};
+    let zero = || FILETIME {
+        dwLowDateTime: 0,
+        dwHighDateTime: 0,
+    };
+    let (mut created, mut exited, mut kernel, mut user) = (zero(), zero(), zero(), zero());
+    // SAFETY: GetThreadTimes writes the four structs we pass; the pseudo-handle of the
+    // current thread needs no closing.
+    let ok = unsafe {
+        GetThreadTimes(
+            GetCurrentThread(),
+            &mut created,
+            &mut exited,
+            &mut kernel,
+            &mut user,
+        )
+    };
+    if ok == 0 {
+        return (0.0, 0.0);
+    }
+    // FILETIME counts 100 ns units.
+    let secs =
+        |t: FILETIME| (u64::from(t.dwHighDateTime) << 32 | u64::from(t.dwLowDateTime)) as f64 / 1e7;
+    (secs(user), secs(kernel))
 }
 
 #[cfg(test)]

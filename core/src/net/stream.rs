@@ -8,7 +8,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpStream, UnixStream};
+use tokio::net::TcpStream;
+#[cfg(unix)]
+use tokio::net::UnixStream;
 
 /// A connected stream. An enum rather than a trait object: one predictable branch per
 /// read or write, no allocation.
@@ -16,7 +18,8 @@ use tokio::net::{TcpStream, UnixStream};
 pub enum Stream {
     /// TCP, with TCP_NODELAY.
     Tcp(TcpStream),
-    /// Unix domain socket.
+    /// Unix domain socket (not on Windows, where connecting to one fails).
+    #[cfg(unix)]
     Unix(UnixStream),
     /// TLS over TCP (with TCP_NODELAY; records decrypted in place in the stream's own read
     /// buffer); boxed, as its state would make every stream large.
@@ -80,7 +83,13 @@ impl Stream {
                     s.set_nodelay(true)?;
                     Ok(Stream::Tcp(s))
                 }
+                #[cfg(unix)]
                 Endpoint::Unix(path) => Ok(Stream::Unix(UnixStream::connect(path).await?)),
+                #[cfg(not(unix))]
+                Endpoint::Unix(path) => Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    format!("{path}: Unix sockets are not supported on this platform"),
+                )),
             }
         };
         match tokio::time::timeout(timeout, fut).await {
@@ -101,6 +110,7 @@ impl Stream {
     ) -> Poll<io::Result<()>> {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_read(cx, buf),
+            #[cfg(unix)]
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
             // Sends any records a write left unsent first.
             Stream::Tls(s) => s.poll_read(cx, buf),
@@ -112,6 +122,7 @@ impl Stream {
     pub fn poll_write_buf(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         match self {
             Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
+            #[cfg(unix)]
             Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Tls(s) => s.poll_write(cx, buf),
         }
@@ -145,6 +156,7 @@ impl AsyncWrite for Stream {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_shutdown(cx),
+            #[cfg(unix)]
             Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Tls(s) => s.poll_shutdown(cx),
         }
