@@ -57,6 +57,8 @@ check "cargo fmt" cargo fmt --all -- --check
 check "cargo clippy" cargo clippy --workspace --all-targets --release --quiet -- -D warnings
 # The core and the Node addon type-checked for macOS and Windows: no Linux-only API unguarded.
 check "clippy for macOS and Windows" scripts/check-targets.sh
+# The crate is publishable: it packs, and the packed sources build alone (issue 27).
+check "cargo package" cargo package -p respload --allow-dirty --quiet
 
 check "ruff check" "$RUFF" check --quiet .
 check "ruff format" "$RUFF" format --check --quiet .
