@@ -31,6 +31,28 @@ fn the_achieved_rate_is_within_one_percent_of_the_target() {
     assert!(report.totals.service_ms.is_some() && report.totals.service_histogram.is_some());
 }
 
+#[test]
+fn no_request_due_after_the_measured_duration_is_sent() {
+    // At 20,000/s, noticing the end at the workers' 20 ms tick would send up to 400 more.
+    let server = Server::start(&[]);
+    let (rate, connections) = (20_000u64, 20u64);
+    let report = run(&workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": connections, "rate": rate, "duration": "1s" },
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    let unsent = report.unsent.as_ref().map_or(0, |u| u.requests);
+    let due = report.totals.ops + unsent;
+    // Each connection's schedule is staggered: one request more or less each.
+    assert!(
+        due.abs_diff(rate) <= connections,
+        "ops {} + unsent {unsent}",
+        report.totals.ops
+    );
+    assert_eq!(server.calls("get"), report.totals.ops);
+}
+
 /// Run GETs for 4 s with the server asleep for 500 ms after 1.5 s.
 fn with_a_stall(server: &Server, load: serde_json::Value) -> Report {
     let port = server.port;

@@ -234,6 +234,7 @@ impl Connection {
             && !self.generator.exhausted()
         {
             let intended = match &self.pacer {
+                Some((p, _)) if shared.due_before.is_some_and(|end| p.due() >= end) => break,
                 Some((p, _)) if p.due() > self.now => break,
                 Some((p, _)) => p.due(),
                 None => self.now,
@@ -399,8 +400,11 @@ impl Connection {
         let due = pacer.due();
         let ctl = &*self.ctl;
         let shared = &*self.shared;
+        // Due after the phase's end: nothing to wait for but the stop (the worker wakes us).
+        let after_end = shared.due_before.is_some_and(|end| due >= end);
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if shared.starts_no_more() => Poll::Ready(Ok(())),
+            Interrupt::None if after_end => Poll::Pending,
             Interrupt::None => deadline.poll_at(cx, due).map(Ok),
             why => Poll::Ready(Err(Failure::Interrupted(why))),
         })
@@ -515,8 +519,12 @@ impl Connection {
         // in it between two reads of this connection).
         let lean = self.rbuf.is_empty();
         let buf = &mut self.rbuf[self.rend..];
+        let end = self.shared.due_before;
         let mut due = match &mut self.pacer {
-            Some((pacer, deadline)) if self.inflight.len() < self.shared.pipeline => {
+            Some((pacer, deadline))
+                if self.inflight.len() < self.shared.pipeline
+                    && end.is_none_or(|end| pacer.due() < end) =>
+            {
                 Some((pacer.due(), deadline))
             }
             _ => None,

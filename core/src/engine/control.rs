@@ -157,6 +157,10 @@ pub struct Shared {
     pub stopping: Cell<bool>,
     /// Requests started at or after this instant are measured (the end of warm-up).
     pub measure_start: Instant,
+    /// Open loop: the end of the measured duration, when the phase has one. A request due
+    /// at or after it is not due in this phase: never sent, rather than sent until the
+    /// worker's tick notices the end.
+    pub due_before: Option<Instant>,
     /// Reply timeout.
     pub timeout: Duration,
     /// Requests in flight per connection.
@@ -403,6 +407,7 @@ mod tests {
             budget: Cell::new(0),
             stopping: Cell::new(false),
             measure_start: Instant::now(),
+            due_before: None,
             timeout: Duration::from_secs(1),
             pipeline: 1,
             keepalive: true,

@@ -200,6 +200,7 @@ async fn worker(s: WorkerSetup) {
         budget: Cell::new(s.budget),
         stopping: Cell::new(false),
         measure_start,
+        due_before: deadline,
         timeout: s.phase.spec.load.timeout.0,
         pipeline: s.phase.spec.load.pipeline as usize,
         keepalive: s.phase.spec.load.keepalive,
@@ -237,12 +238,17 @@ async fn worker(s: WorkerSetup) {
             .map(|r| r.rates().iter().map(|rate| rate / total).collect()),
     });
     let now = Instant::now();
+    // Open loop: the connections' schedules start with the phase, not when this thread got
+    // to them (the go-ahead's delivery, the value pool): requests due meanwhile go at once,
+    // their lateness in the send lag, rather than never falling due.
+    let warmup = load.warmup.map_or(Duration::ZERO, |w| w.0);
+    let phase_start = measure_start.checked_sub(warmup).unwrap_or(measure_start);
     let mut ctls = Vec::with_capacity(s.connections);
     for (l, link) in links {
         let ctl = Rc::new(ConnCtl::new(now));
         ctls.push(Rc::clone(&ctl));
         let end = TaskEnd::new(&shared, Some(&ctl));
-        let client = spawner.client(s.first_connection + l, link, ctl, now);
+        let client = spawner.client(s.first_connection + l, link, ctl, phase_start.min(now));
         tokio::task::spawn_local(async move {
             client.await;
             end.complete();
@@ -472,7 +478,8 @@ struct Spawner {
 }
 
 impl Spawner {
-    /// The task of connection `index` (global), starting on `link` at `now`.
+    /// The task of connection `index` (global), on `link`; in open loop its schedule starts
+    /// at `now`.
     fn client(
         &self,
         index: usize,
