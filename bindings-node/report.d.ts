@@ -735,7 +735,7 @@ export interface HostReport {
   client: ClientStats
 }
 
-/** One interval's figures, streamed while a run goes on. */
+/** One interval's figures, streamed while a run goes on (the runner's progress). */
 export interface Snapshot extends TimelineRow {
   /** Name of the phase running. */
   phase: string

@@ -31,7 +31,7 @@ pub mod resp;
 pub mod spec;
 pub mod stats;
 
-pub use engine::{run, Runner, Snapshot, StopHandle};
+pub use engine::{run, Runner, StopHandle};
 pub use error::{Error, Result};
-pub use report::Report;
+pub use report::{Report, Snapshot};
 pub use spec::{SpecParams, Workload};

@@ -19,18 +19,3 @@ mod worker;
 
 pub use cluster::MAX_TRIES;
 pub use runner::{run, Runner, StopHandle};
-
-use crate::stats::TimelineRow;
-use serde::{Deserialize, Serialize};
-
-/// One interval's figures, streamed while a run goes on.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Snapshot {
-    /// Name of the phase running.
-    pub phase: String,
-    /// Whether that phase is measured.
-    pub measured: bool,
-    /// The interval's figures, as in the timeline.
-    #[serde(flatten)]
-    pub row: TimelineRow,
-}

@@ -4,10 +4,10 @@
 use super::abort::{AbortCheck, Stopped};
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
-use super::Snapshot;
 use crate::observe::{
     join_server_cpu, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad, ServerSample,
 };
+use crate::report::Snapshot;
 use crate::spec::{check_not_late, unix_now, Load, Phase};
 use crate::stats::{
     check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,

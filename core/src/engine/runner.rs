@@ -5,9 +5,9 @@ use super::abort::{AbortCheck, Stopped};
 use super::phase::{run_phase, PhaseOptions};
 use super::rng::mix;
 use super::slo_search::run_search;
-use super::Snapshot;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
+use crate::report::Snapshot;
 use crate::spec::{ConnectOptions, Workload};
 use crate::stats::{
     summarize, ClientStats, Recorder, Report, ServerFacts, TimelineRow, SCHEMA_VERSION,

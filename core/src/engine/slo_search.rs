@@ -7,8 +7,8 @@
 //! `max_steps` were run.
 
 use super::phase::{run_phase, PhaseOptions, PhaseOutcome};
-use super::Snapshot;
 use crate::observe::{ServerLoad, ServerSample};
+use crate::report::Snapshot;
 use crate::spec::{Phase, Slo};
 use crate::stats::{
     latency_of, percentile_ms, stats_of, summarize, ClientStats, Recorder, SloPoint, SloResult,

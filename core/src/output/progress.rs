@@ -3,8 +3,9 @@
 //! shows the CLI's numbers.
 
 use super::progress_line;
+use crate::report::Snapshot;
 use crate::spec::Requests;
-use crate::{Snapshot, Workload};
+use crate::spec::Workload;
 use serde::Serialize;
 
 /// What bounds a phase: whichever of its `requests` and `duration` is nearer its end.

@@ -5,8 +5,8 @@
 //! percentiles come from the phase's latency histogram (nanoseconds, re-bucketed to
 //! `--precision` significant digits below 3), mean, min and max are exact.
 
+use crate::report::Snapshot;
 use crate::stats::{decode_histogram, percentile, PhaseReport, Report};
-use crate::Snapshot;
 use hdrhistogram::Histogram;
 use std::fmt::Write as _;
 

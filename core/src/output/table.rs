@@ -1,7 +1,7 @@
 //! Human-readable output: the final table (laid out like memtier_benchmark's) and the live line.
 
+use crate::report::Snapshot;
 use crate::stats::{RampStep, Report, SloResult, Stats};
-use crate::Snapshot;
 use std::fmt::Write as _;
 
 /// Width of the table right of the name column.

@@ -23,7 +23,7 @@ pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
-pub use stats::{ClientStats, IntervalLatency, Latency, Stats, TimelineRow};
+pub use stats::{ClientStats, IntervalLatency, Latency, Snapshot, Stats, TimelineRow};
 pub use thresholds::Threshold;
 pub use validity::{Unsent, Validity, ValidityCheck};
 

@@ -91,6 +91,18 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// One interval's figures, streamed while a run goes on (the runner's progress).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Snapshot {
+    /// Name of the phase running.
+    pub phase: String,
+    /// Whether that phase is measured.
+    pub measured: bool,
+    /// The interval's figures, as in the timeline.
+    #[serde(flatten)]
+    pub row: TimelineRow,
+}
+
 /// One row of the per-interval timeline.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct TimelineRow {
