@@ -28,10 +28,12 @@ pub mod observe;
 pub mod output;
 pub mod report;
 pub mod resp;
+mod runs;
 pub mod spec;
 pub mod stats;
 
-pub use engine::{run, Runner, StopHandle};
+pub use engine::{PhaseEnd, Runner, StopHandle};
 pub use error::{Error, Result};
 pub use report::{Report, Snapshot};
+pub use runs::run;
 pub use spec::{SpecParams, Workload};

@@ -7,8 +7,10 @@
 //! the crate but its error type; `spec` (the schema and its validation) on them; `net` on
 //! `spec`; `stats` (recorders, summaries) on `report`; `observe` (INFO sampling, drills,
 //! Prometheus) on `net` and `stats`; `output` (peers' output formats) on `stats`; `compat`
-//! (peers' command lines) on `output`; the `engine` on all of those but `compat`; the `cli`
-//! on top (docs/development.md, "The core's layers").
+//! (peers' command lines) on `output`; the `engine` on `observe` and below, never on a
+//! format; `runs` (the library's `Runner::start` and `run`: the engine with the phase-end hook
+//! that writes the output files) on the engine and `output`; the `cli` on top
+//! (docs/development.md, "The core's layers").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -25,14 +27,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("compat", &["error", "output", "spec"]),
     (
         "engine",
-        &[
-            "error", "net", "observe", "output", "report", "resp", "spec", "stats",
-        ],
+        &["error", "net", "observe", "report", "resp", "spec", "stats"],
     ),
+    ("runs", &["engine", "error", "output", "report", "spec"]),
     (
         "cli",
         &[
-            "compat", "engine", "error", "output", "report", "spec", "stats",
+            "compat", "engine", "error", "output", "report", "runs", "spec", "stats",
         ],
     ),
 ];

@@ -18,4 +18,4 @@ mod values;
 mod worker;
 
 pub use cluster::MAX_TRIES;
-pub use runner::{run, Runner, StopHandle};
+pub use runner::{PhaseEnd, Runner, StopHandle};

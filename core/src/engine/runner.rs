@@ -7,8 +7,9 @@ use super::rng::mix;
 use super::slo_search::run_search;
 use crate::net::Client;
 use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
+use crate::report::PhaseReport;
 use crate::report::Snapshot;
-use crate::spec::{ConnectOptions, Workload};
+use crate::spec::{ConnectOptions, Phase, Workload};
 use crate::stats::{
     summarize, ClientStats, Recorder, Report, ServerFacts, TimelineRow, SCHEMA_VERSION,
 };
@@ -35,6 +36,13 @@ impl StopHandle {
     }
 }
 
+/// Called on the runner's thread at the end of each phase with the phase, its report and
+/// when the run started (UNIX seconds), to write what the phase's `output` settings ask for;
+/// an `Err` becomes the phase report's `output_error`. The engine formats no file itself:
+/// [`Runner::start`] passes the writer of memtier's report (`output.memtier`).
+pub type PhaseEnd =
+    Box<dyn Fn(&Phase, &PhaseReport, f64) -> std::result::Result<(), String> + Send>;
+
 /// A run in progress.
 pub struct Runner {
     stop: StopHandle,
@@ -45,15 +53,16 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Start running `workload` on a background thread. Spec errors were caught when the
-    /// workload was built; connection failures are returned by [`Runner::wait`].
-    pub fn start(workload: Workload) -> Result<Runner> {
+    /// Start running `workload` on a background thread, calling `phase_end` after each phase.
+    /// Spec errors were caught when the workload was built; connection failures are returned
+    /// by [`Runner::wait`].
+    pub fn start_with(workload: Workload, phase_end: PhaseEnd) -> Result<Runner> {
         let stop = StopHandle::default();
         let (tx, rx) = channel();
         let flag = Arc::clone(&stop.0);
         let thread = std::thread::Builder::new()
             .name("respload-runner".into())
-            .spawn(move || execute(&workload, &flag, &tx))
+            .spawn(move || execute(&workload, &flag, &tx, &phase_end))
             .map_err(|e| Error::Internal(format!("cannot start the runner thread: {e}")))?;
         Ok(Runner {
             stop,
@@ -135,11 +144,6 @@ impl Drop for Runner {
     }
 }
 
-/// Run `workload` to its end on the calling thread and return the report.
-pub fn run(workload: &Workload) -> Result<Report> {
-    Runner::start(workload.clone())?.wait()
-}
-
 /// A client of the target, or in cluster mode of the first seed that answers when the target
 /// does not (a seed list stands in for a node that is down); with its address. Fails with
 /// the target's own error when none answers.
@@ -165,6 +169,7 @@ fn execute(
     workload: &Workload,
     stop: &Arc<AtomicBool>,
     tx: &std::sync::mpsc::Sender<Snapshot>,
+    phase_end: &PhaseEnd,
 ) -> Result<Report> {
     let started_at = crate::spec::unix_now();
     let first = workload
@@ -277,11 +282,8 @@ fn execute(
                 break;
             }
         };
-        if let Some(path) = &phase.spec.output.memtier {
-            let text = crate::output::memtier::phase_text(phase, &outcome.report, started_at);
-            if let Err(e) = std::fs::write(path, text) {
-                outcome.report.output_error = Some(format!("{path}: {e}"));
-            }
+        if let Err(e) = phase_end(phase, &outcome.report, started_at) {
+            outcome.report.output_error = Some(e);
         }
         if i == 0 {
             report.start_skew_ms = outcome.start_skew_ms;
