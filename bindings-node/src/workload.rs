@@ -73,7 +73,7 @@ pub fn parse_start_at(env: Env, text: String) -> Result<f64> {
 /// yet, unknown options, bad values, and `-l` (only the CLI repeats runs).
 #[napi]
 pub fn redis_benchmark_spec(env: Env, line: String) -> Result<String> {
-    let parsed = respload::compat::redis_benchmark::parse_line(&line).and_then(|rb| {
+    let parsed = respload::tools::redis_benchmark::parse_line(&line).and_then(|rb| {
         let warnings = rb.warnings.clone();
         let workload = rb.into_workload()?;
         let out = serde_json::json!({ "spec": workload.to_json_value(), "warnings": warnings });
@@ -90,7 +90,7 @@ pub fn redis_benchmark_spec(env: Env, line: String) -> Result<String> {
 /// yet, unknown options and bad values.
 #[napi]
 pub fn memtier_spec(env: Env, line: String) -> Result<String> {
-    respload::compat::memtier::workload(&line)
+    respload::tools::memtier::workload(&line)
         .and_then(|w| spec_json(&w))
         .map_err(|e| to_js(&env, &e))
 }

@@ -50,7 +50,7 @@ impl Workload {
     /// redis-benchmark would print. `-l` is an error (the CLI alone repeats runs).
     #[staticmethod]
     fn from_redis_benchmark(line: &str) -> PyResult<(Self, Vec<String>)> {
-        let rb = respload::compat::redis_benchmark::parse_line(line).map_err(to_py)?;
+        let rb = respload::tools::redis_benchmark::parse_line(line).map_err(to_py)?;
         let warnings = rb.warnings.clone();
         let inner = rb.into_workload().map_err(to_py)?;
         Ok((Workload { inner }, warnings))
@@ -61,7 +61,7 @@ impl Workload {
     /// phases `run 1` ... `run N`.
     #[staticmethod]
     fn from_memtier(line: &str) -> PyResult<Self> {
-        let inner = respload::compat::memtier::workload(line).map_err(to_py)?;
+        let inner = respload::tools::memtier::workload(line).map_err(to_py)?;
         Ok(Workload { inner })
     }
 

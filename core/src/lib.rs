@@ -20,7 +20,6 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod compat;
 pub mod engine;
 pub mod error;
 pub mod net;
@@ -31,6 +30,7 @@ pub mod resp;
 mod runs;
 pub mod spec;
 pub mod stats;
+pub mod tools;
 
 pub use engine::{PhaseEnd, Runner, StopHandle};
 pub use error::{Error, Result};

@@ -6,7 +6,7 @@ mod common;
 use common::Server;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
 use hdrhistogram::serialization::Deserializer;
-use respload::compat::memtier::{parse_line, Invocation, Memtier};
+use respload::tools::memtier::{parse_line, Invocation, Memtier};
 use respload::{run, Report};
 use serde_json::Value;
 use std::io::Write;
@@ -90,7 +90,7 @@ fn the_published_lines_run_unchanged_at_small_scale() {
         server.cli(&["GETRANGE", "memtier-17", "0", "9"]),
         "x".repeat(10)
     );
-    let text = respload::output::memtier::text(&report, &m.options);
+    let text = respload::tools::memtier::text(&report, &m.options);
     // 50001 keys over 200 connections: 251 requests per client.
     assert!(text.contains("\n251       Requests per client\n"), "{text}");
     assert!(!text.contains("Request Latency Distribution"), "{text}");

@@ -6,11 +6,12 @@
 //! `report` (everything a report's JSON holds: reading, writing, merging), which use nothing of
 //! the crate but its error type; `spec` (the schema and its validation) on them; `net` on
 //! `spec`; `stats` (recorders, summaries) on `report`; `observe` (INFO sampling, drills,
-//! Prometheus) on `net` and `stats`; `output` (peers' output formats) on `stats`; `compat`
-//! (peers' command lines) on `output`; the `engine` on `observe` and below, never on a
-//! format; `runs` (the library's `Runner::start` and `run`: the engine with the phase-end hook
-//! that writes the output files) on the engine and `output`; the `cli` on top
-//! (docs/development.md, "The core's layers").
+//! Prometheus) on `net` and `stats`; `output` (respload's own formats: tables, progress
+//! lines, the HdrHistogram log) and `tools` (each peer's command line and output formats
+//! together) on `spec` and `stats`; the `engine` on `observe` and below, never on a format;
+//! `runs` (the library's `Runner::start` and `run`: the engine with the phase-end hook that
+//! writes the output files) on the engine and `tools`; the `cli` on top (docs/development.md,
+//! "The core's layers").
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -24,16 +25,16 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("stats", &["error", "report"]),
     ("observe", &["error", "net", "report", "spec", "stats"]),
     ("output", &["error", "report", "spec", "stats"]),
-    ("compat", &["error", "output", "spec"]),
+    ("tools", &["error", "report", "spec", "stats"]),
     (
         "engine",
         &["error", "net", "observe", "report", "resp", "spec", "stats"],
     ),
-    ("runs", &["engine", "error", "output", "report", "spec"]),
+    ("runs", &["engine", "error", "report", "spec", "tools"]),
     (
         "cli",
         &[
-            "compat", "engine", "error", "output", "report", "runs", "spec", "stats",
+            "engine", "error", "output", "report", "runs", "spec", "stats", "tools",
         ],
     ),
 ];

@@ -8,8 +8,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(line) = std::str::from_utf8(data) else {
         return;
     };
-    if let Ok(rb) = respload::compat::redis_benchmark::parse_line(line) {
+    if let Ok(rb) = respload::tools::redis_benchmark::parse_line(line) {
         let _ = rb.into_workload();
     }
-    let _ = respload::compat::memtier::workload(line);
+    let _ = respload::tools::memtier::workload(line);
 });

@@ -350,7 +350,7 @@ fn memtier(
     console: &mut Console<'_>,
     interrupt: &Interrupt,
 ) -> crate::Result<u8> {
-    use crate::compat::memtier::{self, Invocation};
+    use crate::tools::memtier::{self, Invocation};
     let (args, json) = args.split();
     let m = match memtier::parse(&args)? {
         Invocation::Help => {
@@ -390,7 +390,7 @@ fn memtier(
         }
     }
     let report = runner.wait()?;
-    let printed = crate::output::memtier::finish(&report, &options)?;
+    let printed = crate::tools::memtier::finish(&report, &options)?;
     write!(console.stdout, "{}", printed.stdout).map_err(output_error)?;
     for line in &printed.stderr {
         let _ = writeln!(console.stderr, "{line}");

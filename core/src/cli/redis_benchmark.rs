@@ -2,9 +2,10 @@
 //! redis-benchmark's output.
 
 use super::{output_error, partial, Console, Interrupt};
-use crate::compat::redis_benchmark::parse_args;
-use crate::output::redis_benchmark::{error_lines, idle_banner, render, Format, Progress};
 use crate::output::write_json;
+use crate::tools::redis_benchmark::{
+    error_lines, idle_banner, parse_args, render, Format, Progress,
+};
 use crate::Runner;
 use clap::Args;
 use std::time::Duration;

@@ -2,10 +2,8 @@
 //! redis-benchmark's formats ([`redis_benchmark`]).
 
 mod hdr_log;
-pub mod memtier;
 pub mod paths;
 mod progress;
-pub mod redis_benchmark;
 mod table;
 
 pub use hdr_log::{hdr_log, hdr_log_of_json, write_hdr_log};

@@ -3,9 +3,9 @@
 //! engine formats no file itself; this layer, above both, joins it to the output formats.
 
 use crate::engine::Runner;
-use crate::output::memtier::phase_text;
 use crate::report::{PhaseReport, Report};
 use crate::spec::{Phase, Workload};
+use crate::tools::memtier::phase_text;
 use crate::Result;
 
 impl Runner {

@@ -1,4 +1,4 @@
-//! Command lines of other benchmark tools, turned into respload workloads.
+//! Reading other benchmark tools' command lines: what every front end shares.
 //!
 //! Each front end reads the tool's own options, unchanged, and builds a respload spec (as
 //! JSON, validated by [`Workload::from_json_value`](crate::Workload::from_json_value)) plus
@@ -8,9 +8,6 @@
 //! The pieces every front end shares live here: reading options and their values
 //! ([`Options`]), the errors ([`not_supported`], [`unknown_option`], [`bad_value`]) and a
 //! shell-style splitter for command lines given as one string ([`split_command_line`]).
-
-pub mod memtier;
-pub mod redis_benchmark;
 
 use crate::{Error, Result};
 use std::str::FromStr;

@@ -1,7 +1,7 @@
 //! `redis-benchmark` command lines (Redis 7.x) as respload workloads.
 //!
 //! ```
-//! use respload::compat::redis_benchmark;
+//! use respload::tools::redis_benchmark;
 //! let rb = redis_benchmark::parse_line("redis-benchmark -t set,get -n 2000 -r 1000 -d 100 -q")?;
 //! let names: Vec<&str> = rb.workload.phases.iter().map(|p| p.spec.name.as_str()).collect();
 //! assert_eq!(names, ["SET", "GET"]);
@@ -14,9 +14,11 @@
 //! given after the options becomes one phase named by the command line, each argument one
 //! template argument. `docs/compat.md` lists every option and how it maps.
 
-use super::{bad_value, not_supported, split_tool_line, unknown_option, Options};
-use crate::output::redis_benchmark::{Format, OutputOptions};
+use super::report::{Format, OutputOptions};
 use crate::spec::{escape_literal, Target, MAX_VALUE_SIZE};
+use crate::tools::command_line::{
+    bad_value, not_supported, split_tool_line, unknown_option, Options,
+};
 use crate::{Error, Result, Workload};
 use serde_json::{json, Map, Value as Json};
 

@@ -15,10 +15,9 @@
 //! (`--command-ratio`) and distribution (`--command-key-pattern`); `--run-count=N` gives
 //! N measured phases `run 1` ... `run N`.
 
-use super::split_tool_line;
-pub use crate::output::memtier::{CommandRow, Options};
-use crate::output::memtier::{DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
+use super::report::{CommandRow, Options, DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
 use crate::spec::{escape_literal, Workload, MAX_VALUE_SIZE};
+use crate::tools::command_line::split_tool_line;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 
@@ -1849,7 +1848,7 @@ mod tests {
     use crate::spec::{Arg, Distribution, Requests, ValueData, ValueSize};
 
     fn args(line: &str) -> Vec<String> {
-        crate::compat::split_command_line(line).unwrap()
+        crate::tools::command_line::split_command_line(line).unwrap()
     }
 
     fn run(line: &str) -> Memtier {

@@ -1,0 +1,8 @@
+//! redis-benchmark: its command line read into a workload ([`args`]) and its output formats
+//! (default, `-q`, `--csv`, the live line: [`report`]).
+
+pub mod args;
+pub mod report;
+
+pub use args::*;
+pub use report::*;
