@@ -1,5 +1,5 @@
-//! Ways to show a report: text table, live line, JSON file, HdrHistogram log, and
-//! redis-benchmark's formats ([`redis_benchmark`]).
+//! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log.
+//! The peer tools' formats are in [`crate::tools`].
 
 mod hdr_log;
 pub mod paths;

@@ -96,7 +96,7 @@ pub fn key_index(args: &[Arg]) -> Option<usize> {
 }
 
 impl CompiledCommand {
-    /// The argument index of the key a cluster client routes it by (see [`key_index`]).
+    /// The argument index of the key a cluster client routes it by (see `key_index`).
     pub fn key_index(&self) -> Option<usize> {
         key_index(&self.args)
     }

@@ -1,0 +1,366 @@
+//! memtier_benchmark command lines read into workloads: options, values, errors.
+
+use super::args::*;
+use super::report::CommandRow;
+use crate::spec::{Arg, Distribution, Requests, ValueData, ValueSize};
+
+fn args(line: &str) -> Vec<String> {
+    crate::tools::command_line::split_command_line(line).unwrap()
+}
+
+fn run(line: &str) -> Memtier {
+    match parse(&args(line)).unwrap_or_else(|e| panic!("{line}: {e}")) {
+        Invocation::Run(m) => *m,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn err(line: &str) -> String {
+    parse(&args(line)).unwrap_err().to_string()
+}
+
+#[test]
+fn defaults_are_memtiers() {
+    let m = run("");
+    let w = &m.workload;
+    assert_eq!(w.phases.len(), 1);
+    let s = &w.phases[0].spec;
+    assert_eq!(s.name, "run 1");
+    assert_eq!(s.target.host.as_deref(), Some("localhost"));
+    assert_eq!(s.target.port, Some(6379));
+    assert_eq!(s.load.connections, 200);
+    assert_eq!(s.load.threads, Some(4));
+    assert_eq!(s.load.pipeline, 1);
+    assert_eq!(s.load.requests, Some(Requests::Count(10_000 * 200)));
+    assert_eq!(s.keys.prefix, "memtier-");
+    assert_eq!(s.keys.range, [0, 10_000_000]);
+    assert_eq!(s.keys.reads, Some(Distribution::Uniform));
+    assert_eq!(s.values.size, ValueSize::Fixed(32));
+    assert_eq!(s.values.data, ValueData::Fixed);
+    assert_eq!(s.seed, Some(0));
+    assert!(!s.distinct_streams);
+    let names: Vec<_> = s
+        .commands
+        .iter()
+        .map(|c| (c.name.clone(), c.weight))
+        .collect();
+    assert_eq!(
+        names,
+        vec![(Some("set".into()), 1), (Some("get".into()), 10)]
+    );
+    assert_eq!(m.options.percentiles, vec![50.0, 99.0, 99.9]);
+    assert_eq!(m.options.requests_per_client, Some(10_000));
+    assert!(m.options.commands.is_none());
+}
+
+#[test]
+fn option_forms_and_overrides() {
+    let m =
+        run("-s h1 --server=h2 -p7000 -c 3 -t2 --ratio 2:5 --pipeline=4 -n 100 -DR --key-max=99");
+    let s = &m.workload.phases[0].spec;
+    assert_eq!(s.target.host.as_deref(), Some("h2"));
+    assert_eq!(s.target.port, Some(7000));
+    assert_eq!(s.load.connections, 6);
+    assert_eq!(s.load.pipeline, 4);
+    assert_eq!(s.load.requests, Some(Requests::Count(600)));
+    assert_eq!(s.values.data, ValueData::Random);
+    assert_eq!(s.keys.range, [0, 99]);
+    let w: Vec<u32> = s.commands.iter().map(|c| c.weight).collect();
+    assert_eq!(w, [2, 5]);
+    // -h is the host in memtier 2.x.
+    let s = run("-h example.org").workload.phases[0].spec.clone();
+    assert_eq!(s.target.host.as_deref(), Some("example.org"));
+    assert!(matches!(parse(&args("--help")).unwrap(), Invocation::Help));
+    assert!(matches!(
+        parse(&args("-v -s x")).unwrap(),
+        Invocation::Version
+    ));
+}
+
+#[test]
+fn the_scenario_lines_parse() {
+    let m = parse_line("memtier_benchmark -s your-endpoint -p 6380 --hide-histogram --key-maximum=75000000 -n allkeys -d 500 --key-pattern=P:P --ratio=1:0").unwrap();
+    let Invocation::Run(m) = m else { panic!() };
+    let p = &m.workload.phases[0];
+    assert_eq!(p.spec.load.requests, Some(Requests::AllKeys));
+    assert!(p.parallel_all_keys());
+    assert_eq!(p.spec.keys.range, [0, 75_000_000]);
+    assert_eq!(p.spec.values.size, ValueSize::Fixed(500));
+    assert_eq!(p.commands.len(), 1);
+    assert_eq!(p.commands[0].label, "SET");
+    assert!(m.options.hide_histogram);
+
+    let m = run("-s e -p 1 --hide-histogram --key-minimum=27250000 --key-maximum=47750000 -n allkeys --key-pattern=P:P --ratio=0:1");
+    let p = &m.workload.phases[0];
+    assert_eq!(p.spec.keys.range, [27_250_000, 47_750_000]);
+    assert_eq!(p.commands[0].label, "GET");
+    assert!(p.parallel_all_keys());
+
+    let m = run("-s e -p 1 --pipeline=11 -c 20 -t 1 -d 500 --key-maximum=75000000 --key-pattern=G:G --key-stddev=5125000 --ratio=1:1 --distinct-client-seed --randomize --test-time=600 --run-count=1 --out-file=test.out");
+    let s = &m.workload.phases[0].spec;
+    assert_eq!(
+        (s.load.connections, s.load.threads, s.load.pipeline),
+        (20, Some(1), 11)
+    );
+    assert_eq!(
+        s.keys.reads,
+        Some(Distribution::Gaussian {
+            median: None,
+            stddev: Some(5_125_000.0)
+        })
+    );
+    assert_eq!(s.load.duration.map(|d| d.0.as_secs()), Some(600));
+    assert_eq!(s.load.requests, None);
+    assert!(s.distinct_streams);
+    assert_eq!(s.seed, None);
+    assert_eq!(m.options.out_file.as_deref(), Some("test.out"));
+    assert_eq!(m.options.test_time, Some(600));
+    assert_eq!(m.options.requests_per_client, None);
+}
+
+#[test]
+fn run_count_makes_phases() {
+    let w = run("-x 3 -n 5 -c 1 -t 1").workload;
+    let names: Vec<_> = w.phases.iter().map(|p| p.spec.name.as_str()).collect();
+    assert_eq!(names, ["run 1", "run 2", "run 3"]);
+    assert!(w.phases.iter().all(|p| p.spec.measured));
+}
+
+#[test]
+fn commands_become_templates() {
+    let m = run(
+        r#"--command="SET __key__ __data__" --command-ratio=2 --command-key-pattern=S --command='HSET h:x "f 1" __data__' --command "set __key__ 'x\'y'" --command-key-pattern G --key-stddev 10 -c 1 -t 1"#,
+    );
+    let p = &m.workload.phases[0];
+    let labels: Vec<_> = p.commands.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["SET", "HSET", "SET#2"]);
+    assert_eq!(p.mix[0].weight, 2);
+    assert_eq!(p.mix[0].distribution, Distribution::Sequential);
+    assert!(
+        matches!(p.mix[2].distribution, Distribution::Gaussian { stddev: Some(s), .. } if s == 10.0)
+    );
+    assert_eq!(p.commands[0].args[1], Arg::Key);
+    assert_eq!(p.commands[0].args[2], Arg::Value);
+    assert_eq!(p.commands[1].args[2], Arg::Lit(b"f 1"[..].into()));
+    assert_eq!(p.commands[2].args[2], Arg::Lit(b"x'y"[..].into()));
+    let rows = m.options.commands.unwrap();
+    assert_eq!(
+        rows[2],
+        CommandRow {
+            label: "SET#2".into(),
+            name: "SET".into()
+        }
+    );
+    // Binary bytes survive as a quoted line.
+    let m = run(r#"--command="SET __key__ \"\xff\x00\"""#);
+    assert_eq!(
+        m.workload.phases[0].commands[0].args[2],
+        Arg::Lit(vec![0xff, 0][..].into())
+    );
+    // Braces are sent as they are, in text and in binary arguments.
+    let m = run(r#"--command="SET __key__ {value}" --command="SET {t} \"{x}\xff\"""#);
+    let p = &m.workload.phases[0];
+    assert_eq!(p.commands[0].args[2], Arg::Lit(b"{value}"[..].into()));
+    assert_eq!(p.commands[0].args[1], Arg::Key);
+    assert_eq!(p.commands[1].args[1], Arg::Lit(b"{t}"[..].into()));
+    assert_eq!(p.commands[1].args[2], Arg::Lit(b"{x}\xff"[..].into()));
+}
+
+#[test]
+fn splits_commands_like_memtier() {
+    let s = |t: &str| split_command(t).unwrap();
+    assert_eq!(
+        s(r#"SET "a b" 'c d'"#),
+        [b"SET".to_vec(), b"a b".to_vec(), b"c d".to_vec()]
+    );
+    assert_eq!(s(r#"SET k"a b""#), [b"SET".to_vec(), b"ka b".to_vec()]);
+    assert_eq!(s(r#"X "\x41\n\q""#)[1], b"A\nq".to_vec());
+    assert!(split_command(r#"X "a"b"#).is_err());
+    assert!(split_command("X 'open").is_err());
+}
+
+#[test]
+fn errors_name_the_option() {
+    for (line, opt, text) in [
+        ("--rate-limiting=0", "--rate-limiting", "1 or more"),
+        (
+            "--tls-protocols=TLSv1.1",
+            "--tls-protocols",
+            "TLS 1.0 or 1.1",
+        ),
+        ("--transaction", "--transaction", "rotation"),
+        ("--wait-ratio=1:1", "--wait-ratio", "WAIT"),
+        ("-P memcache_text", "-P", "RESP only"),
+        ("--multi-key-get=5", "--multi-key-get", "not supported"),
+        ("--data-offset=5", "--data-offset", "SETRANGE"),
+        ("--expiry-range=5", "--expiry-range", "MIN-MAX"),
+        ("--bogus", "--bogus", "not a memtier_benchmark option"),
+        ("-q", "-q", "not a memtier_benchmark option"),
+        ("--ratio=a:b", "--ratio", "`a:b`"),
+        ("--ratio=0:0", "--ratio", "not both 0"),
+        ("-c 0", "-c", "greater than zero"),
+        ("--pipeline=2000", "--pipeline", "1 to 1024"),
+        ("--key-pattern=X:R", "--key-pattern", "S, R, G, P, Z"),
+        ("--key-pattern=P:R", "--key-pattern", "P:P"),
+        ("--key-zipf-exp=5", "--key-zipf-exp", "(0, 5)"),
+        ("--key-stddev=10", "--key-stddev", "key-pattern set to G"),
+        ("-n 10 --test-time=5", "--test-time", "mutually exclusive"),
+        ("--test-time=5 -n 10", "-n", "mutually exclusive"),
+        ("--command-ratio=2", "--command-ratio", "no"),
+        ("--command=SET --ratio=1:1", "--ratio", "--command-ratio"),
+        ("--command=MULTI", "--command", "rotation"),
+        ("--command='SET x__key__ 1'", "--command", "combined"),
+        ("--command=__key__", "--command", "command name"),
+        (
+            "--command='SET __key__ 1' --command-key-pattern=P --command='GET __key__'",
+            "--command-key-pattern",
+            "every --command",
+        ),
+        (
+            "-d 10 --data-size-range=1-5",
+            "--data-size",
+            "cannot be used",
+        ),
+        ("--key-minimum=10 --key-maximum=5", "--key-minimum", "above"),
+        (
+            "-S /tmp/s -p 7000",
+            "--unix-socket",
+            "cannot be used together",
+        ),
+        ("--hide-histogram=1", "--hide-histogram", "takes no value"),
+        ("--key", "--key", "needs a value"),
+        ("--data", "--data", "ambiguous"),
+        ("stray", "stray", "unexpected argument"),
+        ("-c", "-c", "needs a value"),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+}
+
+#[test]
+fn the_client_staircase_maps_to_a_connection_ramp() {
+    let m = run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
+    let load = &m.workload.phases[0].spec.load;
+    let ramp = load.connections_ramp.unwrap();
+    // Per thread in memtier: 2 x 2 threads to start, 3 x 2 more per step.
+    assert_eq!(
+        (ramp.start, ramp.step, ramp.step_duration.0.as_secs()),
+        (4, 6, 5)
+    );
+    assert_eq!(ramp.counts(load.connections), vec![4, 10, 16, 20]);
+    assert_eq!(load.duration.map(|d| d.0.as_secs()), Some(30));
+    let e = err("-c 10 --clients-start=2 --clients-step=3");
+    assert!(
+        e.contains("--clients-start") && e.contains("go together"),
+        "{e}"
+    );
+    let e = err("-c 10 --clients-start=10 --clients-step=3 --step-duration=1");
+    assert!(
+        e.contains("--clients-start") && e.contains("less than --clients"),
+        "{e}"
+    );
+    let e = err("--clients-start=2 --clients-step=0 --step-duration=1");
+    assert!(e.contains("--clients-step") && e.contains("`0`"), "{e}");
+}
+
+#[test]
+fn tls_options_and_rate_limiting_map_to_the_spec() {
+    let m = run(
+        "--tls --sni name --tls-skip-verify --tls-protocols=TLSv1.3 --rate-limiting=100 -c 5 -t 2",
+    );
+    let s = &m.workload.phases[0].spec;
+    let t = &s.target.tls;
+    assert!(t.enabled && t.insecure);
+    assert_eq!(
+        (t.sni.as_deref(), t.versions.clone()),
+        (Some("name"), vec!["1.3".to_string()])
+    );
+    // memtier's limit is per connection: 100 x 5 clients x 2 threads.
+    assert_eq!(s.load.rate, Some(1000.0));
+    assert!(
+        run("--uri=rediss://127.0.0.1:1").workload.phases[0]
+            .spec
+            .target
+            .tls
+            .enabled
+    );
+    for (opt, field) in [("--cert", "cert"), ("--cacert", "ca_file")] {
+        let e = err(&format!(
+            "--tls {opt} /nonexistent/x.pem --key /nonexistent/k.pem"
+        ));
+        assert!(e.contains(&format!("target.tls.{field}")), "{e}");
+    }
+}
+
+#[test]
+fn expiry_range_from_zero() {
+    let v = |line: &str| run(line).workload.phases[0].spec.values.expiry;
+    assert_eq!(v("--expiry-range=0-10"), Some([0, 10]));
+    assert_eq!(v("--expiry-range=30-5"), Some([5, 30]));
+    assert_eq!(v("--expiry-range=0-0"), None);
+    // No SET of memtier's own to carry it: nothing to expire, and the line still runs.
+    assert_eq!(v("--expiry-range=5-10 --ratio=0:1"), None);
+    assert_eq!(v("--expiry-range=5-10 --command=\"GET __key__\""), None);
+}
+
+#[test]
+fn cluster_mode_sets_target_cluster() {
+    let s = run("--cluster-mode -c 3 -t 2").workload.phases[0]
+        .spec
+        .clone();
+    assert!(s.target.cluster);
+    assert_eq!(s.load.connections, 6);
+    assert!(!run("-c 3").workload.phases[0].spec.target.cluster);
+}
+
+#[test]
+fn credentials_uri_and_protocol() {
+    let s = run("-a bob:sec:ret").workload.phases[0].spec.clone();
+    assert_eq!(
+        (s.target.user.as_deref(), s.target.password.as_deref()),
+        (Some("bob"), Some("sec:ret"))
+    );
+    let s = run("-a :pa:ss").workload.phases[0].spec.clone();
+    assert_eq!(
+        (s.target.user.as_deref(), s.target.password.as_deref()),
+        (None, Some("pa:ss"))
+    );
+    let s = run("-a pw --select-db=3 -P resp3").workload.phases[0]
+        .spec
+        .clone();
+    assert_eq!(
+        (s.target.password.as_deref(), s.target.db, s.target.protocol),
+        (Some("pw"), 3, 3)
+    );
+    let s = run("--uri=redis://u:p@db.example:7001/2").workload.phases[0]
+        .spec
+        .clone();
+    assert_eq!(s.target.host.as_deref(), Some("db.example"));
+    assert_eq!((s.target.port, s.target.db), (Some(7001), 2));
+    assert_eq!(
+        (s.target.user.as_deref(), s.target.password.as_deref()),
+        (Some("u"), Some("p"))
+    );
+    let m = run("-a secret --json-out-file=x.json");
+    assert!(!m.options.config_text().contains("secret"));
+}
+
+#[test]
+fn sizes_expiry_and_patterns() {
+    let s = run("--data-size-range=100-10 --data-size-pattern=S --expiry-range=60-30 --key-pattern=Z:S --key-zipf-exp=0.9").workload.phases[0].spec.clone();
+    assert_eq!(s.values.size, ValueSize::Range([10, 100]));
+    assert!(s.values.size_follows_key);
+    assert_eq!(s.values.expiry, Some([30, 60]));
+    assert_eq!(s.keys.writes, Some(Distribution::Zipf { exponent: 0.9 }));
+    assert_eq!(s.keys.reads, Some(Distribution::Sequential));
+    let s = run("--data-size-list=10:1,200:3").workload.phases[0]
+        .spec
+        .clone();
+    assert_eq!(s.values.size, ValueSize::List(vec![[10, 1], [200, 3]]));
+    let m = run("-n allkeys --key-minimum=1 --key-maximum=1000 -c 3 -t 2");
+    assert_eq!(m.options.requests_per_client, Some(167));
+}

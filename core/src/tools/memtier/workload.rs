@@ -1,0 +1,535 @@
+//! The workload and report settings built from memtier_benchmark's options as read.
+
+use super::args::{bad, number, template, Memtier, Req, Settings};
+use super::report::{CommandRow, Options};
+use crate::spec::Workload;
+use crate::{Error, Result};
+use serde_json::{json, Map, Value as Json};
+
+/// `redis://[user[:password]@]host[:port][/db]` as memtier reads it: (host, port, auth, db).
+type UriParts = (Option<String>, Option<u16>, Option<String>, Option<u32>);
+
+fn parse_uri(uri: &str) -> Result<UriParts> {
+    let what = "redis://[user[:password]@]host[:port][/db]";
+    let (scheme, rest) = uri
+        .split_once("://")
+        .ok_or_else(|| bad("--uri", uri, what))?;
+    match scheme {
+        "redis" => {}
+        "rediss" => {}
+        _ => return Err(bad("--uri", uri, &format!("a redis:// URI, {what}"))),
+    }
+    let (auth, hostpart) = match rest.rsplit_once('@') {
+        Some((a, h)) => (Some(a.to_string()), h),
+        None => (None, rest),
+    };
+    let (hostport, db) = match hostpart.split_once('/') {
+        Some((hp, "")) => (hp, None),
+        Some((hp, d)) => (
+            hp,
+            Some(number::<u32>(
+                "--uri",
+                d,
+                0,
+                u32::MAX as u64,
+                "a database number",
+            )?),
+        ),
+        None => (hostpart, None),
+    };
+    let (host, port) = match hostport.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || h.starts_with('[') => (
+            h,
+            Some(number::<u16>(
+                "--uri",
+                p,
+                1,
+                65535,
+                "a port from 1 to 65535",
+            )?),
+        ),
+        _ => (hostport, None),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    Ok(((!host.is_empty()).then(|| host.to_string()), port, auth, db))
+}
+
+/// memtier's credentials: `PASSWORD`, `USER:PASSWORD`, or `:PASSWORD` (a password with colons).
+fn credentials(auth: &str) -> (Option<String>, String) {
+    if let Some(pw) = auth.strip_prefix(':') {
+        return (None, pw.to_string());
+    }
+    match auth.split_once(':') {
+        Some((user, pw)) => (Some(user.to_string()), pw.to_string()),
+        None => (None, auth.to_string()),
+    }
+}
+
+impl Settings {
+    fn distribution(&self, letter: char) -> Json {
+        match letter {
+            'S' => json!("sequential"),
+            'P' => json!("parallel"),
+            'G' => {
+                let mut m = Map::new();
+                m.insert("kind".into(), json!("gaussian"));
+                if let Some(x) = self.key_median {
+                    m.insert("median".into(), json!(x));
+                }
+                if let Some(x) = self.key_stddev {
+                    m.insert("stddev".into(), json!(x));
+                }
+                Json::Object(m)
+            }
+            'Z' => json!({ "kind": "zipf", "exponent": self.key_zipf_exp.unwrap_or(1.0) }),
+            _ => json!("uniform"),
+        }
+    }
+
+    pub(super) fn build(self) -> Result<Memtier> {
+        let arbitrary = !self.commands.is_empty();
+        if arbitrary {
+            if self.key_pattern.is_some() {
+                return Err(Error::spec(
+                    "--key-pattern",
+                    "with --command, give the key pattern with --command-key-pattern (as in \
+                     memtier_benchmark)",
+                ));
+            }
+            if self.ratio.is_some() {
+                return Err(Error::spec(
+                    "--ratio",
+                    "with --command, give the ratio with --command-ratio (as in memtier_benchmark)",
+                ));
+            }
+            let parallel = self.commands.iter().filter(|c| c.pattern == 'P').count();
+            if parallel > 0 && parallel != self.commands.len() {
+                return Err(Error::spec(
+                    "--command-key-pattern",
+                    "the parallel pattern P must be given to every --command (as in \
+                     memtier_benchmark)",
+                ));
+            }
+        }
+        let (set_p, get_p) = self.key_pattern.unwrap_or(('R', 'R'));
+        let patterns: Vec<char> = if arbitrary {
+            self.commands.iter().map(|c| c.pattern).collect()
+        } else {
+            vec![set_p, get_p]
+        };
+        let gaussian = patterns.contains(&'G');
+        if (self.key_stddev.is_some() || self.key_median.is_some()) && !gaussian {
+            let opt = if self.key_stddev.is_some() {
+                "--key-stddev"
+            } else {
+                "--key-median"
+            };
+            return Err(Error::spec(
+                opt,
+                "key-stddev and key-median are only allowed together with key-pattern set to G",
+            ));
+        }
+        let (lo, hi) = (self.key_minimum, self.key_maximum);
+        if lo > hi {
+            return Err(Error::spec(
+                "--key-minimum",
+                format!("{lo} is above --key-maximum {hi}"),
+            ));
+        }
+        if gaussian && hi - lo < 2 {
+            return Err(Error::spec(
+                "--key-pattern",
+                format!(
+                    "G needs a key range spanning at least 3 keys (key-maximum - key-minimum >= 2); \
+                     got key-minimum={lo} key-maximum={hi}"
+                ),
+            ));
+        }
+        if let Some(m) = self.key_median {
+            if gaussian && !(m > lo as f64 && m < hi as f64) {
+                return Err(Error::spec(
+                    "--key-median",
+                    format!("{m} must be strictly inside (key-minimum={lo}, key-maximum={hi})"),
+                ));
+            }
+        }
+        if self.data_size.is_some()
+            && (self.data_size_list.is_some() || self.data_size_range.is_some())
+        {
+            return Err(Error::spec(
+                "--data-size",
+                "data-size cannot be used with data-size-list or data-size-range",
+            ));
+        }
+        if self.data_size_list.is_some() && self.data_size_range.is_some() {
+            return Err(Error::spec(
+                "--data-size-list",
+                "data-size-list cannot be used with data-size-range",
+            ));
+        }
+        if self.unix_socket.is_some() && (self.server.is_some() || self.port.is_some()) {
+            return Err(Error::spec(
+                "--unix-socket",
+                "UNIX domain socket and TCP cannot be used together",
+            ));
+        }
+        match (self.clients_start, self.clients_step, self.step_duration) {
+            (None, None, None) => {}
+            (Some(start), Some(_), Some(_)) if start >= self.clients => {
+                return Err(Error::spec(
+                    "--clients-start",
+                    format!(
+                        "{start} clients per thread: must be less than --clients ({})",
+                        self.clients
+                    ),
+                ))
+            }
+            (Some(_), Some(_), Some(_)) => {}
+            _ => {
+                return Err(Error::spec(
+                    "--clients-start",
+                    "--clients-start, --clients-step and --step-duration go together \
+                     (as in memtier_benchmark)",
+                ))
+            }
+        }
+        let conns = self.clients as u64 * self.threads as u64;
+        if conns > 1_000_000 {
+            return Err(Error::spec(
+                "--clients",
+                format!(
+                    "{} clients x {} threads = {conns} connections: respload allows at most 1000000",
+                    self.clients, self.threads
+                ),
+            ));
+        }
+
+        // Target.
+        let mut target = Map::new();
+        let (mut server, mut port, mut auth, mut db) = (
+            self.server.clone(),
+            self.port,
+            self.authenticate.clone(),
+            self.select_db,
+        );
+        if let Some(uri) = &self.uri {
+            let (h, p, a, d) = parse_uri(uri)?;
+            server = h.or(server);
+            port = p.or(port);
+            auth = a.or(auth);
+            db = d.unwrap_or(db);
+        }
+        match &self.unix_socket {
+            Some(path) => {
+                target.insert("unix".into(), json!(path));
+            }
+            None => {
+                target.insert(
+                    "host".into(),
+                    json!(server.clone().unwrap_or_else(|| "localhost".into())),
+                );
+                target.insert("port".into(), json!(port.unwrap_or(6379)));
+            }
+        }
+        if let Some(a) = &auth {
+            let (user, password) = credentials(a);
+            if let Some(u) = user {
+                target.insert("user".into(), json!(u));
+            }
+            target.insert("password".into(), json!(password));
+        }
+        target.insert("db".into(), json!(db));
+        target.insert(
+            "protocol".into(),
+            json!(if self.protocol == "resp3" { 3 } else { 2 }),
+        );
+        if self.connection_timeout > 0 {
+            target.insert(
+                "connect_timeout".into(),
+                json!(format!("{}s", self.connection_timeout)),
+            );
+        }
+
+        // Load.
+        let mut load = Map::new();
+        load.insert("connections".into(), json!(conns));
+        load.insert("threads".into(), json!(self.threads));
+        load.insert("pipeline".into(), json!(self.pipeline));
+        let keys_count = hi - lo + 1;
+        let requests_per_client = match self.requests {
+            Some(Req::AllKeys) => {
+                load.insert("requests".into(), json!("all_keys"));
+                Some(keys_count.div_ceil(conns))
+            }
+            Some(Req::Count(n)) => {
+                let total = n.checked_mul(conns).ok_or_else(|| {
+                    Error::spec("--requests", format!("{n} requests per client is too many"))
+                })?;
+                load.insert("requests".into(), json!(total));
+                Some(n)
+            }
+            None if self.test_time.is_none() => {
+                load.insert("requests".into(), json!(10_000 * conns));
+                Some(10_000)
+            }
+            None => None,
+        };
+        if let Some(t) = self.test_time {
+            load.insert("duration".into(), json!(format!("{t}s")));
+        }
+
+        // Keys.
+        let mut keys = Map::new();
+        keys.insert("prefix".into(), json!(self.key_prefix));
+        keys.insert("range".into(), json!([lo, hi]));
+        if !arbitrary {
+            keys.insert("distribution".into(), self.distribution(set_p));
+            keys.insert("writes".into(), self.distribution(set_p));
+            keys.insert("reads".into(), self.distribution(get_p));
+        }
+
+        // Values.
+        let mut values = Map::new();
+        let size = match (&self.data_size_range, &self.data_size_list, self.data_size) {
+            (Some((a, b)), _, _) => json!([a, b]),
+            (_, Some(list), _) => {
+                json!(list.iter().map(|(s, w)| json!([s, w])).collect::<Vec<_>>())
+            }
+            (_, _, n) => json!(n.unwrap_or(32)),
+        };
+        values.insert("size".into(), size);
+        if self.data_size_range.is_some() && self.data_size_pattern == 'S' {
+            values.insert("size_follows_key".into(), json!(true));
+        }
+        values.insert(
+            "data".into(),
+            json!(if self.random_data { "random" } else { "fixed" }),
+        );
+        // memtier puts the expiry on its own SETs: with none (`--ratio=0:N`, `--command`
+        // only) it applies to nothing, as here.
+        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0;
+        if let (Some((a, b)), true) = (self.expiry_range, sets) {
+            values.insert("expiry".into(), json!([a, b]));
+        }
+
+        // Commands.
+        let mut commands = Vec::new();
+        let mut rows = None;
+        if arbitrary {
+            let mut list = Vec::new();
+            for c in &self.commands {
+                let name = String::from_utf8_lossy(&c.args[0]).to_ascii_uppercase();
+                let n = list.iter().filter(|r: &&CommandRow| r.name == name).count();
+                let label = if n == 0 {
+                    name.clone()
+                } else {
+                    format!("{name}#{}", n + 1)
+                };
+                commands.push(json!({
+                    "template": template(c),
+                    "label": label,
+                    "weight": c.ratio,
+                    "distribution": self.distribution(c.pattern),
+                }));
+                list.push(CommandRow { label, name });
+            }
+            rows = Some(list);
+        } else {
+            let (a, b) = self.ratio.unwrap_or((1, 10));
+            if a > 0 {
+                commands.push(json!({ "name": "set", "weight": a }));
+            }
+            if b > 0 {
+                commands.push(json!({ "name": "get", "weight": b }));
+            }
+        }
+
+        if !self.tls.is_empty()
+            || self
+                .uri
+                .as_deref()
+                .is_some_and(|u| u.starts_with("rediss://"))
+        {
+            let mut tls = self.tls.clone();
+            tls.insert("enabled".into(), json!(true));
+            target.insert("tls".into(), Json::Object(tls));
+        }
+        if self.cluster_mode {
+            // memtier's clients each hold a connection to every shard: respload's model too.
+            target.insert("cluster".into(), json!(true));
+        }
+        if let Some(start) = self.clients_start {
+            // memtier counts clients per thread; respload's ramp counts connections.
+            load.insert(
+                "connections_ramp".into(),
+                json!({
+                    "start": start as u64 * self.threads as u64,
+                    "step": self.clients_step.unwrap_or(1) as u64 * self.threads as u64,
+                    "step_duration": format!("{}s", self.step_duration.unwrap_or(1)),
+                }),
+            );
+        }
+        if let Some(r) = self.rate_per_connection {
+            // memtier limits each connection; respload's rate is the total.
+            let connections = self.clients as u64 * self.threads as u64;
+            load.insert("rate".into(), json!(r as u64 * connections));
+        }
+        let mut spec = Map::new();
+        spec.insert("target".into(), Json::Object(target));
+        spec.insert("load".into(), Json::Object(load));
+        spec.insert("keys".into(), Json::Object(keys));
+        spec.insert("values".into(), Json::Object(values));
+        spec.insert("commands".into(), json!(commands));
+        spec.insert("distinct_streams".into(), json!(self.distinct_client_seed));
+        if !self.randomize {
+            // memtier's default is a constant seed: the same stream on every run.
+            spec.insert("seed".into(), json!(0));
+        }
+        if self.json_out_file.is_some() {
+            // Its per-second percentiles are read from each interval's histogram.
+            spec.insert("output".into(), json!({ "interval_histograms": true }));
+        }
+        if self.run_count > 1 {
+            let phases: Vec<Json> = (1..=self.run_count)
+                .map(|i| json!({ "name": format!("run {i}") }))
+                .collect();
+            spec.insert("phases".into(), json!(phases));
+        } else {
+            spec.insert("name".into(), json!("run 1"));
+        }
+        let workload = Workload::from_json_value(Json::Object(spec))?;
+
+        let config = self.config_items(requests_per_client);
+        Ok(Memtier {
+            workload,
+            options: Options {
+                out_file: self.out_file,
+                json_out_file: self.json_out_file,
+                hdr_file_prefix: self.hdr_prefix.filter(|p| !p.is_empty()),
+                hide_histogram: self.hide_histogram,
+                percentiles: self.percentiles,
+                print_all_runs: self.print_all_runs,
+                show_config: self.show_config,
+                run_count: self.run_count,
+                threads: self.threads,
+                clients: self.clients,
+                requests_per_client,
+                test_time: self.test_time,
+                commands: rows,
+                stats_by_line: self.stats_by_line,
+                miss_tracking: self.miss_tracking,
+                miss_rate_threshold: self.miss_rate_threshold,
+                config,
+            },
+        })
+    }
+
+    /// memtier's configuration object (the keys of its `config_print_to_json`).
+    fn config_items(&self, requests_per_client: Option<u64>) -> Vec<(String, Json)> {
+        let opt = |s: &Option<String>| s.as_ref().map_or(Json::Null, |v| json!(v));
+        let tf = |b: bool| json!(if b { "true" } else { "false" });
+        let (ra, rb) = self.ratio.unwrap_or((1, 10));
+        let range = |r: Option<(u32, u32)>| {
+            let (a, b) = r.unwrap_or((0, 0));
+            json!(format!("{a}:{b}"))
+        };
+        let list = self.data_size_list.as_ref().map_or(String::new(), |l| {
+            l.iter()
+                .map(|(s, w)| format!("{s}:{w}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+        let (sp, gp) = self.key_pattern.unwrap_or(('R', 'R'));
+        let server = if self.unix_socket.is_none() {
+            json!(self.server.clone().unwrap_or_else(|| "localhost".into()))
+        } else {
+            Json::Null
+        };
+        let port = if self.unix_socket.is_none() {
+            self.port.unwrap_or(6379)
+        } else {
+            0
+        };
+        let items: Vec<(&str, Json)> = vec![
+            ("server", server),
+            ("port", json!(port)),
+            ("uri", json!(self.uri.clone().unwrap_or_default())),
+            ("unix socket", opt(&self.unix_socket)),
+            ("address family", json!("Unspecified")),
+            ("protocol", json!(self.protocol)),
+            ("out_file", opt(&self.out_file)),
+            ("client_stats", Json::Null),
+            ("run_count", json!(self.run_count)),
+            ("debug", json!(self.debug)),
+            ("requests", json!(requests_per_client.unwrap_or(0))),
+            ("rate_limit", json!(0)),
+            ("clients", json!(self.clients)),
+            ("threads", json!(self.threads)),
+            ("test_time", json!(self.test_time.unwrap_or(0))),
+            ("ratio", json!(format!("{ra}:{rb}"))),
+            ("pipeline", json!(self.pipeline)),
+            ("transaction", tf(false)),
+            (
+                "data_size",
+                json!(
+                    if self.data_size_range.is_none() && self.data_size_list.is_none() {
+                        self.data_size.unwrap_or(32)
+                    } else {
+                        0
+                    }
+                ),
+            ),
+            ("data_offset", json!(0)),
+            ("random_data", tf(self.random_data)),
+            ("data_size_range", range(self.data_size_range)),
+            ("data_size_list", json!(list)),
+            (
+                "data_size_pattern",
+                json!(self.data_size_pattern.to_string()),
+            ),
+            ("expiry_range", range(self.expiry_range)),
+            ("data_import", Json::Null),
+            ("data_verify", tf(false)),
+            ("verify_only", tf(false)),
+            ("generate_keys", tf(false)),
+            ("key_prefix", json!(self.key_prefix)),
+            ("key_minimum", json!(self.key_minimum)),
+            ("key_maximum", json!(self.key_maximum)),
+            ("key_pattern", json!(format!("{sp}:{gp}"))),
+            ("key_stddev", json!(self.key_stddev.unwrap_or(0.0))),
+            ("key_median", json!(self.key_median.unwrap_or(0.0))),
+            ("key_zipf_exp", json!(self.key_zipf_exp.unwrap_or(0.0))),
+            ("reconnect_interval", json!(0)),
+            ("retry_on_error", tf(false)),
+            ("max_retries", json!(-1)),
+            ("retry_backoff_ms", json!(0)),
+            ("retry_backoff_factor", json!(0.0)),
+            ("retry_on", json!("")),
+            ("max_retry_queue", json!(0)),
+            ("failed_keys_file", json!("")),
+            ("connection_timeout", json!(self.connection_timeout)),
+            ("connection_stage_timeout", json!(30)),
+            ("thread_conn_start_min_jitter_micros", json!(0)),
+            ("thread_conn_start_max_jitter_micros", json!(0)),
+            ("multi_key_get", json!(0)),
+            (
+                "authenticate",
+                json!(if self.authenticate.is_some()
+                    || self.uri.as_deref().is_some_and(|u| u.contains('@'))
+                {
+                    "***"
+                } else {
+                    ""
+                }),
+            ),
+            ("select-db", json!(self.select_db)),
+            ("no-expiry", tf(false)),
+            ("wait-ratio", json!("0:0")),
+            ("num-slaves", json!("0:0")),
+            ("wait-timeout", json!("0-0")),
+            ("print-all-runs", tf(self.print_all_runs)),
+        ];
+        let _ = self.reconnect_on_error;
+        items.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    }
+}
