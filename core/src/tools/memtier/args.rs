@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value as Json};
 pub enum Invocation {
     /// Run a benchmark.
     Run(Box<Memtier>),
-    /// `--help`: show [`usage`].
+    /// `--help`: show [`usage`](super::usage).
     Help,
     /// `-v` / `--version`: show [`version`].
     Version,
