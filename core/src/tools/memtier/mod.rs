@@ -1,7 +1,7 @@
 //! memtier_benchmark: its command line read ([`args`], against the table of its options in
-//! [`options`]) into a workload ([`workload`]), and its report ([`report`]: the settings and
-//! the figures it shows) as its text ([`text`]), JSON ([`json`]) and HdrHistogram files
-//! ([`hdr`]).
+//! [`options`]) into a workload ([`workload`](mod@workload)), and its report ([`report`]:
+//! the settings and the figures it shows) as its text ([`text`](mod@text)), JSON
+//! ([`json`](mod@json)) and HdrHistogram files ([`hdr`]).
 
 pub mod args;
 pub mod hdr;

@@ -1,7 +1,7 @@
 //! memtier_benchmark's report of a respload run: its settings ([`Options`]) and the figures
-//! every format shows (a view of each phase, a row per command), which [`super::text`],
-//! [`super::json`] and [`super::hdr`] lay out as memtier_benchmark 2.x writes them, so that
-//! tools parsing memtier's output read respload's.
+//! every format shows (a view of each phase, a row per command), which
+//! [`text`](mod@super::text), [`json`](mod@super::json) and [`hdr`](super::hdr) lay out as
+//! memtier_benchmark 2.x writes them, so that tools parsing memtier's output read respload's.
 //!
 //! Latencies are in milliseconds as memtier prints them, from respload's own measurements
 //! (nanosecond histograms; the JSON and HDR files carry them converted to microseconds, the
