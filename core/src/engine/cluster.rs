@@ -706,8 +706,11 @@ impl ClusterClient {
         let shared = &*self.shared;
         // The next request's time on the pacing timer; a retry's or a pause on tokio's.
         let mut deadline = self.deadline.as_mut().filter(|_| due);
+        // Due after the phase's end: nothing to wait for but the stop (the worker wakes us).
+        let after_end = due && shared.due_before.is_some_and(|end| t >= end);
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if due && shared.starts_no_more() => Poll::Ready(Ok(())),
+            Interrupt::None if after_end => Poll::Pending,
             Interrupt::None => match deadline.as_mut() {
                 Some(d) => d.poll_at(cx, t).map(Ok),
                 None => sleep.as_mut().poll(cx).map(Ok),
@@ -781,6 +784,7 @@ impl ClusterClient {
                 break;
             }
             let intended = match &self.pacer {
+                Some(p) if shared.due_before.is_some_and(|end| p.due() >= end) => break,
                 Some(p) if p.due() > self.now => break,
                 Some(p) => p.due(),
                 None => self.now,
@@ -992,8 +996,13 @@ impl ClusterClient {
     async fn read_any(&mut self) -> std::result::Result<Option<(usize, Option<usize>)>, Interrupt> {
         let ctl = &*self.ctl;
         let finished = self.finished();
+        let end = self.shared.due_before;
         let mut due = match (&self.pacer, self.deadline.as_mut()) {
-            (Some(p), Some(d)) if self.parked.is_none() && !finished => Some((p.due(), d)),
+            (Some(p), Some(d))
+                if self.parked.is_none() && !finished && end.is_none_or(|end| p.due() < end) =>
+            {
+                Some((p.due(), d))
+            }
             _ => None,
         };
         let shared = &*self.shared;
