@@ -153,6 +153,49 @@ fn a_run_threshold_fails_on_the_joined_figures() {
 }
 
 #[test]
+fn each_hosts_phases_joined_then_merged_hold_the_merged_phases_joined() {
+    let server = Server::start(&[]);
+    let w = workload(spec(&server.url()));
+    let phases = phases_of(&w);
+    // Two hosts, each phase run as shards started together (a barrier between phases).
+    let by_phase: Vec<Vec<Report>> = phases
+        .iter()
+        .map(|p| {
+            let shards: Vec<Workload> = (0..2).map(|i| p.shard(i, 2).unwrap()).collect();
+            let handles: Vec<_> = shards
+                .into_iter()
+                .map(|s| std::thread::spawn(move || run(&s).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        })
+        .collect();
+    assert_eq!(server.calls("set"), 1000);
+    assert_eq!(server.calls("get"), 4000);
+    let merged: Vec<Report> = by_phase.iter().map(|r| Report::merge(r).unwrap()).collect();
+    let joined = Report::join(&w.redacted(), &merged).unwrap();
+    let hosts: Vec<Report> = (0..2)
+        .map(|i| {
+            let own: Vec<Report> = by_phase.iter().map(|r| r[i].clone()).collect();
+            Report::join(&w.redacted(), &own).unwrap()
+        })
+        .collect();
+    assert_eq!(hosts[1].shard.as_ref().unwrap().workload, w.redacted());
+    let again = Report::merge(&hosts).unwrap();
+    for r in [&joined, &again] {
+        assert_eq!(names(r), ["populate", "measure"]);
+        assert_eq!(r.totals.ops, 5000);
+        assert_eq!(r.commands["GET"].hits, 4000, "every key was written first");
+        assert_eq!(r.hosts.len(), 2);
+        assert_eq!(r.workload, w.redacted());
+        assert!(r.passed);
+    }
+    let (a, b) = (&joined.totals.latency_ms, &again.totals.latency_ms);
+    assert_eq!((a.p50, a.p99, a.max), (b.p50, b.p99, b.max));
+    assert_eq!(joined.hosts[0].ops, hosts[0].totals.ops);
+    assert_eq!(joined.timeline.len(), again.timeline.len());
+}
+
+#[test]
 fn joining_refuses_what_is_not_the_phases_of_the_workload_in_order() {
     let server = Server::start(&[]);
     let w = workload(spec(&server.url()));
@@ -179,9 +222,13 @@ fn joining_refuses_what_is_not_the_phases_of_the_workload_in_order() {
     assert!(err(&[]).contains("no report to join"));
     let e = err(&[parts[0].clone(), parts[1].clone(), parts[1].clone()]);
     assert!(e.contains("3 reports for a workload of 2 phase(s)"), "{e}");
-    // A shard's own report: merged first.
-    let shard = run(&phases_of(&w)[0].shard(0, 2).unwrap()).unwrap();
-    assert!(err(&[shard]).contains("merge each phase's shards first"));
+    // One host's phases, not another's.
+    let host = |i: u32, p: usize| run(&phases_of(&w)[p].shard(i, 2).unwrap()).unwrap();
+    let e = err(&[host(0, 0), host(1, 1)]);
+    assert!(
+        e.contains("shard 1/2 differs from reports[0]'s shard 0/2"),
+        "{e}"
+    );
     // A run stopped in its first phase joins alone, interrupted.
     let mut stopped = parts[0].clone();
     stopped.interrupted = true;

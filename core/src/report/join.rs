@@ -9,7 +9,7 @@
 //! sum, moments from exact sums), over the measured phases' seconds.
 
 use super::merge::{client_lag, first_difference, merge_maps, merge_stats, merge_unsent};
-use super::{Budget, ClientStats, HostReport, Report, Stats, Threshold};
+use super::{Budget, ClientStats, HostReport, Report, ShardOf, Stats, Threshold};
 use crate::{Error, Result};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -26,12 +26,14 @@ impl Report {
     /// phases so far, as a stopped run holds them.
     ///
     /// The run's `[thresholds]` are taken from `workload` and judged on the joined figures,
-    /// each phase's own are kept under its name (`phases.NAME.p99_ms`). Reports that are not
-    /// the phases of `workload` in order (another phase's settings, several phases in one,
-    /// a shard's own report, hosts that differ) are refused with an error naming what
-    /// differs.
+    /// each phase's own are kept under its name (`phases.NAME.p99_ms`). One host's shards of
+    /// the phases (`Workload::shard`, the same index of each) join into that host's shard of
+    /// the workload, which merges with the other hosts' as a shard of a whole run does.
+    /// Reports that are not the phases of `workload` in order (another phase's settings,
+    /// several phases in one, different shards or hosts) are refused with an error naming
+    /// what differs.
     pub fn join(workload: &Json, phases: &[Report]) -> Result<Report> {
-        let specs = check_joinable(workload, phases)?;
+        check_joinable(workload, phases)?;
         let first = &phases[0];
         let several = workload.get("phases").is_some();
         let mut run = Report {
@@ -49,12 +51,23 @@ impl Report {
             start_skew_ms: first.start_skew_ms,
             ..Report::default()
         };
-        for (r, spec) in phases.iter().zip(specs) {
+        if let Some(of) = &first.shard {
+            run.shard = Some(ShardOf {
+                workload: workload.clone(),
+                ..of.clone()
+            });
+            // This host's share of every phase.
+            run.workload = match several {
+                true => shard_workload(workload, phases),
+                false => first.workload.clone(),
+            };
+        }
+        for r in phases {
             let mut phase = r.phases[0].clone();
             if several {
                 // As a run of the whole workload has it: the phase's settings, its own
                 // thresholds among them.
-                phase.workload = spec.clone();
+                phase.workload = r.workload.clone();
             }
             if phase.server.is_none() && r.server.address != first.server.address {
                 phase.server = Some(r.server.clone());
@@ -87,9 +100,8 @@ impl Report {
     }
 }
 
-/// Each report's phase spec (`workload.phases[i]`), or an error naming what makes the
-/// reports not the phases of `workload` in order.
-fn check_joinable<'a>(workload: &'a Json, reports: &[Report]) -> Result<Vec<&'a Json>> {
+/// An error naming what makes the reports not the phases of `workload` in order.
+fn check_joinable(workload: &Json, reports: &[Report]) -> Result<()> {
     let specs: Vec<&Json> = match workload.get("phases").and_then(Json::as_array) {
         Some(all) => all.iter().collect(),
         None => vec![workload],
@@ -118,13 +130,19 @@ fn check_joinable<'a>(workload: &'a Json, reports: &[Report]) -> Result<Vec<&'a 
                 ),
             ));
         }
-        if let Some(s) = &r.shard {
+        let share = |r: &Report| r.shard.as_ref().map(|s| (s.index, s.count));
+        if share(r) != share(first) {
+            let name = |s: Option<(u32, u32)>| match s {
+                Some((i, n)) => format!("shard {i}/{n}"),
+                None => "no shard".to_string(),
+            };
             return Err(Error::spec(
                 at("shard"),
                 format!(
-                    "is shard {}/{}'s own report: merge each phase's shards first \
-                     (Report::merge), then join the merged reports",
-                    s.index, s.count
+                    "{} differs from reports[0]'s {}: join one host's phases (or the \
+                     merged ones)",
+                    name(share(r)),
+                    name(share(first))
                 ),
             ));
         }
@@ -137,7 +155,8 @@ fn check_joinable<'a>(workload: &'a Json, reports: &[Report]) -> Result<Vec<&'a 
                 ),
             ));
         }
-        if &r.workload != *spec {
+        let settings = r.shard.as_ref().map_or(&r.workload, |s| &s.workload);
+        if settings != *spec {
             let path = match specs.len() {
                 1 => "workload".to_string(),
                 _ => format!("workload.phases[{i}]"),
@@ -147,7 +166,7 @@ fn check_joinable<'a>(workload: &'a Json, reports: &[Report]) -> Result<Vec<&'a 
                 format!(
                     "differs from the {path}{}: join the reports of the phases of one \
                      workload, in order",
-                    first_difference(spec, &r.workload)
+                    first_difference(spec, settings)
                         .map(|p| format!(" (at `{p}`)"))
                         .unwrap_or_default()
                 ),
@@ -181,7 +200,19 @@ fn check_joinable<'a>(workload: &'a Json, reports: &[Report]) -> Result<Vec<&'a 
             ),
         ));
     }
-    Ok(specs)
+    Ok(())
+}
+
+/// A host's share of a workload of several phases: each phase's shard, with the run's
+/// thresholds.
+fn shard_workload(workload: &Json, reports: &[Report]) -> Json {
+    let mut out = serde_json::json!({
+        "phases": reports.iter().map(|r| r.workload.clone()).collect::<Vec<_>>()
+    });
+    if let Some(t) = workload.get("thresholds") {
+        out["thresholds"] = t.clone();
+    }
+    out
 }
 
 /// Stats over `secs` measured seconds: the rate of the phases one after the other, not
