@@ -216,6 +216,23 @@ def test_ctrl_c_in_a_later_phase_gives_the_phases_so_far_joined(
     assert [len(r["phases"]) for r in own] == [2, 2, 2]
 
 
+def test_stopping_in_the_first_phase_starts_no_later_one(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    workload = two_phases(server, 3000, {"requests": 600})
+    workload["phases"][0]["load"] = {"connections": 3, "rate": 900, "duration": "60s"}
+
+    def stop(s: respload.Snapshot) -> bool:
+        return not (s.measured and s.t >= 1)
+
+    report = respload.distributed.run(workload, hosts=HOSTS, on_progress=stop, **START)
+    assert [p.name for p in report.phases] == ["populate"]
+    assert report.interrupted
+    assert not report.passed
+    assert server.calls("get") == 0
+    assert 0 < report.totals.ops <= server.calls("set")
+
+
 def test_run_refuses_the_runs_abort_on_fail_for_several_phases() -> None:
     phases = [{"name": "a"}, {"name": "b"}]
     stop = {"phases": phases, "thresholds": {"p99_ms": 5, "abort_on_fail": True}}

@@ -965,11 +965,13 @@ def _join(workload: Workload, parts: list[Distributed]) -> Distributed:
     of the whole (what ``respload merge`` merges again). A run stopped before its last
     phase ends with that phase's report, marked interrupted."""
     whole = workload._native.to_json(True)
-    stopped = len(parts) < len(_phase_specs(workload.to_dict()))
+    early = len(parts) < len(_phase_specs(workload.to_dict()))
 
     def texts(reports: list[_Json]) -> list[str]:
-        if stopped:
-            reports = [*reports[:-1], {**reports[-1], "interrupted": True}]
+        last = reports[-1]
+        # Stopped between phases (by on_progress): the run did not end.
+        if early and not (last["interrupted"] or last.get("stopped_by") or last.get("error")):
+            reports = [*reports[:-1], {**last, "interrupted": True}]
         return [json.dumps(r) for r in reports]
 
     merged = [json.loads(p.report.to_json()) for p in parts]
@@ -1040,7 +1042,8 @@ def run_phases(
     written), on the same actors. Returns one merged report per phase, in order.
 
     Returning ``False`` from ``on_progress`` stops the phase running, and no later phase
-    starts (the list then ends with that phase's partial report). On Ctrl-C every host stops
+    starts (the list then ends with that phase's partial report), nor after a phase that a
+    threshold with ``abort_on_fail`` stopped. On Ctrl-C every host stops
     and the ``KeyboardInterrupt`` carries the phases' reports so far, the last one partial,
     as ``exc.reports`` (and that last one as ``exc.report``). A host lost in one phase is
     marked lost in that phase's report and every later one."""
