@@ -856,7 +856,8 @@ def run_hosts(
     **fields: Any,
 ) -> Distributed:
     """:func:`run`, returning each host's own report beside the merged one (what ``respload
-    distributed`` prints and saves)."""
+    distributed`` prints and saves); with several phases, each host's phases joined into its
+    shard of the whole workload, which :func:`merge_reports` merges as a run's shards."""
     _check_progress(on_progress)
     run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
     return _drive_joined(run, on_progress)
