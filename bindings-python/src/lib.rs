@@ -21,7 +21,7 @@ mod _native {
     use super::progress::{progress_line, Progress};
     #[pymodule_export]
     use super::report::{
-        check_report, compare_reports, hdr_log, load_report, merge_reports,
+        check_report, compare_reports, hdr_log, join_reports, load_report, merge_reports,
         percentile_distribution, validity_warning,
     };
     #[pymodule_export]

@@ -68,6 +68,27 @@ pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<Stri
     .map_err(to_py)
 }
 
+/// The report (JSON text) of one run of a workload (`workload_json`: its normalized JSON,
+/// secrets redacted) from the reports (JSON texts) of its phases, each run on its own, in
+/// order (`Report::join`). Raises `SpecError` naming what makes them not its phases.
+#[pyfunction]
+pub fn join_reports(
+    py: Python<'_>,
+    workload_json: &str,
+    reports_json: Vec<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let workload: serde_json::Value = serde_json::from_str(workload_json)
+            .map_err(|e| respload::Error::spec("workload", format!("not JSON: {e}")))?;
+        let reports = reports_json
+            .iter()
+            .map(|text| respload::Report::from_json_str(text))
+            .collect::<respload::Result<Vec<_>>>()?;
+        respload::Report::join(&workload, &reports).map(|r| r.to_json())
+    })
+    .map_err(to_py)
+}
+
 /// The comparison (JSON text) of reports (JSON texts, the baseline first) named by `labels`,
 /// with `limits` (`p99=+10%`, ...) checked on the later ones (`Comparison::of`). Raises
 /// `SpecError` for a bad limit (path `fail_on`) or fewer than two reports.

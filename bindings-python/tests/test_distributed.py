@@ -114,32 +114,36 @@ def test_3_hosts_populating_write_every_key_exactly_once(
     assert server.call("EXISTS", "p:3000") == 0
 
 
+def two_phases(server: RedisServer, keys: int, read: dict[str, Any]) -> dict[str, Any]:
+    """Populate keys 0..keys-1 in order, then a measured phase of GETs on them (``read``:
+    its load)."""
+    key_range = {"prefix": "j:", "range": [0, keys - 1]}
+    return spec(
+        server,
+        phases=[
+            {
+                "name": "populate",
+                "load": {"connections": 3, "requests": "all_keys"},
+                "keys": {**key_range, "distribution": "sequential"},
+                "commands": [{"name": "set"}],
+            },
+            {
+                "name": "measure",
+                "load": {"connections": 3, **read},
+                "keys": key_range,
+                "commands": [{"name": "get"}],
+                "thresholds": {"error_rate": 0},
+            },
+        ],
+    )
+
+
 def test_run_phases_puts_a_barrier_at_each_phase_boundary(
     ray_cluster: str, server: RedisServer
 ) -> None:
-    keys = {"prefix": "b:", "range": [0, 5999]}
-    reports = respload.distributed.run_phases(
-        spec(
-            server,
-            phases=[
-                {
-                    "name": "populate",
-                    "load": {"connections": 3, "requests": "all_keys"},
-                    "keys": {**keys, "distribution": "sequential"},
-                    "commands": [{"name": "set"}],
-                },
-                {
-                    "name": "read",
-                    "load": {"connections": 3, "requests": 3000},
-                    "keys": keys,
-                    "commands": [{"name": "get"}],
-                },
-            ],
-        ),
-        hosts=HOSTS,
-        **START,
-    )
-    assert [r.phases[0].name for r in reports] == ["populate", "read"]
+    workload = two_phases(server, 6000, {"requests": 3000})
+    reports = respload.distributed.run_phases(workload, hosts=HOSTS, **START)
+    assert [r.phases[0].name for r in reports] == ["populate", "measure"]
     populate, read = reports
     assert populate.totals.ops == 6000 == server.calls("set")
     # Every host finished writing before any read: not one GET missed.
@@ -151,6 +155,90 @@ def test_run_phases_puts_a_barrier_at_each_phase_boundary(
     assert read.start_at > last_reply
     assert [h.shard for h in read.hosts] == [0, 1, 2]
     assert all(0 <= h.start_skew_ms < 250 for h in read.hosts)
+
+
+def test_run_joins_the_phases_run_with_a_barrier_into_one_report(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    workload = two_phases(server, 6000, {"requests": 3000})
+    # The run's limits, on the phases together: one that holds, one that cannot.
+    workload["thresholds"] = {"commands": {"GET": {"p99_ms": 60_000}}, "max_ms": 1e-6}
+    report = respload.distributed.run(workload, hosts=HOSTS, **START)
+    assert [p.name for p in report.phases] == ["populate", "measure"]
+    populate, measure = report.phases
+    # The populate phase wrote every key of its range exactly once.
+    assert server.call("DBSIZE") == 6000
+    assert populate.totals.ops == 6000 == server.calls("set")
+    # The barrier: every host had written before any read, so not one GET missed.
+    assert measure.totals.ops == 3000 == server.calls("get")
+    assert measure.totals.hits == 3000
+    # One report of the whole run: its totals, per command, timeline, hosts.
+    assert report.totals.ops == 9000
+    assert report.commands["SET"].ops == 6000
+    assert report.commands["GET"].ops == 3000
+    assert report.totals.errors == 0
+    assert sum(row.ops for row in report.timeline) == 9000
+    assert report.duration_s == pytest.approx(populate.duration_s + measure.duration_s)
+    assert [h.shard for h in report.hosts] == [0, 1, 2]
+    assert sum(h.ops for h in report.hosts) == 9000
+    assert report.workload["phases"][1]["name"] == "measure"
+    assert not report.interrupted
+    # The run's thresholds judged on the joined figures, the phase's on the phase.
+    judged = {t.name: t for t in report.thresholds}
+    assert list(judged) == ["max_ms", "commands.GET.p99_ms", "phases.measure.error_rate"]
+    assert judged["commands.GET.p99_ms"].passed
+    assert judged["commands.GET.p99_ms"].value == report.commands["GET"].latency_ms.p99
+    assert not judged["max_ms"].passed
+    assert judged["max_ms"].value == report.totals.latency_ms.max
+    assert judged["phases.measure.error_rate"].passed
+    assert not report.passed
+
+
+def test_ctrl_c_in_a_later_phase_gives_the_phases_so_far_joined(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    def interrupt(s: respload.Snapshot) -> None:
+        if s.phase == "measure" and s.measured and s.t >= 1:
+            raise KeyboardInterrupt
+
+    workload = two_phases(server, 3000, {"rate": 900, "duration": "60s"})
+    with pytest.raises(KeyboardInterrupt) as caught:
+        respload.distributed.run(workload, hosts=HOSTS, on_progress=interrupt, **START)
+    report: respload.Report = caught.value.report  # type: ignore[attr-defined]
+    assert [p.name for p in report.phases] == ["populate", "measure"]
+    assert report.interrupted
+    assert not report.phases[0].interrupted
+    assert report.phases[0].totals.ops == 3000 == server.call("DBSIZE")
+    assert report.phases[1].interrupted
+    assert 0 < report.phases[1].totals.ops <= server.calls("get")
+    assert report.totals.ops == 3000 + report.phases[1].totals.ops
+    own = caught.value.host_reports  # type: ignore[attr-defined]
+    assert [len(r["phases"]) for r in own] == [2, 2, 2]
+
+
+def test_stopping_in_the_first_phase_starts_no_later_one(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    workload = two_phases(server, 3000, {"requests": 600})
+    workload["phases"][0]["load"] = {"connections": 3, "rate": 900, "duration": "60s"}
+
+    def stop(s: respload.Snapshot) -> bool:
+        return not (s.measured and s.t >= 1)
+
+    report = respload.distributed.run(workload, hosts=HOSTS, on_progress=stop, **START)
+    assert [p.name for p in report.phases] == ["populate"]
+    assert report.interrupted
+    assert not report.passed
+    assert server.calls("get") == 0
+    assert 0 < report.totals.ops <= server.calls("set")
+
+
+def test_run_refuses_the_runs_abort_on_fail_for_several_phases() -> None:
+    phases = [{"name": "a"}, {"name": "b"}]
+    stop = {"phases": phases, "thresholds": {"p99_ms": 5, "abort_on_fail": True}}
+    with pytest.raises(respload.SpecError, match=r"phases\[i\]\.thresholds") as e:
+        respload.distributed.run(stop, hosts=HOSTS)
+    assert e.value.path == "thresholds.abort_on_fail"
 
 
 def test_run_phases_judges_each_phase_on_its_own_thresholds() -> None:
@@ -346,6 +434,27 @@ def test_the_cli_runs_a_spec_from_3_hosts(
     merged = respload.Report.load(tmp_path / "all.json")
     assert merged.totals.ops == 900 == server.calls("set")
     assert len(merged.hosts) == 3
+
+
+def test_the_cli_prints_the_phases_of_3_hosts_as_one_run(
+    ray_cluster: str, server: RedisServer, tmp_path: Path
+) -> None:
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(two_phases(server, 1200, {"requests": 600})))
+    hosts = tmp_path / "hosts"
+    out, err = io.StringIO(), io.StringIO()
+    args = ["--hosts", "3", "--hosts-json", str(hosts), "--json", str(tmp_path / "all.json")]
+    code = cli_main(["distributed", str(path), *args], stdout=out, stderr=err)
+    assert code == 0, err.getvalue()
+    merged = respload.Report.load(tmp_path / "all.json")
+    # Each host's phases joined into its shard of the whole run, merged again.
+    own = [json.loads((hosts / f"host{i}.json").read_text()) for i in range(3)]
+    assert [[p["name"] for p in r["phases"]] for r in own] == [["populate", "measure"]] * 3
+    assert [p.name for p in merged.phases] == ["populate", "measure"]
+    assert merged.commands["SET"].ops == 1200 == server.calls("set")
+    assert merged.commands["GET"].ops == 600 == server.calls("get")
+    assert merged.commands["GET"].hits == 600
+    assert merged.workload["phases"][0]["name"] == "populate"
 
 
 def test_a_cli_merge_of_shards_run_by_hand_equals_the_library_merge(

@@ -30,6 +30,9 @@ def load_report(path: str | os.PathLike[str]) -> str:
 def merge_reports(reports_json: list[str]) -> str:
     """One report (JSON text) of the reports of hosts that ran one workload together."""
 
+def join_reports(workload_json: str, reports_json: list[str]) -> str:
+    """One run's report (JSON text) of the reports of a workload's phases, each run alone."""
+
 def compare_reports(reports_json: list[str], labels: list[str], limits: list[str]) -> str:
     """The comparison (JSON text) of reports, the baseline first, with limits checked."""
 

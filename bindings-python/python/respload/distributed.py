@@ -25,9 +25,12 @@ ops and latencies are those of the snapshots it sent (not split by command), and
 (Ctrl-C) on the driver stops every host within a second and propagates with the partial
 merged report as ``exc.report``, as :func:`respload.run` does.
 
-Phases run on each host's own clock, as with the CLI's ``--shard``: only the start is
-synchronized (``docs/distributed.md``). The library never prints; the ``respload
-distributed`` command prints the live merged line.
+Each phase boundary is a barrier: the hosts run each phase of a multi-phase workload as a
+run of its own, every host starting it at one instant once all have finished the one before
+(a phase that reads what a populate phase wrote finds every key written), and the phases'
+merged reports are joined into the one report a run of the whole workload gives
+(:func:`run`), or returned one per phase (:func:`run_phases`). The library never prints; the
+``respload distributed`` command prints the live merged line.
 """
 
 from __future__ import annotations
@@ -774,11 +777,14 @@ def _drive(
 ) -> list[Distributed]:
     """Run the workload (or each of ``parts`` in turn, every host starting each at one
     instant: a barrier between them) on this thread, calling ``deliver`` with each merged
-    snapshot. Stopped (``deliver`` returned ``False``), it starts no further part. On
-    ``KeyboardInterrupt`` every host stops, and the exception carries the partial merged
-    report (``exc.report``), the hosts' own (``exc.host_reports``) and, for parts, every
-    part's so far (``exc.reports``)."""
+    snapshot. Stopped (``deliver`` returned ``False``, or a threshold stopped a part), it
+    starts no further part. On ``KeyboardInterrupt`` every host stops, and the exception
+    carries the partial merged report (``exc.report``), the hosts' own
+    (``exc.host_reports``) and, for parts, every part's so far (``exc.parts``, and their
+    merged reports as ``exc.reports``)."""
     done: list[Distributed] = []
+    # Whether the part started last is in `done` (an interrupt then has no partial part).
+    reported = True
     try:
         run.setup()
         for part in parts or [run.workload]:
@@ -786,6 +792,7 @@ def _drive(
                 if not done:  # cancelled while the actors were placed
                     raise KeyboardInterrupt
                 break
+            reported = False
             run.start(part)
             while run.running:
                 for snapshot in run.step():
@@ -793,6 +800,9 @@ def _drive(
                         run.stop()
             report, own = run.finish()
             done.append(Distributed(report, own, run.process_cpu_s))
+            reported = True
+            if report.stopped_by is not None:
+                break  # as a run: the phases after a threshold's stop do not run
         return done
     except BaseException as exc:
         if run.start_at is not None and run.running:
@@ -801,13 +811,14 @@ def _drive(
                 run.wait_stopped()
         if isinstance(exc, KeyboardInterrupt):
             merged, own = None, None
-            if run.start_at is not None:
+            if run.start_at is not None and not reported:
                 with contextlib.suppress(Exception):
                     merged, own = run.finish()
             exc.report = merged  # type: ignore[attr-defined]
             exc.host_reports = own  # type: ignore[attr-defined]
-            partial = [merged] if merged is not None else []
-            exc.reports = [d.report for d in done] + partial  # type: ignore[attr-defined]
+            partial = [] if merged is None else [Distributed(merged, own or [], run.process_cpu_s)]
+            exc.parts = done + partial  # type: ignore[attr-defined]
+            exc.reports = [d.report for d in exc.parts]  # type: ignore[attr-defined]
         raise
     finally:
         run.close()
@@ -845,10 +856,11 @@ def run_hosts(
     **fields: Any,
 ) -> Distributed:
     """:func:`run`, returning each host's own report beside the merged one (what ``respload
-    distributed`` prints and saves)."""
+    distributed`` prints and saves); with several phases, each host's phases joined into its
+    shard of the whole workload, which :func:`merge_reports` merges as a run's shards."""
     _check_progress(on_progress)
     run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
-    return _drive(run, on_progress)[0]
+    return _drive_joined(run, on_progress)
 
 
 def run(
@@ -875,12 +887,19 @@ def run(
     with one merged :class:`Snapshot` per wall-clock second; returning ``False`` stops every
     host (the report is then partial, ``interrupted``).
 
+    A workload of several phases has a barrier at each phase boundary: every host runs a
+    phase as a run of its own, all starting it at one instant once every host has finished
+    the one before, and the phases' merged reports are joined into one report, as a run of
+    the whole workload gives (``Report::join`` in the core): the run's ``[thresholds]`` are
+    judged on it (with ``abort_on_fail`` they are refused, as no host sees the phases
+    together while they run), each phase's on that phase.
+
     Raises :class:`SpecError` before any actor when the workload cannot be split into
     ``hosts`` shards (or ``strict_spread`` has too few nodes), :class:`ConnectError` naming
     the host when one cannot reach the target, before any traffic. A host lost mid-run is
     marked in the report (see the module's documentation). On Ctrl-C every host stops
-    within a second and the ``KeyboardInterrupt`` propagates with the partial merged report
-    as ``exc.report``.
+    within a second and the ``KeyboardInterrupt`` propagates with the partial report (the
+    phases so far, the last one partial, marked interrupted) as ``exc.report``.
     """
     return run_hosts(
         workload,
@@ -912,25 +931,98 @@ async def run_async(
     cancellation propagates."""
     _check_progress(on_progress)
     run = _make_run(workload, hosts, address, placement, cpus_per_host, start_delay, fields)
-    done = await on_a_thread(lambda progress: _drive(run, progress), run.stop, on_progress)
-    return done[0].report
+    done = await on_a_thread(lambda progress: _drive_joined(run, progress), run.stop, on_progress)
+    return done.report
+
+
+def _phase_workloads(workload: Workload) -> list[Workload]:
+    """Each phase of ``workload`` as a workload of its own (a phase is a whole workload:
+    target, load, keys, values, commands; its ``thresholds`` become that run's)."""
+    return [Workload.from_dict(p) for p in _phase_specs(workload.to_dict(redact=False))]
+
+
+def _joined_parts(workload: Workload) -> list[Workload] | None:
+    """The phases :func:`run` runs one by one, with a barrier between them; ``None`` for a
+    workload of one phase (run whole). The run's thresholds with ``abort_on_fail`` raise
+    :class:`SpecError`: each phase runs on its own, so none could stop on them."""
+    spec = workload.to_dict(redact=False)
+    if not spec.get("phases"):
+        return None
+    if (spec.get("thresholds") or {}).get("abort_on_fail"):
+        raise exceptions.SpecError(
+            "invalid spec at `thresholds.abort_on_fail`: a distributed run of several phases "
+            "runs each phase on its own and judges the run's thresholds on the joined report "
+            "once every phase ran, so none can stop the run while it goes: give abort_on_fail "
+            "to the phases' thresholds (`phases[i].thresholds`)",
+            path="thresholds.abort_on_fail",
+            reason="the run's thresholds are judged once every phase ran",
+        )
+    return _phase_workloads(workload)
+
+
+def _join(workload: Workload, parts: list[Distributed]) -> Distributed:
+    """The phases' distributed runs joined into one, as a run of the whole ``workload``
+    gives it: the merged reports joined, and each host's own reports joined into its shard
+    of the whole (what ``respload merge`` merges again). A run stopped before its last
+    phase ends with that phase's report, marked interrupted."""
+    whole = workload._native.to_json(True)
+    early = len(parts) < len(_phase_specs(workload.to_dict()))
+
+    def texts(reports: list[_Json]) -> list[str]:
+        last = reports[-1]
+        # Stopped between phases (by on_progress): the run did not end.
+        if early and not (last["interrupted"] or last.get("stopped_by") or last.get("error")):
+            reports = [*reports[:-1], {**last, "interrupted": True}]
+        return [json.dumps(r) for r in reports]
+
+    merged = [json.loads(p.report.to_json()) for p in parts]
+    report = Report.from_json(_native.join_reports(whole, texts(merged)))
+    own = [
+        json.loads(_native.join_reports(whole, texts([p.host_reports[i] for p in parts])))
+        for i in range(len(parts[0].host_reports))
+    ]
+    # An actor's process CPU counts from its start: the last phase's is the whole run's.
+    return Distributed(report, own, parts[-1].process_cpu_s)
+
+
+def _drive_joined(run: DistributedRun, deliver: ProgressCallback | None) -> Distributed:
+    """:func:`_drive` of the whole workload, a barrier at each phase boundary, the phases
+    joined; on ``KeyboardInterrupt`` the phases so far joined as ``exc.report`` and
+    ``exc.host_reports``."""
+    parts = _joined_parts(run.workload)
+    if parts is None:
+        return _drive(run, deliver)[0]
+    try:
+        done = _drive(run, deliver, parts)
+    except KeyboardInterrupt as exc:
+        so_far = getattr(exc, "parts", [])
+        # The interrupt propagates whatever happens here; at worst with the last phase's
+        # merged report only.
+        with contextlib.suppress(exceptions.RespLoadError):
+            if so_far and all(p.host_reports for p in so_far):
+                joined = _join(run.workload, so_far)
+                exc.report = joined.report  # type: ignore[attr-defined]
+                exc.host_reports = joined.host_reports  # type: ignore[attr-defined]
+        raise
+    return _join(run.workload, done)
 
 
 def phases_of(workload: Workload) -> list[Workload]:
     """Each phase of ``workload`` as a workload of its own (a phase is a whole workload:
     target, load, keys, values, commands; its ``thresholds`` become that run's). Thresholds
     on the run's results (the measured phases together) raise :class:`SpecError`: no report
-    holds the phases together to judge them on."""
+    of :func:`run_phases` holds the phases together to judge them on."""
     spec = workload.to_dict(redact=False)
     if spec.get("phases") and spec.get("thresholds"):
         raise exceptions.SpecError(
             "invalid spec at `thresholds`: run_phases runs each phase as a run of its own, so "
-            "no report holds the measured phases together to judge the run's thresholds on: "
-            "give the limits to the phases that must meet them (`phases[i].thresholds`)",
+            "no report it returns holds the measured phases together to judge the run's "
+            "thresholds on: give the limits to the phases that must meet them "
+            "(`phases[i].thresholds`), or use run(), which joins the phases into one report",
             path="thresholds",
             reason="thresholds on the whole run, and each phase runs on its own",
         )
-    return [Workload.from_dict(p) for p in _phase_specs(spec)]
+    return _phase_workloads(workload)
 
 
 def run_phases(
@@ -951,7 +1043,8 @@ def run_phases(
     written), on the same actors. Returns one merged report per phase, in order.
 
     Returning ``False`` from ``on_progress`` stops the phase running, and no later phase
-    starts (the list then ends with that phase's partial report). On Ctrl-C every host stops
+    starts (the list then ends with that phase's partial report), nor after a phase that a
+    threshold with ``abort_on_fail`` stopped. On Ctrl-C every host stops
     and the ``KeyboardInterrupt`` carries the phases' reports so far, the last one partial,
     as ``exc.reports`` (and that last one as ``exc.report``). A host lost in one phase is
     marked lost in that phase's report and every later one."""

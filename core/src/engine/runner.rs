@@ -6,13 +6,11 @@ use super::phase::{run_phase, PhaseOptions};
 use super::rng::mix;
 use super::slo_search::run_search;
 use crate::net::Client;
-use crate::observe::{prepare_drills, read_facts, ServerLoad, ServerSample};
+use crate::observe::{prepare_drills, read_facts};
 use crate::report::PhaseReport;
 use crate::report::Snapshot;
 use crate::spec::{ConnectOptions, Phase, Workload};
-use crate::stats::{
-    summarize, ClientStats, Recorder, Report, ServerFacts, TimelineRow, SCHEMA_VERSION,
-};
+use crate::stats::{summarize, Recorder, Report, ServerFacts, SCHEMA_VERSION};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -240,7 +238,6 @@ fn execute(
         ..Report::default()
     };
     let mut measured: Option<(Recorder, Vec<String>)> = None;
-    let mut client = ClientStats::default();
     let mut stopped: Option<Stopped> = None;
     let share = workload
         .shard
@@ -292,53 +289,16 @@ fn execute(
         if outcome.report.slo.is_some() {
             report.slo.clone_from(&outcome.report.slo);
         }
-        let r = &outcome.report;
-        client.add(&r.client);
-        if r.measured {
-            let offset = report.duration_s;
-            report
-                .timeline
-                .extend(r.timeline.iter().map(|row| TimelineRow {
-                    t: row.t + offset,
-                    ..row.clone()
-                }));
-            report
-                .server_timeline
-                .extend(r.server_timeline.iter().map(|s| ServerSample {
-                    t: s.t + offset,
-                    ..s.clone()
-                }));
-            let a = &r.availability;
-            if report.availability.longest_gap_ms < a.longest_gap_ms {
-                report.availability = crate::stats::Availability {
-                    longest_gap_ms: a.longest_gap_ms,
-                    longest_gap_at_s: a.longest_gap_at_s + offset,
-                };
-            }
-            for (name, node) in &r.server_nodes {
-                let acc = report.server_nodes.entry(name.clone()).or_default();
-                acc.server_timeline
-                    .extend(node.server_timeline.iter().map(|s| ServerSample {
-                        t: s.t + offset,
-                        ..s.clone()
-                    }));
-            }
-            report.duration_s += r.duration_s;
+        if outcome.report.measured {
             let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
             merge_by_label(&mut measured, &outcome.recorder, labels);
         }
-        report.phases.push(outcome.report);
+        report.add_phase(outcome.report);
     }
     // A threshold that stopped the run set the stop flag: a verdict, not an interruption.
     report.interrupted =
         report.error.is_some() || (stop.load(Ordering::Relaxed) && stopped.is_none());
-    for node in report.server_nodes.values_mut() {
-        node.server_load = ServerLoad::of(&node.server_timeline);
-    }
-    report.server_load = match report.server_nodes.is_empty() {
-        true => ServerLoad::of(&report.server_timeline),
-        false => ServerLoad::of_nodes(&report.server_nodes),
-    };
+    report.end_phases();
     if let Some((rec, labels)) = &measured {
         let (totals, commands) = summarize(rec, labels, report.duration_s);
         report.totals = totals;
@@ -347,12 +307,6 @@ fn execute(
         report.unsent = crate::stats::Unsent::of(rec.unsent.as_deref());
         report.client_lag_ms = rec.client_lag.as_deref().map(crate::stats::latency_of);
     }
-    let checks = report.phases.iter().flat_map(|p| p.validity.checks.clone());
-    report.validity = crate::stats::Validity::of(checks.collect());
-    let total_ops: u64 = report.phases.iter().map(|p| p.totals.ops).sum();
-    client.cpu_s_per_million =
-        (client.cpu_user_s + client.cpu_sys_s) / total_ops.max(1) as f64 * 1e6;
-    report.client = client;
     report.thresholds = thresholds_of(workload);
     if let Some(s) = stopped {
         for t in report.thresholds.iter_mut().filter(|t| t.name == s.name) {

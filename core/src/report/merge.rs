@@ -10,6 +10,7 @@
 //! bound); the longest gap without a successful reply is the shortest host's (an upper bound:
 //! another host may have had replies during it).
 
+use super::assemble::measured_timeline;
 use super::{
     decode_histogram, encode_histogram, percentile, ClientStats, IntervalLatency, Latency,
     PhaseReport, RampStep, Report, Stats, TimelineRow, Unsent, Validity, NS_PER_MS,
@@ -154,6 +155,8 @@ impl Report {
             totals: merge_stats(reports.iter().map(|r| &r.totals)),
             commands: merge_maps(reports.iter().map(|r| &r.commands)),
             nodes: merge_maps(reports.iter().map(|r| &r.nodes)),
+            // From the merged phases, as a run builds it: merging the hosts' own run
+            // timelines would decode every interval histogram twice.
             timeline: measured_timeline(&phases),
             client,
             server: observed.server.clone(),
@@ -295,7 +298,7 @@ fn check_mergeable(reports: &[Report]) -> Result<Vec<usize>> {
 }
 
 /// The first path (`a.b[2]`) where two JSON values differ.
-fn first_difference(a: &Json, b: &Json) -> Option<String> {
+pub(super) fn first_difference(a: &Json, b: &Json) -> Option<String> {
     match (a, b) {
         (Json::Object(x), Json::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
@@ -345,7 +348,7 @@ fn every_hosts_checks<'a>(parts: impl Iterator<Item = &'a Validity>) -> Validity
 }
 
 /// The hosts' `client_lag_ms`, one per request sent (as many as send-lag samples).
-fn client_lag<'a>(
+pub(super) fn client_lag<'a>(
     parts: impl Iterator<Item = (&'a Stats, Option<&'a Latency>)>,
 ) -> Option<Latency> {
     merge_summaries(parts.map(|(totals, lag)| {
@@ -426,7 +429,7 @@ fn count(text: &str) -> u64 {
 }
 
 /// Stats of several hosts: counts and rates summed, latencies from the added histograms.
-fn merge_stats<'a>(parts: impl Iterator<Item = &'a Stats>) -> Stats {
+pub(super) fn merge_stats<'a>(parts: impl Iterator<Item = &'a Stats>) -> Stats {
     let parts: Vec<&Stats> = parts.collect();
     let mut out = Stats::default();
     for s in &parts {
@@ -470,7 +473,7 @@ fn merge_stats<'a>(parts: impl Iterator<Item = &'a Stats>) -> Stats {
 }
 
 /// Per-name stats of several hosts, merged name by name.
-fn merge_maps<'a>(
+pub(super) fn merge_maps<'a>(
     parts: impl Iterator<Item = &'a BTreeMap<String, Stats>>,
 ) -> BTreeMap<String, Stats> {
     let mut by_name: BTreeMap<&String, Vec<&Stats>> = BTreeMap::new();
@@ -566,7 +569,7 @@ fn merge_summaries<'a>(parts: impl Iterator<Item = (u64, Option<&'a Latency>)>) 
     (!parts.is_empty()).then(|| moments_of(&parts))
 }
 
-fn merge_unsent<'a>(parts: impl Iterator<Item = Option<&'a Unsent>>) -> Option<Unsent> {
+pub(super) fn merge_unsent<'a>(parts: impl Iterator<Item = Option<&'a Unsent>>) -> Option<Unsent> {
     let parts: Vec<&Unsent> = parts.flatten().collect();
     (!parts.is_empty()).then(|| Unsent {
         requests: parts.iter().map(|u| u.requests).sum(),
@@ -629,22 +632,6 @@ fn merge_steps(parts: &[&PhaseReport]) -> Vec<RampStep> {
 /// host's short last row begins at its last whole second and so stays a row of its own.
 /// Reports written before rows carried `unix_s` (0) line up by `t`: hosts taken to have
 /// started together.
-/// The run's timeline from its merged phases, as a run makes it: the measured phases' rows,
-/// `t` counting on across them. (Merging the hosts' own run timelines again would decode
-/// every interval histogram twice.)
-fn measured_timeline(phases: &[PhaseReport]) -> Vec<TimelineRow> {
-    let mut out = Vec::new();
-    let mut offset = 0.0;
-    for p in phases.iter().filter(|p| p.measured) {
-        out.extend(p.timeline.iter().map(|row| TimelineRow {
-            t: row.t + offset,
-            ..row.clone()
-        }));
-        offset += p.duration_s;
-    }
-    out
-}
-
 fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<TimelineRow> {
     let parts: Vec<&[TimelineRow]> = parts.collect();
     let by_t = parts

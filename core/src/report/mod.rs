@@ -1,13 +1,15 @@
 //! The report: every figure a run's JSON holds, in one schema for Rust, Python, Node and the
-//! file, with reading, writing, merging and comparing. A leaf layer: it uses no engine, network or spec
+//! file, with reading, writing, merging, joining and comparing. A leaf layer: it uses no engine, network or spec
 //! module (checked by `core/tests/layers.rs`), so tools that only read reports need nothing
 //! else.
 
+mod assemble;
 mod availability;
 mod check;
 mod compare;
 mod file;
 mod histogram;
+mod join;
 mod merge;
 mod phase;
 mod server;
