@@ -1,5 +1,5 @@
 //! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log.
-//! The peer tools' formats are in [`crate::tools`].
+//! The peer tools' formats are in the `tools` module.
 
 mod hdr_log;
 pub mod paths;
