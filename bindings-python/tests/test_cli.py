@@ -143,6 +143,9 @@ def test_ctrl_c_stops_the_run_and_prints_the_partial_report(redis_server: RedisS
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A suite started in the background of a non-interactive shell inherits SIGINT
+        # ignored, and so would the child: Python would then never see the Ctrl-C.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 20
