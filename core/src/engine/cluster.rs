@@ -707,7 +707,7 @@ impl ClusterClient {
         // The next request's time on the pacing timer; a retry's or a pause on tokio's.
         let mut deadline = self.deadline.as_mut().filter(|_| due);
         // Due after the phase's end: nothing to wait for but the stop (the worker wakes us).
-        let after_end = due && shared.due_before.is_some_and(|end| t >= end);
+        let after_end = due && shared.after_end(t);
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if due && shared.starts_no_more() => Poll::Ready(Ok(())),
             Interrupt::None if after_end => Poll::Pending,
@@ -784,7 +784,7 @@ impl ClusterClient {
                 break;
             }
             let intended = match &self.pacer {
-                Some(p) if shared.due_before.is_some_and(|end| p.due() >= end) => break,
+                Some(p) if shared.after_end(p.due()) => break,
                 Some(p) if p.due() > self.now => break,
                 Some(p) => p.due(),
                 None => self.now,
@@ -996,10 +996,9 @@ impl ClusterClient {
     async fn read_any(&mut self) -> std::result::Result<Option<(usize, Option<usize>)>, Interrupt> {
         let ctl = &*self.ctl;
         let finished = self.finished();
-        let end = self.shared.due_before;
         let mut due = match (&self.pacer, self.deadline.as_mut()) {
             (Some(p), Some(d))
-                if self.parked.is_none() && !finished && end.is_none_or(|end| p.due() < end) =>
+                if self.parked.is_none() && !finished && !self.shared.after_end(p.due()) =>
             {
                 Some((p.due(), d))
             }

@@ -234,7 +234,7 @@ impl Connection {
             && !self.generator.exhausted()
         {
             let intended = match &self.pacer {
-                Some((p, _)) if shared.due_before.is_some_and(|end| p.due() >= end) => break,
+                Some((p, _)) if shared.after_end(p.due()) => break,
                 Some((p, _)) if p.due() > self.now => break,
                 Some((p, _)) => p.due(),
                 None => self.now,
@@ -401,7 +401,7 @@ impl Connection {
         let ctl = &*self.ctl;
         let shared = &*self.shared;
         // Due after the phase's end: nothing to wait for but the stop (the worker wakes us).
-        let after_end = shared.due_before.is_some_and(|end| due >= end);
+        let after_end = shared.after_end(due);
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None if shared.starts_no_more() => Poll::Ready(Ok(())),
             Interrupt::None if after_end => Poll::Pending,
@@ -519,11 +519,10 @@ impl Connection {
         // in it between two reads of this connection).
         let lean = self.rbuf.is_empty();
         let buf = &mut self.rbuf[self.rend..];
-        let end = self.shared.due_before;
         let mut due = match &mut self.pacer {
             Some((pacer, deadline))
                 if self.inflight.len() < self.shared.pipeline
-                    && end.is_none_or(|end| pacer.due() < end) =>
+                    && !self.shared.after_end(pacer.due()) =>
             {
                 Some((pacer.due(), deadline))
             }

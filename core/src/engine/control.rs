@@ -293,6 +293,13 @@ impl Shared {
         self.connected.set(self.connected.get() - n);
     }
 
+    /// Open loop: whether a request due at `at` falls after the measured duration's end,
+    /// so that it is neither sent nor waited for.
+    #[inline]
+    pub fn after_end(&self, at: Instant) -> bool {
+        self.due_before.is_some_and(|end| at >= end)
+    }
+
     /// No request may start any more: the phase is stopping, or the budget is spent.
     #[inline]
     pub fn starts_no_more(&self) -> bool {
