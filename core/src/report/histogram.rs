@@ -16,9 +16,21 @@ pub fn percentile(h: &hdrhistogram::Histogram<u64>, q: f64) -> u64 {
     if n == 0 {
         return 0;
     }
+    h.value_at_quantile(crate_quantile(n, q))
+}
+
+/// The quantile to ask the crate for so that it lands on rank `round(q * n)`: it takes
+/// ceil(q' * n), so aim half a rank below.
+fn crate_quantile(n: u64, q: f64) -> f64 {
     let rank = ((q.min(1.0) * n as f64 + 0.5) as u64).clamp(1, n);
-    // The crate takes ceil(q' * n): aim half a rank below so it lands on `rank` exactly.
-    h.value_at_quantile((rank as f64 - 0.5) / n as f64)
+    (rank as f64 - 0.5) / n as f64
+}
+
+/// The rank (from 1) of the sample that [`percentile`] reports for quantile `q` of `n`
+/// samples, computed as the crate computes it from [`crate_quantile`], float for float.
+pub(crate) fn percentile_rank(n: u64, q: f64) -> u64 {
+    let q = crate_quantile(n, q).min(1.0);
+    ((q * n as f64).ceil() as u64).max(1)
 }
 
 /// A percentile in milliseconds, capped at the exact maximum `max_ns` (0 when empty).

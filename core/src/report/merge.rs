@@ -11,6 +11,7 @@
 //! another host may have had replies during it).
 
 use super::assemble::measured_timeline;
+use super::sparse::Sparse;
 use super::{
     decode_histogram, encode_histogram, percentile, ClientStats, IntervalLatency, Latency,
     PhaseReport, RampStep, Report, Stats, TimelineRow, Unsent, Validity, NS_PER_MS,
@@ -425,7 +426,10 @@ fn hosts_client<'a>(parts: impl Iterator<Item = (&'a ClientStats, u64)>) -> Clie
 
 /// The samples an encoded histogram holds (0 when it cannot be read).
 fn count(text: &str) -> u64 {
-    decode_histogram(text).map_or(0, |h| h.len())
+    match Sparse::decode(text) {
+        Some(h) => h.len(),
+        None => decode_histogram(text).map_or(0, |h| h.len()),
+    }
 }
 
 /// Stats of several hosts: counts and rates summed, latencies from the added histograms.
@@ -497,6 +501,40 @@ fn sums(n: u64, l: &Latency) -> (f64, f64, f64) {
 /// Latency summaries with their encoded histograms, merged: the histograms added, the
 /// percentiles read from the sum (capped at the exact max), the moments from exact sums.
 fn merge_latency(parts: &[(&Latency, &str)]) -> (Latency, String) {
+    merge_sparse(parts).unwrap_or_else(|| merge_dense(parts))
+}
+
+/// [`merge_latency`] on the histograms' non-zero buckets: the same result, without a full
+/// array of counts per histogram; `None` when one is not of the encoding and layout it reads.
+fn merge_sparse(parts: &[(&Latency, &str)]) -> Option<(Latency, String)> {
+    let decoded = parts
+        .iter()
+        .map(|(_, text)| Sparse::decode(text))
+        .collect::<Option<Vec<Sparse>>>()?;
+    let sum = Sparse::sum(&decoded)?;
+    let moments: Vec<(u64, &Latency)> = decoded
+        .iter()
+        .zip(parts)
+        .map(|(h, (l, _))| (h.len(), *l))
+        .collect();
+    let mut latency = moments_of(&moments);
+    if sum.len() > 0 {
+        let max_ns = (latency.max * NS_PER_MS).round() as u64;
+        let [p50, p90, p95, p99, p99_9, p99_99] =
+            sum.percentiles([0.5, 0.9, 0.95, 0.99, 0.999, 0.9999]);
+        let ms = |v: u64| v.min(max_ns) as f64 / NS_PER_MS;
+        latency.p50 = ms(p50);
+        latency.p90 = ms(p90);
+        latency.p95 = ms(p95);
+        latency.p99 = ms(p99);
+        latency.p99_9 = ms(p99_9);
+        latency.p99_99 = ms(p99_99);
+    }
+    Some((latency, sum.encode()))
+}
+
+/// [`merge_latency`] through the crate's histograms: any encoding it reads.
+fn merge_dense(parts: &[(&Latency, &str)]) -> (Latency, String) {
     let mut total: Option<hdrhistogram::Histogram<u64>> = None;
     let mut moments = Vec::with_capacity(parts.len());
     for (l, text) in parts {
@@ -651,10 +689,9 @@ fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<Tim
             by_second.entry(start.round() as i64).or_default().push(row);
         }
     }
-    by_second
-        .into_values()
-        .map(|rows| merge_row(&rows))
-        .collect()
+    let seconds: Vec<Vec<&TimelineRow>> = by_second.into_values().collect();
+    // A row's histograms are added apart from the others': a long run's rows, on every core.
+    super::parallel::map(&seconds, 256, |rows| merge_row(rows))
 }
 
 fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {

@@ -1,0 +1,474 @@
+//! Histograms as their non-zero buckets, for adding many encoded histograms quickly.
+//!
+//! Merging 16 hosts' one-hour reports adds 16 interval histograms for each of 3,600 rows.
+//! Decoded by the `hdrhistogram` crate, each is a fresh ~260 KB array of counts (1 ns to 1 h at
+//! 3 digits) that is zeroed, filled, added element by element and encoded again; yet an
+//! interval holds a few hundred non-zero buckets. Here the V2 encoding is read straight into
+//! (bucket, count) pairs, added, ranked and written back, each step as long as the buckets in
+//! use. The results are the crate's to the bit: the same encoding (same layout, same zlib
+//! stream) and the same percentiles, which the tests check against it. Anything this reader
+//! does not know (another cookie, another layout) is left to the crate ([`None`]).
+
+use super::histogram::percentile_rank;
+use base64::Engine as _;
+
+/// The cookies of the V2 encodings this module writes (the crate's, "| 0x10").
+const V2_COOKIE: u32 = 0x1c84_9303 | 0x10;
+const V2_COMPRESSED_COOKIE: u32 = 0x1c84_9304 | 0x10;
+const V2_HEADER: usize = 40;
+
+/// How a histogram's values map to bucket indexes, as the crate computes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Layout {
+    low: u64,
+    high: u64,
+    sigfig: u8,
+    unit_magnitude: u32,
+    sub_bucket_half_count_magnitude: u32,
+}
+
+impl Layout {
+    fn new(low: u64, high: u64, sigfig: u8) -> Option<Layout> {
+        // The crate's own limits (`Histogram::new_with_bounds`).
+        if !(1..=u64::MAX / 2).contains(&low) || high < 2 * low || sigfig > 5 {
+            return None;
+        }
+        let largest = 2 * 10_u32.pow(u32::from(sigfig));
+        let unit_magnitude = (low as f64).log2().floor() as u32;
+        let sub_bucket_count_magnitude = f64::from(largest).log2().ceil() as u32;
+        if unit_magnitude + sub_bucket_count_magnitude > 63 {
+            return None;
+        }
+        Some(Layout {
+            low,
+            high,
+            sigfig,
+            unit_magnitude,
+            sub_bucket_half_count_magnitude: sub_bucket_count_magnitude - 1,
+        })
+    }
+
+    /// The lowest value counted at `index` (the crate's `value_for`).
+    fn value_for(&self, index: u32) -> u64 {
+        let half = 1u32 << self.sub_bucket_half_count_magnitude;
+        let mut bucket = (index >> self.sub_bucket_half_count_magnitude) as i64 - 1;
+        let mut sub_bucket = (index & (half - 1)) + half;
+        if bucket < 0 {
+            sub_bucket -= half;
+            bucket = 0;
+        }
+        u64::from(sub_bucket).wrapping_shl(bucket as u32 + self.unit_magnitude)
+    }
+
+    /// The highest value counted at `index` (the crate's `highest_equivalent`).
+    fn highest_for(&self, index: u32) -> u64 {
+        let lowest = self.value_for(index);
+        let bucket = (index >> self.sub_bucket_half_count_magnitude).saturating_sub(1);
+        let range = 1u64 << (bucket + self.unit_magnitude);
+        lowest.saturating_add(range - 1)
+    }
+}
+
+/// A histogram's non-zero buckets in index order.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sparse {
+    layout: Layout,
+    /// (bucket index, count), indexes rising, counts above zero.
+    buckets: Vec<(u32, u64)>,
+}
+
+impl Sparse {
+    /// Read a histogram written by [`super::encode_histogram`] (base64 of the V2 compressed
+    /// encoding); `None` when it is not one this reader knows.
+    pub(crate) fn decode(text: &str) -> Option<Sparse> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()?;
+        if be_u32(&bytes, 0)? != V2_COMPRESSED_COOKIE {
+            return None;
+        }
+        let len = be_u32(&bytes, 4)? as usize;
+        let compressed = bytes.get(8..8usize.checked_add(len)?)?;
+        let plain = ZLIB.with(|z| z.borrow_mut().inflate(compressed))?;
+        Self::decode_plain(&plain)
+    }
+
+    fn decode_plain(b: &[u8]) -> Option<Sparse> {
+        if be_u32(b, 0)? != V2_COOKIE || be_u32(b, 8)? != 0 {
+            return None; // another cookie, or a normalizing offset this reader does not apply
+        }
+        let payload = be_u32(b, 4)? as usize;
+        let sigfig = u8::try_from(be_u32(b, 12)?).ok()?;
+        let low = be_u64(b, 16)?;
+        let high = be_u64(b, 24)?;
+        if f64::from_bits(be_u64(b, 32)?) != 1.0 {
+            return None;
+        }
+        let layout = Layout::new(low, high, sigfig)?;
+        let mut rest = b.get(V2_HEADER..V2_HEADER.checked_add(payload)?)?;
+        let mut buckets = Vec::new();
+        let mut index: u64 = 0;
+        while !rest.is_empty() {
+            let n = zig_zag_decode(varint_read(&mut rest)?);
+            if n < 0 {
+                index = index.checked_add(n.unsigned_abs())?;
+            } else {
+                if n > 0 {
+                    buckets.push((u32::try_from(index).ok()?, n as u64));
+                }
+                index += 1;
+            }
+        }
+        Some(Sparse { layout, buckets })
+    }
+
+    /// How many values it holds.
+    pub(crate) fn len(&self) -> u64 {
+        self.buckets.iter().map(|&(_, n)| n).sum()
+    }
+
+    /// The sum of `parts`, all of one layout (else `None`). Their order does not matter.
+    pub(crate) fn sum(parts: &[Sparse]) -> Option<Sparse> {
+        let first = parts.first()?;
+        if parts.iter().any(|p| p.layout != first.layout) {
+            return None;
+        }
+        // Sorted lists merged two by two: each bucket is moved log2(parts) times.
+        let mut lists: Vec<Vec<(u32, u64)>> = parts.iter().map(|p| p.buckets.clone()).collect();
+        while lists.len() > 1 {
+            let mut next = Vec::with_capacity(lists.len().div_ceil(2));
+            let mut it = lists.into_iter();
+            while let Some(a) = it.next() {
+                next.push(match it.next() {
+                    Some(b) => merge_sorted(&a, &b),
+                    None => a,
+                });
+            }
+            lists = next;
+        }
+        Some(Sparse {
+            layout: first.layout,
+            buckets: lists.pop().unwrap_or_default(),
+        })
+    }
+
+    /// The value at each of `quantiles` (rising), as [`super::percentile`] reads them from the
+    /// crate's histogram: the highest value of the bucket where the rank falls.
+    pub(crate) fn percentiles<const N: usize>(&self, quantiles: [f64; N]) -> [u64; N] {
+        let total = self.len();
+        let mut out = [0; N];
+        if total == 0 {
+            return out;
+        }
+        let mut seen = 0u64;
+        let mut at = self.buckets.iter();
+        let mut current: Option<u32> = None;
+        for (slot, q) in out.iter_mut().zip(quantiles) {
+            let rank = percentile_rank(total, q);
+            while seen < rank {
+                let Some(&(i, n)) = at.next() else { break };
+                seen += n;
+                current = Some(i);
+            }
+            *slot = current.map_or(0, |i| self.layout.highest_for(i));
+        }
+        out
+    }
+
+    /// Base64 of the V2 compressed encoding, byte for byte what [`super::encode_histogram`]
+    /// writes for the same histogram.
+    pub(crate) fn encode(&self) -> String {
+        let mut plain = Vec::with_capacity(V2_HEADER + 2 * self.buckets.len() + 9);
+        plain.extend_from_slice(&V2_COOKIE.to_be_bytes());
+        plain.extend_from_slice(&0u32.to_be_bytes()); // the payload's length, below
+        plain.extend_from_slice(&0u32.to_be_bytes());
+        plain.extend_from_slice(&u32::from(self.layout.sigfig).to_be_bytes());
+        plain.extend_from_slice(&self.layout.low.to_be_bytes());
+        plain.extend_from_slice(&self.layout.high.to_be_bytes());
+        plain.extend_from_slice(&1.0f64.to_be_bytes());
+        let mut next = 0u32;
+        for &(i, n) in &self.buckets {
+            match i - next {
+                0 => {}
+                // One empty bucket is written as a count of 0, a longer run as its length.
+                1 => varint_write(0, &mut plain),
+                run => varint_write(zig_zag_encode(-i64::from(run)), &mut plain),
+            }
+            varint_write(
+                zig_zag_encode(i64::try_from(n).unwrap_or(i64::MAX)),
+                &mut plain,
+            );
+            next = i + 1;
+        }
+        if self.buckets.is_empty() {
+            varint_write(0, &mut plain); // the crate writes index 0 of an empty histogram
+        }
+        let payload = (plain.len() - V2_HEADER) as u32;
+        plain[4..8].copy_from_slice(&payload.to_be_bytes());
+        let mut out = Vec::with_capacity(8 + plain.len() / 2);
+        out.extend_from_slice(&V2_COMPRESSED_COOKIE.to_be_bytes());
+        out.extend_from_slice(&0u32.to_be_bytes());
+        if !ZLIB.with(|z| z.borrow_mut().deflate(&plain, &mut out)) {
+            return String::new();
+        }
+        let compressed = (out.len() - 8) as u32;
+        out[4..8].copy_from_slice(&compressed.to_be_bytes());
+        base64::engine::general_purpose::STANDARD.encode(&out)
+    }
+}
+
+/// Two lists of (bucket, count), indexes rising, as one.
+fn merge_sorted(a: &[(u32, u64)], b: &[(u32, u64)]) -> Vec<(u32, u64)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let ((x, m), (y, n)) = (a[i], b[j]);
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => {
+                out.push((x, m));
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push((y, n));
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push((x, m.saturating_add(n)));
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+thread_local! {
+    // A zlib state is some 300 KB of tables: made once per thread, not once per histogram.
+    static ZLIB: std::cell::RefCell<Zlib> = std::cell::RefCell::new(Zlib {
+        compress: flate2::Compress::new(flate2::Compression::default(), true),
+        decompress: flate2::Decompress::new(true),
+    });
+}
+
+/// A thread's zlib compressor and decompressor, reset for each stream.
+struct Zlib {
+    compress: flate2::Compress,
+    decompress: flate2::Decompress,
+}
+
+impl Zlib {
+    /// One whole zlib stream appended to `out`, as `ZlibEncoder` writes it; false on error.
+    fn deflate(&mut self, input: &[u8], out: &mut Vec<u8>) -> bool {
+        self.compress.reset();
+        loop {
+            out.reserve(input.len() / 2 + 64);
+            let read = self.compress.total_in() as usize;
+            match self
+                .compress
+                .compress_vec(&input[read..], out, flate2::FlushCompress::Finish)
+            {
+                Ok(flate2::Status::StreamEnd) => return true,
+                Ok(_) => continue,
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// One whole zlib stream inflated; `None` when it is not one.
+    fn inflate(&mut self, input: &[u8]) -> Option<Vec<u8>> {
+        self.decompress.reset(true);
+        let mut out = Vec::with_capacity(4 * input.len() + 64);
+        loop {
+            let read = self.decompress.total_in() as usize;
+            let before = (self.decompress.total_in(), self.decompress.total_out());
+            match self.decompress.decompress_vec(
+                &input[read..],
+                &mut out,
+                flate2::FlushDecompress::Finish,
+            ) {
+                Ok(flate2::Status::StreamEnd) => return Some(out),
+                Ok(_) if out.len() == out.capacity() => out.reserve(out.capacity()),
+                // No room was lacking and nothing moved: the stream is cut short.
+                Ok(_) if before == (self.decompress.total_in(), self.decompress.total_out()) => {
+                    return None
+                }
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+    }
+}
+
+fn be_u32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn be_u64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_be_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+fn zig_zag_encode(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+fn zig_zag_decode(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+/// HdrHistogram's LEB128 variant: up to 8 bytes of 7 bits, then a 9th of 8 bits.
+fn varint_write(mut n: u64, out: &mut Vec<u8>) {
+    for _ in 0..8 {
+        if n < 0x80 {
+            out.push(n as u8);
+            return;
+        }
+        out.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn varint_read(b: &mut &[u8]) -> Option<u64> {
+    let mut n = 0u64;
+    for k in 0..8 {
+        let (&byte, rest) = b.split_first()?;
+        *b = rest;
+        n |= u64::from(byte & 0x7f) << (7 * k);
+        if byte < 0x80 {
+            return Some(n);
+        }
+    }
+    let (&byte, rest) = b.split_first()?;
+    *b = rest;
+    Some(n | (u64::from(byte) << 56))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{decode_histogram, encode_histogram, percentile};
+    use hdrhistogram::Histogram;
+
+    /// Deterministic pseudo-random values (SplitMix64), spread over many magnitudes.
+    fn values(seed: u64, n: usize) -> Vec<u64> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = x;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^= z >> 31;
+                // 1 ns to about 1 h, log-uniform.
+                (1 + (z % 3_600_000_000_000)) >> (z % 42)
+            })
+            .collect()
+    }
+
+    /// A histogram as the engine makes them: 1 ns to 1 h, 3 significant digits.
+    fn empty() -> Histogram<u64> {
+        Histogram::new_with_bounds(1, 3_600_000_000_000, 3).unwrap()
+    }
+
+    fn histogram(seed: u64, n: usize) -> Histogram<u64> {
+        let mut h = empty();
+        for v in values(seed, n) {
+            h.record(v.max(1)).unwrap();
+        }
+        h
+    }
+
+    const QS: [f64; 9] = [0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
+
+    #[test]
+    fn it_encodes_decodes_and_ranks_as_the_crate_does() {
+        for (seed, n) in [(1, 0), (2, 1), (3, 2), (4, 17), (5, 1000), (6, 50_000)] {
+            let h = histogram(seed, n);
+            let text = encode_histogram(&h);
+            let s = Sparse::decode(&text).expect("our own encoding");
+            assert_eq!(s.len(), h.len(), "seed {seed}");
+            // Byte for byte the crate's encoding, so other HdrHistogram readers read it too.
+            assert_eq!(s.encode(), text, "seed {seed}, {n} values");
+            let want: Vec<u64> = QS.iter().map(|&q| percentile(&h, q)).collect();
+            assert_eq!(s.percentiles(QS).to_vec(), want, "seed {seed}, {n} values");
+            for &(i, _) in &s.buckets {
+                let v = s.layout.value_for(i);
+                assert_eq!(h.lowest_equivalent(v), v);
+                assert_eq!(h.highest_equivalent(v), s.layout.highest_for(i));
+            }
+        }
+    }
+
+    #[test]
+    fn a_sum_is_the_crates_sum() {
+        let parts: Vec<Histogram<u64>> = (10..26).map(|seed| histogram(seed, 300)).collect();
+        let mut total = empty();
+        for h in &parts {
+            total.add(h).unwrap();
+        }
+        let sparse: Vec<Sparse> = parts
+            .iter()
+            .map(|h| Sparse::decode(&encode_histogram(h)).unwrap())
+            .collect();
+        let sum = Sparse::sum(&sparse).unwrap();
+        assert_eq!(sum.encode(), encode_histogram(&total));
+        assert_eq!(decode_histogram(&sum.encode()).unwrap(), total);
+        let want: Vec<u64> = QS.iter().map(|&q| percentile(&total, q)).collect();
+        assert_eq!(sum.percentiles(QS).to_vec(), want);
+    }
+
+    #[test]
+    fn other_layouts_and_other_bytes_are_left_to_the_crate() {
+        let mut other = Histogram::<u64>::new_with_bounds(1000, 10_000_000, 2).unwrap();
+        other.record(5_000).unwrap();
+        let s = Sparse::decode(&encode_histogram(&other)).unwrap();
+        assert_eq!(s.encode(), encode_histogram(&other));
+        let ours = Sparse::decode(&encode_histogram(&histogram(1, 10))).unwrap();
+        assert!(Sparse::sum(&[ours, s]).is_none(), "different layouts");
+        for bad in [
+            "",
+            "not base64!",
+            "AAAA",
+            "HISTFAAAACh42pNpmSzMwMDAxAABzFCaEUzK",
+        ] {
+            assert!(Sparse::decode(bad).is_none(), "{bad}");
+        }
+        // A zlib stream cut short, its length field saying so: refused, not waited on.
+        let b64 = &base64::engine::general_purpose::STANDARD;
+        let whole = b64.decode(encode_histogram(&histogram(7, 5000))).unwrap();
+        for cut in [9, whole.len() / 2, whole.len() - 1] {
+            let mut part = whole[..cut].to_vec();
+            let len = (cut - 8) as u32;
+            part[4..8].copy_from_slice(&len.to_be_bytes());
+            assert!(Sparse::decode(&b64.encode(&part)).is_none(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn varints_round_trip_at_every_length() {
+        for n in [
+            0,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            1 << 49,
+            1 << 56,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            varint_write(n, &mut out);
+            assert!(out.len() <= 9);
+            let mut b = out.as_slice();
+            assert_eq!(varint_read(&mut b), Some(n));
+            assert!(b.is_empty());
+        }
+        for n in [0i64, 1, -1, i64::MAX, i64::MIN] {
+            assert_eq!(zig_zag_decode(zig_zag_encode(n)), n);
+        }
+    }
+}
