@@ -68,10 +68,7 @@ pub fn percentile_distribution(
 /// Throws `ERR_RESPLOAD_SPEC` naming what makes them not one workload's (`reports[i]...`).
 #[napi]
 pub fn merge_reports(env: Env, reports_json: Vec<String>) -> Result<String> {
-    reports_json
-        .iter()
-        .map(|text| respload::Report::from_json_str(text))
-        .collect::<respload::Result<Vec<_>>>()
+    respload::Report::from_json_strs(&reports_json)
         .and_then(|reports| respload::Report::merge(&reports))
         .map(|r| r.to_json())
         .map_err(|e| to_js(&env, &e))
@@ -94,10 +91,7 @@ pub fn compare_reports(
         .map(|l| respload::report::Limit::parse(l))
         .collect::<respload::Result<Vec<_>>>()
         .and_then(|limits| {
-            let reports = reports_json
-                .iter()
-                .map(|text| respload::Report::from_json_str(text))
-                .collect::<respload::Result<Vec<_>>>()?;
+            let reports = respload::Report::from_json_strs(&reports_json)?;
             respload::report::Comparison::of(&reports, &labels, &limits)
         })
         .and_then(|c| c.to_json_with_text());

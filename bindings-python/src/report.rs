@@ -59,10 +59,7 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
 #[pyfunction]
 pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<String> {
     py.detach(|| {
-        let reports = reports_json
-            .iter()
-            .map(|text| respload::Report::from_json_str(text))
-            .collect::<respload::Result<Vec<_>>>()?;
+        let reports = respload::Report::from_json_strs(&reports_json)?;
         respload::Report::merge(&reports).map(|r| r.to_json())
     })
     .map_err(to_py)
@@ -80,10 +77,7 @@ pub fn join_reports(
     py.detach(|| {
         let workload: serde_json::Value = serde_json::from_str(workload_json)
             .map_err(|e| respload::Error::spec("workload", format!("not JSON: {e}")))?;
-        let reports = reports_json
-            .iter()
-            .map(|text| respload::Report::from_json_str(text))
-            .collect::<respload::Result<Vec<_>>>()?;
+        let reports = respload::Report::from_json_strs(&reports_json)?;
         respload::Report::join(&workload, &reports).map(|r| r.to_json())
     })
     .map_err(to_py)
@@ -104,10 +98,7 @@ pub fn compare_reports(
             .iter()
             .map(|l| respload::report::Limit::parse(l))
             .collect::<respload::Result<Vec<_>>>()?;
-        let reports = reports_json
-            .iter()
-            .map(|text| respload::Report::from_json_str(text))
-            .collect::<respload::Result<Vec<_>>>()?;
+        let reports = respload::Report::from_json_strs(&reports_json)?;
         respload::report::Comparison::of(&reports, &labels, &limits)?.to_json_with_text()
     })
     .map_err(to_py)

@@ -256,10 +256,7 @@ fn thresholds_verdict(report: &crate::Report, code: u8, stderr: &mut dyn Write) 
 
 /// `respload merge`: the hosts' reports read, merged, printed as `run` prints one.
 fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> crate::Result<u8> {
-    let reports = paths
-        .iter()
-        .map(crate::Report::from_file)
-        .collect::<crate::Result<Vec<_>>>()?;
+    let reports = crate::Report::from_files(paths)?;
     let merged = crate::Report::merge(&reports).map_err(|e| match e {
         // `reports[1]` means the second file given: name it.
         crate::Error::Spec { path, reason } => {
