@@ -25,6 +25,8 @@ pub(crate) struct Layout {
     sigfig: u8,
     unit_magnitude: u32,
     sub_bucket_half_count_magnitude: u32,
+    /// How many buckets the crate's array of counts has for these bounds.
+    len: u64,
 }
 
 impl Layout {
@@ -39,12 +41,24 @@ impl Layout {
         if unit_magnitude + sub_bucket_count_magnitude > 63 {
             return None;
         }
+        // The crate's `buckets_to_cover(high)` and `num_bins`.
+        let mut untrackable = 1u64 << (sub_bucket_count_magnitude + unit_magnitude);
+        let mut buckets = 1u64;
+        while untrackable <= high {
+            if untrackable > u64::MAX / 2 {
+                buckets += 1;
+                break;
+            }
+            untrackable <<= 1;
+            buckets += 1;
+        }
         Some(Layout {
             low,
             high,
             sigfig,
             unit_magnitude,
             sub_bucket_half_count_magnitude: sub_bucket_count_magnitude - 1,
+            len: (buckets + 1) << (sub_bucket_count_magnitude - 1),
         })
     }
 
@@ -64,8 +78,11 @@ impl Layout {
     fn highest_for(&self, index: u32) -> u64 {
         let lowest = self.value_for(index);
         let bucket = (index >> self.sub_bucket_half_count_magnitude).saturating_sub(1);
-        let range = 1u64 << (bucket + self.unit_magnitude);
-        lowest.saturating_add(range - 1)
+        // As the crate: the next bucket's lowest value (saturating) less one.
+        match 1u64.checked_shl(bucket + self.unit_magnitude) {
+            Some(range) if lowest < u64::MAX => lowest.saturating_add(range) - 1,
+            _ => u64::MAX,
+        }
     }
 }
 
@@ -114,6 +131,10 @@ impl Sparse {
                 index = index.checked_add(n.unsigned_abs())?;
             } else {
                 if n > 0 {
+                    // A count past the layout's last bucket: the crate refuses it too.
+                    if index >= layout.len {
+                        return None;
+                    }
                     buckets.push((u32::try_from(index).ok()?, n as u64));
                 }
                 index += 1;
@@ -124,7 +145,9 @@ impl Sparse {
 
     /// How many values it holds.
     pub(crate) fn len(&self) -> u64 {
-        self.buckets.iter().map(|&(_, n)| n).sum()
+        self.buckets
+            .iter()
+            .fold(0, |sum, &(_, n)| sum.saturating_add(n))
     }
 
     /// The sum of `parts`, all of one layout (else `None`). Their order does not matter.
@@ -167,7 +190,7 @@ impl Sparse {
             let rank = percentile_rank(total, q);
             while seen < rank {
                 let Some(&(i, n)) = at.next() else { break };
-                seen += n;
+                seen = seen.saturating_add(n);
                 current = Some(i);
             }
             *slot = current.map_or(0, |i| self.layout.highest_for(i));
@@ -178,6 +201,11 @@ impl Sparse {
     /// Base64 of the V2 compressed encoding, byte for byte what [`super::encode_histogram`]
     /// writes for the same histogram.
     pub(crate) fn encode(&self) -> String {
+        compress(&self.encode_plain())
+    }
+
+    /// The V2 encoding, uncompressed.
+    fn encode_plain(&self) -> Vec<u8> {
         let mut plain = Vec::with_capacity(V2_HEADER + 2 * self.buckets.len() + 9);
         plain.extend_from_slice(&V2_COOKIE.to_be_bytes());
         plain.extend_from_slice(&0u32.to_be_bytes()); // the payload's length, below
@@ -205,16 +233,21 @@ impl Sparse {
         }
         let payload = (plain.len() - V2_HEADER) as u32;
         plain[4..8].copy_from_slice(&payload.to_be_bytes());
-        let mut out = Vec::with_capacity(8 + plain.len() / 2);
-        out.extend_from_slice(&V2_COMPRESSED_COOKIE.to_be_bytes());
-        out.extend_from_slice(&0u32.to_be_bytes());
-        if !ZLIB.with(|z| z.borrow_mut().deflate(&plain, &mut out)) {
-            return String::new();
-        }
-        let compressed = (out.len() - 8) as u32;
-        out[4..8].copy_from_slice(&compressed.to_be_bytes());
-        base64::engine::general_purpose::STANDARD.encode(&out)
+        plain
     }
+}
+
+/// Base64 of the V2 compressed encoding of a V2 encoding (empty if zlib fails).
+fn compress(plain: &[u8]) -> String {
+    let mut out = Vec::with_capacity(8 + plain.len() / 2);
+    out.extend_from_slice(&V2_COMPRESSED_COOKIE.to_be_bytes());
+    out.extend_from_slice(&0u32.to_be_bytes());
+    if !ZLIB.with(|z| z.borrow_mut().deflate(plain, &mut out)) {
+        return String::new();
+    }
+    let compressed = (out.len() - 8) as u32;
+    out[4..8].copy_from_slice(&compressed.to_be_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&out)
 }
 
 /// Two lists of (bucket, count), indexes rising, as one.
@@ -393,6 +426,7 @@ mod tests {
             assert_eq!(s.encode(), text, "seed {seed}, {n} values");
             let want: Vec<u64> = QS.iter().map(|&q| percentile(&h, q)).collect();
             assert_eq!(s.percentiles(QS).to_vec(), want, "seed {seed}, {n} values");
+            assert_eq!(s.layout.len, h.distinct_values() as u64);
             for &(i, _) in &s.buckets {
                 let v = s.layout.value_for(i);
                 assert_eq!(h.lowest_equivalent(v), v);
@@ -425,6 +459,15 @@ mod tests {
         other.record(5_000).unwrap();
         let s = Sparse::decode(&encode_histogram(&other)).unwrap();
         assert_eq!(s.encode(), encode_histogram(&other));
+        assert_eq!(s.layout.len, other.distinct_values() as u64);
+        // A count past the last bucket of its layout: refused, as the crate refuses it.
+        let mut past = s.clone();
+        past.buckets = vec![(s.layout.len as u32, 1)];
+        assert!(Sparse::decode(&past.encode()).is_none());
+        assert!(decode_histogram(&past.encode()).is_none());
+        past.buckets = vec![(s.layout.len as u32 - 1, 1)];
+        assert!(Sparse::decode(&past.encode()).is_some());
+        assert!(decode_histogram(&past.encode()).is_some());
         let ours = Sparse::decode(&encode_histogram(&histogram(1, 10))).unwrap();
         assert!(Sparse::sum(&[ours, s]).is_none(), "different layouts");
         for bad in [
@@ -444,6 +487,68 @@ mod tests {
             part[4..8].copy_from_slice(&len.to_be_bytes());
             assert!(Sparse::decode(&b64.encode(&part)).is_none(), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn the_widest_layouts_read_and_rank_as_the_crates() {
+        for (low, sigfig) in [(1, 2), (1 << 20, 3), (1 << 40, 1)] {
+            let mut h = Histogram::<u64>::new_with_bounds(low, u64::MAX, sigfig).unwrap();
+            for v in [low, low * 3, 1 << 50, 1 << 62, u64::MAX / 2, u64::MAX] {
+                h.record(v).unwrap();
+            }
+            let text = encode_histogram(&h);
+            let s = Sparse::decode(&text).unwrap();
+            assert_eq!(s.layout.len, h.distinct_values() as u64);
+            assert_eq!(s.encode(), text);
+            let want: Vec<u64> = QS.iter().map(|&q| percentile(&h, q)).collect();
+            assert_eq!(
+                s.percentiles(QS).to_vec(),
+                want,
+                "low {low}, {sigfig} digits"
+            );
+        }
+    }
+
+    #[test]
+    fn what_it_reads_of_damaged_bytes_the_crate_reads_the_same() {
+        // Encodings with bytes changed (header and counts), whole zlib streams around them:
+        // each is refused by this reader, or read as the crate reads it.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let (mut read, mut refused) = (0, 0);
+        for seed in 0..40 {
+            let s = Sparse::decode(&encode_histogram(&histogram(seed, 200))).unwrap();
+            let plain = s.encode_plain();
+            for _ in 0..50 {
+                let mut bad = plain.clone();
+                for _ in 0..1 + next() % 3 {
+                    let at = (next() % bad.len() as u64) as usize;
+                    bad[at] = next() as u8;
+                }
+                let text = compress(&bad);
+                match Sparse::decode(&text) {
+                    Some(ours) => {
+                        read += 1;
+                        let crates = decode_histogram(&text).expect("the crate reads it too");
+                        assert_eq!(ours.len(), crates.len());
+                        assert_eq!(ours.encode(), encode_histogram(&crates));
+                        let want: Vec<u64> = QS.iter().map(|&q| percentile(&crates, q)).collect();
+                        assert_eq!(ours.percentiles(QS).to_vec(), want);
+                    }
+                    None => refused += 1,
+                }
+            }
+        }
+        // Both kinds happened: the test saw damaged encodings read and refused.
+        assert!(
+            read > 100 && refused > 100,
+            "{read} read, {refused} refused"
+        );
     }
 
     #[test]
