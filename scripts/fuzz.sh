@@ -13,7 +13,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 seconds="${1:-${FUZZ_SECONDS:-300}}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(resp_framer spec compat_lines report url)
+[ ${#targets[@]} -gt 0 ] || targets=(resp_framer spec compat_lines report histogram url)
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 status=0

@@ -101,13 +101,7 @@ impl Sparse {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(text)
             .ok()?;
-        if be_u32(&bytes, 0)? != V2_COMPRESSED_COOKIE {
-            return None;
-        }
-        let len = be_u32(&bytes, 4)? as usize;
-        let compressed = bytes.get(8..8usize.checked_add(len)?)?;
-        let plain = ZLIB.with(|z| z.borrow_mut().inflate(compressed))?;
-        Self::decode_plain(&plain)
+        Self::decode_plain(&v2_plain(&bytes)?)
     }
 
     fn decode_plain(b: &[u8]) -> Option<Sparse> {
@@ -129,6 +123,9 @@ impl Sparse {
             let n = zig_zag_decode(varint_read(&mut rest)?);
             if n < 0 {
                 index = index.checked_add(n.unsigned_abs())?;
+                if index > layout.len {
+                    return None; // empty buckets past the last: not an encoder's
+                }
             } else {
                 if n > 0 {
                     // A count past the layout's last bucket: the crate refuses it too.
@@ -141,6 +138,16 @@ impl Sparse {
             }
         }
         Some(Sparse { layout, buckets })
+    }
+
+    /// The crate's histogram of these buckets; `None` when a count does not fit its array.
+    pub(crate) fn to_histogram(&self) -> Option<hdrhistogram::Histogram<u64>> {
+        let l = &self.layout;
+        let mut h = hdrhistogram::Histogram::new_with_bounds(l.low, l.high, l.sigfig).ok()?;
+        for &(i, n) in &self.buckets {
+            h.record_n(l.value_for(i), n).ok()?;
+        }
+        Some(h)
     }
 
     /// How many values it holds.
@@ -201,11 +208,13 @@ impl Sparse {
     /// Base64 of the V2 compressed encoding, byte for byte what [`super::encode_histogram`]
     /// writes for the same histogram.
     pub(crate) fn encode(&self) -> String {
-        compress(&self.encode_plain())
+        self.encode_plain()
+            .map_or_else(String::new, |plain| compress(&plain))
     }
 
-    /// The V2 encoding, uncompressed.
-    fn encode_plain(&self) -> Vec<u8> {
+    /// The V2 encoding, uncompressed; `None`, as the crate fails, for a count above
+    /// `i64::MAX` (the encoding's counts are signed).
+    fn encode_plain(&self) -> Option<Vec<u8>> {
         let mut plain = Vec::with_capacity(V2_HEADER + 2 * self.buckets.len() + 9);
         plain.extend_from_slice(&V2_COOKIE.to_be_bytes());
         plain.extend_from_slice(&0u32.to_be_bytes()); // the payload's length, below
@@ -222,10 +231,7 @@ impl Sparse {
                 1 => varint_write(0, &mut plain),
                 run => varint_write(zig_zag_encode(-i64::from(run)), &mut plain),
             }
-            varint_write(
-                zig_zag_encode(i64::try_from(n).unwrap_or(i64::MAX)),
-                &mut plain,
-            );
+            varint_write(zig_zag_encode(i64::try_from(n).ok()?), &mut plain);
             next = i + 1;
         }
         if self.buckets.is_empty() {
@@ -233,7 +239,7 @@ impl Sparse {
         }
         let payload = (plain.len() - V2_HEADER) as u32;
         plain[4..8].copy_from_slice(&payload.to_be_bytes());
-        plain
+        Some(plain)
     }
 }
 
@@ -248,6 +254,29 @@ fn compress(plain: &[u8]) -> String {
     let compressed = (out.len() - 8) as u32;
     out[4..8].copy_from_slice(&compressed.to_be_bytes());
     base64::engine::general_purpose::STANDARD.encode(&out)
+}
+
+/// The most bytes a V2 encoding is inflated to: the widest layout the crate allows (1 to
+/// 2^64 at 5 digits, 3.2 million buckets) takes 29 MB at 9 bytes a bucket.
+const MAX_PLAIN: usize = 32 << 20;
+
+/// The uncompressed V2 encoding in `bytes` (V2, or V2 compressed and inflated here), when its
+/// header's payload length is what follows it; `None` for anything else. The crate's reader
+/// sizes a buffer by that declared length before reading, so a report's few bytes could
+/// otherwise make it allocate gigabytes.
+fn v2_plain(bytes: &[u8]) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let plain = match be_u32(bytes, 0)? {
+        V2_COOKIE => std::borrow::Cow::Borrowed(bytes),
+        V2_COMPRESSED_COOKIE => {
+            let len = be_u32(bytes, 4)? as usize;
+            let compressed = bytes.get(8..8usize.checked_add(len)?)?;
+            std::borrow::Cow::Owned(ZLIB.with(|z| z.borrow_mut().inflate(compressed))?)
+        }
+        _ => return None,
+    };
+    let payload = be_u32(&plain, 4)? as usize;
+    (plain.len().checked_sub(V2_HEADER)? == payload && be_u32(&plain, 0)? == V2_COOKIE)
+        .then_some(plain)
 }
 
 /// Two lists of (bucket, count), indexes rising, as one.
@@ -316,12 +345,14 @@ impl Zlib {
         loop {
             let read = self.decompress.total_in() as usize;
             let before = (self.decompress.total_in(), self.decompress.total_out());
+            // Not `Finish`, which needs all the output to fit in one call.
             match self.decompress.decompress_vec(
                 &input[read..],
                 &mut out,
-                flate2::FlushDecompress::Finish,
+                flate2::FlushDecompress::None,
             ) {
                 Ok(flate2::Status::StreamEnd) => return Some(out),
+                Ok(_) if out.len() >= MAX_PLAIN => return None,
                 Ok(_) if out.len() == out.capacity() => out.reserve(out.capacity()),
                 // No room was lacking and nothing moved: the stream is cut short.
                 Ok(_) if before == (self.decompress.total_in(), self.decompress.total_out()) => {
@@ -413,14 +444,35 @@ mod tests {
         h
     }
 
+    /// The crate's own reading of an encoding (which `decode_histogram` no longer uses).
+    fn crate_decode(text: &str) -> Option<Histogram<u64>> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .ok()?;
+        hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .ok()
+    }
+
     const QS: [f64; 9] = [0.0, 0.001, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0];
 
     #[test]
     fn it_encodes_decodes_and_ranks_as_the_crate_does() {
-        for (seed, n) in [(1, 0), (2, 1), (3, 2), (4, 17), (5, 1000), (6, 50_000)] {
-            let h = histogram(seed, n);
+        let mut dense = empty(); // 1,000 buckets in a row: it inflates to 30x its size
+        for us in 101..=1100u64 {
+            dense.record(us * 1000).unwrap();
+        }
+        let cases = [(1, 0), (2, 1), (3, 2), (4, 17), (5, 1000), (6, 50_000)];
+        for (seed, h) in cases
+            .iter()
+            .map(|&(seed, n)| (seed, histogram(seed, n)))
+            .chain([(0, dense)])
+        {
+            let n = h.len();
             let text = encode_histogram(&h);
             let s = Sparse::decode(&text).expect("our own encoding");
+            assert_eq!(s.to_histogram().as_ref(), Some(&h));
+            assert_eq!(crate_decode(&text).as_ref(), Some(&h));
             assert_eq!(s.len(), h.len(), "seed {seed}");
             // Byte for byte the crate's encoding, so other HdrHistogram readers read it too.
             assert_eq!(s.encode(), text, "seed {seed}, {n} values");
@@ -523,7 +575,7 @@ mod tests {
         let (mut read, mut refused) = (0, 0);
         for seed in 0..40 {
             let s = Sparse::decode(&encode_histogram(&histogram(seed, 200))).unwrap();
-            let plain = s.encode_plain();
+            let plain = s.encode_plain().unwrap();
             for _ in 0..50 {
                 let mut bad = plain.clone();
                 for _ in 0..1 + next() % 3 {
@@ -534,7 +586,8 @@ mod tests {
                 match Sparse::decode(&text) {
                     Some(ours) => {
                         read += 1;
-                        let crates = decode_histogram(&text).expect("the crate reads it too");
+                        let crates = crate_decode(&text).expect("the crate reads it too");
+                        assert_eq!(decode_histogram(&text).as_ref(), Some(&crates));
                         assert_eq!(ours.len(), crates.len());
                         assert_eq!(ours.encode(), encode_histogram(&crates));
                         let want: Vec<u64> = QS.iter().map(|&q| percentile(&crates, q)).collect();
@@ -549,6 +602,44 @@ mod tests {
             read > 100 && refused > 100,
             "{read} read, {refused} refused"
         );
+    }
+
+    #[test]
+    fn a_count_past_i64_is_not_encoded_as_the_crate_does_not() {
+        // Found by the `histogram` fuzz target: a sum was written capped where the crate
+        // writes nothing.
+        let half = (i64::MAX as u64) / 2 + 1;
+        let mut h = empty();
+        h.record_n(1000, half).unwrap();
+        let one = Sparse::decode(&encode_histogram(&h)).unwrap();
+        let sum = Sparse::sum(&[one.clone(), one]).unwrap();
+        h.add(h.clone()).unwrap();
+        assert_eq!(encode_histogram(&h), "");
+        assert_eq!(sum.encode(), "");
+    }
+
+    #[test]
+    fn a_declared_length_must_be_what_follows() {
+        // Found by the `histogram` fuzz target: the crate's reader allocated the payload
+        // length a header declared (4 GB) before finding a few bytes behind it.
+        let mut plain = Sparse::decode(&encode_histogram(&histogram(3, 50)))
+            .unwrap()
+            .encode_plain()
+            .unwrap();
+        let real = u32::from_be_bytes(plain[4..8].try_into().unwrap());
+        for declared in [0xf700_0000u32, real + 1, real - 1] {
+            plain[4..8].copy_from_slice(&declared.to_be_bytes());
+            let text = compress(&plain);
+            assert!(Sparse::decode(&text).is_none(), "{declared}");
+            assert!(decode_histogram(&text).is_none(), "{declared}");
+            // The same, uncompressed.
+            let raw = base64::engine::general_purpose::STANDARD.encode(&plain);
+            assert!(decode_histogram(&raw).is_none(), "{declared}");
+        }
+        plain[4..8].copy_from_slice(&real.to_be_bytes());
+        let raw = base64::engine::general_purpose::STANDARD.encode(&plain);
+        assert_eq!(decode_histogram(&raw), decode_histogram(&compress(&plain)));
+        assert!(decode_histogram(&raw).is_some());
     }
 
     #[test]
