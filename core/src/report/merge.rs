@@ -426,10 +426,7 @@ fn hosts_client<'a>(parts: impl Iterator<Item = (&'a ClientStats, u64)>) -> Clie
 
 /// The samples an encoded histogram holds (0 when it cannot be read).
 fn count(text: &str) -> u64 {
-    match Sparse::decode(text) {
-        Some(h) => h.len(),
-        None => decode_histogram(text).map_or(0, |h| h.len()),
-    }
+    Sparse::decode(text).map_or(0, |h| h.len())
 }
 
 /// Stats of several hosts: counts and rates summed, latencies from the added histograms.
@@ -504,8 +501,8 @@ fn merge_latency(parts: &[(&Latency, &str)]) -> (Latency, String) {
     merge_sparse(parts).unwrap_or_else(|| merge_dense(parts))
 }
 
-/// [`merge_latency`] on the histograms' non-zero buckets: the same result, without a full
-/// array of counts per histogram; `None` when one is not of the encoding and layout it reads.
+/// [`merge_latency`] on the histograms' non-zero buckets, without a full array of counts per
+/// histogram; `None` when one cannot be read or their layouts differ.
 fn merge_sparse(parts: &[(&Latency, &str)]) -> Option<(Latency, String)> {
     let decoded = parts
         .iter()
@@ -533,7 +530,9 @@ fn merge_sparse(parts: &[(&Latency, &str)]) -> Option<(Latency, String)> {
     Some((latency, sum.encode()))
 }
 
-/// [`merge_latency`] through the crate's histograms: any encoding it reads.
+/// [`merge_latency`] through the crate's histograms, for what [`merge_sparse`] leaves: a
+/// histogram that cannot be read counts nowhere, and histograms of different layouts are
+/// added value by value.
 fn merge_dense(parts: &[(&Latency, &str)]) -> (Latency, String) {
     let mut total: Option<hdrhistogram::Histogram<u64>> = None;
     let mut moments = Vec::with_capacity(parts.len());

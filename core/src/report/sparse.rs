@@ -6,8 +6,9 @@
 //! interval holds a few hundred non-zero buckets. Here the V2 encoding is read straight into
 //! (bucket, count) pairs, added, ranked and written back, each step as long as the buckets in
 //! use. The results are the crate's to the bit: the same encoding (same layout, same zlib
-//! stream) and the same percentiles, which the tests check against it. Anything this reader
-//! does not know (another cookie, another layout) is left to the crate ([`None`]).
+//! stream) and the same percentiles, which the tests check against it. It is also the reader
+//! of every histogram respload loads ([`super::decode_histogram`]): the crate's own sizes a
+//! buffer by the length a header declares, however few bytes follow.
 
 use super::histogram::percentile_rank;
 use base64::Engine as _;
