@@ -421,8 +421,13 @@ impl Workload {
     }
 
     /// The normalized spec (all phases) with secrets kept: it parses back to this workload.
+    /// A literal `${` in a value is written `$${`, as a spec file writes it, since reading
+    /// substitutes variables again (found by fuzz/fuzz_targets/spec.rs: a phase named
+    /// `"a $${b"` read back as an unclosed `${`).
     pub fn to_json_value(&self) -> Json {
-        self.spec_json(|p| serde_json::to_value(&p.spec).unwrap_or(Json::Null))
+        let mut spec = self.spec_json(|p| serde_json::to_value(&p.spec).unwrap_or(Json::Null));
+        vars::escape(&mut spec);
+        spec
     }
 
     /// The normalized spec (all phases) with secrets redacted.

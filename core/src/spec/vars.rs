@@ -113,6 +113,17 @@ pub(crate) fn apply(spec: &mut Json, params: &SpecParams) -> Result<()> {
     Ok(())
 }
 
+/// Every `${` in the values of `spec` written `$${`, so that substituting reads them back as
+/// they are.
+pub(crate) fn escape(spec: &mut Json) {
+    match spec {
+        Json::String(text) if text.contains("${") => *text = text.replace("${", "$${"),
+        Json::Array(items) => items.iter_mut().for_each(escape),
+        Json::Object(fields) => fields.values_mut().for_each(escape),
+        _ => {}
+    }
+}
+
 fn declared(vars: &Map<String, Json>) -> String {
     if vars.is_empty() {
         "it declares none".to_string()
@@ -321,6 +332,26 @@ mod tests {
         assert_eq!(s["target"]["tls"], json!({}));
         assert_eq!(s["phases"][0]["load"]["duration"], json!("60s"));
         assert!(s.get("vars").is_none() && s.get("scales").is_none());
+    }
+
+    #[test]
+    fn a_literal_dollar_brace_reads_back_from_the_normalized_spec() {
+        // Found by fuzz/fuzz_targets/spec.rs: a phase named `persistence $${off` read back
+        // from `to_json_value` as an unclosed `${`.
+        let text = r#"
+            name = "persistence $${off (config)"
+            [keys]
+            prefix = "k$$$${x}:$$y:"
+        "#;
+        let w = crate::Workload::from_toml_str(text).unwrap();
+        assert_eq!(w.phases[0].spec.name, "persistence ${off (config)");
+        let again = crate::Workload::from_json_value(w.to_json_value()).unwrap();
+        assert_eq!(again.to_json_value(), w.to_json_value());
+        assert_eq!(again.phases[0].spec.name, "persistence ${off (config)");
+        assert_eq!(
+            again.phases[0].spec.keys.prefix,
+            w.phases[0].spec.keys.prefix
+        );
     }
 
     #[test]
