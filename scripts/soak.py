@@ -73,6 +73,7 @@ import sys
 import tempfile
 import threading
 import time
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -792,8 +793,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     soak = Soak(rounds, args.out)
     began = now()
-    rss: list[tuple[float, float]] = []
-    parts: list[tuple[float, dict[str, dict[str, float]]]] = []
+    samples = Samples()
     print(f"soak: {rounds} rounds of {ROUND_S:g} s per workload, reports in {args.out}", flush=True)
     try:
         with servers() as targets:
@@ -808,10 +808,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             while any(thread.is_alive() for thread in threads):
                 time.sleep(1.0)
                 if all(thread.is_alive() for thread in threads):  # not once the load thins out
-                    untrimmed = memory_mb()
-                    sample = after_trim()
-                    rss.append((now() - began, sample["VmRSS"]))
-                    parts.append((now() - began, {"untrimmed": untrimmed, "trimmed": sample}))
+                    samples.take(now() - began)
                 hung = [name for name, due in list(soak.due.items()) if now() > due]
                 if hung:
                     soak.fail(f"hung: {', '.join(hung)} not back {GIVE_UP_S:g} s after its end")
@@ -824,31 +821,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         STOPPED.cont_all()
     wall = now() - began
     names = sorted({r.workload for r in soak.results})
-    return summarize(soak, names, rss, wall, args.seconds, memory(parts))
+    trimmed = list(zip(samples.t, samples.trimmed))
+    return summarize(soak, names, trimmed, wall, args.seconds, samples.summary())
 
 
-def memory(parts: Sequence[tuple[float, dict[str, dict[str, float]]]]) -> dict[str, object]:
-    """Where the RSS is, from the first second, untrimmed and trimmed: heaps (RssAnon)
-    against mapped files (RssFile), about 30 samples, and the untrimmed VmRSS's slope."""
-    step = max(1, len(parts) // 30)
-    after = [(t, p["untrimmed"]["VmRSS"]) for t, p in parts if t >= RSS_WARMUP_S]
-    untrimmed = slope(after) * 3600 if len(after) >= 2 else float("nan")
-    if after:
-        print(
-            f"soak: untrimmed RSS {after[0][1]:.1f} MB at {after[0][0]:.0f} s, "
-            f"{after[-1][1]:.1f} MB at {after[-1][0]:.0f} s, max "
-            f"{max(m for _, m in after):.1f} MB; slope {untrimmed:+.2f} MB/h",
-            flush=True,
-        )
-    return {
-        "rss_parts_mb": {
-            f"{t:.0f}": {
-                kind: {k: round(v, 2) for k, v in sample.items()} for kind, sample in p.items()
-            }
-            for t, p in parts[::step]
-        },
-        "untrimmed_rss_slope_mb_per_h": round(untrimmed, 3),
-    }
+class Samples:
+    """RSS each second, in arrays of doubles: the soak's own bookkeeping must not grow by
+    much in an hour (a list of dicts per second did by 3 MB, most of the bound)."""
+
+    PARTS_EVERY_S = 60.0
+
+    def __init__(self) -> None:
+        self.t = array("d")
+        self.trimmed = array("d")
+        self.untrimmed = array("d")
+        # Every PARTS_EVERY_S: RssAnon and RssFile, untrimmed and trimmed.
+        self.parts: list[tuple[float, dict[str, dict[str, float]]]] = []
+
+    def take(self, t: float) -> None:
+        untrimmed = memory_mb()
+        trimmed = after_trim()
+        self.t.append(t)
+        self.trimmed.append(trimmed["VmRSS"])
+        self.untrimmed.append(untrimmed["VmRSS"])
+        if not self.parts or t - self.parts[-1][0] >= self.PARTS_EVERY_S:
+            self.parts.append((t, {"untrimmed": untrimmed, "trimmed": trimmed}))
+
+    def summary(self) -> dict[str, object]:
+        """Where the RSS is, from the first second, untrimmed and trimmed: heaps (RssAnon)
+        against mapped files (RssFile) each minute, and the untrimmed VmRSS's slope."""
+        after = [(t, m) for t, m in zip(self.t, self.untrimmed) if t >= RSS_WARMUP_S]
+        untrimmed = slope(after) * 3600 if len(after) >= 2 else float("nan")
+        if after:
+            print(
+                f"soak: untrimmed RSS {after[0][1]:.1f} MB at {after[0][0]:.0f} s, "
+                f"{after[-1][1]:.1f} MB at {after[-1][0]:.0f} s, max "
+                f"{max(m for _, m in after):.1f} MB; slope {untrimmed:+.2f} MB/h",
+                flush=True,
+            )
+        return {
+            "rss_parts_mb": {
+                f"{t:.0f}": {
+                    kind: {k: round(v, 2) for k, v in sample.items()} for kind, sample in p.items()
+                }
+                for t, p in self.parts
+            },
+            "untrimmed_rss_slope_mb_per_h": round(untrimmed, 3),
+        }
 
 
 def summarize(
