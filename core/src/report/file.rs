@@ -73,8 +73,8 @@ impl Report {
         })
     }
 
-    /// Read several reports' files at once, over the machine's cores (`respload merge`,
-    /// `merge_reports` of paths); the first file that cannot be read is the error.
+    /// Read several reports' files at once, over the machine's cores (`respload merge`); the
+    /// first file that cannot be read is the error.
     pub fn from_files<P: AsRef<std::path::Path> + Sync>(paths: &[P]) -> crate::Result<Vec<Report>> {
         super::parallel::map(paths, 1, |path| Report::from_file(path))
             .into_iter()
