@@ -64,6 +64,7 @@ import argparse
 import contextlib
 import ctypes
 import faulthandler
+import functools
 import json
 import os
 import signal
@@ -744,11 +745,21 @@ def memory_mb() -> dict[str, float]:
     return found
 
 
+@functools.cache
+def libc() -> ctypes.CDLL | None:
+    """glibc, loaded once (None where there is none)."""
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
 def after_trim() -> dict[str, float]:
     """Memory once glibc has handed its free pages back (malloc_trim): what is left is in use,
     what went was the allocator's high-water mark, not a leak."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with contextlib.suppress(AttributeError):
+        if (c := libc()) is not None:
+            c.malloc_trim(0)
     return memory_mb()
 
 

@@ -516,16 +516,7 @@ fn merge_sparse(parts: &[(&Latency, &str)]) -> Option<(Latency, String)> {
         .collect();
     let mut latency = moments_of(&moments);
     if sum.len() > 0 {
-        let max_ns = (latency.max * NS_PER_MS).round() as u64;
-        let [p50, p90, p95, p99, p99_9, p99_99] =
-            sum.percentiles([0.5, 0.9, 0.95, 0.99, 0.999, 0.9999]);
-        let ms = |v: u64| v.min(max_ns) as f64 / NS_PER_MS;
-        latency.p50 = ms(p50);
-        latency.p90 = ms(p90);
-        latency.p95 = ms(p95);
-        latency.p99 = ms(p99);
-        latency.p99_9 = ms(p99_9);
-        latency.p99_99 = ms(p99_99);
+        set_percentiles(&mut latency, sum.percentiles(QUANTILES));
     }
     Some((latency, sum.encode()))
 }
@@ -557,16 +548,26 @@ fn merge_dense(parts: &[(&Latency, &str)]) -> (Latency, String) {
     };
     let mut latency = moments_of(&moments);
     if !h.is_empty() {
-        let max_ns = (latency.max * NS_PER_MS).round() as u64;
-        let q = |q: f64| percentile(&h, q).min(max_ns) as f64 / NS_PER_MS;
-        latency.p50 = q(0.5);
-        latency.p90 = q(0.9);
-        latency.p95 = q(0.95);
-        latency.p99 = q(0.99);
-        latency.p99_9 = q(0.999);
-        latency.p99_99 = q(0.9999);
+        set_percentiles(&mut latency, QUANTILES.map(|q| percentile(&h, q)));
     }
     (latency, encode_histogram(&h))
+}
+
+/// The quantiles a [`Latency`] reports, in the order of [`set_percentiles`].
+const QUANTILES: [f64; 6] = [0.5, 0.9, 0.95, 0.99, 0.999, 0.9999];
+
+/// Percentiles (ns, of [`QUANTILES`]) read from a merged histogram into `latency`, each
+/// capped at its exact max (a bucket's highest value can pass it).
+fn set_percentiles(latency: &mut Latency, values: [u64; 6]) {
+    let max_ns = (latency.max * NS_PER_MS).round() as u64;
+    let ms = |v: u64| v.min(max_ns) as f64 / NS_PER_MS;
+    let [p50, p90, p95, p99, p99_9, p99_99] = values;
+    latency.p50 = ms(p50);
+    latency.p90 = ms(p90);
+    latency.p95 = ms(p95);
+    latency.p99 = ms(p99);
+    latency.p99_9 = ms(p99_9);
+    latency.p99_99 = ms(p99_99);
 }
 
 /// Mean, stddev, min and max of several summaries from their exact sums; the percentiles are
