@@ -178,7 +178,10 @@ export declare class Workload {
   static fromMemtier(line: string): Workload
   /** Shard `index` (0-based) of `count` hosts running this workload together (as `shardSpec`). */
   shard(index: number, count: number): Workload
-  /** The normalized spec, for `JSON.stringify`. */
+  /**
+   * The normalized spec with its secrets (passwords, the TLS key's file and passphrase) shown
+   * as `***`, for `JSON.stringify` and `inspect`: `spec` keeps them, to run.
+   */
   toJSON(): Spec
 }
 

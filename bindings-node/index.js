@@ -589,9 +589,16 @@ class Workload {
     return Workload.#of(shardSpec(this, [index, count]))
   }
 
-  /** The normalized spec, for `JSON.stringify`. */
+  /**
+   * The normalized spec with its secrets (passwords, the TLS key's file and passphrase) shown
+   * as `***`, for `JSON.stringify`: `spec` keeps them, to run.
+   */
   toJSON() {
-    return this.spec
+    return JSON.parse(callNative(() => native.redactedSpec(specJson(this.spec, ''))))
+  }
+
+  [inspect.custom](depth, options) {
+    return `Workload ${inspect(this.toJSON(), { ...options, depth: options.depth })}`
   }
 }
 

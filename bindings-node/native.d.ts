@@ -138,6 +138,15 @@ export declare function percentileDistribution(reportJson: string, command?: str
 export declare function progressLine(snapshotJson: string): string
 
 /**
+ * The normalized spec of a workload (JSON text) with its secrets (passwords, the one in a
+ * URL, the TLS key's file and passphrase) shown as `***`, as JSON text: what a `Workload`
+ * shows (`toJSON()`, `inspect`) and a report's `workload` holds.
+ *
+ * Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.
+ */
+export declare function redactedSpec(workloadJson: string): string
+
+/**
  * Parse a redis-benchmark command line (split as a shell would; a leading `redis-benchmark`
  * is skipped) and return JSON text `{"spec": <normalized spec>, "warnings": [...]}`: one
  * phase per test, and the warnings redis-benchmark would print.

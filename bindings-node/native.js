@@ -848,6 +848,7 @@ module.exports.normalizeSpec = nativeBinding.normalizeSpec
 module.exports.parseStartAt = nativeBinding.parseStartAt
 module.exports.percentileDistribution = nativeBinding.percentileDistribution
 module.exports.progressLine = nativeBinding.progressLine
+module.exports.redactedSpec = nativeBinding.redactedSpec
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec
 module.exports.shardSpec = nativeBinding.shardSpec
 module.exports.validityWarning = nativeBinding.validityWarning

@@ -143,8 +143,18 @@ export interface TlsSpec {
   ca_dir?: string
   /** PEM file of the client certificate (chain) for mutual TLS; needs `key`. */
   cert?: string
-  /** PEM file of the client certificate's private key (PKCS#8, PKCS#1 or SEC1); needs `cert`. */
+  /**
+   * PEM file of the client certificate's private key (PKCS#8, PKCS#1 or SEC1, or an encrypted
+   * PKCS#8 key with `key_password`); needs `cert`. Redacted in reports: neither it nor an error
+   * names the file.
+   */
   key?: string
+  /**
+   * Passphrase of `key` when it is encrypted (PKCS#8 `ENCRYPTED PRIVATE KEY`, PBES2, as `openssl
+   * pkcs8 -topk8 -v2 aes-256-cbc` writes it). Redacted in every output; keep it out of the spec
+   * file with `"${KEY_PASSWORD}"`.
+   */
+  key_password?: string
   /**
    * Server name to send (SNI) and to verify the certificate against (default: the host; an IP
    * address host is verified against the certificate's IP addresses).

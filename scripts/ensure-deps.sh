@@ -5,6 +5,8 @@ need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
 command -v redis-benchmark >/dev/null 2>&1 || need_apt+=(redis-tools)
+# The TLS tests encrypt a client key with it, as a user would.
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "ensure-deps: installing ${need_apt[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

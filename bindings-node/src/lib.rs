@@ -21,5 +21,6 @@ pub use report::{
 };
 pub use runner::NativeRunner;
 pub use workload::{
-    load_spec, memtier_spec, normalize_spec, parse_start_at, redis_benchmark_spec, shard_spec,
+    load_spec, memtier_spec, normalize_spec, parse_start_at, redacted_spec, redis_benchmark_spec,
+    shard_spec,
 };

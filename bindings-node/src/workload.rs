@@ -45,6 +45,18 @@ pub fn normalize_spec(env: Env, workload_json: String) -> Result<String> {
         .map_err(|e| to_js(&env, &e))
 }
 
+/// The normalized spec of a workload (JSON text) with its secrets (passwords, the one in a
+/// URL, the TLS key's file and passphrase) shown as `***`, as JSON text: what a `Workload`
+/// shows (`toJSON()`, `inspect`) and a report's `workload` holds.
+///
+/// Throws `ERR_RESPLOAD_SPEC` (with the field `path`) when it is not a valid spec.
+#[napi]
+pub fn redacted_spec(env: Env, workload_json: String) -> Result<String> {
+    parse(&workload_json)
+        .and_then(|w| serde_json::to_string(&w.redacted()).map_err(internal))
+        .map_err(|e| to_js(&env, &e))
+}
+
 /// Shard `index` (0-based) of `count` hosts running a workload (JSON text) together: the
 /// normalized spec of this host's share, as JSON text (`Workload::shard` in the core).
 ///

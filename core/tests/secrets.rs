@@ -1,11 +1,12 @@
 //! Secrets never shown (issue 29 item 3): every command-line entry point run with a server
-//! password, an ACL user's password and URLs carrying them (in the user info and as a
-//! `password=` query parameter); no output (stdout, stderr, JSON, HDR log, memtier and
-//! redis-benchmark files, check, compare and merge outputs, error messages) holds a secret.
+//! password, an ACL user's password, URLs carrying them (in the user info and as a
+//! `password=` query parameter), and a TLS client key's file and passphrase; no output
+//! (stdout, stderr, JSON, HDR log, memtier and redis-benchmark files, check, compare and merge
+//! outputs, error messages) holds a secret.
 
 mod common;
 
-use common::Server;
+use common::{Certs, Server, TlsServer};
 use std::path::Path;
 use std::process::Command;
 
@@ -175,7 +176,37 @@ fn no_output_of_any_entry_point_holds_a_password() {
         &["merge", "a.json", "a.json", "--json", "merged.json"],
         0,
     );
+    let memtier_uri = format!("redis://:{SERVER_PW}@127.0.0.1:{port}");
+    ran(
+        "memtier --uri",
+        &[
+            "memtier",
+            "--uri",
+            &memtier_uri,
+            "-n",
+            "50",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--json-out-file",
+            "mu.json",
+        ],
+        0,
+    );
     // Runs that fail: a wrong password, bad URLs carrying one, a server that is not there.
+    let bad_scheme = format!("http://:{SERVER_PW}@127.0.0.1:{port}");
+    ran(
+        "memtier --uri, bad scheme",
+        &["memtier", "--uri", &bad_scheme],
+        2,
+    );
+    let no_scheme = format!(":{SERVER_PW}@127.0.0.1:{port}");
+    ran(
+        "memtier --uri, no scheme",
+        &["memtier", "--uri", &no_scheme],
+        2,
+    );
     let wrong = format!("redis://alice:{WRONG_PW}@127.0.0.1:{port}");
     ran("wrong password", &["run", "--url", &wrong, "-n", "10"], 2);
     ran(
@@ -219,7 +250,7 @@ fn no_output_of_any_entry_point_holds_a_password() {
         assert_no_secret(&path.display().to_string(), &text);
         files += 1;
     }
-    assert!(files >= 9, "{files} files written");
+    assert!(files >= 10, "{files} files written");
     // The runs did reach the server as the ACL user: the secrets were used, not dropped.
     let report: respload::Report =
         serde_json::from_str(&std::fs::read_to_string(dir.join("b.json")).unwrap()).unwrap();
@@ -229,4 +260,131 @@ fn no_output_of_any_entry_point_holds_a_password() {
         report.workload["target"]["url"],
         format!("redis://127.0.0.1:{port}/0?user=alice&password=***")
     );
+}
+
+#[test]
+fn no_output_holds_the_tls_keys_file_or_passphrase() {
+    const KEY_PW: &str = "K3y-pass-phrase";
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "yes");
+    let encrypted = certs.encrypted_client_key("secret-enc.key", KEY_PW, false);
+    // The front ends of other tools read plain keys only: a key file whose name is secret.
+    let plain = certs.path("secret-plain.key");
+    std::fs::copy(certs.path("client.key"), &plain).unwrap();
+    let dir = certs.dir.join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let port = server.tls_port.to_string();
+    let (ca, cert) = (certs.path("ca.crt"), certs.path("client.crt"));
+    std::fs::write(
+        dir.join("tls.toml"),
+        format!(
+            "[target]\nhost = \"127.0.0.1\"\nport = {port}\n[target.tls]\nenabled = true\n\
+             ca_file = \"{ca}\"\ncert = \"{cert}\"\nkey = \"{encrypted}\"\n\
+             key_password = \"{KEY_PW}\"\n[load]\nrequests = 200\n"
+        ),
+    )
+    .unwrap();
+    let tls = ["--cacert", &ca, "--cert", &cert];
+    let mut outputs: Vec<(String, String)> = Vec::new();
+    let mut ran = |name: &str, args: &[&str], code: i32| {
+        let (text, status) = run(&dir, args);
+        assert_eq!(status, Some(code), "{name}: {text}");
+        outputs.push((name.to_string(), text));
+    };
+    let key_args = ["--key", &encrypted, "--key-password", KEY_PW];
+    let base = ["run", "-H", "127.0.0.1", "-p", &port];
+    let out = ["-n", "300", "--json", "t.json", "--hdr-log", "t.hdr"];
+    ran(
+        "run --key --key-password",
+        &[&base[..], &tls[..], &key_args[..], &out[..]].concat(),
+        0,
+    );
+    ran("run SPEC", &["run", "tls.toml", "--json", "s.json"], 0);
+    ran("check SPEC", &["check", "tls.toml"], 0);
+    let wrong = [
+        "--key",
+        &encrypted,
+        "--key-password",
+        "Wr0ng-pw-guess",
+        "-n",
+        "10",
+    ];
+    ran(
+        "wrong passphrase",
+        &[&base[..], &tls[..], &wrong[..]].concat(),
+        2,
+    );
+    let none = ["--key", &encrypted, "-n", "10"];
+    ran(
+        "no passphrase",
+        &[&base[..], &tls[..], &none[..]].concat(),
+        2,
+    );
+    let memtier = [
+        "memtier",
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "--tls",
+        "--key",
+        &plain,
+        "-n",
+        "50",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "--json-out-file",
+        "m.json",
+    ];
+    ran("memtier --tls --key", &[&memtier[..], &tls[..]].concat(), 0);
+    let rb = [
+        "redis-benchmark",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        &port,
+        "--tls",
+        "--key",
+        &plain,
+        "-n",
+        "200",
+        "-t",
+        "set",
+        "--json",
+        "rb.json",
+    ];
+    ran(
+        "redis-benchmark --tls --key",
+        &[&rb[..], &tls[..]].concat(),
+        0,
+    );
+    ran("compare", &["compare", "t.json", "s.json"], 0);
+    ran(
+        "merge",
+        &["merge", "t.json", "t.json", "--json", "merged.json"],
+        0,
+    );
+
+    let secrets = [KEY_PW, "Wr0ng", "secret-enc", "secret-plain"];
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+        outputs.push((path.display().to_string(), text));
+        files += 1;
+    }
+    assert!(files >= 6, "{files} files written");
+    for (name, text) in &outputs {
+        for secret in secrets {
+            assert!(!text.contains(secret), "{name} shows `{secret}`:\n{text}");
+        }
+    }
+    // The key was used: every run reached the server over mutual TLS.
+    let s = &server.server;
+    assert_eq!(s.calls("set") + s.calls("get"), 300 + 200 + 50 + 200);
 }

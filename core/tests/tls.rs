@@ -222,6 +222,77 @@ fn a_rediss_url_turns_tls_on_and_ca_dir_holds_the_ca() {
     assert_eq!(report.totals.errors, 0);
 }
 
+/// The passphrase of the encrypted client keys.
+const KEY_PW: &str = "K3y-pass-phrase";
+
+#[test]
+fn an_encrypted_client_key_is_read_with_its_passphrase_and_neither_is_shown() {
+    let certs = Certs::generate();
+    let server = TlsServer::start(&certs, "server", "yes");
+    let encrypted = certs.encrypted_client_key("enc.key", KEY_PW, false);
+    let legacy = certs.encrypted_client_key("legacy.key", KEY_PW, true);
+    let tls = |key: &str, password: Option<&str>| {
+        let mut tls = json!({ "enabled": true, "ca_file": certs.path("ca.crt"),
+                              "cert": certs.path("client.crt"), "key": key });
+        if let Some(p) = password {
+            tls["key_password"] = json!(p);
+        }
+        tls
+    };
+    let report = traffic(tls_target(&server, tls(&encrypted, Some(KEY_PW))), 500).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (500, 0));
+    let s = &server.server;
+    assert_eq!(s.calls("set") + s.calls("get"), 500);
+    // The report's spec hides the key's file and passphrase.
+    let text = report.to_json();
+    assert!(
+        !text.contains(KEY_PW) && !text.contains("enc.key"),
+        "{text}"
+    );
+    let shown = &report.workload["target"]["tls"];
+    assert_eq!(
+        (&shown["key"], &shown["key_password"]),
+        (&json!("***"), &json!("***"))
+    );
+    // Each wrong way is an error at target.tls.key before any connection, naming neither.
+    let plain = certs.path("client.key");
+    for (key, password, want) in [
+        (&encrypted, Some("wrong-pass"), "does not decrypt"),
+        (
+            &encrypted,
+            None,
+            "give its passphrase as target.tls.key_password",
+        ),
+        (&legacy, Some(KEY_PW), "openssl pkcs8 -topk8"),
+        (&plain, Some(KEY_PW), "is not encrypted"),
+    ] {
+        let e = respload::Workload::from_json_value(json!({
+            "target": tls_target(&server, tls(key, password)),
+        }))
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            matches!(&e, Error::Spec { path, .. } if path == "target.tls.key"),
+            "{text}"
+        );
+        assert!(text.contains(want), "{text}");
+        for secret in [
+            KEY_PW,
+            "wrong-pass",
+            key.as_str(),
+            certs.dir.to_str().unwrap(),
+        ] {
+            assert!(!text.contains(secret), "shows `{secret}`: {text}");
+        }
+    }
+    let e = respload::Workload::from_json_value(json!({
+        "target": tls_target(&server, json!({ "enabled": true, "key_password": KEY_PW })),
+    }))
+    .unwrap_err();
+    assert!(e.to_string().contains("target.tls.key_password"), "{e}");
+    assert_eq!(s.calls("set") + s.calls("get"), 500);
+}
+
 #[test]
 fn tls_spec_errors_name_the_field_before_any_connection() {
     let certs = Certs::generate();

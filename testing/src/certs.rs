@@ -1,5 +1,5 @@
-//! TLS certificates for the tests, made in-process with rcgen: no `openssl` command line, and
-//! quick (EC P-256 keys).
+//! TLS certificates for the tests, made in-process with rcgen (quick: EC P-256 keys); only
+//! the encrypted client keys are made by the `openssl` command line, as a user makes them.
 
 use rcgen::{
     date_time_ymd, BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
@@ -60,6 +60,25 @@ impl Certs {
     /// The path of `file` (e.g. `ca.crt`) as a string.
     pub fn path(&self, file: &str) -> String {
         self.dir.join(file).display().to_string()
+    }
+
+    /// The `client` key encrypted with `password` by the `openssl` command line, as a user
+    /// would encrypt it, written as `name`: PKCS#8 with PBES2 and AES-256-CBC, or with
+    /// `legacy` OpenSSL's older encrypted PEM (`Proc-Type: 4,ENCRYPTED`). Its path.
+    pub fn encrypted_client_key(&self, name: &str, password: &str, legacy: bool) -> String {
+        let out = self.path(name);
+        let how: &[&str] = match legacy {
+            false => &["pkcs8", "-topk8", "-v2", "aes-256-cbc"],
+            true => &["pkey", "-traditional", "-aes256"],
+        };
+        let status = std::process::Command::new("openssl")
+            .args(how)
+            .args(["-in", &self.path("client.key"), "-out", &out])
+            .args(["-passout", &format!("pass:{password}")])
+            .status()
+            .expect("the openssl command line (apt-get install openssl)");
+        assert!(status.success(), "openssl {how:?} failed");
+        out
     }
 
     /// A self-signed CA, written as `NAME.crt` and `NAME.key`.

@@ -291,6 +291,9 @@ pub(crate) struct Overrides {
     /// TLS: private key (PEM) of the client certificate.
     #[arg(long, value_name = "FILE")]
     key: Option<String>,
+    /// TLS: passphrase of an encrypted --key (PKCS#8); never shown in any output.
+    #[arg(long, value_name = "PASS")]
+    key_password: Option<String>,
     /// TLS: server name to send and verify the certificate against (default: the host).
     #[arg(long, value_name = "NAME")]
     sni: Option<String>,
@@ -353,6 +356,7 @@ impl Overrides {
             ("ca_dir", &self.cacertdir),
             ("cert", &self.cert),
             ("key", &self.key),
+            ("key_password", &self.key_password),
             ("sni", &self.sni),
         ] {
             if let Some(v) = v {

@@ -178,11 +178,19 @@ impl Phase {
         self.commands.iter().any(|c| uses_node_tag(&c.args))
     }
 
-    /// The normalized settings as JSON, with the password replaced by `"***"`.
+    /// The normalized settings as JSON, with the secrets replaced by `"***"`: the password,
+    /// the one in a URL, and the TLS client key's file and passphrase.
     pub fn redacted(&self) -> Json {
         let mut spec = self.spec.clone();
-        if spec.target.password.is_some() {
-            spec.target.password = Some("***".into());
+        let tls = &mut spec.target.tls;
+        for secret in [
+            &mut spec.target.password,
+            &mut tls.key,
+            &mut tls.key_password,
+        ] {
+            if secret.is_some() {
+                *secret = Some("***".into());
+            }
         }
         if let Some(url) = &spec.target.url {
             spec.target.url = Some(redact_url(url));

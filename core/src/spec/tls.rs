@@ -34,9 +34,16 @@ pub struct Tls {
     /// PEM file of the client certificate (chain) for mutual TLS; needs `key`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<String>,
-    /// PEM file of the client certificate's private key (PKCS#8, PKCS#1 or SEC1); needs `cert`.
+    /// PEM file of the client certificate's private key (PKCS#8, PKCS#1 or SEC1, or an
+    /// encrypted PKCS#8 key with `key_password`); needs `cert`. Redacted in reports: neither
+    /// it nor an error names the file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// Passphrase of `key` when it is encrypted (PKCS#8 `ENCRYPTED PRIVATE KEY`, PBES2, as
+    /// `openssl pkcs8 -topk8 -v2 aes-256-cbc` writes it). Redacted in every output; keep it
+    /// out of the spec file with `"${KEY_PASSWORD}"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_password: Option<String>,
     /// Server name to send (SNI) and to verify the certificate against (default: the host;
     /// an IP address host is verified against the certificate's IP addresses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,6 +68,7 @@ impl Default for Tls {
             ca_dir: None,
             cert: None,
             key: None,
+            key_password: None,
             sni: None,
             versions: default_versions(),
             insecure: false,
@@ -123,6 +131,7 @@ impl Tls {
                 ("ca_dir", self.ca_dir.is_some()),
                 ("cert", self.cert.is_some()),
                 ("key", self.key.is_some()),
+                ("key_password", self.key_password.is_some()),
                 ("sni", self.sni.is_some()),
                 ("insecure", self.insecure),
                 ("versions", self.versions != default_versions()),
@@ -230,23 +239,23 @@ impl Tls {
             builder.with_root_certificates(roots)
         };
 
+        if self.key_password.is_some() && self.key.is_none() {
+            return Err(crate::Error::spec(
+                at("key_password"),
+                "is set without a key: it is the passphrase of target.tls.key",
+            ));
+        }
         let mut config =
             match (&self.cert, &self.key) {
                 (None, None) => builder.with_no_client_auth(),
                 (Some(cert), Some(key)) => {
                     let chain = read_certs(cert).map_err(|m| crate::Error::spec(at("cert"), m))?;
-                    let bytes = read_file(key).map_err(|m| crate::Error::spec(at("key"), m))?;
-                    let private =
-                        PrivateKeyDer::from_pem_slice(&bytes).map_err(|e| {
-                            crate::Error::spec(
-                        at("key"),
-                        format!("`{key}` holds no PEM private key (PKCS#8, PKCS#1 or SEC1): {e}"),
-                    )
-                        })?;
+                    let private = read_key(key, self.key_password.as_deref())
+                        .map_err(|m| crate::Error::spec(at("key"), m))?;
                     builder.with_client_auth_cert(chain, private).map_err(|e| {
                         crate::Error::spec(
                             at("key"),
-                            format!("`{key}` does not go with the certificate in `{cert}`: {e}"),
+                            format!("does not go with the certificate in `{cert}`: {e}"),
                         )
                     })?
                 }
@@ -269,6 +278,52 @@ impl Tls {
             client_cert: self.cert.is_some(),
         }))
     }
+}
+
+/// The private key of a PEM file, decrypted with `password` when it is an encrypted PKCS#8
+/// key. The messages never name the file: its path, like the passphrase, is a secret.
+fn read_key(file: &str, password: Option<&str>) -> Result<PrivateKeyDer<'static>, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read the key file: {e}"))?;
+    if let Some(der) = pem_section(&bytes, "ENCRYPTED PRIVATE KEY") {
+        let Some(password) = password else {
+            return Err(
+                "the key is encrypted: give its passphrase as target.tls.key_password \
+                        (--key-password)"
+                    .into(),
+            );
+        };
+        let info = pkcs8::EncryptedPrivateKeyInfo::try_from(der.as_slice())
+            .map_err(|e| format!("the encrypted key cannot be read: {e}"))?;
+        let plain = info.decrypt(password).map_err(|_| {
+            "target.tls.key_password does not decrypt the key (a wrong passphrase, or a \
+             cipher other than PBES2 with AES-CBC)"
+                .to_string()
+        })?;
+        return Ok(PrivateKeyDer::Pkcs8(plain.as_bytes().to_vec().into()));
+    }
+    if bytes.windows(22).any(|w| w == b"Proc-Type: 4,ENCRYPTED") {
+        return Err(
+            "the key is encrypted in OpenSSL's legacy PEM format, which respload does \
+                    not read: convert it with `openssl pkcs8 -topk8 -v2 aes-256-cbc`"
+                .into(),
+        );
+    }
+    if password.is_some() {
+        return Err("is not encrypted, but target.tls.key_password is set".into());
+    }
+    PrivateKeyDer::from_pem_slice(&bytes)
+        .map_err(|e| format!("the file holds no PEM private key (PKCS#8, PKCS#1 or SEC1): {e}"))
+}
+
+/// The DER bytes of the first PEM section labelled `label`, if there is one.
+fn pem_section(bytes: &[u8], label: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let text = std::str::from_utf8(bytes).ok()?;
+    let begin = format!("-----BEGIN {label}-----");
+    let start = text.find(&begin)? + begin.len();
+    let stop = start + text[start..].find(&format!("-----END {label}-----"))?;
+    let body: String = text[start..stop].split_whitespace().collect();
+    base64::engine::general_purpose::STANDARD.decode(body).ok()
 }
 
 fn read_file(file: &str) -> Result<Vec<u8>, String> {

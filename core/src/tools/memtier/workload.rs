@@ -9,15 +9,27 @@ use serde_json::{json, Map, Value as Json};
 /// `redis://[user[:password]@]host[:port][/db]` as memtier reads it: (host, port, auth, db).
 type UriParts = (Option<String>, Option<u16>, Option<String>, Option<u32>);
 
+/// The URI as messages and memtier's `configuration` show it: its password hidden.
+fn shown_uri(uri: &str) -> String {
+    match (uri.contains("://"), uri.rsplit_once('@')) {
+        (true, _) => crate::spec::redact_url(uri),
+        (false, Some((_, host))) => format!("***@{host}"),
+        (false, None) => uri.to_string(),
+    }
+}
+
 fn parse_uri(uri: &str) -> Result<UriParts> {
     let what = "redis://[user[:password]@]host[:port][/db]";
     let (scheme, rest) = uri
         .split_once("://")
-        .ok_or_else(|| bad("--uri", uri, what))?;
+        .ok_or_else(|| bad("--uri", &shown_uri(uri), what))?;
     match scheme {
         "redis" => {}
         "rediss" => {}
-        _ => return Err(bad("--uri", uri, &format!("a redis:// URI, {what}"))),
+        _ => {
+            let allowed = format!("a redis:// URI, {what}");
+            return Err(bad("--uri", &shown_uri(uri), &allowed));
+        }
     }
     let (auth, hostpart) = match rest.rsplit_once('@') {
         Some((a, h)) => (Some(a.to_string()), h),
@@ -453,7 +465,10 @@ impl Settings {
         let items: Vec<(&str, Json)> = vec![
             ("server", server),
             ("port", json!(port)),
-            ("uri", json!(self.uri.clone().unwrap_or_default())),
+            (
+                "uri",
+                json!(self.uri.as_deref().map(shown_uri).unwrap_or_default()),
+            ),
             ("unix socket", opt(&self.unix_socket)),
             ("address family", json!("Unspecified")),
             ("protocol", json!(self.protocol)),
