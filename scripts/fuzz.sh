@@ -13,7 +13,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 seconds="${1:-${FUZZ_SECONDS:-300}}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(resp_framer spec compat_lines report histogram url)
+# Every target of fuzz/fuzz_targets/ by default: a new one is never left out.
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in fuzz/fuzz_targets/*.rs; do targets+=("$(basename "$f" .rs)"); done
+fi
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 status=0

@@ -66,6 +66,7 @@ import ctypes
 import faulthandler
 import functools
 import json
+import math
 import os
 import signal
 import statistics
@@ -670,10 +671,15 @@ def run_round(soak: Soak, target: Target, index: int) -> None:
     soak.due[name] = now() + ROUND_S + GIVE_UP_S  # roughly: the phase ends ROUND_S after
     injector = threading.Thread(target=chaos, name=f"chaos-{name}", daemon=True)
     injector.start()
+    path = soak.out / f"{name}.json"
+    returned = math.inf
     try:
         report = runner.wait(on_progress)
-    finally:
         returned = now()
+        # Written before a held fault is lifted: the report is on disk while it is in force.
+        report.save(path)
+    finally:
+        returned = min(returned, now())
         soak.due.pop(name, None)
         injector.join()
         if held:
@@ -700,8 +706,6 @@ def run_round(soak: Soak, target: Target, index: int) -> None:
     if shown is None:
         problems.append(f"fault {fault.name} does not show in the timeline")
     problems += count_problems(report, target, received)
-    path = soak.out / f"{name}.json"
-    report.save(path)
     soak.record(
         Round(
             name,

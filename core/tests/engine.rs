@@ -609,6 +609,9 @@ enum Misbehave {
     Trickle(Duration),
     /// Send a simple string that never ends instead.
     Endless,
+    /// Send this reply header instead (a length no server sends), then nothing, the
+    /// connection left open: the client must refuse it, not wait for what it declares.
+    Declares(&'static [u8]),
 }
 
 /// A proxy in front of `upstream` that passes the server's bytes on as they come for `after`
@@ -643,6 +646,12 @@ fn misbehaving_proxy(upstream: u16, after: Duration, how: Misbehave) -> u16 {
                             let endless = [b'a'; 65536];
                             let _ = to_client.write_all(b"+");
                             while to_client.write_all(&endless).is_ok() {}
+                            false
+                        }
+                        Misbehave::Declares(header) => {
+                            let _ = to_client.write_all(header);
+                            // Until the client hangs up (the server then closes too).
+                            while from_server.read(&mut buf).is_ok_and(|n| n > 0) {}
                             false
                         }
                     };
@@ -770,6 +779,36 @@ fn a_reply_that_never_ends_is_a_protocol_error_long_before_memory_runs_out() {
         "{}",
         report.client.reconnects
     );
+}
+
+#[test]
+fn a_bulk_of_2_62_bytes_or_an_array_of_2_40_is_a_protocol_error_not_an_allocation() {
+    let server = Server::start(&[]);
+    for header in [&b"$4611686018427387904\r\n"[..], b"*1099511627776\r\n"] {
+        let how = Misbehave::Declares(header);
+        let port = misbehaving_proxy(server.port, Duration::from_millis(300), how);
+        let before = peak_rss_kib();
+        let report = run(&workload(json!({
+            "target": { "port": port, "client_name": "" },
+            "load": { "connections": 2, "threads": 1, "duration": "1s", "timeout": "3s" },
+            "commands": [{ "name": "get" }],
+            "observe": { "info": false },
+        })))
+        .unwrap();
+        let grown_mib = (peak_rss_kib() - before) / 1024;
+        let kinds = &report.totals.errors_by_kind;
+        let what = String::from_utf8_lossy(header);
+        assert!(
+            kinds.get("PROTOCOL").copied().unwrap_or(0) >= 2,
+            "{what}: {kinds:?}"
+        );
+        // Refused at once, not by the 3 s timeout, and nothing the size declared was reserved.
+        assert_eq!(kinds.get("TIMEOUT"), None, "{what}: {kinds:?}");
+        assert!(
+            grown_mib < 600,
+            "{what}: peak memory grew by {grown_mib} MiB"
+        );
+    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::Server;
+use common::{Cluster, Server};
 use respload::spec::{MAX_COMMANDS, MAX_PHASES, MAX_REPEAT, MAX_TEMPLATE_ARGS, MAX_VALUE_SIZE};
 use respload::Workload;
 use serde_json::json;
@@ -87,6 +87,10 @@ fn commands_arguments_and_value_sizes_past_their_limits_are_refused_by_path() {
             && e.contains(&format!("allowed is 1 to {MAX_VALUE_SIZE} bytes")),
         "{e}"
     );
+    assert_eq!(
+        err(json!({ "load": { "connections": 1_000_001 } })),
+        "invalid spec at `load.connections`: 1000001 is out of range: allowed is 1 to 1000000"
+    );
 }
 
 #[test]
@@ -122,4 +126,38 @@ fn connections_beyond_the_open_files_limit_fail_before_traffic() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(server.calls("get") + server.calls("set"), 500);
+}
+
+#[test]
+fn a_clusters_connections_on_every_primary_count_against_the_limit() {
+    let cluster = Cluster::start(3, 0);
+    let run = |connections: u32| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -n 256 && exec {BIN} run -p {} --cluster -c {connections} -n 600 -q",
+                cluster.port()
+            ))
+            .output()
+            .unwrap()
+    };
+    // 100 per primary fit under the limit alone, but not on 3 primaries.
+    let out = run(100);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "invalid spec at `load.connections`: 100 connections per primary node on 3 \
+             primaries (300) need about 364 open files, and this process may open 256"
+        ),
+        "{stderr}"
+    );
+    let served = || -> u64 {
+        let nodes = cluster.primaries();
+        nodes.iter().map(|n| n.calls("set") + n.calls("get")).sum()
+    };
+    assert_eq!(served(), 0);
+    let out = run(40);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(served(), 600);
 }

@@ -1,7 +1,8 @@
 //! The RESP framer on any byte stream, split anywhere: it never panics, and the replies and
 //! errors it finds are exactly those of a small reference parser written here (recursive,
 //! over the whole stream, no state kept between calls), wherever the stream was split (the
-//! first input byte picks the split points). Its bounds hold: a reply is never longer than
+//! first input byte picks the split points: every k bytes, chunks of 1 to 64 bytes drawn from
+//! it, and byte by byte). Its bounds hold: a reply is never longer than
 //! the bytes given; a bulk length over 512 MiB, an aggregate over 2^32 elements or nesting
 //! deeper than 64 is a protocol error, never an allocation or a wait.
 #![no_main]
@@ -214,6 +215,16 @@ fuzz_target!(|data: &[u8]| {
     let step = usize::from(seed % 16) + 1;
     let cuts: Vec<usize> = (step..stream.len()).step_by(step).collect();
     assert_eq!(frame(stream, &cuts), whole, "split every {step} bytes");
+    // Irregular chunks of 1 to 64 bytes, drawn from the seed.
+    let (mut x, mut at, mut irregular) = (u64::from(seed) | 1, 0, Vec::new());
+    while at < stream.len() {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        at += (x >> 58) as usize + 1;
+        irregular.push(at.min(stream.len()));
+    }
+    assert_eq!(frame(stream, &irregular), whole, "split at {irregular:?}");
     if stream.len() <= 4096 {
         let bytes: Vec<usize> = (1..stream.len()).collect();
         assert_eq!(frame(stream, &bytes), whole, "split byte by byte");

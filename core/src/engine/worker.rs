@@ -607,7 +607,14 @@ async fn open_links(
     let cluster = match &s.phase.connect.cluster {
         None => None,
         Some(_) => {
-            match Cluster::load(&s.phase.connect, s.phase.binds_connections_to_nodes()).await {
+            let limit = super::fd_limit::open_files_limit();
+            let loaded = Cluster::load(&s.phase.connect, s.phase.binds_connections_to_nodes())
+                .await
+                .and_then(|c| {
+                    super::fd_limit::check_cluster(&s.phase, c.primaries().len(), limit)?;
+                    Ok(c)
+                });
+            match loaded {
                 Ok(c) => Some(c),
                 Err(e) => return (None, Vec::new(), Some(e)),
             }

@@ -523,8 +523,24 @@ mod tests {
             (b"$-2\r\n".to_vec(), 1, "bulk length out of range"),
             (b"=-1\r\n".to_vec(), 1, "bulk length out of range"),
             (b"$536870913\r\n".to_vec(), 1, "bulk length out of range"),
+            // 2^62 bytes, 2^40 elements (issue 29): refused by their headers, never allocated.
+            (
+                b"$4611686018427387904\r\n".to_vec(),
+                1,
+                "bulk length out of range",
+            ),
             (
                 b"*4294967297\r\n".to_vec(),
+                1,
+                "aggregate count out of range",
+            ),
+            (
+                b"*1099511627776\r\n".to_vec(),
+                1,
+                "aggregate count out of range",
+            ),
+            (
+                b"~1099511627776\r\n".to_vec(),
                 1,
                 "aggregate count out of range",
             ),
