@@ -238,6 +238,11 @@ export interface TimelineRow {
   /** Most connections open at once during this interval. */
   connections: number
   /**
+   * Reconnections after lost connections in this interval (those of the warm-up count in the first
+   * row); the rows add up to `client.reconnects`. Left out in reports written before it was kept.
+   */
+  reconnects?: number
+  /**
    * Open loop: the total rate asked for in this interval (requests per second), which follows
    * `load.rate_ramp` step by step; compare with `ops_per_sec`.
    */

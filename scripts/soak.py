@@ -40,7 +40,7 @@ Asserted (each failure is printed; the exit status is 1 if any):
 - every fault shows in the timeline: a row overlapping the fault's seconds (and the second
   after) has errors, or its ops/s dips under half the median of the round's other rows, or
   (failovers) a server's role changes in the server timeline then, or (faults that drop
-  connections) the round's client reconnected;
+  connections) those rows count reconnections;
 - RSS of this process grows less than 5 MB after the first minute (least-squares slope over
   the samples after it, times their span; the slope is printed; run with MALLOC_ARENA_MAX=2).
   Each sample is taken right after a ``malloc_trim(0)``, which hands glibc's free pages back:
@@ -530,8 +530,9 @@ def evidence(report: respload.Report, window: Window, fault: Fault) -> str | Non
             return f"ops/s dip {low:.0f} (median {base:.0f})"
     if "role" in fault.shows_as and role_changed(report, lo, hi):
         return "role change"
-    if "reconnects" in fault.shows_as and report.client.reconnects:
-        return f"{report.client.reconnects} reconnects (the round's)"
+    reconnects = sum(r.reconnects or 0 for r in inside)
+    if "reconnects" in fault.shows_as and reconnects:
+        return f"{reconnects} reconnects"
     return None
 
 

@@ -88,6 +88,7 @@ def test_timeline_frame_has_one_row_per_interval(report: respload.Report) -> Non
     assert df["ops"].sum() + partial_ops == report.totals.ops
     assert list(df["latency_ms_p99"]) == [r.latency_ms.p99 for r in whole]
     assert (df["ops_per_sec"] > 0).all()
+    assert list(df["reconnects"]) == [0] * len(whole)
     # Closed loop: no open-loop columns.
     assert "target_rate" not in df.columns
     assert "send_lag_ms_p99" not in df.columns

@@ -14,6 +14,7 @@ _LEFT_OUT_WHEN = {
     "server_timeline": [],
     "nodes": {},
     "redirects": 0,
+    "reconnects": None,
     "server_nodes": {},
     "events": [],
     "steps": [],

@@ -216,6 +216,19 @@ fn killed_connections_reconnect_and_their_requests_count_as_errors() {
     let report = runner.wait().unwrap();
     assert!(!report.interrupted);
     assert!(report.client.reconnects >= 4, "{:?}", report.client);
+    // The timeline shows when: the rows add up to the run's reconnections, and the kill's
+    // are in the row of its second (1.2 s in), not in the others.
+    let rows: Vec<u64> = report
+        .timeline
+        .iter()
+        .map(|r| r.reconnects.unwrap())
+        .collect();
+    assert_eq!(
+        rows.iter().sum::<u64>(),
+        report.client.reconnects,
+        "{rows:?}"
+    );
+    assert!(rows[1] >= 4 && rows[0] == 0, "{rows:?}");
     assert!(
         report
             .totals

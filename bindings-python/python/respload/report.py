@@ -248,6 +248,9 @@ class TimelineRow:
     server_cpu_percent: float | None = None
     """The server's CPU in this interval (% of one core; in cluster mode the busiest node's),
     from the ``server_timeline`` sample taken at its end; None when none was taken."""
+    reconnects: int | None = None
+    """Reconnections after lost connections in this interval (the warm-up's count in the
+    first); the rows add up to ``client.reconnects``. None in reports written before."""
     unix_s: float = 0.0
     """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up
     by it."""
@@ -280,6 +283,7 @@ def _row_fields(d: _Json) -> dict[str, Any]:
             IntervalLatency.from_dict(d["send_lag_ms"]) if d.get("send_lag_ms") else None
         ),
         "behind_ms": d.get("behind_ms"),
+        "reconnects": d.get("reconnects"),
         "partial": d.get("partial", False),
     }
 
@@ -317,6 +321,9 @@ class Snapshot:
     behind_ms: float | None = None
     """Open loop only: the longest a due request had waited to be written at the workers'
     20 ms checks (ms): how far the client ran behind its schedule."""
+    reconnects: int | None = None
+    """Reconnections after lost connections in this interval (the warm-up's count in the
+    first); the rows add up to ``client.reconnects``. None in reports written before."""
     unix_s: float = 0.0
     """The end of the interval in UNIX seconds (wall clock)."""
     partial: bool = False
@@ -1002,8 +1009,9 @@ class Report:
 
         Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
         ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
-        ``connections``, ``server_cpu_percent`` (when the server was sampled: its CPU in
-        the interval, in cluster mode the busiest node's); in open loop also
+        ``connections``, ``reconnects`` (in reports that keep it), ``server_cpu_percent``
+        (when the server was sampled: its CPU in the interval, in cluster mode the busiest
+        node's); in open loop also
         ``target_rate`` (the rate asked for, beside ``ops_per_sec``), ``service_ms_p50``,
         ``service_ms_p99`` (None in closed loop, and where an interval has no service
         time), ``send_lag_ms_p50``, ``send_lag_ms_p99`` (the send lag: how late the client
@@ -1024,6 +1032,7 @@ class Report:
                 "latency_ms_p99": r.latency_ms.p99,
                 "latency_ms_max": r.latency_ms.max,
                 "connections": r.connections,
+                "reconnects": r.reconnects,
                 "server_cpu_percent": r.server_cpu_percent,
                 "target_rate": r.target_rate,
                 "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
@@ -1048,6 +1057,8 @@ class Report:
             "latency_ms_max",
             "connections",
         ]
+        if any(r.reconnects is not None for r in self.timeline):
+            columns.append("reconnects")
         if any(r.server_cpu_percent is not None for r in self.timeline):
             columns.append("server_cpu_percent")
         if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):

@@ -297,6 +297,7 @@ pub fn run_phase(
             };
             let mut row = timeline_row(rec, t, t - start_s, gauges.connected);
             row.unix_s = measure_wall + t;
+            row.reconnects = Some(gauges.reconnects);
             row.partial = is_last && row.interval_s < INTERVAL.as_secs_f64() / 2.0;
             row.target_rate = load.rate_at(start_s);
             if row.target_rate.is_some() {

@@ -42,6 +42,8 @@ pub struct Gauges {
     pub waiting: u64,
     /// Open loop: the longest a due request had waited to be written, at one tick.
     pub behind: Duration,
+    /// Reconnections after lost connections since the last interval.
+    pub reconnects: u64,
 }
 
 impl Gauges {
@@ -51,6 +53,7 @@ impl Gauges {
         self.connected += other.connected;
         self.waiting += other.waiting;
         self.behind = self.behind.max(other.behind);
+        self.reconnects += other.reconnects;
     }
 }
 
@@ -277,6 +280,8 @@ async fn worker(s: WorkerSetup) {
     let mut lag = Duration::ZERO;
     // This interval's most requests waiting to be sent, and longest wait, seen at a tick.
     let mut backlog = (0u64, Duration::ZERO);
+    // Reconnections already in a sent interval (those of the warm-up go in the first).
+    let mut counted = 0u64;
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let fresh = || {
@@ -361,7 +366,7 @@ async fn worker(s: WorkerSetup) {
                 thread: s.thread,
                 index,
                 recorder: finish_interval(&mut drills),
-                gauges: gauges(&shared, &mut backlog),
+                gauges: gauges(&shared, &mut backlog, &mut counted),
             });
             index += 1;
             next_flush += INTERVAL;
@@ -380,7 +385,7 @@ async fn worker(s: WorkerSetup) {
         thread: s.thread,
         index: index.max(last as u64),
         recorder: finish_interval(&mut drills),
-        gauges: gauges(&shared, &mut backlog),
+        gauges: gauges(&shared, &mut backlog, &mut counted),
         ended,
         cpu,
         busy: if wall > 0.0 {
@@ -405,13 +410,16 @@ fn read_waiting(ctls: &[Rc<ConnCtl>], at: Instant, backlog: &mut (u64, Duration)
     *backlog = (backlog.0.max(n), backlog.1.max(late));
 }
 
-/// The interval's gauges; the next interval's start from now.
-fn gauges(shared: &Shared, backlog: &mut (u64, Duration)) -> Gauges {
+/// The interval's gauges; the next interval's start from now. `counted`: the reconnections
+/// the intervals before had.
+fn gauges(shared: &Shared, backlog: &mut (u64, Duration), counted: &mut u64) -> Gauges {
     let (waiting, behind) = std::mem::take(backlog);
+    let reconnects = shared.reconnects.get();
     Gauges {
         connected: shared.take_most_connected(),
         waiting,
         behind,
+        reconnects: reconnects - std::mem::replace(counted, reconnects),
     }
 }
 

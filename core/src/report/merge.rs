@@ -744,6 +744,10 @@ fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
         service_ms: merge_opt(&|r| r.service_ms.as_ref()),
         send_lag_ms: merge_opt(&|r| r.send_lag_ms.as_ref()),
         connections: rows.iter().map(|r| r.connections).sum(),
+        reconnects: rows
+            .iter()
+            .any(|r| r.reconnects.is_some())
+            .then(|| rows.iter().filter_map(|r| r.reconnects).sum()),
         target_rate: sum_opt(&|r| r.target_rate),
         waiting: rows
             .iter()

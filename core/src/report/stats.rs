@@ -130,6 +130,11 @@ pub struct TimelineRow {
     pub send_lag_ms: Option<IntervalLatency>,
     /// Most connections open at once during this interval.
     pub connections: u32,
+    /// Reconnections after lost connections in this interval (those of the warm-up count in
+    /// the first row); the rows add up to `client.reconnects`. Left out in reports written
+    /// before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnects: Option<u64>,
     /// Open loop: the total rate asked for in this interval (requests per second), which
     /// follows `load.rate_ramp` step by step; compare with `ops_per_sec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

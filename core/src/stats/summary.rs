@@ -118,6 +118,7 @@ pub fn timeline_row(rec: &Recorder, t: f64, interval_s: f64, connections: u32) -
         service_ms: total.service.as_deref().map(interval_latency_of),
         send_lag_ms: total.send_lag.as_deref().map(interval_latency_of),
         connections,
+        reconnects: None,
         target_rate: None,
         waiting: None,
         behind_ms: None,
