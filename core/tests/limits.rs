@@ -13,6 +13,14 @@ use std::time::Instant;
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
 
+/// The process's peak resident memory so far, in MiB.
+fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024
+}
+
 fn err(spec: serde_json::Value) -> String {
     match Workload::from_json_value(spec) {
         Ok(w) => panic!("accepted, {} phases", w.phases.len()),
@@ -32,8 +40,9 @@ fn too_many_phases_is_refused_quickly_by_path() {
         )
     );
     // 2,000 phases each repeated 100 times: refused at the phase that passes the limit,
-    // without first making 200,000 copies.
+    // without first making 200,000 copies (that took 3.2 GB).
     let started = Instant::now();
+    let peak_before = peak_rss_mib();
     let repeated = json!({ "load": { "requests": 1 }, "repeat": MAX_REPEAT });
     let e = err(json!({ "phases": vec![repeated.clone(); 11] }));
     assert!(
@@ -46,6 +55,9 @@ fn too_many_phases_is_refused_quickly_by_path() {
         "{e}"
     );
     assert!(started.elapsed().as_secs_f64() < 5.0);
+    // The margin is for the other tests of this binary running meanwhile.
+    let grown = peak_rss_mib() - peak_before;
+    assert!(grown < 200, "peak memory grew by {grown} MiB");
     // At the limit it is a workload.
     let w = Workload::from_json_value(json!({ "phases": vec![phase; MAX_PHASES] })).unwrap();
     assert_eq!(w.phases.len(), MAX_PHASES);
