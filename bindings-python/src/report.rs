@@ -3,6 +3,9 @@
 
 use crate::error::to_py;
 use pyo3::prelude::*;
+// Report texts come in as PyBackedStr: read where Python keeps them, not copied into a
+// String first (16 one-hour reports are 200 MB).
+use pyo3::pybacked::PyBackedStr;
 
 /// Check a report (its JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
 /// `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `None` when every limit holds,
@@ -57,7 +60,7 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
 /// (`Report::merge`), as JSON text. Raises `SpecError` naming what makes them not one
 /// workload's (`reports[i]....`).
 #[pyfunction]
-pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<String> {
+pub fn merge_reports(py: Python<'_>, reports_json: Vec<PyBackedStr>) -> PyResult<String> {
     py.detach(|| {
         let reports = respload::Report::from_json_strs(&reports_json)?;
         respload::Report::merge(&reports).map(|r| r.to_json())
@@ -72,7 +75,7 @@ pub fn merge_reports(py: Python<'_>, reports_json: Vec<String>) -> PyResult<Stri
 pub fn join_reports(
     py: Python<'_>,
     workload_json: &str,
-    reports_json: Vec<String>,
+    reports_json: Vec<PyBackedStr>,
 ) -> PyResult<String> {
     py.detach(|| {
         let workload: serde_json::Value = serde_json::from_str(workload_json)
@@ -89,7 +92,7 @@ pub fn join_reports(
 #[pyfunction]
 pub fn compare_reports(
     py: Python<'_>,
-    reports_json: Vec<String>,
+    reports_json: Vec<PyBackedStr>,
     labels: Vec<String>,
     limits: Vec<String>,
 ) -> PyResult<String> {
@@ -102,4 +105,59 @@ pub fn compare_reports(
         respload::report::Comparison::of(&reports, &labels, &limits)?.to_json_with_text()
     })
     .map_err(to_py)
+}
+
+/// One snapshot (JSON text) of several hosts' snapshots (JSON texts) of one wall-clock
+/// second (`Snapshot::merge`); `None` when there are none. Raises `SpecError` (path
+/// `snapshots[i]`) for a text that is not a snapshot.
+#[pyfunction]
+pub fn merge_snapshots(snapshots_json: Vec<PyBackedStr>) -> PyResult<Option<String>> {
+    let snapshots = snapshots_of(&snapshots_json)?;
+    Ok(respload::Snapshot::merge(&snapshots).map(|s| to_text(&s)))
+}
+
+/// The report (JSON text) of shard `index`, named `host`, lost mid-run (`why`), made of the
+/// snapshots it streamed (JSON texts) and shaped like `template_json`, another host's report
+/// of the run (`Report::of_lost_host`). Raises `SpecError` for a text that is not a report or
+/// a snapshot.
+#[pyfunction]
+pub fn lost_host_report(
+    template_json: &str,
+    index: u32,
+    host: &str,
+    snapshots_json: Vec<PyBackedStr>,
+    why: &str,
+) -> PyResult<String> {
+    let template = respload::Report::from_json_str(template_json).map_err(to_py)?;
+    let snapshots = snapshots_of(&snapshots_json)?;
+    Ok(respload::Report::of_lost_host(&template, index, host, &snapshots, why).to_json())
+}
+
+/// The report (JSON text) with the phases of `template_json` it never reached added, empty
+/// (`Report::with_phases_of`): a host stopped early, merged with those that were not.
+#[pyfunction]
+pub fn with_phases_of(report_json: &str, template_json: &str) -> PyResult<String> {
+    let report = respload::Report::from_json_str(report_json).map_err(to_py)?;
+    let template = respload::Report::from_json_str(template_json).map_err(to_py)?;
+    Ok(report.with_phases_of(&template).to_json())
+}
+
+fn snapshots_of(texts: &[PyBackedStr]) -> PyResult<Vec<respload::Snapshot>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            serde_json::from_str(text).map_err(|e| {
+                to_py(respload::Error::spec(
+                    format!("snapshots[{i}]"),
+                    format!("not a snapshot: {e}"),
+                ))
+            })
+        })
+        .collect()
+}
+
+fn to_text(snapshot: &respload::Snapshot) -> String {
+    // A snapshot is numbers and strings: it always serializes.
+    serde_json::to_string(snapshot).unwrap_or_default()
 }

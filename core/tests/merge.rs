@@ -5,9 +5,9 @@
 mod common;
 
 use common::{workload, Server};
-use respload::report::{decode_histogram, percentile};
+use respload::report::{decode_histogram, percentile, TimelineRow, HOST_LOST};
 use respload::stats::{stats_of, CommandRecorder};
-use respload::{run, Report};
+use respload::{run, Report, Snapshot};
 use serde_json::json;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -332,4 +332,127 @@ fn rows_line_up_by_the_second_they_began_and_short_last_rows_stay_apart() {
             .for_each(|row| row.unix_s = 0.0);
     }
     assert_eq!(Report::merge(&old).unwrap().timeline.len(), 3);
+}
+
+#[test]
+fn a_lost_hosts_report_is_made_of_its_snapshots_and_merges_with_the_others() {
+    let server = Server::start(&[]);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 3, "rate": 1500, "duration": "3s" },
+        "commands": [{ "name": "set" }],
+    }));
+    let at = now() + 1.0;
+    let shard = |i: u32| w.shard(i, 3).unwrap().starting_at(at).unwrap();
+    let kept: Vec<_> = [0, 2]
+        .into_iter()
+        .map(|i| {
+            let s = shard(i);
+            std::thread::spawn(move || run(&s).unwrap())
+        })
+        .collect();
+    // Shard 1 streams its snapshots and is gone after its second measured one (a host lost).
+    let runner = respload::Runner::start(shard(1)).unwrap();
+    let mut snapshots: Vec<Snapshot> = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while snapshots
+        .iter()
+        .filter(|s| s.measured && s.row.t > 0.0)
+        .count()
+        < 2
+    {
+        assert!(std::time::Instant::now() < deadline, "{snapshots:?}");
+        if let Some(s) = runner.next_snapshot(std::time::Duration::from_secs(5)) {
+            snapshots.push(s);
+        }
+    }
+    drop(runner);
+    let kept: Vec<Report> = kept.into_iter().map(|h| h.join().unwrap()).collect();
+    let why = "host 1 was lost mid-run";
+    let lost = Report::of_lost_host(&kept[0], 1, "h1", &snapshots, why);
+    let rows: Vec<&TimelineRow> = snapshots
+        .iter()
+        .filter(|s| s.row.t > 0.0)
+        .map(|s| &s.row)
+        .collect();
+    let ops: u64 = rows.iter().map(|r| r.ops).sum();
+    assert!(
+        (900..1500).contains(&ops),
+        "{ops} ops in two seconds at 500/s"
+    );
+    assert_eq!(lost.totals.ops, ops);
+    assert_eq!(lost.timeline.iter().map(|r| r.ops).sum::<u64>(), ops);
+    assert_eq!(lost.phases[0].totals, lost.totals);
+    assert!(lost.interrupted && lost.phases[0].interrupted);
+    assert_eq!(lost.error.as_deref(), Some(why));
+    assert_eq!(
+        (lost.host.as_str(), lost.shard.as_ref().map(|s| s.index)),
+        ("h1", Some(1))
+    );
+    assert!(!lost.validity.trusted);
+    let check = &lost.phases[0].validity.checks[0];
+    assert_eq!((check.check.as_str(), check.passed), (HOST_LOST, false));
+    // Its latency is that of its rows' interval histograms added.
+    let mut added = decode_histogram(&rows[0].histogram).unwrap();
+    for r in &rows[1..] {
+        added.add(decode_histogram(&r.histogram).unwrap()).unwrap();
+    }
+    let max_ns = (lost.totals.latency_ms.max * 1e6).round() as u64;
+    assert_eq!(added.len(), ops);
+    assert_eq!(
+        lost.totals.latency_ms.p99,
+        percentile(&added, 0.99).min(max_ns) as f64 / 1e6
+    );
+    // Merged with the others: they are kept whole, it is marked failed with what it sent.
+    let merged = Report::merge(&[kept[0].clone(), lost.clone(), kept[1].clone()]).unwrap();
+    assert_eq!(
+        merged.totals.ops,
+        kept[0].totals.ops + ops + kept[1].totals.ops
+    );
+    assert!(merged.hosts[1].interrupted && !merged.hosts[0].interrupted);
+    assert_eq!(merged.hosts[1].ops, ops);
+    assert!(!merged.validity.trusted);
+    assert!(merged.validity.checks.iter().any(|c| c.check == HOST_LOST));
+    // The server holds every request the reports count, and at most the lost host's last
+    // second more (sent after its last snapshot).
+    let extra = server.calls("set") - merged.totals.ops;
+    assert!(extra <= 600, "{extra} requests the reports do not hold");
+
+    // The live line: one second's snapshots of two hosts, merged.
+    let (a, b) = (rows[0], rows[1]);
+    let both = Snapshot::merge(&[snapshots_of(a, true), snapshots_of(b, false)]).unwrap();
+    assert_eq!(both.row.ops, a.ops + b.ops);
+    assert_eq!(both.row.connections, a.connections + b.connections);
+    assert!(both.measured);
+    let mut pair = decode_histogram(&a.histogram).unwrap();
+    pair.add(decode_histogram(&b.histogram).unwrap()).unwrap();
+    assert_eq!(decode_histogram(&both.row.histogram).unwrap(), pair);
+    let max_ns = (a.latency_ms.max.max(b.latency_ms.max) * 1e6).round() as u64;
+    assert_eq!(
+        both.row.latency_ms.p50,
+        percentile(&pair, 0.5).min(max_ns) as f64 / 1e6
+    );
+    assert!(Snapshot::merge(&[]).is_none());
+
+    // A host stopped before a later phase gets that phase, empty, to merge by.
+    let mut two = kept[0].clone();
+    let mut later = two.phases[0].clone();
+    later.name = "later".into();
+    two.phases.push(later);
+    let padded = kept[1].clone().with_phases_of(&two);
+    let names: Vec<&str> = padded.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, [kept[1].phases[0].name.as_str(), "later"]);
+    let empty = &padded.phases[1];
+    assert!(empty.interrupted && empty.timeline.is_empty() && empty.validity.trusted);
+    assert_eq!(empty.totals.ops, 0);
+    assert_eq!(padded.phases[0], kept[1].phases[0]);
+}
+
+/// A snapshot of the main phase holding `row`.
+fn snapshots_of(row: &TimelineRow, measured: bool) -> Snapshot {
+    Snapshot {
+        phase: "main".into(),
+        measured,
+        row: row.clone(),
+    }
 }

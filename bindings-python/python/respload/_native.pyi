@@ -30,6 +30,17 @@ def load_report(path: str | os.PathLike[str]) -> str:
 def merge_reports(reports_json: list[str]) -> str:
     """One report (JSON text) of the reports of hosts that ran one workload together."""
 
+def merge_snapshots(snapshots_json: list[str]) -> str | None:
+    """One snapshot of several hosts' snapshots of one wall-clock second."""
+
+def lost_host_report(
+    template_json: str, index: int, host: str, snapshots_json: list[str], why: str
+) -> str:
+    """The report of a host lost mid-run, made of the snapshots it streamed."""
+
+def with_phases_of(report_json: str, template_json: str) -> str:
+    """The report with the phases of ``template_json`` it never reached added, empty."""
+
 def join_reports(workload_json: str, reports_json: list[str]) -> str:
     """One run's report (JSON text) of the reports of a workload's phases, each run alone."""
 

@@ -36,7 +36,7 @@ merged reports are joined into the one report a run of the whole workload gives
 from __future__ import annotations
 
 import contextlib
-import copy
+import dataclasses
 import inspect
 import json
 import logging
@@ -48,16 +48,13 @@ import time
 import urllib.parse
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from . import _native, exceptions
-from .report import IntervalLatency, Report, Snapshot
+from .report import Report, Snapshot
 from .runner import ProgressCallback, Runner, _check_progress, on_a_thread
 from .workload import Workload, WorkloadLike, to_workload
-
-if TYPE_CHECKING:
-    from hdrh.histogram import HdrHistogram
 
 __all__ = [
     "Distributed",
@@ -246,105 +243,38 @@ def target_addresses(workload: Workload) -> list[str]:
 # --- merged snapshots: the live line ---------------------------------------------------------
 
 
-def _hdrh() -> Any:
-    try:
-        from hdrh.histogram import HdrHistogram
-    except ImportError:
-        return None
-    return HdrHistogram
-
-
-def _added(encoded: Iterable[str]) -> HdrHistogram | None:
-    """The encoded histograms added together, or ``None`` (none given, or no hdrh)."""
-    cls = _hdrh()
-    texts = [e for e in encoded if e]
-    if cls is None or not texts:
-        return None
-    total = cls.decode(texts[0])
-    for text in texts[1:]:
-        total.add(cls.decode(text))
-    return total
-
-
-def _weighted_mean(pairs: Iterable[tuple[float, int]]) -> float:
-    pairs = list(pairs)
-    n = sum(w for _, w in pairs)
-    return sum(v * w for v, w in pairs) / n if n else 0.0
-
-
-def _interval_latency(
-    parts: list[tuple[IntervalLatency, int]], hist: HdrHistogram | None
-) -> IntervalLatency:
-    """One interval's latency over hosts: exact from the added histogram when there is one,
-    else the highest host's percentiles (an upper bound)."""
-    mean = _weighted_mean((lat.mean, n) for lat, n in parts)
-    if hist is not None and hist.get_total_count():
-        return IntervalLatency(
-            mean=mean,
-            p50=hist.get_value_at_percentile(50) / 1e6,
-            p99=hist.get_value_at_percentile(99) / 1e6,
-            max=max(lat.max for lat, _ in parts),
-        )
-    return IntervalLatency(
-        mean=mean,
-        p50=max(lat.p50 for lat, _ in parts),
-        p99=max(lat.p99 for lat, _ in parts),
-        max=max(lat.max for lat, _ in parts),
-    )
-
-
 def merge_snapshots(snapshots: list[Snapshot]) -> Snapshot:
-    """One snapshot of the hosts' snapshots of one wall-clock second: counts and rates
-    summed; latency percentiles from the hosts' interval histograms added (with the
-    ``hdrhistogram`` package; else the highest host's); service time and send lag the
-    highest host's percentiles."""
-    first = snapshots[0]
-    hist = _added(s.histogram for s in snapshots)
-
-    def optional(name: str) -> IntervalLatency | None:
-        parts = [(getattr(s, name), s.ops) for s in snapshots if getattr(s, name) is not None]
-        return _interval_latency(parts, None) if parts else None
-
-    rates = [s.target_rate for s in snapshots if s.target_rate is not None]
-    waiting = [s.waiting for s in snapshots if s.waiting is not None]
-    behind = [s.behind_ms for s in snapshots if s.behind_ms is not None]
-    return replace(
-        first,
-        measured=any(s.measured for s in snapshots),
-        t=max(s.t for s in snapshots),
-        interval_s=max(s.interval_s for s in snapshots),
-        unix_s=max(s.unix_s for s in snapshots),
-        ops=sum(s.ops for s in snapshots),
-        ops_per_sec=sum(s.ops_per_sec for s in snapshots),
-        errors=sum(s.errors for s in snapshots),
-        connections=sum(s.connections for s in snapshots),
-        latency_ms=_interval_latency([(s.latency_ms, s.ops) for s in snapshots], hist),
-        histogram=hist.encode().decode() if hist is not None else "",
-        service_ms=optional("service_ms"),
-        send_lag_ms=optional("send_lag_ms"),
-        target_rate=sum(rates) if rates else None,
-        waiting=sum(waiting) if waiting else None,
-        behind_ms=max(behind) if behind else None,
-        partial=all(s.partial for s in snapshots),
-    )
+    """One snapshot of the hosts' snapshots of one wall-clock second (the core's
+    ``Snapshot::merge``): counts and rates summed; latency percentiles from the hosts'
+    interval histograms added; service time and send lag the highest host's percentiles."""
+    if not snapshots:
+        raise ValueError("merge_snapshots: no snapshot to merge")
+    texts = [json.dumps(dataclasses.asdict(s)) for s in snapshots]
+    return _merged(texts)
 
 
-def _second(snapshot: Snapshot) -> int:
+def _merged(texts: list[str]) -> Snapshot:
+    merged = _native.merge_snapshots(texts)
+    assert merged is not None  # callers pass at least one
+    return Snapshot.from_json(merged)
+
+
+def _second(snapshot: _Json) -> int:
     """The wall-clock second an interval began: rows of several hosts line up by it."""
-    return round(snapshot.unix_s - snapshot.interval_s)
+    return round(float(snapshot["unix_s"]) - float(snapshot["interval_s"]))
 
 
 class _Live:
-    """The hosts' snapshots, merged per (phase, wall-clock second) once every host still
-    running has sent that second or a later one."""
+    """The hosts' snapshots (JSON texts), merged per (phase, wall-clock second) once every
+    host still running has sent that second or a later one."""
 
     def __init__(self) -> None:
-        self._pending: dict[tuple[int, str], list[Snapshot]] = {}
+        self._pending: dict[tuple[int, str], list[str]] = {}
         self._latest: dict[int, int] = {}
 
-    def add(self, host: int, snapshot: Snapshot) -> None:
-        key = (_second(snapshot), snapshot.phase)
-        self._pending.setdefault(key, []).append(snapshot)
+    def add(self, host: int, text: str, data: _Json) -> None:
+        key = (_second(data), data["phase"])
+        self._pending.setdefault(key, []).append(text)
         self._latest[host] = max(self._latest.get(host, key[0]), key[0])
 
     def ready(self, running: Iterable[int]) -> list[Snapshot]:
@@ -353,147 +283,8 @@ class _Live:
         horizon = min((self._latest.get(h, -(2**62)) for h in running), default=2**62)
         out = []
         for key in sorted(k for k in self._pending if k[0] <= horizon):
-            out.append(merge_snapshots(self._pending.pop(key)))
+            out.append(_merged(self._pending.pop(key)))
         return out
-
-
-# --- a lost host's report, from what it streamed ---------------------------------------------
-
-
-def _summary(hist: HdrHistogram | None) -> _Json:
-    """A report's latency summary (ms) of a histogram (ns)."""
-    names = {"p50": 50, "p90": 90, "p95": 95, "p99": 99, "p99_9": 99.9, "p99_99": 99.99}
-    if hist is None or not hist.get_total_count():
-        return dict.fromkeys(["mean", "stddev", "min", *names, "max"], 0.0)
-    return {
-        "mean": hist.get_mean_value() / 1e6,
-        "stddev": hist.get_stddev() / 1e6,
-        "min": hist.get_min_value() / 1e6,
-        **{k: hist.get_value_at_percentile(q) / 1e6 for k, q in names.items()},
-        "max": hist.get_max_value() / 1e6,
-    }
-
-
-def _stats(rows: list[_Json]) -> _Json:
-    """A report's ``Stats`` of timeline rows: counts summed, latency from their interval
-    histograms added (hits, misses, bytes and error kinds are not in snapshots: 0)."""
-    ops = sum(r["ops"] for r in rows)
-    errors = sum(r["errors"] for r in rows)
-    seconds = sum(r["interval_s"] for r in rows)
-    hist = _added(r.get("histogram", "") for r in rows)
-    return {
-        "ops": ops,
-        "ops_per_sec": ops / seconds if seconds else 0.0,
-        "hits": 0,
-        "misses": 0,
-        "errors": errors,
-        "error_rate": errors / ops if ops else 0.0,
-        "errors_by_kind": {},
-        "bytes_sent": 0,
-        "bytes_received": 0,
-        "latency_ms": _summary(hist),
-        "histogram": hist.encode().decode() if hist is not None else "",
-    }
-
-
-_NO_CLIENT = {
-    "threads": 0,
-    "connections": 0,
-    "cpu_user_s": 0.0,
-    "cpu_sys_s": 0.0,
-    "cpu_s_per_million": 0.0,
-    "loop_lag_ms_max": 0.0,
-    "reconnects": 0,
-    "busy_max": 0.0,
-}
-
-
-def _lost_check(phase: str, why: str) -> _Json:
-    return {
-        "check": "host_lost",
-        "phase": phase,
-        "passed": False,
-        "value": 1.0,
-        "limit": 0.0,
-        "detail": why,
-    }
-
-
-def _row(snapshot: _Json) -> _Json:
-    return {k: v for k, v in snapshot.items() if k not in ("phase", "measured")}
-
-
-def _phase_of_rows(template: _Json, rows: list[_Json], why: str | None) -> _Json:
-    """A phase like ``template`` (its name, workload) holding only ``rows``: a lost host's
-    (``why`` says how it was lost), or a phase a stopped host never reached."""
-    measured_rows = [r for r in rows if r["t"] > 0]
-    started = template.get("started_at", 0.0)
-    if measured_rows:
-        started = measured_rows[0]["unix_s"] - measured_rows[0]["t"]
-    checks = [] if why is None else [_lost_check(template["name"], why)]
-    return {
-        "name": template["name"],
-        "started_at": started,
-        "measured": template["measured"],
-        "duration_s": sum(r["interval_s"] for r in measured_rows),
-        "interrupted": True,
-        "totals": _stats(measured_rows),
-        "commands": {},
-        "timeline": [_row(r) for r in measured_rows],
-        "client": dict(_NO_CLIENT),
-        "validity": {"trusted": why is None, "checks": checks},
-        "workload": template["workload"],
-    }
-
-
-def lost_host_report(
-    template: _Json, index: int, host: str, snapshots: list[_Json], why: str
-) -> _Json:
-    """The report of shard ``index``, lost mid-run, made of the ``snapshots`` it streamed
-    (JSON dicts), shaped like ``template`` (another host's report of the same run):
-    interrupted, ``error`` saying why, a failed ``host_lost`` validity check."""
-    phases = [
-        _phase_of_rows(p, [s for s in snapshots if s["phase"] == p["name"]], why)
-        for p in template["phases"]
-    ]
-    measured = [p for p in phases if p["measured"]]
-    rows = [r for p in measured for r in p["timeline"]]
-    report: _Json = {
-        k: copy.deepcopy(template[k])
-        for k in ("schema_version", "respload_version", "seed", "server", "workload", "shard")
-        if k in template
-    }
-    if "start_at" in template:
-        report["start_at"] = template["start_at"]
-    started = [p["started_at"] for p in phases if p["started_at"]]
-    report.update(
-        started_at=min(started) if started else template.get("start_at", 0.0),
-        duration_s=sum(p["duration_s"] for p in measured),
-        interrupted=True,
-        error=why,
-        totals=_stats(rows),
-        commands={},
-        timeline=rows,
-        client=dict(_NO_CLIENT),
-        phases=phases,
-        validity={"trusted": False, "checks": [_lost_check(p["name"], why) for p in phases]},
-        host=host,
-    )
-    if "shard" in report:
-        report["shard"]["index"] = index
-    return report
-
-
-def pad_phases(report: _Json, template: _Json) -> _Json:
-    """``report`` with the phases of ``template`` it never reached (it was stopped before
-    them) added, empty: the core merges reports of the same phases only."""
-    names = [p["name"] for p in report["phases"]]
-    missing = template["phases"][len(names) :]
-    if not missing:
-        return report
-    padded = dict(report)
-    padded["phases"] = report["phases"] + [_phase_of_rows(p, [], None) for p in missing]
-    return padded
 
 
 # --- the driver --------------------------------------------------------------------------
@@ -504,7 +295,8 @@ class _HostState:
     index: int
     actor: Any
     where: _Json
-    snapshots: list[_Json]
+    snapshots: list[str]
+    """The snapshots it streamed (JSON texts): its report if it is lost."""
     finished: bool = False
     lost: str | None = None
     last_answer: float = 0.0
@@ -667,9 +459,8 @@ class DistributedRun:
                 continue
             h.last_answer = now
             for text in texts:
-                data = json.loads(text)
-                h.snapshots.append(data)
-                self.live.add(h.index, Snapshot.from_dict(data))
+                h.snapshots.append(text)
+                self.live.add(h.index, text, json.loads(text))
             h.finished = finished
             early = self.start_at is not None and time.time() < self.start_at
             if finished and early and self.running and not self._stopping:
@@ -730,16 +521,25 @@ class DistributedRun:
             raise exceptions.InternalError(
                 "every host was lost: " + "; ".join(h.lost or "" for h in self.hosts)
             )
-        template = max(reports.values(), key=lambda r: len(r["phases"]))
+        longest = max(reports.values(), key=lambda r: len(r["phases"]))
+        template = json.dumps(longest)
+        texts: dict[int, str] = {}
         for h in self.hosts:
             if h.lost is not None:
-                reports[h.index] = lost_host_report(
-                    template, h.index, h.where.get("host", f"host-{h.index}"), h.snapshots, h.lost
+                name = h.where.get("host", f"host-{h.index}")
+                texts[h.index] = _native.lost_host_report(
+                    template, h.index, name, h.snapshots, h.lost
                 )
-        texts = [json.dumps(pad_phases(reports[i], template)) for i in sorted(reports)]
-        merged = Report.from_json(_native.merge_reports(texts))
+            elif h.index in reports:
+                text = json.dumps(reports[h.index])
+                if len(reports[h.index]["phases"]) < len(longest["phases"]):
+                    # Stopped early: the phases it never reached, empty, to merge by.
+                    text = _native.with_phases_of(text, template)
+                texts[h.index] = text
+        texts = dict(sorted(texts.items()))
+        merged = Report.from_json(_native.merge_reports(list(texts.values())))
         self.process_cpu_s = [h.process_cpu_s for h in self.hosts]
-        return merged, [json.loads(t) for t in texts]
+        return merged, [json.loads(t) for t in texts.values()]
 
     def close(self) -> None:
         """Remove the actors and the placement group; shut Ray down if this run started it."""

@@ -14,7 +14,7 @@ use super::assemble::measured_timeline;
 use super::sparse::Sparse;
 use super::{
     decode_histogram, encode_histogram, percentile, ClientStats, IntervalLatency, Latency,
-    PhaseReport, RampStep, Report, Stats, TimelineRow, Unsent, Validity, NS_PER_MS,
+    PhaseReport, RampStep, Report, Snapshot, Stats, TimelineRow, Unsent, Validity, NS_PER_MS,
 };
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -694,7 +694,24 @@ fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<Tim
     super::parallel::map(&seconds, 256, |rows| merge_row(rows))
 }
 
-fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
+impl Snapshot {
+    /// One snapshot of several hosts' snapshots of one wall-clock second (the live line of a
+    /// distributed run): counts and rates summed, latency from the hosts' interval histograms
+    /// added (snapshots always carry them), service time and send lag the highest host's
+    /// percentiles, as a merged timeline row. The phase is the first snapshot's; measured
+    /// when any is. `None` when there are none.
+    pub fn merge(snapshots: &[Snapshot]) -> Option<Snapshot> {
+        let first = snapshots.first()?;
+        let rows: Vec<&TimelineRow> = snapshots.iter().map(|s| &s.row).collect();
+        Some(Snapshot {
+            phase: first.phase.clone(),
+            measured: snapshots.iter().any(|s| s.measured),
+            row: merge_row(&rows),
+        })
+    }
+}
+
+pub(super) fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
     let latest = rows
         .iter()
         .max_by(|a, b| a.t.total_cmp(&b.t))
@@ -703,12 +720,7 @@ fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
     let with_histograms = rows.iter().all(|r| !r.histogram.is_empty());
     let (latency_ms, histogram) = match with_histograms {
         true => {
-            let parts: Vec<(Latency, &str)> = rows
-                .iter()
-                .map(|r| (interval_as_latency(&r.latency_ms), r.histogram.as_str()))
-                .collect();
-            let refs: Vec<(&Latency, &str)> = parts.iter().map(|(l, h)| (l, *h)).collect();
-            let (l, h) = merge_latency(&refs);
+            let (l, h) = rows_latency(rows);
             let interval = IntervalLatency {
                 mean: l.mean,
                 p50: l.p50,
@@ -758,6 +770,18 @@ fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
         partial: rows.iter().all(|r| r.partial),
         histogram,
     }
+}
+
+/// The latency of timeline rows from their interval histograms added (every row has one):
+/// mean, max and the percentiles exact; the rows keep no stddev or min, so those of the result
+/// are not.
+pub(super) fn rows_latency(rows: &[&TimelineRow]) -> (Latency, String) {
+    let parts: Vec<(Latency, &str)> = rows
+        .iter()
+        .map(|r| (interval_as_latency(&r.latency_ms), r.histogram.as_str()))
+        .collect();
+    let refs: Vec<(&Latency, &str)> = parts.iter().map(|(l, h)| (l, *h)).collect();
+    merge_latency(&refs)
 }
 
 fn interval_as_latency(l: &IntervalLatency) -> Latency {

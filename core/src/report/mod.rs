@@ -10,6 +10,7 @@ mod compare;
 mod file;
 mod histogram;
 mod join;
+mod lost;
 mod merge;
 mod parallel;
 mod phase;
@@ -24,6 +25,7 @@ pub use check::{check_report, holds, measured, validity_warning, Budget, Limits,
 pub use compare::{Comparison, ComparisonRow, Limit, ALL, METRICS, NOISE_FLOOR};
 pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_distribution};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
+pub use lost::HOST_LOST;
 pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
