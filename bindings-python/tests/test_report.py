@@ -48,11 +48,23 @@ def test_typed_access_mirrors_the_json(report: respload.Report) -> None:
     assert report.timeline[0].ops_per_sec == d["timeline"][0]["ops_per_sec"] > 0
     assert report.timeline[-1].t == pytest.approx(report.duration_s)
     assert report.phases[0].name == "main"
+    # A one-phase run's rows are its phase's rows: built once, shared.
+    assert len(report.phases[0].timeline) == len(report.timeline)
+    assert all(a is b for a, b in zip(report.timeline, report.phases[0].timeline))
     assert report.client.connections == 4
     assert report.server.version == d["server"]["version"] != ""
     assert report.workload == d["workload"]
     assert report.seed == 11
     assert "ops/s" in repr(report)
+
+
+def test_a_run_row_unlike_its_phase_row_is_read_as_written(report: respload.Report) -> None:
+    d = report.to_dict()
+    d["timeline"][0]["ops"] += 1
+    back = respload.Report.from_json(json.dumps(d))
+    assert back.timeline[0].ops == report.timeline[0].ops + 1
+    assert back.phases[0].timeline[0].ops == report.phases[0].timeline[0].ops
+    assert back.timeline[1] is back.phases[0].timeline[1]
 
 
 def test_json_round_trip(report: respload.Report) -> None:

@@ -265,6 +265,23 @@ class TimelineRow:
         return cls(**_row_fields(d), server_cpu_percent=d.get("server_cpu_percent"))
 
 
+def _run_rows(
+    rows: list[_Json], phase_dicts: list[_Json], phases: list[PhaseReport]
+) -> list[TimelineRow]:
+    """The run's timeline rows, each the phase's own row where a phase holds the same one (a
+    one-phase run's timeline is its phase's): a one-hour merged report builds 3,600 rows, not
+    7,200. Rows are frozen, so sharing one is safe."""
+    built: dict[tuple[Any, Any], tuple[_Json, TimelineRow]] = {}
+    for pd, phase in zip(phase_dicts, phases):
+        for rd, row in zip(pd["timeline"], phase.timeline):
+            built[(rd["t"], rd.get("unix_s"))] = (rd, row)
+    out = []
+    for rd in rows:
+        seen = built.get((rd["t"], rd.get("unix_s")))
+        out.append(seen[1] if seen is not None and seen[0] == rd else TimelineRow.from_dict(rd))
+    return out
+
+
 def _row_fields(d: _Json) -> dict[str, Any]:
     return {
         "t": d["t"],
@@ -913,6 +930,7 @@ class Report:
     def from_json(cls, text: str) -> Report:
         """A report from the core's JSON (a ``respload --json`` file, or ``to_json()``)."""
         d = json.loads(text)
+        phases = [PhaseReport.from_dict(p) for p in d["phases"]]
         return cls(
             schema_version=d["schema_version"],
             respload_version=d["respload_version"],
@@ -922,11 +940,11 @@ class Report:
             seed=d["seed"],
             totals=Stats.from_dict(d["totals"]),
             commands=_commands(d["commands"]),
-            timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
+            timeline=_run_rows(d["timeline"], d["phases"], phases),
             client=ClientStats.from_dict(d["client"]),
             server=ServerFacts.from_dict(d["server"]),
             workload=d["workload"],
-            phases=[PhaseReport.from_dict(p) for p in d["phases"]],
+            phases=phases,
             validity=_validity(d),
             _json=text,
             nodes=_commands(d.get("nodes", {})),
