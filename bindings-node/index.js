@@ -597,8 +597,8 @@ class Workload {
     return JSON.parse(callNative(() => native.redactedSpec(specJson(this.spec, ''))))
   }
 
-  [inspect.custom](depth, options) {
-    return `Workload ${inspect(this.toJSON(), { ...options, depth: options.depth })}`
+  [inspect.custom](_depth, options) {
+    return `Workload ${inspect(this.toJSON(), options)}`
   }
 }
 
