@@ -443,11 +443,14 @@ impl Workload {
         self.spec_json(Phase::redacted)
     }
 
-    /// The spec of every phase written by `spec`: one phase's table, or `phases`; with the
-    /// run's `thresholds` on top.
+    /// The spec of every phase written by `spec`: one phase's table (without thresholds of
+    /// its own), or `phases`; with the run's `thresholds` on top.
     fn spec_json(&self, spec: impl Fn(&Phase) -> Json) -> Json {
         let mut out = match self.phases.as_slice() {
-            [one] => spec(one),
+            // One phase is the spec's top level, unless it has thresholds of its own: there
+            // they would read back as the run's (found by fuzz/fuzz_targets/spec.rs: an
+            // unmeasured phase's, which the run's refuse).
+            [one] if one.spec.thresholds.is_none() => spec(one),
             many => serde_json::json!({ "phases": many.iter().map(spec).collect::<Vec<_>>() }),
         };
         if let (Some(t), Some(o)) = (&self.thresholds, out.as_object_mut()) {
@@ -1028,6 +1031,28 @@ mod tests {
         let specs = |w: &Workload| w.phases.iter().map(|p| p.spec.clone()).collect::<Vec<_>>();
         assert_eq!(specs(&back), specs(&w));
         assert_eq!(back.phases[0].spec.target.password.as_deref(), Some("pw"));
+    }
+
+    #[test]
+    fn one_phase_with_thresholds_of_its_own_reads_back_as_a_phase() {
+        // Found by fuzz/fuzz_targets/spec.rs: written as the spec's top level, an unmeasured
+        // phase's thresholds read back as the run's, which refuse a run measuring nothing.
+        for measured in [false, true] {
+            let w = Workload::from_toml_str(&format!(
+                "[[phases]]\nname = \"config\"\nmeasured = {measured}\n\
+                 load = {{ connections = 1, requests = 1 }}\nthresholds = {{ error_rate = 0 }}\n"
+            ))
+            .unwrap();
+            let again = Workload::from_json_value(w.to_json_value()).unwrap();
+            assert_eq!(again.to_json_value(), w.to_json_value());
+            assert!(again.thresholds.is_none());
+            assert!(again.phases[0].spec.thresholds.is_some());
+        }
+        // Without thresholds of its own, one phase is still the spec's top level.
+        let w = Workload::from_toml_str("[load]\nrequests = 1\n[thresholds]\nerror_rate = 0\n")
+            .unwrap();
+        let json = w.to_json_value();
+        assert!(json.get("phases").is_none() && json.get("thresholds").is_some());
     }
 
     #[test]
