@@ -133,7 +133,22 @@ fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Js
         raw["load"]["rate_ramp"]["end"] = json!(r.end * share);
         raw["load"]["rate_ramp"]["step"] = json!(r.step * share);
     }
-    if let Some(Requests::Count(total)) = load.requests {
+    let ordered = phase.mix.iter().any(|e| {
+        matches!(
+            e.distribution,
+            Distribution::Sequential | Distribution::Parallel
+        )
+    });
+    let budget = match load.requests {
+        Some(Requests::Count(n)) => Some(n),
+        // Walked in order, `all_keys` is split by the key range (below).
+        Some(Requests::AllKeys) if ordered => None,
+        // Otherwise `all_keys` and the default budget are only numbers: split like a count
+        // (each host sent all of them before).
+        _ if count > 1 && !load.idle => load.request_budget(&spec.keys),
+        _ => None,
+    };
+    if let Some(total) = budget {
         if total < u64::from(count) {
             return refuse(
                 "load.requests",
@@ -142,12 +157,6 @@ fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Js
         }
         raw["load"]["requests"] = json!(split(total, count)[index as usize]);
     }
-    let ordered = phase.mix.iter().any(|e| {
-        matches!(
-            e.distribution,
-            Distribution::Sequential | Distribution::Parallel
-        )
-    });
     if ordered {
         let [lo, hi] = spec.keys.range;
         let keys = hi - lo + 1;
@@ -249,6 +258,31 @@ mod tests {
         assert!(shards[0].phases[1].spec.observe.info);
         assert!(!shards[1].phases[1].spec.observe.info);
         // One shard is the workload.
+        assert_eq!(w.shard(0, 1).unwrap().to_json_value(), w.to_json_value());
+    }
+
+    #[test]
+    fn all_keys_taken_at_random_and_the_default_budget_are_split_as_counts() {
+        // Each host sent the whole of them before: N hosts, N times the budget.
+        let w = workload(
+            "[keys]\nrange = [0, 9]\n[load]\nconnections = 3\n\
+             [[phases]]\nname = 'a'\nload = { requests = 'all_keys' }\n\
+             [[phases]]\nname = 'd'\n",
+        );
+        let shards: Vec<Workload> = (0..3).map(|i| w.shard(i, 3).unwrap()).collect();
+        for (p, whole) in [(0, 10), (1, super::super::DEFAULT_REQUESTS)] {
+            let budgets: Vec<u64> = shards
+                .iter()
+                .map(|s| {
+                    let spec = &s.phases[p].spec;
+                    spec.load.request_budget(&spec.keys).unwrap()
+                })
+                .collect();
+            assert_eq!(budgets.iter().sum::<u64>(), whole, "phase {p}: {budgets:?}");
+            assert!(budgets.iter().max().unwrap() - budgets.iter().min().unwrap() <= 1);
+        }
+        // Keys taken at random: every shard still draws from the whole range.
+        assert_eq!(shards[2].phases[0].spec.keys.range, [0, 9]);
         assert_eq!(w.shard(0, 1).unwrap().to_json_value(), w.to_json_value());
     }
 
