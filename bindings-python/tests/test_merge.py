@@ -94,3 +94,29 @@ def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: Redis) -> 
     assert r.start_skew_ms is not None
     assert r.phases[0].started_at >= r.start_at
     assert r.timeline[-1].unix_s == pytest.approx(r.phases[0].started_at + r.timeline[-1].t)
+
+
+def test_two_hosts_snapshots_of_a_second_merge_into_one(redis: Redis) -> None:
+    import respload.distributed
+
+    live: list[respload.Snapshot] = []
+    respload.run(
+        target=redis.target(),
+        load={"connections": 2, "rate": 1000, "duration": "2s"},
+        commands=[{"name": "set"}],
+        on_progress=live.append,
+    )
+    a, b = [s for s in live if s.measured and not s.partial][:2]
+    both = respload.distributed.merge_snapshots([a, b])
+    assert (both.ops, both.connections, both.errors) == (a.ops + b.ops, 4, 0)
+    assert both.measured
+    assert both.phase == a.phase
+    # The latency is that of the two interval histograms added.
+    added = respload.decode_histogram(a.histogram)
+    added.add(respload.decode_histogram(b.histogram))
+    merged = respload.decode_histogram(both.histogram)
+    assert merged.get_total_count() == a.ops + b.ops
+    assert list(merged.counts) == list(added.counts)
+    assert both.latency_ms.max == max(a.latency_ms.max, b.latency_ms.max)
+    with pytest.raises(ValueError, match="no snapshot"):
+        respload.distributed.merge_snapshots([])
