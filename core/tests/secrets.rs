@@ -16,6 +16,8 @@ const SERVER_PW: &str = "S3cret-server-pw";
 /// An ACL user's password, with characters a URL must encode.
 const USER_PW: &str = "Us3r/pw?%x";
 const USER_PW_URL: &str = "Us3r%2Fpw%3F%25x";
+/// memtier's front end sending 50 requests from one connection.
+const MEMTIER_50: [&str; 6] = ["-n", "50", "-c", "1", "-t", "1"];
 /// A wrong password: refused by the server, never echoed either.
 const WRONG_PW: &str = "Wr0ng-pw-guess";
 
@@ -177,23 +179,14 @@ fn no_output_of_any_entry_point_holds_a_password() {
         0,
     );
     let memtier_uri = format!("redis://:{SERVER_PW}@127.0.0.1:{port}");
-    ran(
-        "memtier --uri",
-        &[
-            "memtier",
-            "--uri",
-            &memtier_uri,
-            "-n",
-            "50",
-            "-c",
-            "1",
-            "-t",
-            "1",
-            "--json-out-file",
-            "mu.json",
-        ],
-        0,
-    );
+    let uri = [
+        "memtier",
+        "--uri",
+        &memtier_uri,
+        "--json-out-file",
+        "mu.json",
+    ];
+    ran("memtier --uri", &[&uri[..], &MEMTIER_50[..]].concat(), 0);
     // Runs that fail: a wrong password, bad URLs carrying one, a server that is not there.
     let bad_scheme = format!("http://:{SERVER_PW}@127.0.0.1:{port}");
     ran(
@@ -329,16 +322,11 @@ fn no_output_holds_the_tls_keys_file_or_passphrase() {
         "--tls",
         "--key",
         &plain,
-        "-n",
-        "50",
-        "-c",
-        "1",
-        "-t",
-        "1",
         "--json-out-file",
         "m.json",
     ];
-    ran("memtier --tls --key", &[&memtier[..], &tls[..]].concat(), 0);
+    let args = [&memtier[..], &MEMTIER_50[..], &tls[..]].concat();
+    ran("memtier --tls --key", &args, 0);
     let rb = [
         "redis-benchmark",
         "-h",
