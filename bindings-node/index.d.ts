@@ -193,7 +193,8 @@ export declare function validateSpec(workload: Spec | Workload): Spec
  * this host's share (its connections, request budgets and rate, the shares summing to the
  * whole; a contiguous part of `keys.range` where keys are walked in order; its own seed; fault
  * drills and server observation on shard 0 only). Throws `SpecError` naming what cannot be
- * shared (fewer connections or requests than shards, a connection ramp, an SLO search).
+ * shared (fewer connections or requests than shards, an SLO search). A connection ramp is
+ * dealt out in turn (`load.connections_ramp.share`).
  */
 export declare function shardSpec(workload: Spec | Workload, shard: [number, number]): Spec
 

@@ -270,6 +270,26 @@ export interface ConnectionsRampSpec {
   step: number
   /** How long each step lasts: a whole number of seconds, so steps match timeline rows. */
   step_duration: SpecDuration
+  /**
+   * Set by `respload run --shard` (`Workload::shard`): this host's part of a ramp run from several
+   * hosts. `start` and `step` are then the whole ramp's.
+   */
+  share?: RampShareSpec
+}
+
+/**
+ * One host's part of a connection ramp run from several (`load.connections_ramp.share`): the whole
+ * ramp's connections, ranked in the order they open, are dealt out in turn, so this host opens
+ * ranks `index`, `index + of`, `index + 2 of`, ... below `connections`, and at every step the
+ * hosts' connections add up to the whole ramp's.
+ */
+export interface RampShareSpec {
+  /** This host's place among the hosts (0-based). */
+  index: number
+  /** How many hosts run the ramp together. */
+  of: number
+  /** The whole ramp's connections (every host's `load.connections` added). */
+  connections: number
 }
 
 /** The key space (`[keys]` in a spec). */

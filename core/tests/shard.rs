@@ -85,6 +85,41 @@ fn open_loop_shards_offer_the_workloads_rate_together() {
 }
 
 #[test]
+fn a_connection_ramp_from_three_hosts_opens_the_whole_ramps_connections_at_each_step() {
+    let server = Server::start(&[]);
+    // 10 connections, 2 at first and 4 more a step: 2, 6, 10; host 2 opens none at first.
+    // Steps of two timeline rows: a step counts the fewest connections its rows saw.
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 10, "rate": 2000, "duration": "6s",
+                  "connections_ramp": { "start": 2, "step": 4, "step_duration": "2s" } },
+        "commands": [{ "name": "get" }],
+    }));
+    let handles: Vec<_> = (0..3)
+        .map(|i| w.shard(i, 3).unwrap())
+        .map(|s| std::thread::spawn(move || run(&s).unwrap()))
+        .collect();
+    let reports: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    let steps = |r: &respload::Report| -> Vec<u32> {
+        r.phases[0].steps.iter().map(|s| s.connections).collect()
+    };
+    let hosts: Vec<Vec<u32>> = reports.iter().map(steps).collect();
+    assert_eq!(hosts, vec![vec![1, 2, 4], vec![1, 2, 3], vec![0, 2, 3]]);
+    let merged = respload::Report::merge(&reports).unwrap();
+    assert_eq!(steps(&merged), vec![2, 6, 10]);
+    // Every connection sends at 200/s once open: the steps' rates follow the whole ramp.
+    let rates: Vec<f64> = merged.phases[0]
+        .steps
+        .iter()
+        .map(|s| s.ops_per_sec)
+        .collect();
+    for (rate, conns) in rates.iter().zip([2.0, 6.0, 10.0]) {
+        assert!((rate / (conns * 200.0) - 1.0).abs() < 0.1, "{rates:?}");
+    }
+    assert_eq!(merged.totals.ops, server.calls("get"));
+}
+
+#[test]
 fn the_cli_runs_a_shard_and_names_a_bad_one() {
     let server = Server::start(&[]);
     let dir = std::env::temp_dir().join(format!("respload-shard-{}", std::process::id()));

@@ -157,8 +157,8 @@ class Workload:
         the whole), a contiguous part of ``keys.range`` in phases that walk keys in order (so
         the hosts together visit every key once), its own seed; fault drills and server
         observation stay with shard 0. Raises :class:`~respload.SpecError` naming the field
-        that cannot be shared (fewer connections or requests than shards, a connection ramp,
-        an SLO search)::
+        that cannot be shared (fewer connections or requests than shards, an SLO search); a
+        connection ramp is dealt out in turn (``load.connections_ramp.share``)::
 
             mine = Workload.from_file("spec.toml").shard(1, 3)
         """

@@ -134,21 +134,95 @@ pub struct ConnectionsRamp {
     pub step: u32,
     /// How long each step lasts: a whole number of seconds, so steps match timeline rows.
     pub step_duration: SpecDuration,
+    /// Set by `respload run --shard` (`Workload::shard`): this host's part of a ramp run
+    /// from several hosts. `start` and `step` are then the whole ramp's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<RampShare>,
+}
+
+/// One host's part of a connection ramp run from several (`load.connections_ramp.share`):
+/// the whole ramp's connections, ranked in the order they open, are dealt out in turn, so
+/// this host opens ranks `index`, `index + of`, `index + 2 of`, ... below `connections`,
+/// and at every step the hosts' connections add up to the whole ramp's.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RampShare {
+    /// This host's place among the hosts (0-based).
+    pub index: u32,
+    /// How many hosts run the ramp together.
+    pub of: u32,
+    /// The whole ramp's connections (every host's `load.connections` added).
+    pub connections: u32,
+}
+
+impl RampShare {
+    /// How many of the whole ramp's first `opened` connections are this host's.
+    fn mine(&self, opened: u32) -> u32 {
+        match opened > self.index {
+            true => (opened - self.index - 1) / self.of.max(1) + 1,
+            false => 0,
+        }
+    }
+}
+
+impl RampShare {
+    /// Check the share against this host's `load.connections` (the ranks it is dealt);
+    /// returns the whole ramp's connections.
+    fn check(&self, at: &str, connections: u32) -> crate::Result<u32> {
+        range("", &format!("{at}.share.of"), self.of as u64, 1, 1_000_000)?;
+        range(
+            "",
+            &format!("{at}.share.index"),
+            self.index as u64,
+            0,
+            self.of as u64 - 1,
+        )?;
+        range(
+            "",
+            &format!("{at}.share.connections"),
+            self.connections as u64,
+            self.of as u64,
+            u64::from(self.of) * 1_000_000,
+        )
+        .map_err(|e| with_hint(e, "(at least one connection per host)"))?;
+        let dealt = self.mine(self.connections);
+        if connections != dealt {
+            return Err(crate::Error::spec(
+                format!("{at}.share"),
+                format!(
+                    "host {} of {} is dealt {dealt} of {} connections, but load.connections \
+                     is {connections}",
+                    self.index, self.of, self.connections
+                ),
+            ));
+        }
+        Ok(self.connections)
+    }
 }
 
 impl ConnectionsRamp {
-    /// Connections open in each step, in order, up to `total`.
+    /// Connections open in each step, in order, up to `total` (`load.connections`); for a
+    /// host's share, that host's count at each of the whole ramp's steps.
     pub fn counts(&self, total: u32) -> Vec<u32> {
-        let mut out = vec![self.start.min(total)];
-        while *out.last().unwrap_or(&total) < total {
-            let next = out[out.len() - 1].saturating_add(self.step).min(total);
+        let whole = self.share.map_or(total, |s| s.connections);
+        let mut out = vec![self.start.min(whole)];
+        while *out.last().unwrap_or(&whole) < whole {
+            let next = out[out.len() - 1].saturating_add(self.step).min(whole);
             out.push(next);
+        }
+        if let Some(share) = self.share {
+            out.iter_mut().for_each(|n| *n = share.mine(*n));
         }
         out
     }
 
-    /// The step (0 for the first) in which the connection opened `rank`-th opens.
+    /// The step (0 for the first) in which the connection opened `rank`-th (of this host's)
+    /// opens.
     pub fn step_of(&self, rank: u32) -> u32 {
+        let rank = match self.share {
+            Some(s) => rank.saturating_mul(s.of).saturating_add(s.index),
+            None => rank,
+        };
         if rank < self.start {
             0
         } else {
@@ -313,22 +387,23 @@ impl Load {
         }
         if let Some(ramp) = &self.connections_ramp {
             let at = format!("{p}load.connections_ramp");
+            let (whole, hint) = match ramp.share {
+                Some(share) => (
+                    share.check(&at, self.connections)?,
+                    "(at most share.connections)",
+                ),
+                None => (self.connections, "(at most load.connections)"),
+            };
             range(
                 "",
                 &format!("{at}.start"),
                 ramp.start as u64,
                 1,
-                self.connections as u64,
+                whole as u64,
             )
-            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
-            range(
-                "",
-                &format!("{at}.step"),
-                ramp.step as u64,
-                1,
-                self.connections as u64,
-            )
-            .map_err(|e| with_hint(e, "(at most load.connections)"))?;
+            .map_err(|e| with_hint(e, hint))?;
+            range("", &format!("{at}.step"), ramp.step as u64, 1, whole as u64)
+                .map_err(|e| with_hint(e, hint))?;
             whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
             if ramp.counts(self.connections).len() > MAX_RAMP_STEPS {
                 return Err(crate::Error::spec(

@@ -28,8 +28,8 @@ pub use duration::SpecDuration;
 pub use events::{replica_connect, Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, Pacing, RateRamp, Refill, Requests, DEFAULT_REQUESTS,
-    MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
+    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateRamp, Refill, Requests,
+    DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;

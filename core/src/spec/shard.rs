@@ -5,7 +5,9 @@
 //! follow the connections (every connection keeps the rate it would have had alone, so the
 //! hosts together offer the workload's rate); a phase that walks keys in order (`sequential`
 //! or `parallel`) gets a contiguous part of `keys.range`, so the hosts together visit every
-//! key once; fault drills and server observation stay with shard 0.
+//! key once; a connection ramp's connections are dealt out in turn (`RampShare`), so the
+//! hosts' counts add up to the whole ramp's at every step; fault drills and server
+//! observation stay with shard 0.
 
 use super::{Distribution, Phase, Requests, Workload};
 pub use crate::report::ShardOf;
@@ -42,8 +44,8 @@ pub fn shard_seed(seed: u64, index: u32) -> u64 {
 impl Workload {
     /// Shard `index` (0-based) of `count` hosts running this workload together: its exact
     /// share of every phase (see the module documentation). An error names the field that
-    /// cannot be shared (fewer connections or requests than shards, a connection ramp or an
-    /// SLO search, which are not split).
+    /// cannot be shared (fewer connections or requests than shards, an SLO search, which is
+    /// not split, or a ramp that is already a host's share).
     pub fn shard(&self, index: u32, count: u32) -> Result<Workload> {
         if count == 0 || index >= count {
             return Err(Error::spec(
@@ -104,8 +106,11 @@ fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Js
             format!("cannot be split into {count} shards: {why}"),
         ))
     };
-    if load.connections_ramp.is_some() {
-        return refuse("load.connections_ramp", "run the ramp from one host");
+    if load.connections_ramp.is_some_and(|r| r.share.is_some()) {
+        return refuse(
+            "load.connections_ramp.share",
+            "it is already one host's share",
+        );
     }
     if spec.slo.is_some() {
         return refuse("slo", "an SLO search runs from one host");
@@ -120,6 +125,12 @@ fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Js
     let mut raw = serde_json::to_value(spec).map_err(|e| Error::spec("", e))?;
     let mine = split(conns, count)[index as usize];
     raw["load"]["connections"] = json!(mine);
+    if load.connections_ramp.is_some() {
+        // The whole ramp's connections dealt out in turn: at every step the hosts' counts add
+        // up to the whole ramp's (`RampShare`).
+        raw["load"]["connections_ramp"]["share"] =
+            json!({ "index": index, "of": count, "connections": conns });
+    }
     if let Some(t) = load.threads {
         raw["load"]["threads"] = json!(u64::from(t).min(mine));
     }
@@ -304,10 +315,62 @@ mod tests {
         let e = err("[load]\nconnections = 4", 0, 0);
         assert!(e.contains("0/0"), "{e}");
         let e = err(
-            "[load]\nconnections = 4\nduration = '2s'\nconnections_ramp = { start = 2, step = 1, step_duration = '1s' }",
+            "[load]\nconnections = 4\nduration = '2s'\nconnections_ramp = { start = 2, step = 1, step_duration = '1s', share = { index = 0, of = 2, connections = 8 } }",
             1,
             2,
         );
-        assert!(e.contains("load.connections_ramp"), "{e}");
+        assert!(e.contains("load.connections_ramp.share"), "{e}");
+    }
+
+    #[test]
+    fn a_connection_ramp_is_dealt_out_so_every_step_adds_up() {
+        // Awkward numbers: 10 connections from 3 hosts, 2 at first (one host opens none in
+        // the first step), then 4 more a step (not a multiple of 3).
+        let w = workload(
+            "[load]\nconnections = 10\nduration = '4s'\nconnections_ramp = { start = 2, step = 4, step_duration = '1s' }",
+        );
+        let whole = w.phases[0].spec.load.connections_ramp.unwrap();
+        let want = whole.counts(10);
+        assert_eq!(want, vec![2, 6, 10]);
+        let shards: Vec<Workload> = (0..3).map(|i| w.shard(i, 3).unwrap()).collect();
+        let counts: Vec<Vec<u32>> = shards
+            .iter()
+            .map(|s| {
+                let load = &s.phases[0].spec.load;
+                load.connections_ramp.unwrap().counts(load.connections)
+            })
+            .collect();
+        assert_eq!(counts, vec![vec![1, 2, 4], vec![1, 2, 3], vec![0, 2, 3]]);
+        for (k, total) in want.iter().enumerate() {
+            assert_eq!(counts.iter().map(|c| c[k]).sum::<u32>(), *total, "step {k}");
+        }
+        // Each host's connections open in the step of their rank in the whole ramp.
+        for (i, s) in shards.iter().enumerate() {
+            let load = &s.phases[0].spec.load;
+            let ramp = load.connections_ramp.unwrap();
+            for local in 0..load.connections {
+                let rank = local * 3 + i as u32;
+                assert_eq!(
+                    ramp.step_of(local),
+                    whole.step_of(rank),
+                    "host {i} conn {local}"
+                );
+            }
+        }
+        // A host's spec reads back (the share validated against its connections), and a
+        // share that does not match them is refused, naming the field.
+        let json = shards[2].to_json_value();
+        assert_eq!(
+            json["load"]["connections_ramp"]["share"],
+            serde_json::json!({ "index": 2, "of": 3, "connections": 10 })
+        );
+        assert!(Workload::from_json_value(json.clone()).is_ok());
+        let mut bad = json;
+        bad["load"]["connections"] = serde_json::json!(4);
+        let e = Workload::from_json_value(bad).unwrap_err().to_string();
+        assert!(
+            e.contains("load.connections_ramp.share") && e.contains("dealt 3 of 10"),
+            "{e}"
+        );
     }
 }

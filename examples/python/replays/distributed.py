@@ -1,12 +1,11 @@
 """Scenario 2 (a first Redis Cluster sizing test, 3 primaries x 2) from several hosts at once,
 on a Ray cluster: the publication drove its cluster from 10 to 15 client machines.
 
-The write, read and 1:1 mix phases are split into exact shards (``respload.distributed``),
-each phase started by every host at one instant once all had finished the one before
-(``run_phases``): the reads find every record written;
-the connection ramp (``concurrency``) is left out: a ramp is one host's by nature (``shard``
-refuses it), run it with ``respload run`` from one host. Needs ``pip install
-'respload[ray]'``.
+Every phase is split into exact shards (``respload.distributed``), each phase started by every
+host at one instant once all had finished the one before (``run_phases``): the reads find every
+record written, and the connection ramp (``concurrency``) has, at each step, the whole ramp's
+connections open across the hosts (dealt out in turn: ``load.connections_ramp.share``). Needs
+``pip install 'respload[ray]'``.
 """
 
 from __future__ import annotations
@@ -20,18 +19,15 @@ from . import cluster_sizing_3x2 as scenario
 from .common import Verdict, spec_path, thresholds_held
 
 NAME = "cluster-sizing-3x2"
-#: The phases run from every host: all but the connection ramp.
-PHASES = scenario.PHASES
+#: The phases run from every host: all of the scenario's.
+PHASES = [*scenario.PHASES, "concurrency"]
 
 
 def workload(
     scale: str | None = "ci", variables: dict[str, Any] | None = None
 ) -> respload.Workload:
-    """The scenario file at ``scale``, its phases that shard (write, read, mix 1:1)."""
-    whole = respload.Workload.from_file(spec_path(NAME), scale=scale, vars=variables or {})
-    spec = whole.to_dict(redact=False)
-    spec["phases"] = [p for p in spec["phases"] if p["name"] in PHASES]
-    return respload.Workload.from_dict(spec)
+    """The scenario file at ``scale``."""
+    return respload.Workload.from_file(spec_path(NAME), scale=scale, vars=variables or {})
 
 
 def check(reports: list[Report], hosts: int, here: scenario.Local | None = None) -> Verdict:
@@ -53,6 +49,17 @@ def check(reports: list[Report], hosts: int, here: scenario.Local | None = None)
         v.expect(not any(h.interrupted for h in r.hosts), "a host was interrupted or lost")
     if len(by_name) == len(PHASES):
         scenario.check_phases(v, by_name.__getitem__, PHASES, here)
+        # The hosts' steps added: the whole ramp's connections at each step.
+        steps = by_name["concurrency"].steps
+        conns = [s.connections for s in steps]
+        v.expect(
+            len(steps) >= 3 and conns == sorted(set(conns)),
+            f"concurrency: steps of {conns} connections, expected 3 or more, rising",
+        )
+        v.figures.append(
+            "per concurrency "
+            + ", ".join(f"{s.connections} connections {s.ops_per_sec:,.0f} ops/s" for s in steps)
+        )
     skew = max(h.start_skew_ms for r in reports for h in r.hosts)
     v.expect(skew < 250, f"start skew {skew:.1f} ms")
     v.figures.append(f"start skew at most {skew:.1f} ms")
