@@ -669,4 +669,27 @@ fn shards_run_by_hand_merge_on_the_command_line_as_in_the_library() {
     let err = stderr_of_bad_input(&["run", spec.to_str().unwrap(), "--start-at", "noon"]);
     assert!(err.contains("RFC 3339"), "{err}");
     assert_eq!(server.calls("set") + server.calls("get"), 4001);
+    // A host that could not run (its start passed while it connected) leaves no empty
+    // report for `merge s*.json` to trip on, and keeps a report already there.
+    let late = (std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        - 5.0)
+        .to_string();
+    let kept = std::fs::read(json(0)).unwrap();
+    for (i, path) in [(1, server.dir.join("s2.json")), (0, json(0))] {
+        let out = Command::new(BIN)
+            .args(["run", spec.to_str().unwrap(), "-q", "--start-at", &late])
+            .args(["--shard", &format!("{i}/2"), "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("start_at") && err.contains("passed"), "{err}");
+    }
+    assert!(!server.dir.join("s2.json").exists());
+    assert_eq!(std::fs::read(json(0)).unwrap(), kept);
+    assert_eq!(server.calls("set") + server.calls("get"), 4001);
 }

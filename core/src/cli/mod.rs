@@ -215,7 +215,7 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     );
     let named: Vec<(&str, &str)> = files.iter().map(|(o, p)| (o.as_str(), *p)).collect();
     crate::output::paths::distinct(&named)?;
-    crate::output::paths::claim(&named[specs..])?;
+    let _claimed = crate::output::paths::claim(&named[specs..])?;
     let runner = Runner::start(workload)?;
     interrupt.watch(&runner);
     while !runner.is_finished() {
@@ -270,9 +270,9 @@ fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> cra
         }
         other => other,
     })?;
-    if let Some(path) = json {
-        crate::output::paths::claim(&[("--json", path)])?;
-    }
+    let _claimed = json
+        .map(|path| crate::output::paths::claim(&[("--json", path)]))
+        .transpose()?;
     write!(console.stdout, "{}", table(&merged)).map_err(output_error)?;
     if let Some(path) = json {
         write_json(&merged, path)?;
@@ -302,9 +302,9 @@ fn compare(
             crate::Error::Spec { reason, .. } => crate::Error::spec("--fail-on", reason),
             other => other,
         })?;
-    if let Some(path) = json {
-        crate::output::paths::claim(&[("--json", path)])?;
-    }
+    let _claimed = json
+        .map(|path| crate::output::paths::claim(&[("--json", path)]))
+        .transpose()?;
     let reports = paths
         .iter()
         .map(crate::Report::from_file)
@@ -375,7 +375,7 @@ fn memtier(
     ] {
         files.extend(path.as_deref().map(|p| (option, p)));
     }
-    crate::output::paths::claim(&files)?;
+    let _claimed = crate::output::paths::claim(&files)?;
     if let Some(prefix) = &options.hdr_file_prefix {
         crate::output::paths::claim_prefix("--hdr-file-prefix", prefix)?;
     }

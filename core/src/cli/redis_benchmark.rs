@@ -42,9 +42,12 @@ pub(crate) fn run(
             .and_then(|()| console.stdout.flush())
             .map_err(output_error)?;
     }
-    if let Some(path) = &rb.output.json {
-        crate::output::paths::claim(&[("--json", path)])?;
-    }
+    let _claimed = rb
+        .output
+        .json
+        .as_deref()
+        .map(|path| crate::output::paths::claim(&[("--json", path)]))
+        .transpose()?;
     loop {
         let runner = Runner::start(rb.workload.clone())?;
         interrupt.watch(&runner);

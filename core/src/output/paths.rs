@@ -35,18 +35,40 @@ pub fn distinct(files: &[(&str, &str)]) -> Result<()> {
 
 /// Claim the output files `(option, path)`: refuse a path that two of them name, then open
 /// each for writing, creating it if needed but keeping what it holds (a run that fails keeps
-/// the previous results).
-pub fn claim(files: &[(&str, &str)]) -> Result<()> {
+/// the previous results). Keep the returned [`Claimed`] until the files are written.
+pub fn claim(files: &[(&str, &str)]) -> Result<Claimed> {
     distinct(files)?;
+    let mut created = Claimed(Vec::new());
     for (option, path) in files {
+        let existed = Path::new(path).exists();
         std::fs::OpenOptions::new()
             .write(true)
             .create(true)
             .truncate(false)
             .open(path)
             .map_err(|e| Error::spec(*option, format!("`{path}` cannot be written: {e}")))?;
+        if !existed {
+            created.0.push(PathBuf::from(path));
+        }
     }
-    Ok(())
+    Ok(created)
+}
+
+/// The files [`claim`] created. Those still empty when it is dropped (the command failed
+/// before writing them) are removed again: a failed run leaves no empty report behind for a
+/// later `respload merge shard*.json` to trip on.
+#[must_use = "the claimed files are removed again when this is dropped"]
+#[derive(Debug)]
+pub struct Claimed(Vec<PathBuf>);
+
+impl Drop for Claimed {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
 
 /// Check the directory of files named after the run from `prefix` (memtier's
@@ -83,9 +105,18 @@ mod tests {
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         let b = b.to_str().unwrap();
         std::fs::write(a, "earlier").unwrap();
-        claim(&[("--json", a), ("--hdr-log", b)]).unwrap();
+        let claimed = claim(&[("--json", a), ("--hdr-log", b)]).unwrap();
         assert!(Path::new(a).is_file() && dir.join("b.log").is_file());
         assert_eq!(std::fs::read_to_string(a).unwrap(), "earlier");
+        // Released unwritten (the run failed): the file it created goes, the other stays.
+        drop(claimed);
+        assert!(!dir.join("b.log").exists());
+        assert_eq!(std::fs::read_to_string(a).unwrap(), "earlier");
+        // Written, it stays.
+        let claimed = claim(&[("--hdr-log", b)]).unwrap();
+        std::fs::write(b, "log").unwrap();
+        drop(claimed);
+        assert_eq!(std::fs::read_to_string(b).unwrap(), "log");
         // The same file, spelled another way.
         let again = dir.join("sub/../a.json");
         let err = claim(&[("--json", a), ("--hdr-log", again.to_str().unwrap())]).unwrap_err();
