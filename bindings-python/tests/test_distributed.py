@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -383,6 +384,64 @@ def test_ctrl_c_stops_every_host_within_a_second_with_the_partial_report(
     assert all(h.interrupted for h in report.hosts)
     assert 0 < report.totals.ops <= sent
     assert report.duration_s < 5
+
+
+def test_sigint_to_the_cli_stops_every_host_within_a_second(
+    ray_cluster: str, server: RedisServer, tmp_path: Path
+) -> None:
+    """A real Ctrl-C: SIGINT to the ``respload distributed`` process, while the server is
+    watched for the last request any host sent."""
+    path = tmp_path / "spec.json"
+    path.write_text(
+        json.dumps(
+            spec(
+                server,
+                load={"connections": 3, "rate": 1500, "duration": "60s"},
+                commands=[{"name": "set"}],
+            )
+        )
+    )
+    out = tmp_path / "all.json"
+    args = ["distributed", str(path), "--hosts", "3", "--address", ray_cluster]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "respload", *args, "--json", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        # The second measured line: every host has been sending for a second or more.
+        for line in proc.stderr:
+            if "ops/s" in line and float(line.split("]")[1].split("s")[0]) >= 2:
+                break
+        else:
+            pytest.fail(f"no progress line; exit {proc.wait()}")
+        sent_before = server.calls("set")
+        assert sent_before > 0
+        proc.send_signal(signal.SIGINT)
+        interrupted_at = time.monotonic()
+        # The server's count, every 20 ms until it has not moved for 1.5 s.
+        last, last_change = sent_before, interrupted_at
+        while time.monotonic() - last_change < 1.5:
+            time.sleep(0.02)
+            now = server.calls("set")
+            if now != last:
+                last, last_change = now, time.monotonic()
+        stopped_in = last_change - interrupted_at
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert stopped_in < 1.0, f"a host still sent {stopped_in:.2f} s after SIGINT"
+    assert proc.returncode == 0, stderr
+    assert "interrupted: every host stopped" in stderr
+    assert "HOSTS" in stdout
+    report = respload.Report.load(out)
+    assert report.interrupted
+    assert [h.shard for h in report.hosts] == [0, 1, 2]
+    assert all(h.interrupted for h in report.hosts)
+    assert sent_before < report.totals.ops <= server.calls("set")
 
 
 def test_a_host_that_cannot_reach_the_target_fails_the_run_naming_it(
