@@ -1,12 +1,16 @@
-"""How long merging 16 one-hour reports takes (issue 26: under a second).
+"""How long merging 16 one-hour reports takes (issue 26: under a second), the M1 row of
+``make bench`` (scripts/bench.py runs it in the venv).
 
-    source scripts/python-env.sh && python scripts/bench_merge.py [hist]
+    source scripts/python-env.sh && python scripts/bench_merge.py [hist] [--rounds N] [--json]
 
 Runs 2 s against a throwaway redis-server, stretches its timeline to 3,600 rows, makes 16
-hosts' reports of it and times ``merge_reports`` and ``respload merge`` of the files.
-``hist`` keeps every row's interval histogram (``output.interval_histograms``).
+hosts' reports of it and times ``merge_reports`` and ``respload merge`` of the files (and of
+one file), ``--rounds`` times each (default 1), in alternation. ``hist`` keeps every row's
+interval histogram (``output.interval_histograms``). ``--json`` ends with one line of JSON:
+the timings in seconds and the files' total size in bytes.
 """
 
+import argparse
 import copy
 import json
 import os
@@ -14,21 +18,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import respload
 from respload.testing import redis_server
 
-HIST = sys.argv[1:] == ["hist"]
-
-with redis_server() as s:
-    w = respload.Workload(
-        target={"url": s.url},
-        load={"duration": "2s", "connections": 4, "rate": 2000},
-        output={"interval_histograms": HIST},
-    )
-    base = json.loads(respload.run(w).to_json())
-rows = [r for r in base["timeline"] if not r.get("partial")]
+RESPLOAD = str(Path(__file__).resolve().parent.parent / "target" / "release" / "respload")
 
 
 def hour(rows: list[dict[str, Any]], start: float) -> list[dict[str, Any]]:
@@ -44,38 +40,69 @@ def hour(rows: list[dict[str, Any]], start: float) -> list[dict[str, Any]]:
     return out
 
 
-reports = []
-for k in range(16):
-    d = copy.deepcopy(base)
-    tl = hour(rows, d["started_at"] + 0.001 * k)
-    d["timeline"] = tl
-    d["phases"][0]["timeline"] = tl
-    d["duration_s"] = 3600.0
-    d["phases"][0]["duration_s"] = 3600.0
-    d["host"] = f"h{k}"
-    reports.append(respload.Report.from_json(json.dumps(d)))
-t = time.perf_counter()
-m = respload.merge_reports(reports)
-kind = "with" if HIST else "without"
-print(f"merge_reports, 16 x 3600 rows {kind} interval histograms: {time.perf_counter() - t:.2f} s")
-assert len(m.timeline) == 3600
-tmp = tempfile.mkdtemp()
-paths = []
-for i, r in enumerate(reports):
-    p = os.path.join(tmp, f"r{i}.json")
-    r.save(p)
-    paths.append(p)
-t = time.perf_counter()
-subprocess.run(
-    ["target/release/respload", "merge", *paths, "--json", os.path.join(tmp, "m.json")],
-    check=True,
-    stdout=subprocess.DEVNULL,
-)
-print(f"respload merge of the 16 files: {time.perf_counter() - t:.2f} s")
-t = time.perf_counter()
-subprocess.run(
-    ["target/release/respload", "merge", paths[0], "--json", os.path.join(tmp, "m1.json")],
-    check=True,
-    stdout=subprocess.DEVNULL,
-)
-print(f"respload merge of 1 file: {time.perf_counter() - t:.2f} s")
+def reports(hist: bool) -> list[respload.Report]:
+    """16 hosts' reports of a one-hour run, made of one 2 s run."""
+    with redis_server() as s:
+        w = respload.Workload(
+            target={"url": s.url},
+            load={"duration": "2s", "connections": 4, "rate": 2000},
+            output={"interval_histograms": hist},
+        )
+        base = json.loads(respload.run(w).to_json())
+    rows = [r for r in base["timeline"] if not r.get("partial")]
+    out = []
+    for k in range(16):
+        d = copy.deepcopy(base)
+        tl = hour(rows, d["started_at"] + 0.001 * k)
+        d["timeline"] = tl
+        d["phases"][0]["timeline"] = tl
+        d["duration_s"] = 3600.0
+        d["phases"][0]["duration_s"] = 3600.0
+        d["host"] = f"h{k}"
+        out.append(respload.Report.from_json(json.dumps(d)))
+    return out
+
+
+def timed_cli(*args: str) -> float:
+    t = time.perf_counter()
+    subprocess.run([RESPLOAD, "merge", *args], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("hist", nargs="?", choices=["hist"], help="keep interval histograms")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="end with one line of JSON")
+    args = ap.parse_args()
+    kind = "with" if args.hist else "without"
+    made = reports(bool(args.hist))
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for i, r in enumerate(made):
+            p = os.path.join(tmp, f"r{i}.json")
+            r.save(p)
+            paths.append(p)
+        out = os.path.join(tmp, "m.json")
+        times: dict[str, list[float]] = {"merge_reports": [], "cli16": [], "cli1": []}
+        for _ in range(args.rounds):
+            t = time.perf_counter()
+            m = respload.merge_reports(made)
+            times["merge_reports"].append(time.perf_counter() - t)
+            assert len(m.timeline) == 3600
+            times["cli16"].append(timed_cli(*paths, "--json", out))
+            times["cli1"].append(timed_cli(paths[0], "--json", out))
+            print(
+                f"16 x 3600 rows {kind} interval histograms: merge_reports "
+                f"{times['merge_reports'][-1]:.2f} s, respload merge of the 16 files "
+                f"{times['cli16'][-1]:.2f} s, of 1 file {times['cli1'][-1]:.2f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+        size = sum(os.path.getsize(p) for p in paths)
+    if args.json:
+        print(json.dumps({"hist": bool(args.hist), "bytes": size, **times}))
+
+
+if __name__ == "__main__":
+    main()

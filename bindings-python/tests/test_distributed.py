@@ -342,6 +342,15 @@ def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
         assert kept.error is None
         assert kept.ops == pytest.approx(2500, rel=0.02)
     assert [h.ops for h in merged.hosts] == [r["totals"]["ops"] for r in own]
+    # The kept hosts' CPU while they ran is part of their actors' since creation (which
+    # adds the set-up and the 1.5 s wait for the start); the lost host has neither.
+    for i in (0, 2):
+        ran, whole = done.run_cpu_s[i], done.process_cpu_s[i]
+        assert ran is not None
+        assert whole is not None
+        assert 0 < ran < whole
+    assert done.run_cpu_s[1] is None
+    assert done.process_cpu_s[1] is None
     assert merged.totals.ops == sum(h.ops for h in merged.hosts)
     assert not merged.validity.trusted
     assert any(c.check == "host_lost" and not c.passed for c in merged.validity.checks)

@@ -44,6 +44,7 @@ import math
 import os
 import resource
 import socket
+import threading
 import time
 import urllib.parse
 import uuid
@@ -103,6 +104,8 @@ class _Host:
         self._count = count
         self._runner: Runner | None = None
         self._cpu_start = _process_cpu()
+        # The process's CPU at the start instant (marked by a timer): what the run cost.
+        self._cpu_at_start: float | None = None
 
     def describe(self) -> _Json:
         """Where this host is: its machine's name, Ray node and process."""
@@ -138,7 +141,14 @@ class _Host:
             self._runner = Runner(shard.starting_at(start_at)).start()
         except exceptions.RespLoadError as e:
             return _error_data(e)
+        self._cpu_at_start = None
+        mark = threading.Timer(max(0.0, start_at - time.time()), self._mark_start)
+        mark.daemon = True
+        mark.start()
         return None
+
+    def _mark_start(self) -> None:
+        self._cpu_at_start = _process_cpu()
 
     def poll(self, timeout: float) -> tuple[list[str], bool]:
         """The snapshots taken within ``timeout`` seconds (at least one wait), and whether
@@ -160,7 +170,13 @@ class _Host:
         """``{"report": JSON}`` once the run is over, or ``{"error": ...}`` if it failed."""
         try:
             report = self._runner_or_fail()._finish().to_json()
-            return {"report": report, "process_cpu_s": _process_cpu() - self._cpu_start}
+            now = _process_cpu()
+            at_start = self._cpu_at_start
+            return {
+                "report": report,
+                "process_cpu_s": now - self._cpu_start,
+                "run_cpu_s": None if at_start is None else now - at_start,
+            }
         except exceptions.RespLoadError as e:
             return {"error": _error_data(e)}
 
@@ -301,6 +317,7 @@ class _HostState:
     lost: str | None = None
     last_answer: float = 0.0
     process_cpu_s: float | None = None
+    run_cpu_s: float | None = None
 
     @property
     def name(self) -> str:
@@ -349,6 +366,7 @@ class DistributedRun:
         self._stopping = False
         self._failed_first: int | None = None
         self.process_cpu_s: list[float | None] = []
+        self.run_cpu_s: list[float | None] = []
 
     # set-up
 
@@ -422,7 +440,7 @@ class DistributedRun:
         self.live = _Live()
         self._failed_first = None
         for h in self.hosts:
-            h.snapshots, h.finished, h.process_cpu_s = [], False, None
+            h.snapshots, h.finished, h.process_cpu_s, h.run_cpu_s = [], False, None, None
         self.start_at = time.time() + self.start_delay
         spec = json.dumps(part.to_dict(redact=False))
         active = self.running
@@ -508,6 +526,7 @@ class DistributedRun:
             if answer is not None and "report" in answer:
                 reports[h.index] = json.loads(answer["report"])
                 h.process_cpu_s = answer["process_cpu_s"]
+                h.run_cpu_s = answer.get("run_cpu_s")
             elif answer is not None:
                 errors[h.index] = answer["error"]
         if errors:
@@ -539,6 +558,7 @@ class DistributedRun:
         texts = dict(sorted(texts.items()))
         merged = Report.from_json(_native.merge_reports(list(texts.values())))
         self.process_cpu_s = [h.process_cpu_s for h in self.hosts]
+        self.run_cpu_s = [h.run_cpu_s for h in self.hosts]
         return merged, [json.loads(t) for t in texts.values()]
 
     def close(self) -> None:
@@ -568,8 +588,13 @@ class Distributed:
     report: Report
     host_reports: list[_Json]
     process_cpu_s: list[float | None]
-    """Each host's actor process CPU time (user + system seconds, from its start to its
-    report: the run and Ray's own threads); ``None`` for a lost host."""
+    """Each host's actor process CPU time (user + system seconds, from the actor's start to
+    its report: the run, Ray's own threads, and the waits for each start instant); ``None``
+    for a lost host."""
+    run_cpu_s: list[float | None] = dataclasses.field(default_factory=list)
+    """Each host's actor process CPU time while it ran (from each phase's start instant to
+    its report, phases added): what the runs cost the host, Ray's own threads included, the
+    waits before the start left out; ``None`` for a lost host."""
 
 
 def _drive(
@@ -599,7 +624,7 @@ def _drive(
                     if deliver is not None and deliver(snapshot) is False and not run._stopping:
                         run.stop()
             report, own = run.finish()
-            done.append(Distributed(report, own, run.process_cpu_s))
+            done.append(Distributed(report, own, run.process_cpu_s, run.run_cpu_s))
             reported = True
             if report.stopped_by is not None:
                 break  # as a run: the phases after a threshold's stop do not run
@@ -616,7 +641,11 @@ def _drive(
                     merged, own = run.finish()
             exc.report = merged  # type: ignore[attr-defined]
             exc.host_reports = own  # type: ignore[attr-defined]
-            partial = [] if merged is None else [Distributed(merged, own or [], run.process_cpu_s)]
+            partial = (
+                []
+                if merged is None
+                else [Distributed(merged, own or [], run.process_cpu_s, run.run_cpu_s)]
+            )
             exc.parts = done + partial  # type: ignore[attr-defined]
             exc.reports = [d.report for d in exc.parts]  # type: ignore[attr-defined]
         raise
@@ -781,8 +810,13 @@ def _join(workload: Workload, parts: list[Distributed]) -> Distributed:
         json.loads(_native.join_reports(whole, texts([p.host_reports[i] for p in parts])))
         for i in range(len(parts[0].host_reports))
     ]
-    # An actor's process CPU counts from its start: the last phase's is the whole run's.
-    return Distributed(report, own, parts[-1].process_cpu_s)
+    # An actor's process CPU counts from its start: the last phase's is the whole run's; its
+    # CPU while running is each phase's, added.
+    ran: list[float | None] = []
+    for i in range(len(parts[-1].run_cpu_s)):
+        each = [p.run_cpu_s[i] for p in parts]
+        ran.append(sum(x for x in each if x is not None) if None not in each else None)
+    return Distributed(report, own, parts[-1].process_cpu_s, ran)
 
 
 def _drive_joined(run: DistributedRun, deliver: ProgressCallback | None) -> Distributed:
