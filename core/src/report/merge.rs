@@ -504,15 +504,23 @@ fn merge_latency(parts: &[(&Latency, &str)]) -> (Latency, String) {
 /// [`merge_latency`] on the histograms' non-zero buckets, without a full array of counts per
 /// histogram; `None` when one cannot be read or their layouts differ.
 fn merge_sparse(parts: &[(&Latency, &str)]) -> Option<(Latency, String)> {
-    let decoded = parts
-        .iter()
-        .map(|(_, text)| Sparse::decode(text))
-        .collect::<Option<Vec<Sparse>>>()?;
-    let sum = Sparse::sum(&decoded)?;
-    let moments: Vec<(u64, &Latency)> = decoded
-        .iter()
+    let texts: Vec<&str> = parts.iter().map(|(_, text)| *text).collect();
+    let (sum, lens) = match Sparse::sum_decoded(&texts) {
+        Some(added) => added,
+        // Layouts too wide to add in one array of counts: as lists of buckets.
+        None => {
+            let decoded = texts
+                .iter()
+                .map(|text| Sparse::decode(text))
+                .collect::<Option<Vec<Sparse>>>()?;
+            let lens = decoded.iter().map(Sparse::len).collect();
+            (Sparse::sum(&decoded)?, lens)
+        }
+    };
+    let moments: Vec<(u64, &Latency)> = lens
+        .into_iter()
         .zip(parts)
-        .map(|(h, (l, _))| (h.len(), *l))
+        .map(|(n, (l, _))| (n, *l))
         .collect();
     let mut latency = moments_of(&moments);
     if sum.len() > 0 {
