@@ -163,9 +163,7 @@ impl RampShare {
             false => 0,
         }
     }
-}
 
-impl RampShare {
     /// Check the share against this host's `load.connections` (the ranks it is dealt);
     /// returns the whole ramp's connections.
     fn check(&self, at: &str, connections: u32) -> crate::Result<u32> {
