@@ -200,6 +200,39 @@ fn ping_round_trip_ms(server: &Server) -> f64 {
     rtt
 }
 
+/// The p50 (ms) of `n` back-to-back `EVALSHA sha 0 us` from the plainest client there is:
+/// one blocking socket, the request written whole, the integer reply read whole, each timed
+/// with `Instant`. Whatever this machine adds to a round trip whose client sleeps through
+/// the service time (a core that idled for 2 ms wakes later than one answered at once) is in
+/// it, as it is in respload's figure.
+fn plain_client_p50_ms(server: &Server, sha: &str, us: u32, n: usize) -> f64 {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream.set_nodelay(true).unwrap();
+    let arg = us.to_string();
+    let request = format!(
+        "*4\r\n$7\r\nEVALSHA\r\n${}\r\n{sha}\r\n$1\r\n0\r\n${}\r\n{arg}\r\n",
+        sha.len(),
+        arg.len()
+    );
+    let mut took = Vec::with_capacity(n);
+    let mut buf = [0u8; 64];
+    for _ in 0..n {
+        let started = std::time::Instant::now();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut got = 0;
+        while !(got >= 3 && buf[..got].ends_with(b"\r\n")) {
+            let k = stream.read(&mut buf[got..]).unwrap();
+            assert!(k > 0, "the server closed the connection");
+            got += k;
+        }
+        took.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert_eq!(buf[0], b':', "{:?}", String::from_utf8_lossy(&buf[..got]));
+    }
+    took.sort_by(f64::total_cmp);
+    took[n / 2]
+}
+
 fn as_json(report: &Report) -> Value {
     serde_json::to_value(report).unwrap()
 }
@@ -238,13 +271,14 @@ fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
     })))
     .unwrap();
     let st = ServerTime::read(&server, "evalsha");
+    let plain = plain_client_p50_ms(&server, &sha, 2000, 500);
     let t = &report.totals;
     let expected = 2.0 + rtt;
     let served = st.p50_us / 1000.0 + rtt;
     let figures = format!(
         "p50 {:.4} ms, mean {:.4} ms; expected {expected:.4} ms (PING p50 {rtt:.4} ms); \
-         the server's own p50 {:.1} us, mean {:.1} us over {} calls; {} ops; other processes \
-         used {:.2} cores",
+         a plain blocking client's p50 {plain:.4} ms; the server's own p50 {:.1} us, mean \
+         {:.1} us over {} calls; {} ops; other processes used {:.2} cores",
         t.latency_ms.p50,
         t.latency_ms.mean,
         st.p50_us,
@@ -260,15 +294,26 @@ fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
     assert_eq!(st.calls, t.ops, "{figures}");
     // The spin takes what it is asked to (a machine too busy for these figures fails here).
     assert!((st.p50_us / 2000.0 - 1.0).abs() < 0.02, "{figures}");
+    // Within 3% of 2 ms plus a PING's round trip; or, where a client asleep for 2 ms takes
+    // longer to wake to the reply than one answered at once (60 to 110 us more on some
+    // virtual machines, for any client), within 3% of what the plainest client measures for
+    // the same request on this machine: respload adds nothing to what the machine costs.
+    // That cost is bounded (10%), so a machine too slow for these figures still fails.
+    let near = |figure: f64, reference: f64| (figure / reference - 1.0).abs() < 0.03;
     assert!(
-        (t.latency_ms.p50 / expected - 1.0).abs() < 0.03,
+        plain > st.p50_us / 1000.0 && plain < expected * 1.1,
         "{figures}"
     );
-    // And against what the server says it took: more (a round trip), not much more. (A
-    // client asleep for 2 ms takes a little longer to wake to the reply than one answered at
-    // once: the excess over a PING's round trip, tens of microseconds here.)
+    assert!(
+        near(t.latency_ms.p50, expected) || near(t.latency_ms.p50, plain),
+        "{figures}"
+    );
+    // And against what the server says it took: more (a round trip), not much more.
     assert!(t.latency_ms.p50 > st.p50_us / 1000.0, "{figures}");
-    assert!((t.latency_ms.p50 / served - 1.0).abs() < 0.03, "{figures}");
+    assert!(
+        near(t.latency_ms.p50, served) || near(t.latency_ms.p50, plain),
+        "{figures}"
+    );
     // Nothing is paced in a closed loop: no service time apart from latency, no send lag,
     // nothing unsent.
     assert!(t.service_ms.is_none());

@@ -106,6 +106,7 @@ class _Host:
         self._cpu_start = _process_cpu()
         # The process's CPU at the start instant (marked by a timer): what the run cost.
         self._cpu_at_start: float | None = None
+        self._mark: threading.Timer | None = None
 
     def describe(self) -> _Json:
         """Where this host is: its machine's name, Ray node and process."""
@@ -141,10 +142,12 @@ class _Host:
             self._runner = Runner(shard.starting_at(start_at)).start()
         except exceptions.RespLoadError as e:
             return _error_data(e)
+        if self._mark is not None:
+            self._mark.cancel()  # an earlier phase's, stopped before its start
         self._cpu_at_start = None
-        mark = threading.Timer(max(0.0, start_at - time.time()), self._mark_start)
-        mark.daemon = True
-        mark.start()
+        self._mark = threading.Timer(max(0.0, start_at - time.time()), self._mark_start)
+        self._mark.daemon = True
+        self._mark.start()
         return None
 
     def _mark_start(self) -> None:
