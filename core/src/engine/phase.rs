@@ -282,7 +282,13 @@ pub fn run_phase(
     // Drill figures and ramp steps are computed from the interval recorders at the end.
     let keep_intervals =
         !events.is_empty() || load.rate_ramp.is_some() || load.connections_ramp.is_some();
-    let emit = |timeline: &mut Timeline, rows: &mut Vec<TimelineRow>, end: Option<Instant>| {
+    // Snapshots of the rows emitted, sent once the rows are published (`observe.prometheus`):
+    // whoever reacts to a snapshot finds the endpoint at least as far on.
+    let mut pending: Vec<Snapshot> = Vec::new();
+    let emit = |timeline: &mut Timeline,
+                rows: &mut Vec<TimelineRow>,
+                end: Option<Instant>,
+                pending: &mut Vec<Snapshot>| {
         while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
             let i = timeline.emitted;
             let (rec, gauges) = &timeline.rows[i - timeline.first];
@@ -309,7 +315,7 @@ pub fn run_phase(
                 // ~4 KB a second: kept, they would grow a long run's memory without bound.
                 kept.histogram = String::new();
             }
-            let _ = snapshots.send(Snapshot {
+            pending.push(Snapshot {
                 phase: phase.spec.name.clone(),
                 measured: phase.spec.measured,
                 row,
@@ -387,7 +393,12 @@ pub fn run_phase(
         }
         timeline.sent_upto[thread] = Some(index);
         let all_done = timeline.done.iter().all(|d| *d);
-        emit(&mut timeline, &mut rows, all_done.then_some(ended));
+        emit(
+            &mut timeline,
+            &mut rows,
+            all_done.then_some(ended),
+            &mut pending,
+        );
         // Once a second (a row emitted): the results so far published, and judged against
         // the live thresholds.
         if timeline.emitted > rows_seen {
@@ -402,6 +413,9 @@ pub fn run_phase(
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
             }
+        }
+        for snapshot in pending.drain(..) {
+            let _ = snapshots.send(snapshot);
         }
         // Every worker reported past the emitted intervals: their marks are all in.
         gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
