@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # RESPLOAD_BIN: another build to measure (an A/B comparison), default the release build.
@@ -1098,6 +1099,16 @@ print(json.dumps(samples))
 """
 
 
+def venv_json(args: list[str], log: Callable[[str], None]) -> tuple[Any, str | None]:
+    """Run the project's venv Python with ``args``: the JSON of its last line of output, or
+    (when it failed, its stderr logged) the last line of its stderr."""
+    done = subprocess.run([str(VENV_PY), *args], capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        log(done.stderr[-3000:])
+        return None, (done.stderr.strip().splitlines() or ["?"])[-1]
+    return json.loads(done.stdout.strip().splitlines()[-1]), None
+
+
 def d3(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list[str]:
     """3 Ray hosts on this machine against local runs of the same total load (GET 1 KiB, 48
     connections, closed loop): one process, one process with 3 threads, and 3 processes with
@@ -1118,16 +1129,9 @@ def d3(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list
         return ["", "D3 not run: .venv with respload and ray missing (scripts/python-env.sh)."]
     n = max(30_000, int(300_000 * scale)) // 3 * 3
     log(f"D3: {n:,} GETs from one process and from 3 Ray hosts, {rounds} rounds")
-    done = subprocess.run(
-        [str(VENV_PY), "-c", D3_DRIVER, str(t.port), str(n), str(rounds)],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    if done.returncode != 0:
-        log(done.stderr[-3000:])
-        return ["", "D3 failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]]
-    samples = json.loads(done.stdout.strip().splitlines()[-1])
+    samples, failed = venv_json(["-c", D3_DRIVER, str(t.port), str(n), str(rounds)], log)
+    if failed is not None:
+        return ["", f"D3 failed: {failed}"]
     kinds = {
         "one": "one process",
         "one3": "one process, 3 threads",
@@ -1209,16 +1213,10 @@ def m1(rounds: int, log: Callable[[str], None]) -> list[str]:
         log(f"M1: merging 16 one-hour reports, {'with' if hist else 'without'} interval histograms")
         script = str(ROOT / "scripts" / "bench_merge.py")
         flags = [*(["hist"] if hist else []), "--rounds", str(rounds), "--json"]
-        done = subprocess.run(
-            [str(VENV_PY), script, *flags],
-            capture_output=True,
-            text=True,
-            timeout=1800,
-        )
-        if done.returncode != 0:
-            log(done.stderr[-3000:])
-            return ["", "M1 failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]]
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        row, failed = venv_json([script, *flags], log)
+        if failed is not None:
+            return ["", f"M1 failed: {failed}"]
+        rows.append(row)
     worst = max(max(med(r["merge_reports"]), med(r["cli16"])) for r in rows)
     met = "met" if worst < 1.0 else "NOT met"
 
