@@ -136,19 +136,17 @@ impl Sparse {
                     if counts.len() < layout.len as usize {
                         counts.resize(layout.len as usize, 0);
                     }
-                    let (mut held, mut last) = (0u64, None);
+                    let mut held = 0u64;
                     let counts = &mut counts[..layout.len as usize];
+                    // The span is widened at every bucket, before a bad byte can end the
+                    // read: a payload that fails halfway leaves nothing behind it.
                     each_bucket(payload, layout.len, |index, n| {
-                        if last.is_none() {
-                            lo = lo.min(index);
-                        }
-                        last = Some(index);
+                        lo = lo.min(index);
+                        hi = hi.max(index);
                         let c = &mut counts[index as usize];
                         *c = c.saturating_add(n);
                         held = held.saturating_add(n);
                     })?;
-                    // Indexes rise: the first and the last bound what this one touched.
-                    hi = hi.max(last.unwrap_or(0));
                     lens.push(held);
                 }
                 Some(())
@@ -606,6 +604,18 @@ mod tests {
         assert_eq!(
             Sparse::sum_decoded(&refs[..2]),
             Some((two, lens[..2].to_vec()))
+        );
+        // One that fails halfway, after a count was added (found by fuzz/histogram): the
+        // count it added is cleared too.
+        let layout = sparse[0].layout;
+        let halfway = Sparse {
+            layout,
+            buckets: vec![(layout.len as u32 - 1, 7), (layout.len as u32, 1)],
+        };
+        assert_eq!(Sparse::sum_decoded(&[refs[0], &halfway.encode()]), None);
+        assert_eq!(
+            Sparse::sum_decoded(&refs),
+            Some((sum.clone(), lens.clone()))
         );
         // Another layout among them: not one sum.
         let mut other = Histogram::<u64>::new_with_bounds(1000, 10_000_000, 2).unwrap();
