@@ -19,7 +19,7 @@ demo: build
 test: deps test-rust test-python test-node test-docs examples test-dist
 
 test-rust:
-	cargo test -p respload --release
+	cargo test -p respload --profile ci
 
 test-python:
 	scripts/test-python.sh
