@@ -566,6 +566,19 @@ fn a_phases_output_memtier_gets_memtiers_text_report_of_that_phase() {
         "{e}"
     );
     assert_eq!(server.calls("set"), calls);
+    // A run that fails after the files were opened (its Prometheus address is taken) leaves
+    // no empty file it created, and a file there before as it was.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let (fresh, before) = (server.dir.join("fresh.out"), std::fs::read(&mix).unwrap());
+    let mut fails = w.to_json_value();
+    fails["phases"][1]["output"]["memtier"] = fresh.to_str().unwrap().into();
+    fails["phases"][2]["output"]["memtier"] = mix.to_str().unwrap().into();
+    fails["observe"] = serde_json::json!({ "prometheus": taken.local_addr().unwrap().to_string() });
+    let e = run(&common::workload(fails)).unwrap_err().to_string();
+    assert!(e.contains("observe.prometheus"), "{e}");
+    assert!(!fresh.exists(), "{e}");
+    assert_eq!(std::fs::read(&mix).unwrap(), before);
+    assert_eq!(server.calls("set"), calls);
 
     // Two phases cannot write one file: a top-level output would do that.
     let mut shared = w.to_json_value();

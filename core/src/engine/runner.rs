@@ -217,7 +217,7 @@ fn execute(
         Ok::<_, Error>((facts, plans, others))
     })?;
     drop(rt);
-    create_output_files(workload)?;
+    let _created = create_output_files(workload)?;
     // Listening before any traffic: an address that cannot be bound is an error now. It
     // closes when the run ends (dropped with this frame).
     let endpoint = match workload.prometheus() {
@@ -333,20 +333,46 @@ fn thresholds_of(workload: &Workload) -> Vec<crate::report::Threshold> {
     out
 }
 
-/// Create (empty) every file the phases' `output` asks for, so that a path that cannot be
-/// written fails before any traffic rather than after a long run.
-fn create_output_files(workload: &Workload) -> Result<()> {
+/// Open (creating it empty when missing) every file the phases' `output` asks for, so that a
+/// path that cannot be written fails before any traffic rather than after a long run. A file
+/// there already is left as it is until its phase writes it.
+fn create_output_files(workload: &Workload) -> Result<Created> {
+    let mut created = Created(Vec::new());
     for phase in &workload.phases {
         if let Some(path) = &phase.spec.output.memtier {
-            std::fs::File::create(path).map_err(|e| {
-                Error::spec(
-                    format!("{}output.memtier", phase.prefix),
-                    format!("`{path}` cannot be written: {e}"),
-                )
-            })?;
+            let existed = std::path::Path::new(path).exists();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(|e| {
+                    Error::spec(
+                        format!("{}output.memtier", phase.prefix),
+                        format!("`{path}` cannot be written: {e}"),
+                    )
+                })?;
+            if !existed {
+                created.0.push(path.into());
+            }
         }
     }
-    Ok(())
+    Ok(created)
+}
+
+/// The output files [`create_output_files`] created. Those still empty when the run ends (it
+/// failed, or was stopped, before their phase wrote them) are removed again: a failed run
+/// leaves no empty report behind.
+struct Created(Vec<std::path::PathBuf>);
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
 
 /// Merge a phase's recorder into the run's, matching commands by label.
