@@ -721,6 +721,12 @@ export interface HostReport {
   name: string
   /** Its shard, when the reports were shards. */
   shard?: number
+  /**
+   * The seed its run used (its report's `seed`): a shard's own, derived from the workload's `seed`
+   * or drawn by the host when the workload has none, so that each host's part can be run again.
+   * Absent for a host lost mid-run, and in reports merged before it was recorded.
+   */
+  seed?: number
   /** When its run started, UNIX seconds. */
   startedAt: number
   /**

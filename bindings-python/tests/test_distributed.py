@@ -74,6 +74,9 @@ def test_a_request_budget_from_3_hosts_is_what_the_server_counted(
     assert merged.commands["GET"].ops == server.calls("get")
     assert [h.shard for h in merged.hosts] == [0, 1, 2]
     assert [h.ops for h in merged.hosts] == [r["totals"]["ops"] for r in own]
+    # Each host's seed (its shard's, from the workload's) is kept, so its part can be rerun.
+    assert [h.seed for h in merged.hosts] == [r["seed"] for r in own]
+    assert len({h.seed for h in merged.hosts}) == HOSTS
     assert sorted(h.ops for h in merged.hosts) == [1000, 1000, 1001]
     assert not merged.interrupted
     assert merged.workload["load"]["requests"] == 3001
@@ -337,9 +340,12 @@ def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
     assert "lost" in lost.error
     # What it had sent before: two seconds or more of its share (500 ops/s).
     assert 900 <= lost.ops < 2000
+    # Its seed went with it; the others' are kept.
+    assert lost.seed is None
     for kept in (merged.hosts[0], merged.hosts[2]):
         assert not kept.interrupted
         assert kept.error is None
+        assert kept.seed is not None
         assert kept.ops == pytest.approx(2500, rel=0.02)
     assert [h.ops for h in merged.hosts] == [r["totals"]["ops"] for r in own]
     # The kept hosts' CPU while they ran is part of their actors' since creation (which

@@ -656,6 +656,13 @@ fn shards_run_by_hand_merge_on_the_command_line_as_in_the_library() {
     assert_eq!(merged.totals.ops, 4001);
     assert_eq!(server.calls("set") + server.calls("get"), 4001);
     assert!(merged.hosts.iter().all(|h| h.start_skew_ms.abs() < 250.0));
+    // Each host's own seed is kept, so that its part can be run again.
+    let seeds: Vec<Option<u64>> = shards.iter().map(|s| Some(s.seed)).collect();
+    assert_eq!(
+        merged.hosts.iter().map(|h| h.seed).collect::<Vec<_>>(),
+        seeds
+    );
+    assert_ne!(seeds[0], seeds[1]);
     // A missing shard is named, with the file; a start already past fails before traffic.
     let out = Command::new(BIN)
         .arg("merge")

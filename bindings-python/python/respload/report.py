@@ -846,6 +846,10 @@ class HostReport:
     """Its shard, when the reports were shards."""
     error: str | None = None
     """Its run's error, if a phase failed."""
+    seed: int | None = None
+    """The seed its run used (its report's ``seed``): a shard's own, derived from the
+    workload's ``seed`` or drawn by the host when the workload has none, so that each host's
+    part can be run again. ``None`` in reports merged before it was recorded."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> HostReport:
@@ -859,6 +863,7 @@ class HostReport:
             client=ClientStats.from_dict(d["client"]),
             shard=d.get("shard"),
             error=d.get("error"),
+            seed=d.get("seed"),
         )
 
 

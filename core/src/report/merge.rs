@@ -48,6 +48,12 @@ pub struct HostReport {
     /// Its shard, when the reports were shards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<u32>,
+    /// The seed its run used (its report's `seed`): a shard's own, derived from the
+    /// workload's `seed` or drawn by the host when the workload has none, so that each
+    /// host's part can be run again. Absent for a host lost mid-run, and in reports merged
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// When its run started, UNIX seconds.
     pub started_at: f64,
     /// How late its first request went out: after `start_at` when one was set, else after
@@ -108,6 +114,13 @@ impl Report {
                     false => r.host.clone(),
                 },
                 shard: r.shard.as_ref().map(|s| s.index),
+                // A lost host's report is made of its snapshots: its seed is not known.
+                seed: (!r
+                    .validity
+                    .checks
+                    .iter()
+                    .any(|c| c.check == super::HOST_LOST))
+                .then_some(r.seed),
                 started_at: r.started_at,
                 start_skew_ms: r.start_skew_ms.unwrap_or((first_start(r) - earliest) * 1e3),
                 ops: r.totals.ops,
