@@ -184,16 +184,21 @@ fn exclusive() -> std::sync::MutexGuard<'static, ()> {
     guard
 }
 
-/// Whether to measure again: a run outside its timing bounds is, at most twice, since on this
-/// shared 2-core machine another process busy for a second moves these figures by more than
-/// their bounds. The last run is then judged by the test's assertions, which name every
-/// run's figures: a client that is wrong is wrong three times.
-fn again(within: bool, runs: &[String]) -> bool {
-    if !within && runs.len() < 3 {
+/// `measure`'s last run and every run's figures: a run outside its timing bounds (`measure`
+/// returns the run, whether it is within them, its figures) is measured again, at most
+/// twice, since on this shared 2-core machine another process busy for a second moves these
+/// figures by more than their bounds. The last run is then judged by the test's assertions,
+/// which name every run's figures: a client that is wrong is wrong three times.
+fn measured<T>(mut measure: impl FnMut() -> (T, bool, String)) -> (T, Vec<String>) {
+    let mut runs = Vec::new();
+    loop {
+        let (run, within, figures) = measure();
+        runs.push(figures);
+        if within || runs.len() == 3 {
+            return (run, runs);
+        }
         eprintln!("calibration: out of bounds, measured again: {runs:?}");
-        return true;
     }
-    false
 }
 
 /// The round trip of a request that costs the server next to nothing: the p50 latency
@@ -357,9 +362,8 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
     // any reply, so a request queued behind another is answered when the whole batch is
     // done, not when it is.)
     let rate = 500.0;
-    // A run outside the timing bounds is measured again, at most twice (see `again`).
-    let mut runs = Vec::new();
-    let (report, st, others) = loop {
+    // A run outside the timing bounds is measured again (see `measured`).
+    let ((report, st, others), runs) = measured(|| {
         ServerTime::reset(&server);
         let others = Others::start(&server);
         let report = run(&workload(json!({
@@ -385,19 +389,16 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
             && s > st.mean_us / 1000.0
             && s < st.mean_us / 1000.0 + 0.2
             && (t.latency_ms.mean / expected - 1.0).abs() < 0.10;
-        runs.push(format!(
+        let figures = format!(
             "latency mean {:.4} ms, expected {expected:.4}; server mean {:.1} us; {:.1}/s; \
          other processes used {:.2} cores",
             t.latency_ms.mean,
             st.mean_us,
             t.ops_per_sec,
             others.cores()
-        ));
-        if again(within, &runs) {
-            continue;
-        }
-        break (report, st, others);
-    };
+        );
+        ((report, st, others), within, figures)
+    });
     let t = &report.totals;
     let v = as_json(&report);
     let svc = t
@@ -463,9 +464,8 @@ fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
     // along (it never waits for the client); the third of the requests it cannot take pile
     // up in the client, due and unsent.
     let (rate, secs) = (300.0, 6.0);
-    // A run outside the timing bounds is measured again, at most twice (see `again`).
-    let mut runs = Vec::new();
-    let (report, st, others) = loop {
+    // A run outside the timing bounds is measured again (see `measured`).
+    let ((report, st, others), runs) = measured(|| {
         ServerTime::reset(&server);
         let others = Others::start(&server);
         let report = run(&workload(json!({
@@ -496,18 +496,15 @@ fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
             && ((t.ops as f64 + requests) / due - 1.0).abs() < 0.03
             && (requests / (due * behind) - 1.0).abs() < 0.15
             && (waited / (secs * behind * 1000.0) - 1.0).abs() < 0.2;
-        runs.push(format!(
+        let figures = format!(
             "{:.2}/s, server mean {:.1} us, unsent {requests} waited up to {waited} ms; other \
          processes used {:.2} cores",
             t.ops_per_sec,
             st.mean_us,
             others.cores()
-        ));
-        if again(within, &runs) {
-            continue;
-        }
-        break (report, st, others);
-    };
+        );
+        ((report, st, others), within, figures)
+    });
     let capacity = 1e6 / st.mean_us;
     let t = &report.totals;
     let v = as_json(&report);
