@@ -6,8 +6,9 @@
 Runs 2 s against a throwaway redis-server, stretches its timeline to 3,600 rows, makes 16
 hosts' reports of it and times ``merge_reports`` and ``respload merge`` of the files (and of
 one file), ``--rounds`` times each (default 1), in alternation. ``hist`` keeps every row's
-interval histogram (``output.interval_histograms``). ``--json`` ends with one line of JSON:
-the timings in seconds and the files' total size in bytes.
+interval histogram (``output.interval_histograms``). ``--keep DIR`` also saves the 16
+reports there, to time or profile ``respload merge`` on the same files again. ``--json``
+ends with one line of JSON: the timings in seconds and the files' total size in bytes.
 """
 
 import argparse
@@ -74,6 +75,7 @@ def main() -> None:
     ap.add_argument("hist", nargs="?", choices=["hist"], help="keep interval histograms")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="end with one line of JSON")
+    ap.add_argument("--keep", metavar="DIR", help="also save the 16 reports in DIR (to profile)")
     args = ap.parse_args()
     kind = "with" if args.hist else "without"
     made = reports(bool(args.hist))
@@ -83,6 +85,9 @@ def main() -> None:
             p = os.path.join(tmp, f"r{i}.json")
             r.save(p)
             paths.append(p)
+            if args.keep:
+                os.makedirs(args.keep, exist_ok=True)
+                r.save(os.path.join(args.keep, f"r{i}.json"))
         out = os.path.join(tmp, "m.json")
         times: dict[str, list[float]] = {"merge_reports": [], "cli16": [], "cli1": []}
         for _ in range(args.rounds):

@@ -136,18 +136,8 @@ impl Sparse {
                     if counts.len() < layout.len as usize {
                         counts.resize(layout.len as usize, 0);
                     }
-                    let mut held = 0u64;
                     let counts = &mut counts[..layout.len as usize];
-                    // The span is widened at every bucket, before a bad byte can end the
-                    // read: a payload that fails halfway leaves nothing behind it.
-                    each_bucket(payload, layout.len, |index, n| {
-                        lo = lo.min(index);
-                        hi = hi.max(index);
-                        let c = &mut counts[index as usize];
-                        *c = c.saturating_add(n);
-                        held = held.saturating_add(n);
-                    })?;
-                    lens.push(held);
+                    lens.push(add_payload(payload, counts, (&mut lo, &mut hi))?);
                 }
                 Some(())
             };
@@ -353,6 +343,57 @@ fn each_bucket(mut rest: &[u8], len: u64, mut bucket: impl FnMut(u32, u64)) -> O
     Some(())
 }
 
+/// A V2 payload's counts added into `counts` (a slot per bucket of its layout), as
+/// [`each_bucket`] reads them: how many values it held, `None` when it is not an encoder's.
+/// Whatever happens, the span `lo..=hi` is widened to every bucket it added to, so that a
+/// payload failing halfway leaves nothing behind once the caller clears the span. One loop
+/// with its state in registers: merging long timelines is mostly this.
+fn add_payload(mut rest: &[u8], counts: &mut [u64], (lo, hi): (&mut u32, &mut u32)) -> Option<u64> {
+    let len = counts.len();
+    let (mut index, mut held) = (0usize, 0u64);
+    let (mut first, mut last) = (usize::MAX, 0usize);
+    let mut ok = true;
+    while !rest.is_empty() {
+        let Some(v) = varint_read(&mut rest) else {
+            ok = false;
+            break;
+        };
+        let n = zig_zag_decode(v);
+        if n < 0 {
+            match usize::try_from(n.unsigned_abs())
+                .ok()
+                .and_then(|run| index.checked_add(run))
+            {
+                // Empty buckets past the last: not an encoder's.
+                Some(next) if next <= len => index = next,
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        } else {
+            if n > 0 {
+                // A count past the layout's last bucket: the crate refuses it too.
+                if index >= len {
+                    ok = false;
+                    break;
+                }
+                counts[index] = counts[index].saturating_add(n as u64);
+                held = held.saturating_add(n as u64);
+                first = first.min(index);
+                last = index; // indexes rise
+            }
+            index += 1;
+        }
+    }
+    if first <= last {
+        // Both below `len`, which is at most MAX_DENSE.
+        *lo = (*lo).min(first as u32);
+        *hi = (*hi).max(last as u32);
+    }
+    ok.then_some(held)
+}
+
 /// The widest layout [`Sparse::sum_decoded`] adds in an array of counts (2 MB a thread);
 /// wider ones (1 ns to an hour at 3 digits is 33,000 buckets) go through lists.
 const MAX_DENSE: u64 = 1 << 18;
@@ -477,7 +518,20 @@ fn varint_write(mut n: u64, out: &mut Vec<u8>) {
     out.push(n as u8);
 }
 
+#[inline(always)]
 fn varint_read(b: &mut &[u8]) -> Option<u64> {
+    // Most of a latency histogram's counts and gaps are below 64: one byte.
+    if let Some((&byte, rest)) = b.split_first() {
+        if byte < 0x80 {
+            *b = rest;
+            return Some(u64::from(byte));
+        }
+    }
+    varint_read_long(b)
+}
+
+#[inline(never)]
+fn varint_read_long(b: &mut &[u8]) -> Option<u64> {
     let mut n = 0u64;
     for k in 0..8 {
         let (&byte, rest) = b.split_first()?;
@@ -616,6 +670,15 @@ mod tests {
         assert_eq!(
             Sparse::sum_decoded(&refs),
             Some((sum.clone(), lens.clone()))
+        );
+        // The next sum to touch that last bucket finds it empty.
+        let last = Sparse {
+            layout,
+            buckets: vec![(layout.len as u32 - 1, 1)],
+        };
+        assert_eq!(
+            Sparse::sum_decoded(&[&last.encode()]),
+            Some((last.clone(), vec![1]))
         );
         // Another layout among them: not one sum.
         let mut other = Histogram::<u64>::new_with_bounds(1000, 10_000_000, 2).unwrap();
