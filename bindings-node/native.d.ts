@@ -110,7 +110,7 @@ export declare function memtierSpec(line: string): string
  *
  * Throws `ERR_RESPLOAD_SPEC` naming what makes them not one workload's (`reports[i]...`).
  */
-export declare function mergeReports(reportsJson: Array<string>): string
+export declare function mergeReports(reports: Array<ReportInput>): string
 
 /**
  * Validate a workload given as JSON text and return its normalized spec as JSON text.
@@ -155,6 +155,17 @@ export declare function redactedSpec(workloadJson: string): string
  * yet, unknown options, bad values, and `-l` (only the CLI repeats runs).
  */
 export declare function redisBenchmarkSpec(line: string): string
+
+/**
+ * A report as `mergeReports` takes it: its snake_case JSON text, or the file holding it
+ * (read once in the core, not loaded into JavaScript first).
+ */
+export interface ReportInput {
+  /** The report's JSON text. */
+  json?: string
+  /** A report file. */
+  path?: string
+}
 
 /**
  * Shard `index` (0-based) of `count` hosts running a workload (JSON text) together: the

@@ -67,11 +67,34 @@ pub fn percentile_distribution(
 ///
 /// Throws `ERR_RESPLOAD_SPEC` naming what makes them not one workload's (`reports[i]...`).
 #[napi]
-pub fn merge_reports(env: Env, reports_json: Vec<String>) -> Result<String> {
-    respload::Report::from_json_strs(&reports_json)
+pub fn merge_reports(env: Env, reports: Vec<ReportInput>) -> Result<String> {
+    let sources = reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| match (&r.json, &r.path) {
+            (Some(text), None) => Ok(respload::report::ReportSource::Json(text)),
+            (None, Some(path)) => Ok(respload::report::ReportSource::File(path.as_ref())),
+            _ => Err(respload::Error::Spec {
+                path: format!("reports[{i}]"),
+                reason: "give one of `json` (the report's text) and `path` (its file)".into(),
+            }),
+        })
+        .collect::<respload::Result<Vec<_>>>();
+    sources
+        .and_then(|sources| respload::Report::from_sources(&sources))
         .and_then(|reports| respload::Report::merge(&reports))
         .map(|r| r.to_json())
         .map_err(|e| to_js(&env, &e))
+}
+
+/// A report as `mergeReports` takes it: its snake_case JSON text, or the file holding it
+/// (read once in the core, not loaded into JavaScript first).
+#[napi(object)]
+pub struct ReportInput {
+    /// The report's JSON text.
+    pub json: Option<String>,
+    /// A report file.
+    pub path: Option<String>,
 }
 
 /// The comparison (snake_case JSON text) of reports (their snake_case JSON texts, the

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { mergeReports, Report, run, SpecError } from 'respload'
+import { FileError, mergeReports, Report, run, SpecError } from 'respload'
 import { startRedis } from 'respload/testing'
 
 let redis
@@ -56,6 +56,9 @@ test('merging what is not one workload, or starting late, is a SpecError', async
     e instanceof SpecError && e.path === 'start_at')
   await assert.rejects(run(spec, { startAt: 'later' }), SpecError)
   assert.throws(() => mergeReports('x'), TypeError)
+  // A missing file is a FileError naming it, read in the core.
+  const gone = join(tmpdir(), `respload-gone-${process.pid}.json`)
+  assert.throws(() => mergeReports([a, gone]), (e) => e instanceof FileError && e.message.includes(gone))
   const r = await run(spec, { startAt: new Date(Date.now() + 200).toISOString() })
   assert.ok(r.phases[0].startedAt >= r.startAt)
 })

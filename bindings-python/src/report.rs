@@ -60,12 +60,29 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
 /// (`Report::merge`), as JSON text. Raises `SpecError` naming what makes them not one
 /// workload's (`reports[i]....`).
 #[pyfunction]
-pub fn merge_reports(py: Python<'_>, reports_json: Vec<PyBackedStr>) -> PyResult<String> {
+pub fn merge_reports(py: Python<'_>, reports: Vec<ReportArg>) -> PyResult<String> {
     py.detach(|| {
-        let reports = respload::Report::from_json_strs(&reports_json)?;
+        let sources: Vec<respload::report::ReportSource> = reports
+            .iter()
+            .map(|r| match r {
+                ReportArg::Json(text) => respload::report::ReportSource::Json(text),
+                ReportArg::File(path) => respload::report::ReportSource::File(path),
+            })
+            .collect();
+        let reports = respload::Report::from_sources(&sources)?;
         respload::Report::merge(&reports).map(|r| r.to_json())
     })
     .map_err(to_py)
+}
+
+/// A report as `merge_reports` takes it: its JSON text (a `str`), or the file holding it (an
+/// `os.PathLike`, read once in the core, not loaded into Python first).
+#[derive(FromPyObject)]
+pub enum ReportArg {
+    /// The report's JSON text.
+    Json(PyBackedStr),
+    /// A report file.
+    File(std::path::PathBuf),
 }
 
 /// The report (JSON text) of one run of a workload (`workload_json`: its normalized JSON,

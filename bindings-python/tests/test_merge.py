@@ -79,6 +79,27 @@ def test_merging_reports_of_other_workloads_names_the_difference(redis: Redis) -
         respload.merge_reports([a])
 
 
+def test_merging_a_file_that_is_missing_or_not_a_report_names_it(
+    redis: Redis, tmp_path: Path
+) -> None:
+    spec = {"target": redis.target(), "load": {"connections": 2, "requests": 40}}
+    a = respload.run(spec, shard=(0, 2))
+    missing = tmp_path / "gone.json"
+    with pytest.raises(respload.FileError) as caught:
+        respload.merge_reports([a, missing])
+    assert str(missing) in str(caught.value)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version": 1}', encoding="utf-8")
+    with pytest.raises(respload.SpecError) as refused:
+        respload.merge_reports([a, str(bad)])
+    assert str(bad) in str(refused.value)
+    # Given as a file (a str is a path here, as for Report.load), a report merges as itself.
+    a.save(tmp_path / "a.json")
+    b = respload.run(spec, shard=(1, 2))
+    merged = respload.merge_reports([str(tmp_path / "a.json"), b])
+    assert merged.totals.ops == 40
+
+
 def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: Redis) -> None:
     spec = {"target": redis.target(), "load": {"connections": 1, "requests": 10}}
     with pytest.raises(respload.SpecError) as caught:

@@ -27,8 +27,9 @@ def validity_warning(report_json: str) -> str | None:
 def load_report(path: str | os.PathLike[str]) -> str:
     """A report file as JSON text of the current schema (older versions upgraded)."""
 
-def merge_reports(reports_json: list[str]) -> str:
-    """One report (JSON text) of the reports of hosts that ran one workload together."""
+def merge_reports(reports: list[str | os.PathLike[str]]) -> str:
+    """One report (JSON text) of the reports of hosts that ran one workload together: each
+    given as its JSON text (``str``) or as its file (``os.PathLike``, read in the core)."""
 
 def merge_snapshots(snapshots_json: list[str]) -> str | None:
     """One snapshot of several hosts' snapshots of one wall-clock second."""

@@ -1279,7 +1279,9 @@ def merge_reports(reports: Iterable[Report | str | os.PathLike[str]]) -> Report:
     holding every host's latencies; counts, rates and errors are summed; timeline rows line
     up by wall-clock second; ``hosts`` lists each host. Raises :class:`~respload.SpecError`
     naming what makes them not one workload's (``reports[i]...``)."""
-    texts = [
-        r.to_json() if isinstance(r, Report) else _native.load_report(os.fspath(r)) for r in reports
+    # A file goes to the core as a path (a str would be taken for JSON text): it is read
+    # there once, on the core's threads, not loaded into Python and parsed twice.
+    given: list[str | os.PathLike[str]] = [
+        r.to_json() if isinstance(r, Report) else Path(os.fspath(r)) for r in reports
     ]
-    return Report.from_json(_native.merge_reports(texts))
+    return Report.from_json(_native.merge_reports(given))

@@ -4,6 +4,15 @@ use super::{PhaseReport, Report, SCHEMA_VERSION};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
+/// Where a report is read from ([`Report::from_sources`]).
+#[derive(Debug, Clone, Copy)]
+pub enum ReportSource<'a> {
+    /// Its JSON text.
+    Json(&'a str),
+    /// A file holding it (`respload run --json`, [`Report::save`]).
+    File(&'a std::path::Path),
+}
+
 impl Report {
     /// A report from its JSON text (a `--json` file, a binding's report), or an error saying
     /// it is not one.
@@ -76,17 +85,33 @@ impl Report {
     /// Read several reports' files at once, over the machine's cores (`respload merge`); the
     /// first file that cannot be read is the error.
     pub fn from_files<P: AsRef<std::path::Path> + Sync>(paths: &[P]) -> crate::Result<Vec<Report>> {
-        super::parallel::map(paths, 1, |path| Report::from_file(path))
-            .into_iter()
-            .collect()
+        let sources: Vec<ReportSource> = paths
+            .iter()
+            .map(|p| ReportSource::File(p.as_ref()))
+            .collect();
+        Report::from_sources(&sources)
     }
 
-    /// Several reports from their JSON texts at once, over the machine's cores (the
-    /// bindings' `merge_reports`); the first text that is not a report is the error.
+    /// Several reports from their JSON texts at once, over the machine's cores; the first
+    /// text that is not a report is the error.
     pub fn from_json_strs<S: AsRef<str> + Sync>(texts: &[S]) -> crate::Result<Vec<Report>> {
-        super::parallel::map(texts, 1, |text| Report::from_json_str(text.as_ref()))
-            .into_iter()
-            .collect()
+        let sources: Vec<ReportSource> = texts
+            .iter()
+            .map(|t| ReportSource::Json(t.as_ref()))
+            .collect();
+        Report::from_sources(&sources)
+    }
+
+    /// Several reports, each from its JSON text or its file, read at once over the machine's
+    /// cores (the bindings' `merge_reports`, given reports and files together: a file is read
+    /// once, straight into its report); the first that fails is the error.
+    pub fn from_sources(sources: &[ReportSource<'_>]) -> crate::Result<Vec<Report>> {
+        super::parallel::map(sources, 1, |source| match source {
+            ReportSource::Json(text) => Report::from_json_str(text),
+            ReportSource::File(path) => Report::from_file(path),
+        })
+        .into_iter()
+        .collect()
     }
 
     /// Write the report as pretty JSON (what `respload run --json` writes) to `path`.
