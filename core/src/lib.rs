@@ -25,6 +25,7 @@ pub mod error;
 pub mod net;
 pub mod observe;
 pub mod output;
+pub mod plan;
 pub mod report;
 pub mod resp;
 mod runs;
@@ -34,6 +35,7 @@ pub mod tools;
 
 pub use engine::{PhaseEnd, Runner, StopHandle};
 pub use error::{Error, Result};
+pub use plan::Workload;
 pub use report::{Report, Snapshot};
 pub use runs::run;
-pub use spec::{SpecParams, Workload};
+pub use spec::SpecParams;

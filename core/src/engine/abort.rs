@@ -3,8 +3,9 @@
 //! ([`Threshold::judge`]); the first limit crossed stops the run, and is named in the report.
 
 use super::runner::merge_by_label;
+use crate::plan::Phase;
 use crate::report::{Stats, Threshold};
-use crate::spec::{Phase, Thresholds};
+use crate::spec::Thresholds;
 use crate::stats::{summarize, Recorder};
 use std::collections::BTreeMap;
 use std::time::Duration;

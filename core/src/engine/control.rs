@@ -4,7 +4,7 @@
 
 use super::pacer::{Pacer, Staircase};
 use super::timer::PaceTimer;
-use crate::spec::ConnectOptions;
+use crate::plan::ConnectOptions;
 use crate::stats::{GapSample, Recorder};
 use std::cell::{Cell, OnceCell, RefCell};
 use std::future::Future;

@@ -2,7 +2,7 @@
 //! asking for more connections than the process may open fails before any traffic, saying
 //! how to raise the limit, rather than half-way through with `EMFILE` errors.
 
-use crate::spec::{Phase, Workload};
+use crate::plan::{Phase, Workload};
 use crate::{Error, Result};
 
 /// Descriptors a run holds besides its load connections: the observer and control

@@ -5,10 +5,11 @@ use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
 use super::values::ValueSource;
 use crate::net::cluster::slot_tag;
+use crate::plan::{CompiledCommand, Phase};
 use crate::resp::encode::{
     decimal_len, write_array_header, write_bulk, write_bulk_header, write_bulk_prefixed_u64,
 };
-use crate::spec::{Arg, CompiledCommand, Part, Phase};
+use crate::spec::{Arg, Part};
 use std::rc::Rc;
 
 /// One pick of the mix, with its own key sampler.
@@ -354,7 +355,7 @@ fn write_bulk_prefixed_i64(buf: &mut Vec<u8>, n: i64, pad: usize) {
 mod tests {
     use super::*;
     use crate::engine::values::value_pool;
-    use crate::spec::Workload;
+    use crate::plan::Workload;
     use std::sync::atomic::AtomicU64;
     use std::sync::Arc;
 

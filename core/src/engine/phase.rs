@@ -7,8 +7,9 @@ use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use crate::observe::{
     join_server_cpu, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad, ServerSample,
 };
+use crate::plan::Phase;
 use crate::report::Snapshot;
-use crate::spec::{check_not_late, unix_now, Load, Phase};
+use crate::spec::{check_not_late, unix_now, Load};
 use crate::stats::{
     check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
     EventReport, GapSample, GapTracker, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,

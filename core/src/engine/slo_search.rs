@@ -8,8 +8,9 @@
 
 use super::phase::{run_phase, PhaseOptions, PhaseOutcome};
 use crate::observe::{ServerLoad, ServerSample};
+use crate::plan::Phase;
 use crate::report::Snapshot;
-use crate::spec::{Phase, Slo};
+use crate::spec::Slo;
 use crate::stats::{
     latency_of, percentile_ms, stats_of, summarize, ClientStats, Recorder, SloPoint, SloResult,
     TimelineRow,

@@ -12,7 +12,8 @@ use super::rng::Rng;
 use super::timer::PaceTimer;
 use super::values::{value_pool, ValueSource};
 use crate::net::{Client, Stream};
-use crate::spec::{CompiledCommand, ConnectionsRamp, Phase};
+use crate::plan::{CompiledCommand, Phase};
+use crate::spec::ConnectionsRamp;
 use crate::stats::{GapSample, Recorder};
 use crate::{Error, Result};
 use std::cell::{Cell, RefCell};
@@ -628,7 +629,7 @@ async fn open_links(
             }
         }
     };
-    let targets = |k: usize| -> Vec<(usize, crate::spec::ConnectOptions)> {
+    let targets = |k: usize| -> Vec<(usize, crate::plan::ConnectOptions)> {
         match &cluster {
             None => vec![(0, s.phase.connect.clone())],
             Some(c) => c

@@ -2,8 +2,8 @@
 //! Not used for load: it allocates a value per reply.
 
 use super::Stream;
+use crate::plan::{ConnectOptions, TlsConnect};
 use crate::resp::{encode::encode_command, Framer, Reply};
-use crate::spec::{ConnectOptions, TlsConnect};
 use crate::{Error, Result};
 use std::io::ErrorKind;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

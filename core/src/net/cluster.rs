@@ -2,8 +2,8 @@
 //! addresses `spec::NodeAddr`, both re-exported here).
 
 use super::{Client, Value};
+use crate::plan::ConnectOptions;
 pub use crate::resp::slot::{crc16, hash_part, key_slot, slot_tag, SLOTS};
-use crate::spec::ConnectOptions;
 pub use crate::spec::NodeAddr;
 use crate::{Error, Result};
 

@@ -9,7 +9,7 @@ mod tls_stream;
 pub use client::{Client, Value};
 pub use stream::Stream;
 
-use crate::spec::ConnectOptions;
+use crate::plan::ConnectOptions;
 
 /// The commands that set a connection up, in order: HELLO 3 (with AUTH inside) or AUTH,
 /// then SELECT, CLIENT SETNAME and CLIENT TRACKING ON when asked for, and READONLY on

@@ -1,7 +1,7 @@
 //! Byte streams to a server: TCP, Unix socket, or TLS over TCP (rustls).
 
 use super::tls_stream::TlsStream;
-use crate::spec::{ConnectOptions, Endpoint};
+use crate::plan::{ConnectOptions, Endpoint};
 use crate::Error;
 use std::io;
 use std::pin::Pin;

@@ -1,6 +1,6 @@
 //! TLS failures in words a user can act on: what went wrong and which setting changes it.
 
-use crate::spec::TlsConnect;
+use crate::plan::TlsConnect;
 use crate::Error;
 use rustls::{AlertDescription, CertificateError};
 use std::io;

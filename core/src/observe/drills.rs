@@ -6,7 +6,8 @@
 use super::server_info::parse_info;
 use crate::net::cluster::{NodeAddr, SlotMap};
 use crate::net::{Client, Value};
-use crate::spec::{replica_connect, ConnectOptions, Drill, DrillMode, Endpoint, Event, Phase};
+use crate::plan::{replica_connect, ConnectOptions, Endpoint, Phase};
+use crate::spec::{Drill, DrillMode, Event};
 use crate::{Error, Result};
 use std::cell::Cell;
 use std::collections::BTreeMap;

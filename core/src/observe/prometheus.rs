@@ -5,7 +5,7 @@
 //! results once a second (and once more when they end) from the thread that merges them, off
 //! the send path; the endpoint renders them on its own thread when scraped.
 
-use crate::spec::Phase;
+use crate::plan::Phase;
 use crate::stats::{CommandRecorder, Recorder, TimelineRow};
 use crate::{Error, Result};
 use std::fmt::Write as _;

@@ -4,8 +4,8 @@
 use super::server_info::parse_info;
 use crate::net::cluster::SlotMap;
 use crate::net::Client;
+use crate::plan::ConnectOptions;
 use crate::report::{ServerSample, TimelineRow};
-use crate::spec::ConnectOptions;
 use std::collections::BTreeMap;
 use std::future::{poll_fn, Future};
 use std::sync::atomic::{AtomicBool, Ordering};

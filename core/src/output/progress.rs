@@ -3,9 +3,9 @@
 //! shows the CLI's numbers.
 
 use super::progress_line;
+use crate::plan::Workload;
 use crate::report::Snapshot;
 use crate::spec::Requests;
-use crate::spec::Workload;
 use serde::Serialize;
 
 /// What bounds a phase: whichever of its `requests` and `duration` is nearer its end.

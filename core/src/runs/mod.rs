@@ -3,8 +3,8 @@
 //! engine formats no file itself; this layer, above both, joins it to the output formats.
 
 use crate::engine::Runner;
+use crate::plan::{Phase, Workload};
 use crate::report::{PhaseReport, Report};
-use crate::spec::{Phase, Workload};
 use crate::tools::memtier::phase_text;
 use crate::Result;
 

@@ -1,7 +1,5 @@
 //! A cluster node's address, as `CLUSTER SLOTS` and `target.cluster` name it.
 
-use super::{ConnectOptions, Endpoint};
-
 /// A cluster node, as `CLUSTER SLOTS` names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodeAddr {
@@ -38,16 +36,5 @@ impl NodeAddr {
             host: host.to_string(),
             port,
         })
-    }
-
-    /// The connection settings for this node: `base` (credentials, TLS, timeouts) with this
-    /// node's endpoint.
-    pub fn connect(&self, base: &ConnectOptions) -> ConnectOptions {
-        let mut c = base.clone();
-        c.endpoint = Endpoint::Tcp {
-            host: self.host.clone(),
-            port: self.port,
-        };
-        c
     }
 }

@@ -42,26 +42,3 @@ impl Output {
         }
     }
 }
-
-/// Two phases writing one file would leave only the last one's report: refuse it (a
-/// top-level `output` is inherited by every phase).
-pub(crate) fn distinct_files(phases: &[super::Phase]) -> Result<()> {
-    let mut seen: Vec<(&str, &str)> = Vec::new();
-    for p in phases {
-        let Some(path) = p.spec.output.memtier.as_deref() else {
-            continue;
-        };
-        if let Some((_, first)) = seen.iter().find(|(q, _)| *q == path) {
-            return Err(Error::spec(
-                format!("{}output.memtier", p.prefix),
-                format!(
-                    "`{path}` is also written by {}: give each phase its own file (set \
-                     `output` in the phases rather than at the top level)",
-                    first.trim_end_matches('.')
-                ),
-            ));
-        }
-        seen.push((path, &p.prefix));
-    }
-    Ok(())
-}

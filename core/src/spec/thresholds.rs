@@ -4,7 +4,7 @@
 //! ([`crate::report::Budget`]: the rules of `check()` and `--check`); the report lists each
 //! with its verdict ([`crate::report::Threshold`]).
 
-use super::{Phase, SpecDuration};
+use super::SpecDuration;
 use crate::report::{Budget, Threshold};
 use crate::{Error, Result};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -95,36 +95,6 @@ impl Thresholds {
     /// one phase's.
     pub fn entries(&self, phase: Option<&str>) -> Vec<Threshold> {
         Threshold::of(&self.budget, phase)
-    }
-}
-
-/// A limit of `budget` on a command label that `phases` (those whose results it bounds) do
-/// not have: an error before any traffic, since the report could not have it.
-pub(super) fn check_labels(budget: &Budget, phases: &[&Phase], path: &str) -> Result<()> {
-    let mut labels: Vec<&str> = Vec::new();
-    for c in phases.iter().flat_map(|p| &p.commands) {
-        if !labels.contains(&c.label.as_str()) {
-            labels.push(&c.label);
-        }
-    }
-    match budget
-        .commands
-        .keys()
-        .find(|l| !labels.contains(&l.as_str()))
-    {
-        Some(label) => Err(Error::spec(
-            format!("{path}.commands.{label}"),
-            format!(
-                "no {}command is labelled `{label}`: allowed are {}",
-                if path.starts_with("phases") {
-                    "phase's "
-                } else {
-                    "measured "
-                },
-                labels.join(", ")
-            ),
-        )),
-        None => Ok(()),
     }
 }
 

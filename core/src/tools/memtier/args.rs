@@ -17,7 +17,8 @@
 
 use super::options::{unsupported, Flag, OptionDef, OPTIONS};
 use super::report::{Options, DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
-use crate::spec::{escape_literal, Workload, MAX_VALUE_SIZE};
+use crate::plan::Workload;
+use crate::spec::{escape_literal, MAX_VALUE_SIZE};
 use crate::tools::command_line::split_tool_line;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};

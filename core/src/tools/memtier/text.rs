@@ -175,7 +175,7 @@ pub fn text(report: &Report, options: &Options) -> String {
 /// holds): run information from the phase's threads, connections and stop condition, its
 /// `ALL STATS` table and latency distribution. A phase of only SET and GET gets memtier's
 /// Sets/Gets/Waits rows; any other mix one row per command, as with `--command`.
-pub fn phase_text(phase: &crate::spec::Phase, report: &PhaseReport, started_at: f64) -> String {
+pub fn phase_text(phase: &crate::plan::Phase, report: &PhaseReport, started_at: f64) -> String {
     use crate::spec::Requests;
     let threads = report.client.threads.max(1);
     let connections = report.client.connections.max(1);

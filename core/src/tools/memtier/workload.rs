@@ -2,7 +2,7 @@
 
 use super::args::{bad, number, template, Memtier, Req, Settings};
 use super::report::{CommandRow, Options};
-use crate::spec::Workload;
+use crate::plan::Workload;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 

@@ -213,11 +213,11 @@ impl TargetArgs {
             other => other,
         })?;
         match c.endpoint {
-            crate::spec::Endpoint::Tcp { host, port } => {
+            crate::plan::Endpoint::Tcp { host, port } => {
                 self.host = Some(host);
                 self.port = Some(port);
             }
-            crate::spec::Endpoint::Unix(path) => self.unix = Some(path),
+            crate::plan::Endpoint::Unix(path) => self.unix = Some(path),
         }
         if c.user.is_some() {
             self.user = c.user;
@@ -805,7 +805,7 @@ mod tests {
         let c = &rb.workload.phases[0].connect;
         assert_eq!(
             c.endpoint,
-            crate::spec::Endpoint::Unix("/tmp/r.sock".into())
+            crate::plan::Endpoint::Unix("/tmp/r.sock".into())
         );
         assert!(err("--user bob").contains("needs -a"));
         let e = err("-u http://x");

@@ -9,8 +9,9 @@
 //! hosts' counts add up to the whole ramp's at every step; fault drills and server
 //! observation stay with shard 0.
 
-use super::{Distribution, Phase, Requests, Workload};
-pub use crate::report::ShardOf;
+use super::{Phase, Workload};
+use crate::report::ShardOf;
+use crate::spec::{Distribution, Requests};
 use crate::{Error, Result};
 use serde_json::{json, Value as Json};
 
@@ -281,7 +282,7 @@ mod tests {
              [[phases]]\nname = 'd'\n",
         );
         let shards: Vec<Workload> = (0..3).map(|i| w.shard(i, 3).unwrap()).collect();
-        for (p, whole) in [(0, 10), (1, super::super::DEFAULT_REQUESTS)] {
+        for (p, whole) in [(0, 10), (1, crate::spec::DEFAULT_REQUESTS)] {
             let budgets: Vec<u64> = shards
                 .iter()
                 .map(|s| {

@@ -5,8 +5,9 @@
 //! several keys); two key arguments are known to share a slot when they hash the same text:
 //! the same hash tag, the request's key (`{key}`) each time, or the very same argument.
 
-use super::{Arg, CompiledCommand, Part};
+use super::CompiledCommand;
 use crate::resp::slot::hash_part;
+use crate::spec::{Arg, Part};
 use crate::{Error, Result};
 
 /// The argument indexes of the keys of a multi-key command (`None`: not one we know, or its

@@ -1,0 +1,231 @@
+//! Commands compiled: a spec's `commands` (built-ins, templates, chains) checked and made
+//! into what the generator sends ([`CompiledCommand`]), and the mix over them.
+
+use crate::spec::{
+    parse_template, Arg, CommandSpec, Distribution, Template, BUILTINS, READ_COMMANDS,
+};
+
+/// A command ready for the generator: one per label in the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledCommand {
+    /// Name in the report (upper case).
+    pub label: String,
+    /// Arguments, the command name first.
+    pub args: Vec<Arg>,
+    /// Whether replies count as hits (a value) or misses (nil / empty).
+    pub reads: bool,
+    /// Whether this is the built-in `set` (which gets `EX` when `values.expiry` is set).
+    pub builtin_set: bool,
+}
+
+/// One pick of the mix: a command, or the steps of a chain, by index into the phase's
+/// compiled commands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixEntry {
+    /// Relative share.
+    pub weight: u32,
+    /// CompiledCommand commands sent in order on one key.
+    pub steps: Vec<usize>,
+    /// The key distribution this entry uses (resolved from the command, `keys.reads` /
+    /// `keys.writes`, or `keys.distribution`).
+    pub distribution: Distribution,
+}
+
+/// Reading commands that also write (pop, delete, touch the TTL): a replica refuses them,
+/// so they always go to the primary.
+const WRITING_READS: &[&str] = &[
+    "GETEX", "GETDEL", "LPOP", "RPOP", "SPOP", "ZPOPMIN", "ZPOPMAX",
+];
+
+impl CompiledCommand {
+    /// Whether a replica may serve it (`target.read_from`): a reading command that
+    /// writes nothing.
+    pub fn read_only(&self) -> bool {
+        self.reads && !WRITING_READS.contains(&command_name(&self.args).as_str())
+    }
+}
+
+fn lit(s: &str) -> Arg {
+    Arg::Lit(s.as_bytes().into())
+}
+
+fn builtin(name: &str) -> Option<(Vec<Arg>, bool)> {
+    let element = || Arg::KeyNum(b"element:"[..].into());
+    let lrange = |n: u32| {
+        Some((
+            vec![
+                lit("LRANGE"),
+                lit("mylist"),
+                lit("0"),
+                lit(&(n - 1).to_string()),
+            ],
+            true,
+        ))
+    };
+    match name {
+        "ping" => Some((vec![lit("PING")], false)),
+        "get" => Some((vec![lit("GET"), Arg::Key], true)),
+        "set" => Some((vec![lit("SET"), Arg::Key, Arg::Value], false)),
+        "incr" => Some((
+            vec![lit("INCR"), Arg::KeyNum(b"counter:"[..].into())],
+            false,
+        )),
+        "lpush" => Some((vec![lit("LPUSH"), lit("mylist"), Arg::Value], false)),
+        "rpush" => Some((vec![lit("RPUSH"), lit("mylist"), Arg::Value], false)),
+        "lpop" => Some((vec![lit("LPOP"), lit("mylist")], true)),
+        "rpop" => Some((vec![lit("RPOP"), lit("mylist")], true)),
+        "sadd" => Some((vec![lit("SADD"), lit("myset"), element()], false)),
+        "spop" => Some((vec![lit("SPOP"), lit("myset")], true)),
+        "hset" => Some((
+            vec![lit("HSET"), lit("myhash"), element(), Arg::Value],
+            false,
+        )),
+        "zadd" => Some((
+            vec![
+                lit("ZADD"),
+                lit("myzset"),
+                Arg::Rand(0, 1_000_000, 0),
+                element(),
+            ],
+            false,
+        )),
+        "zpopmin" => Some((vec![lit("ZPOPMIN"), lit("myzset")], true)),
+        "lrange_100" => lrange(100),
+        "lrange_300" => lrange(300),
+        "lrange_500" => lrange(500),
+        "lrange_600" => lrange(600),
+        "mset" => {
+            let mut args = vec![lit("MSET"), Arg::Key, Arg::Value];
+            for _ in 0..9 {
+                args.extend([Arg::FreshKey, Arg::Value]);
+            }
+            Some((args, false))
+        }
+        "mget" => {
+            let mut args = vec![lit("MGET"), Arg::Key];
+            args.extend(std::iter::repeat_n(Arg::FreshKey, 9));
+            Some((args, true))
+        }
+        _ => None,
+    }
+}
+
+/// The first word of a compiled command, upper-cased.
+fn command_name(args: &[Arg]) -> String {
+    match args.first() {
+        Some(Arg::Lit(b)) => String::from_utf8_lossy(b).to_ascii_uppercase(),
+        _ => String::new(),
+    }
+}
+
+fn compile_template(t: &Template, path: &str) -> crate::Result<CompiledCommand> {
+    let args = parse_template(t).map_err(|m| {
+        // A long template is named by its start: the message stays readable.
+        let mut shown = t.to_string();
+        if let Some((cut, _)) = shown.char_indices().nth(80) {
+            shown.truncate(cut);
+            shown.push_str("...");
+        }
+        crate::Error::spec(path.to_string(), format!("`{shown}` {m}"))
+    })?;
+    let label = command_name(&args);
+    Ok(CompiledCommand {
+        reads: READ_COMMANDS.contains(&label.as_str()),
+        label,
+        args,
+        builtin_set: false,
+    })
+}
+
+impl CommandSpec {
+    /// Validate and compile into one command, or a chain's steps; `path` is this entry's
+    /// field path, e.g. `commands[0]`.
+    pub fn compile(&self, path: &str) -> crate::Result<Vec<CompiledCommand>> {
+        let mut steps = match (&self.name, &self.template, &self.chain) {
+            (Some(name), None, None) => {
+                let lower = name.to_ascii_lowercase();
+                let (args, reads) = builtin(&lower).ok_or_else(|| {
+                    crate::Error::spec(
+                        format!("{path}.name"),
+                        format!(
+                            "unknown built-in command `{name}`: allowed are {} (or use `template`)",
+                            BUILTINS.join(", ")
+                        ),
+                    )
+                })?;
+                vec![CompiledCommand {
+                    label: lower.to_ascii_uppercase(),
+                    args,
+                    reads,
+                    builtin_set: lower == "set",
+                }]
+            }
+            (None, Some(t), None) => vec![compile_template(t, &format!("{path}.template"))?],
+            (None, None, Some(chain)) => {
+                if chain.is_empty() {
+                    return Err(crate::Error::spec(
+                        format!("{path}.chain"),
+                        "is empty: give the templates to run in order, e.g. [\"SET {key} {value}\", \"GET {key}\"]",
+                    ));
+                }
+                chain
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| compile_template(t, &format!("{path}.chain[{i}]")))
+                    .collect::<crate::Result<Vec<_>>>()?
+            }
+            _ => {
+                return Err(crate::Error::spec(
+                    path.to_string(),
+                    "give exactly one of `name` (a built-in command), `template` or `chain`",
+                ))
+            }
+        };
+        if self.weight == 0 || self.weight > 1_000_000 {
+            return Err(crate::Error::spec(
+                format!("{path}.weight"),
+                format!("{} is out of range: allowed is 1 to 1000000", self.weight),
+            ));
+        }
+        if let (Some(label), None) = (&self.label, &self.chain) {
+            steps[0].label = label.to_ascii_uppercase();
+        }
+        if self.chain.is_some() {
+            // A command repeated within a chain gets its step number: `APPEND#3`.
+            let names: Vec<String> = steps.iter().map(|s| s.label.clone()).collect();
+            for (i, s) in steps.iter_mut().enumerate() {
+                if names.iter().filter(|n| **n == s.label).count() > 1 {
+                    s.label = format!("{}#{}", s.label, i + 1);
+                }
+                if let Some(label) = &self.label {
+                    s.label = format!("{}:{}", label.to_ascii_uppercase(), s.label);
+                }
+            }
+        }
+        Ok(steps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_compiles() {
+        for name in BUILTINS {
+            let c = CommandSpec::builtin(name).compile("commands[0]").unwrap();
+            assert_eq!(c[0].label, name.to_ascii_uppercase());
+        }
+        let only = |name: &str| CommandSpec::builtin(name).compile("c").unwrap()[0].read_only();
+        assert!(only("get") && only("mget") && only("lrange_100"));
+        assert!(!only("lpop") && !only("spop") && !only("zpopmin") && !only("set"));
+        let err = CommandSpec::builtin("fly")
+            .compile("commands[2]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("commands[2].name") && err.contains("fly") && err.contains("lrange_100"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,29 @@
+//! The plan: a spec resolved into what a run needs. [`Workload`] (the validated workload) and
+//! its [`Phase`]s hold the spec as written and, beside it, what was worked out of it: where
+//! and how to connect ([`ConnectOptions`], with TLS as a rustls configuration in
+//! [`TlsConnect`]), the commands compiled ([`CompiledCommand`]) and the mix over them.
+//!
+//! Layers: `spec` (the schema: pure data and the checks of single fields) lies below this and
+//! knows nothing of it; `net` and the engine use it. Resolving a spec type lives here as an
+//! inherent method of that type (`Target::resolve`, `Tls::resolve`, `CommandSpec::compile`),
+//! so that `spec` needs nothing of `plan`.
+
+mod command;
+mod connect;
+mod events;
+mod phase;
+mod shard;
+mod slots;
+mod start_at;
+mod tls;
+mod workload;
+
+pub use command::{CompiledCommand, MixEntry};
+pub(crate) use connect::{make_room, parse_url};
+pub use connect::{ConnectOptions, Endpoint};
+pub use events::replica_connect;
+pub use phase::Phase;
+pub use shard::{shard_seed, split};
+pub use slots::{cluster_check, key_index};
+pub use tls::TlsConnect;
+pub use workload::Workload;

@@ -1,0 +1,187 @@
+//! One phase resolved: its spec checked and normalized, its target resolved, its commands
+//! compiled and its mix made ([`Phase`]).
+
+use super::{CompiledCommand, ConnectOptions, MixEntry};
+use crate::spec::{
+    redact_url, uses_node_tag, Arg, Distribution, Refill, Requests, Spec, Thresholds, MAX_COMMANDS,
+};
+use crate::{Error, Result};
+use serde_json::Value as Json;
+
+/// One validated phase, ready to run.
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// The settings (normalized, secrets included: use [`Phase::redacted`] for reports).
+    pub spec: Spec,
+    /// Resolved connection settings.
+    pub connect: ConnectOptions,
+    /// CompiledCommand commands, one per label in the report, in spec order (a chain's steps in
+    /// order).
+    pub commands: Vec<CompiledCommand>,
+    /// The weighted mix over `commands`.
+    pub mix: Vec<MixEntry>,
+    /// The prefix of this phase's field paths in errors (`phases[1].`, or empty).
+    pub prefix: String,
+}
+
+impl Phase {
+    /// Whether each connection walks its own slice of the keys exactly once: `requests =
+    /// "all_keys"` with every command on the parallel distribution.
+    pub fn parallel_all_keys(&self) -> bool {
+        self.spec.load.requests == Some(Requests::AllKeys)
+            && self
+                .mix
+                .iter()
+                .all(|e| e.distribution == Distribution::Parallel)
+    }
+
+    /// Whether a command uses `{node_tag}`: in cluster mode each connection then talks to one
+    /// primary only (connections spread over the primaries in turn), as redis-benchmark's
+    /// clients do.
+    pub fn binds_connections_to_nodes(&self) -> bool {
+        self.commands.iter().any(|c| uses_node_tag(&c.args))
+    }
+
+    /// The normalized settings as JSON, with the secrets replaced by `"***"`: the password,
+    /// the one in a URL, and the TLS client key's file and passphrase.
+    pub fn redacted(&self) -> Json {
+        let mut spec = self.spec.clone();
+        let tls = &mut spec.target.tls;
+        for secret in [
+            &mut spec.target.password,
+            &mut tls.key,
+            &mut tls.key_password,
+        ] {
+            if secret.is_some() {
+                *secret = Some("***".into());
+            }
+        }
+        if let Some(url) = &spec.target.url {
+            spec.target.url = Some(redact_url(url));
+        }
+        for e in &mut spec.events {
+            if let Some(r) = &e.replica {
+                e.replica = Some(redact_url(r));
+            }
+        }
+        serde_json::to_value(&spec).unwrap_or(Json::Null)
+    }
+}
+
+impl Phase {
+    pub(super) fn from_json(raw: Json, prefix: &str) -> Result<Self> {
+        if let Some(t) = raw.get("thresholds").filter(|t| !t.is_null()) {
+            // Read first for its errors' full path (the serde reader names `thresholds`).
+            Thresholds::from_json(t, &format!("{prefix}thresholds"))?;
+        }
+        let mut spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            Error::spec(format!("{prefix}{path}"), e.into_inner())
+        })?;
+        spec.load.validate(prefix, spec.slo.is_some())?;
+        if let Some(slo) = &spec.slo {
+            slo.validate(prefix, &spec.load)?;
+        }
+        spec.load.normalize();
+        spec.keys.validate(prefix)?;
+        spec.values.validate(prefix)?;
+        spec.output.validate(prefix)?;
+        let connect = spec.target.resolve(prefix)?;
+        if connect.cluster.is_some() && (spec.load.idle || !spec.load.keepalive) {
+            let field = if spec.load.idle { "idle" } else { "keepalive" };
+            return Err(Error::spec(
+                format!("{prefix}load.{field}"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 keeps one connection per primary open for the whole run",
+            ));
+        }
+        let open_loop = spec.load.rate.is_some() || spec.load.rate_ramp.is_some();
+        if spec.load.refill == Refill::Batch && open_loop {
+            return Err(Error::spec(
+                format!("{prefix}load.refill"),
+                "\"batch\" applies to closed loop only: with load.rate (or rate_ramp) each \
+                 request goes out at its intended time; remove the rate, or set refill = \"eager\"",
+            ));
+        }
+        super::events::validate(
+            &spec.events,
+            prefix,
+            &connect,
+            spec.load.duration.map(|d| d.0),
+        )?;
+        // Before compiling them (chains add steps: counted again after).
+        too_many_commands(spec.commands.len(), prefix)?;
+        if spec.commands.is_empty() {
+            return Err(Error::spec(
+                format!("{prefix}commands"),
+                "is empty: give at least one command, e.g. { name = \"get\" }",
+            ));
+        }
+        let mut commands: Vec<CompiledCommand> = Vec::with_capacity(spec.commands.len());
+        let mut mix = Vec::with_capacity(spec.commands.len());
+        for (i, c) in spec.commands.iter().enumerate() {
+            let path = format!("{prefix}commands[{i}]");
+            if let Some(d) = &c.distribution {
+                d.validate(&format!("{path}.distribution"), spec.keys.range)?;
+            }
+            let mut steps = Vec::new();
+            for (j, mut compiled) in c.compile(&path)?.into_iter().enumerate() {
+                let field = match (&c.chain, &c.template) {
+                    (Some(_), _) => format!("{path}.chain[{j}]"),
+                    (None, Some(_)) => format!("{path}.template"),
+                    (None, None) => format!("{path}.name"),
+                };
+                if connect.cluster.is_some() {
+                    super::slots::cluster_check(&compiled, &spec.keys.prefix, &field)?;
+                } else if uses_node_tag(&compiled.args) {
+                    return Err(Error::spec(
+                        field,
+                        "uses `{node_tag}`, a hash tag of the connection's own primary, which \
+                         only a cluster has: set target.cluster = true (or list the nodes in \
+                         target.cluster), or remove it",
+                    ));
+                }
+                if commands.iter().any(|o| o.label == compiled.label) {
+                    return Err(Error::spec(
+                        path,
+                        format!(
+                            "a second command labelled `{}`: give it a distinct `label`",
+                            compiled.label
+                        ),
+                    ));
+                }
+                if let (true, Some([lo, hi])) = (compiled.builtin_set, spec.values.expiry) {
+                    compiled.args.push(Arg::Expiry(lo as u32, hi as u32));
+                }
+                steps.push(commands.len());
+                commands.push(compiled);
+            }
+            // A chain's key is drawn for its first step, so that step decides the pattern.
+            let reads = commands[steps[0]].reads;
+            mix.push(MixEntry {
+                weight: c.weight,
+                distribution: spec.keys.distribution_for(c.distribution, reads),
+                steps,
+            });
+        }
+        too_many_commands(commands.len(), prefix)?;
+        Ok(Phase {
+            spec,
+            connect,
+            commands,
+            mix,
+            prefix: prefix.to_string(),
+        })
+    }
+}
+
+pub(super) fn too_many_commands(n: usize, prefix: &str) -> Result<()> {
+    if n <= MAX_COMMANDS {
+        return Ok(());
+    }
+    Err(Error::spec(
+        format!("{prefix}commands"),
+        format!("{n} commands (a chain's steps count each): allowed are at most {MAX_COMMANDS}"),
+    ))
+}
