@@ -456,3 +456,78 @@ fn snapshots_of(row: &TimelineRow, measured: bool) -> Snapshot {
         row: row.clone(),
     }
 }
+
+/// What the merge sums besides the totals, against a real 3-primary cluster: each node's
+/// stats (the hosts' summed, and what that primary executed), errors by kind, the client's
+/// cost (each host's kept, and summed); the server's samples are taken once (shard 0
+/// observes), not once per host.
+#[test]
+fn nodes_errors_and_client_cost_are_summed_and_server_samples_taken_once() {
+    let cluster = common::Cluster::start(3, 0);
+    let w = workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "seed": 5,
+        "load": { "connections": 3, "rate": 1200, "duration": "2500ms" },
+        "keys": { "prefix": "n:", "range": [0, 299] },
+        // Two kinds of error, counted per host and summed: INCRBY's increment is no integer
+        // (ERR, every time), and HINCRBY fails on a key SET wrote (WRONGTYPE).
+        "commands": [
+            { "name": "set" },
+            { "template": "HINCRBY {key} f 1" },
+            { "template": "INCRBY {key} x" },
+        ],
+    }));
+    let shards = run_shards(&w, 3);
+    let merged = Report::merge(&shards).unwrap();
+    assert_eq!(
+        merged.totals.ops, 3000,
+        "{:?}",
+        merged.totals.errors_by_kind
+    );
+    // Per node: the hosts' stats summed, and what the node executed.
+    assert_eq!(merged.nodes.len(), 3, "{:?}", merged.nodes.keys());
+    for p in cluster.primaries() {
+        let addr = format!("127.0.0.1:{}", p.port);
+        let node = &merged.nodes[&addr];
+        let hosts: u64 = shards.iter().map(|s| s.nodes[&addr].ops).sum();
+        assert_eq!(node.ops, hosts, "{addr}");
+        let calls = p.calls("set") + p.calls("hincrby") + p.calls("incrby");
+        assert_eq!(node.ops, calls, "{addr}");
+        let errors: u64 = shards.iter().map(|s| s.nodes[&addr].errors).sum();
+        assert_eq!(node.errors, errors, "{addr}");
+    }
+    // Errors by kind: each kind the sum of the hosts'.
+    let (incrby, hincrby) = (&merged.commands["INCRBY"], &merged.commands["HINCRBY"]);
+    assert!(incrby.ops > 0 && hincrby.errors > 0);
+    assert_eq!(incrby.errors, incrby.ops);
+    assert_eq!(merged.totals.errors, incrby.errors + hincrby.errors);
+    let errors: u64 = shards.iter().map(|s| s.totals.errors).sum();
+    assert_eq!(merged.totals.errors, errors);
+    let mut kinds = std::collections::BTreeMap::<String, u64>::new();
+    for s in &shards {
+        for (kind, n) in &s.totals.errors_by_kind {
+            *kinds.entry(kind.clone()).or_default() += n;
+        }
+    }
+    assert_eq!(kinds.len(), 2, "ERR and WRONGTYPE expected: {kinds:?}");
+    assert_eq!(merged.totals.errors_by_kind, kinds);
+    // The client's cost: each host's as its report says, and their sum.
+    for (h, s) in merged.hosts.iter().zip(&shards) {
+        assert_eq!(h.client, s.client);
+        assert_eq!(h.errors, s.totals.errors);
+    }
+    let sum = |f: fn(&respload::report::ClientStats) -> f64| -> f64 {
+        shards.iter().map(|s| f(&s.client)).sum()
+    };
+    assert!((merged.client.cpu_user_s - sum(|c| c.cpu_user_s)).abs() < 1e-9);
+    assert!((merged.client.cpu_sys_s - sum(|c| c.cpu_sys_s)).abs() < 1e-9);
+    assert_eq!(merged.client.threads, 3);
+    assert_eq!(merged.client.connections, 3);
+    // Server samples: shard 0's, taken once for the run, not once per host.
+    assert!(shards[1..]
+        .iter()
+        .all(|s| s.server_timeline.is_empty() && s.server_nodes.is_empty()));
+    assert!(!shards[0].server_nodes.is_empty());
+    assert_eq!(merged.server_timeline, shards[0].server_timeline);
+    assert_eq!(merged.server_nodes, shards[0].server_nodes);
+}

@@ -226,7 +226,10 @@ mod tests {
              [[phases]]\nname = 'fill'\nmeasured = false\n\
              load = { requests = 'all_keys' }\nkeys = { distribution = 'sequential' }\n\
              [[phases]]\nname = 'm'\nload = { requests = 7, rate = 1000.0 }\n\
-             [[phases]]\nname = 'r'\nload = { duration = '1s', rate_ramp = { start = 100.0, end = 500.0, step = 200.0, step_duration = '1s' } }",
+             [[phases]]\nname = 'r'\nload = { duration = '1s', rate_ramp = { start = 100.0, end = 500.0, step = 200.0, step_duration = '1s' } }\n\
+             events = [{ at = '500ms', drill = 'bgsave' }]\n\
+             [[phases]]\nname = 'p'\nmeasured = false\n\
+             load = { requests = 'all_keys' }\nkeys = { distribution = 'parallel' }",
         );
         let shards: Vec<Workload> = (0..3).map(|i| w.shard(i, 3).unwrap()).collect();
         let load = |s: &Workload, p: usize| s.phases[p].spec.load.clone();
@@ -236,6 +239,15 @@ mod tests {
         // Every key of [10, 19] exactly once, in contiguous parts.
         let ranges: Vec<[u64; 2]> = shards.iter().map(|s| s.phases[0].spec.keys.range).collect();
         assert_eq!(ranges, vec![[10, 13], [14, 16], [17, 19]]);
+        // memtier's P:P (`parallel`): the same parts, each walked by its host's connections.
+        let ranges: Vec<[u64; 2]> = shards.iter().map(|s| s.phases[3].spec.keys.range).collect();
+        assert_eq!(ranges, vec![[10, 13], [14, 16], [17, 19]]);
+        // Fault drills act once, from shard 0.
+        let drills: Vec<usize> = shards
+            .iter()
+            .map(|s| s.phases[2].spec.events.len())
+            .collect();
+        assert_eq!(drills, vec![1, 0, 0]);
         // 7 requests: 3 + 2 + 2.
         let budgets: Vec<_> = shards.iter().map(|s| load(s, 1).requests).collect();
         assert_eq!(
