@@ -22,6 +22,7 @@ import respload
 import respload.distributed
 from respload import testing
 from respload.cli import main as cli_main
+from respload.distributed import Placement
 from respload.testing import RedisServer, free_port, redis_server
 
 HOSTS = 3
@@ -490,6 +491,33 @@ def test_a_host_that_cannot_reach_the_target_fails_the_run_naming_it(
             hosts=HOSTS,
         )
     assert unshardable.value.path.endswith("load.connections")
+
+
+def test_each_placement_puts_the_hosts_where_it_says(ray_cluster: str, server: RedisServer) -> None:
+    # The 3 nodes have a CPU each: "spread" takes 4 hosts of half a CPU over every node (more
+    # hosts than nodes), "pack" 3 hosts of 0.3 CPU onto one; each sends its budget exactly.
+    nodes: dict[str, list[str]] = {}
+    runs: list[tuple[Placement, int, float]] = [
+        ("strict_spread", 3, 1.0),
+        ("spread", 4, 0.5),
+        ("pack", 3, 0.3),
+    ]
+    for placement, hosts, cpus in runs:
+        done = respload.distributed.run_hosts(
+            spec(server, load={"connections": hosts, "requests": 400}),
+            hosts=hosts,
+            placement=placement,
+            cpus_per_host=cpus,
+            **START,
+        )
+        assert done.report.totals.ops == 400, placement
+        assert len(done.nodes) == hosts
+        assert all(done.nodes), done.nodes
+        nodes[placement] = done.nodes
+    assert server.calls("set") + server.calls("get") == 1200
+    assert len(set(nodes["strict_spread"])) == HOSTS
+    assert len(set(nodes["spread"])) == HOSTS
+    assert len(set(nodes["pack"])) == 1
 
 
 def test_the_cli_runs_a_spec_from_3_hosts(

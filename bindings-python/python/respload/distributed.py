@@ -435,6 +435,11 @@ class DistributedRun:
                     address=failed.split(": ", 1)[0],
                 )
 
+    @property
+    def nodes(self) -> list[str]:
+        """Each host's Ray node ID, in shard order."""
+        return [str(h.where.get("node", "")) for h in self.hosts]
+
     def start(self, part: Workload | None = None) -> None:
         """Every host not lost starts its shard of ``part`` (default: the whole workload) at
         one instant, ``start_delay`` seconds ahead."""
@@ -598,6 +603,8 @@ class Distributed:
     """Each host's actor process CPU time while it ran (from each phase's start instant to
     its report, phases added): what the runs cost the host, Ray's own threads included, the
     waits before the start left out; ``None`` for a lost host."""
+    nodes: list[str] = dataclasses.field(default_factory=list)
+    """Each host's Ray node ID, in shard order: where ``placement`` put its actor."""
 
 
 def _drive(
@@ -627,7 +634,7 @@ def _drive(
                     if deliver is not None and deliver(snapshot) is False and not run._stopping:
                         run.stop()
             report, own = run.finish()
-            done.append(Distributed(report, own, run.process_cpu_s, run.run_cpu_s))
+            done.append(Distributed(report, own, run.process_cpu_s, run.run_cpu_s, run.nodes))
             reported = True
             if report.stopped_by is not None:
                 break  # as a run: the phases after a threshold's stop do not run
@@ -647,7 +654,7 @@ def _drive(
             partial = (
                 []
                 if merged is None
-                else [Distributed(merged, own or [], run.process_cpu_s, run.run_cpu_s)]
+                else [Distributed(merged, own or [], run.process_cpu_s, run.run_cpu_s, run.nodes)]
             )
             exc.parts = done + partial  # type: ignore[attr-defined]
             exc.reports = [d.report for d in exc.parts]  # type: ignore[attr-defined]
@@ -819,7 +826,7 @@ def _join(workload: Workload, parts: list[Distributed]) -> Distributed:
     for i in range(len(parts[-1].run_cpu_s)):
         each = [p.run_cpu_s[i] for p in parts]
         ran.append(sum(x for x in each if x is not None) if None not in each else None)
-    return Distributed(report, own, parts[-1].process_cpu_s, ran)
+    return Distributed(report, own, parts[-1].process_cpu_s, ran, parts[-1].nodes)
 
 
 def _drive_joined(run: DistributedRun, deliver: ProgressCallback | None) -> Distributed:
