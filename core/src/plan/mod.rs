@@ -23,7 +23,5 @@ pub(crate) use connect::{make_room, parse_url};
 pub use connect::{ConnectOptions, Endpoint};
 pub use events::replica_connect;
 pub use phase::Phase;
-pub use shard::{shard_seed, split};
-pub use slots::{cluster_check, key_index};
 pub use tls::TlsConnect;
 pub use workload::Workload;
