@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{workload, Server};
+use common::{measured, workload, Server};
 use respload::{run, Report};
 use serde_json::{json, Value};
 
@@ -182,23 +182,6 @@ fn exclusive() -> std::sync::MutexGuard<'static, ()> {
         quiet == 2
     );
     guard
-}
-
-/// `measure`'s last run and every run's figures: a run outside its timing bounds (`measure`
-/// returns the run, whether it is within them, its figures) is measured again, at most
-/// twice, since on this shared 2-core machine another process busy for a second moves these
-/// figures by more than their bounds. The last run is then judged by the test's assertions,
-/// which name every run's figures: a client that is wrong is wrong three times.
-fn measured<T>(mut measure: impl FnMut() -> (T, bool, String)) -> (T, Vec<String>) {
-    let mut runs = Vec::new();
-    loop {
-        let (run, within, figures) = measure();
-        runs.push(figures);
-        if within || runs.len() == 3 {
-            return (run, runs);
-        }
-        eprintln!("calibration: out of bounds, measured again: {runs:?}");
-    }
 }
 
 /// The round trip of a request that costs the server next to nothing: the p50 latency
