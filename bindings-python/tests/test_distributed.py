@@ -10,6 +10,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -45,6 +46,15 @@ def server() -> Iterator[RedisServer]:
 
 def spec(server: RedisServer, **fields: Any) -> dict[str, Any]:
     return {"target": server.target(), "seed": 7, **fields}
+
+
+def sets_at_1500(server: RedisServer, duration: str) -> dict[str, Any]:
+    """SETs at 1,500 requests/s over 3 connections (one per host) for ``duration``."""
+    return spec(
+        server,
+        load={"connections": 3, "rate": 1500, "duration": duration},
+        commands=[{"name": "set"}],
+    )
 
 
 def added_histograms(reports: list[dict[str, Any]]) -> Any:
@@ -323,11 +333,7 @@ def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
             killed.append(time.time())
 
     done = respload.distributed.run_hosts(
-        spec(
-            server,
-            load={"connections": 3, "rate": 1500, "duration": "5s"},
-            commands=[{"name": "set"}],
-        ),
+        sets_at_1500(server, "5s"),
         hosts=HOSTS,
         on_progress=kill_on_second,
         **START,
@@ -371,29 +377,49 @@ def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
 def test_ctrl_c_stops_every_host_within_a_second_with_the_partial_report(
     ray_cluster: str, server: RedisServer
 ) -> None:
+    """Ctrl-C in the driver (a ``KeyboardInterrupt`` from ``on_progress``), while a thread
+    on a connection of its own watches the server for the last request any host sent."""
     raised: list[float] = []
+    changes: list[tuple[float, int]] = []
+    watching = threading.Event()
+
+    def watch() -> None:
+        with testing.connect_redis(server.url) as watcher:
+            last = -1
+            while not watching.is_set():
+                now = watcher.calls("set")
+                if now != last:
+                    changes.append((time.monotonic(), now))
+                    last = now
+                time.sleep(0.02)
 
     def interrupt(s: respload.Snapshot) -> None:
-        if s.measured and not raised:
+        if s.measured and s.t >= 1 and not raised:
             raised.append(time.monotonic())
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt) as caught:
-        respload.distributed.run(
-            spec(
-                server,
-                load={"connections": 3, "rate": 1500, "duration": "60s"},
-                commands=[{"name": "set"}],
-            ),
-            hosts=HOSTS,
-            on_progress=interrupt,
-            **START,
-        )
-    stopped_in = time.monotonic() - raised[0]
-    sent = server.calls("set")
-    time.sleep(0.5)
-    assert server.calls("set") == sent, "a host kept sending after Ctrl-C"
-    assert stopped_in < 2.0  # every host stopped (within a second) and the report merged
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            respload.distributed.run(
+                sets_at_1500(server, "60s"),
+                hosts=HOSTS,
+                on_progress=interrupt,
+                **START,
+            )
+        returned_in = time.monotonic() - raised[0]
+        # Watched until the count has not moved for 1.5 s.
+        while time.monotonic() - changes[-1][0] < 1.5:
+            time.sleep(0.05)
+    finally:
+        watching.set()
+        watcher.join()
+    last_change, sent = changes[-1]
+    assert any(t < raised[0] and n > 0 for t, n in changes), "no host was sending"
+    assert last_change - raised[0] < 1.0, f"a host still sent {last_change - raised[0]:.2f} s later"
+    # The partial report, merged from every host, comes back soon after.
+    assert returned_in < 1.0
     report: respload.Report = caught.value.report  # type: ignore[attr-defined]
     assert report.interrupted
     assert [h.shard for h in report.hosts] == [0, 1, 2]
@@ -408,15 +434,7 @@ def test_sigint_to_the_cli_stops_every_host_within_a_second(
     """A real Ctrl-C: SIGINT to the ``respload distributed`` process, while the server is
     watched for the last request any host sent."""
     path = tmp_path / "spec.json"
-    path.write_text(
-        json.dumps(
-            spec(
-                server,
-                load={"connections": 3, "rate": 1500, "duration": "60s"},
-                commands=[{"name": "set"}],
-            )
-        )
-    )
+    path.write_text(json.dumps(sets_at_1500(server, "60s")))
     out = tmp_path / "all.json"
     args = ["distributed", str(path), "--hosts", "3", "--address", ray_cluster]
     proc = subprocess.Popen(
@@ -469,7 +487,10 @@ def test_a_host_that_cannot_reach_the_target_fails_the_run_naming_it(
             {"target": {"url": f"redis://127.0.0.1:{port}"}, "load": {"connections": 3}},
             hosts=HOSTS,
         )
-    assert "host 0" in str(caught.value)
+    # Every host is named (on one machine no host can reach what another cannot).
+    message = str(caught.value)
+    assert [f"host {i} (" in message for i in range(HOSTS)] == [True] * HOSTS
+    assert message.count(f"cannot reach the target: 127.0.0.1:{port}: ") == HOSTS
     assert caught.value.address == f"127.0.0.1:{port}"
     # More hosts than nodes, one per node: refused before any actor.
     with pytest.raises(respload.SpecError) as refused:

@@ -12,7 +12,7 @@ the cluster. One generator actor per host runs its shard of the workload
 (:meth:`Workload.shard`) in a placement group (``placement="strict_spread"``: no two shards
 on one machine; ``"spread"`` or ``"pack"`` to run several on one). Before any traffic every
 actor checks that it can reach the target's addresses (a host that cannot fails the run,
-naming the host); then the driver sets a start instant a couple of seconds ahead
+which names every such host); then the driver sets a start instant a couple of seconds ahead
 (:meth:`Workload.starting_at`), every actor opens its connections and waits for it, and the
 driver streams every host's per-second snapshots into one merged :class:`Snapshot` per
 second (``on_progress``) until the end, and returns :func:`merge_reports` of the hosts'
@@ -428,12 +428,13 @@ class DistributedRun:
         self.hosts = [_HostState(i, a, w, []) for i, (a, w) in enumerate(zip(actors, wheres))]
         addresses = target_addresses(self.workload)
         answers = ray.get([h.actor.reachable.remote(addresses, 5.0) for h in self.hosts])
-        for h, failed in zip(self.hosts, answers):
-            if failed is not None:
-                raise exceptions.ConnectError(
-                    f"{h.name} cannot reach the target: {failed}",
-                    address=failed.split(": ", 1)[0],
-                )
+        # Every host that cannot reach the target is named, not only the first.
+        failed = [(h, why) for h, why in zip(self.hosts, answers) if why is not None]
+        if failed:
+            raise exceptions.ConnectError(
+                "; ".join(f"{h.name} cannot reach the target: {why}" for h, why in failed),
+                address=failed[0][1].split(": ", 1)[0],
+            )
 
     @property
     def nodes(self) -> list[str]:
@@ -735,7 +736,7 @@ def run(
 
     Raises :class:`SpecError` before any actor when the workload cannot be split into
     ``hosts`` shards (or ``strict_spread`` has too few nodes), :class:`ConnectError` naming
-    the host when one cannot reach the target, before any traffic. A host lost mid-run is
+    each host that cannot reach the target, before any traffic. A host lost mid-run is
     marked in the report (see the module's documentation). On Ctrl-C every host stops
     within a second and the ``KeyboardInterrupt`` propagates with the partial report (the
     phases so far, the last one partial, marked interrupted) as ``exc.report``.
