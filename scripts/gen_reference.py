@@ -9,8 +9,9 @@ core/src/report/*.rs (read by rust_source.py): each field's `///`
 doc comment, its type, its default (`#[serde(default)]`, or the body of the
 `#[serde(default = "fn")]` function) and its allowed values (enums, `range(...)` checks, string
 lists) are read from there, so neither the reference pages (docs/reference/spec.md, report.md,
-written here) nor the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts, written by
-node_types.py) can drift from the code.
+written here), the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts, written by
+node_types.py) nor the Python report classes (the marked regions of
+bindings-python/python/respload/report.py, written by python_types.py) can drift from the code.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 import node_types
+import python_types
 from node_types import camel
 from rust_source import (
     RAW_KEYS,
@@ -373,7 +375,10 @@ def generate() -> dict[Path, str]:
     for path in REPORT_FILES:
         parse_file(path, report)
     pages = {OUT_SPEC: spec_reference(spec), OUT_REPORT: report_reference(report)}
-    return pages | node_types.generate(spec, report)
+    python = python_types.report_py(
+        report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")
+    )
+    return pages | node_types.generate(spec, report) | {python_types.OUT: python}
 
 
 def main() -> int:

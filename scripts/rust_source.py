@@ -1,7 +1,7 @@
 """The Rust types behind the workload spec and the report, read from their sources.
 
-The serde structs and enums of core/src/spec/*.rs (the spec) and core/src/stats/,
-core/src/observe/ and the engine's snapshot (the report): each field's `///` doc comment, type
+The serde structs and enums of core/src/spec/*.rs (the spec) and core/src/report/*.rs (the
+report, the live snapshot too): each field's `///` doc comment, type
 and serde attributes, each enum's variants, the default functions, constants and `range(...)`
 checks. gen_reference.py writes the docs' reference pages and the Node package's `.d.ts` files
 from them. The parser knows the layout the code uses (one field per line, attributes above it)

@@ -109,20 +109,33 @@ def decode_histogram(encoded: str) -> HdrHistogram:
     return HdrHistogram.decode(encoded)
 
 
+# generated: Latency (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Latency:
-    """Latency summary in milliseconds."""
+    """Latency summary in milliseconds, from exact sums (mean, stddev, min, max) and the histogram
+    (percentiles: the highest value equivalent to the recorded ones, within 0.1%)."""
 
     mean: float
+    """Mean."""
     stddev: float
+    """Standard deviation."""
     min: float
+    """Smallest."""
     p50: float
+    """Median."""
     p90: float
+    """90th percentile."""
     p95: float
+    """95th percentile."""
     p99: float
+    """99th percentile."""
     p99_9: float
+    """99.9th percentile."""
     p99_99: float
+    """99.99th percentile."""
     max: float
+    """Largest."""
+    # end generated: Latency
 
     @classmethod
     def from_dict(cls, d: _Json) -> Latency:
@@ -140,35 +153,55 @@ class Latency:
         )
 
 
+# generated: Stats (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Stats:
-    """Counts and latency of one command, or of all of them (``totals``)."""
+    """Counts and latency of one command, or of all (``totals``)."""
 
     ops: int
+    """Requests finished (replies received plus requests failed without a reply)."""
     ops_per_sec: float
+    """``ops`` per second of measured time."""
     hits: int
+    """Replies carrying a value, for reading commands."""
     misses: int
+    """Nil or empty replies, for reading commands."""
     errors: int
+    """Failed requests: error replies, lost connections, timeouts."""
     error_rate: float
+    """``errors / ops`` (0 when no ops)."""
     errors_by_kind: dict[str, int]
+    """Errors by kind: the first word of an error reply (``WRONGTYPE``, ``ERR``, ...), or
+    ``CONNECTION`` (connection lost with the request in flight), ``TIMEOUT`` (no reply within
+    ``load.timeout``), ``ABORTED`` (cut off by a stop), ``PROTOCOL`` (an invalid reply stream),
+    ``INTERNAL`` (a bug in respload ended a connection's task); kinds past the first 32 are counted
+    together as ``OTHER``."""
     bytes_sent: int
+    """Request bytes written."""
     bytes_received: int
+    """Reply bytes read."""
     latency_ms: Latency
+    """Latency of replies received (error replies included), to the read that completed the reply
+    from the write that carried the request (closed loop) or from the request's intended send time
+    (open loop: corrected for coordinated omission)."""
     histogram: str = field(repr=False)
+    """The latency histogram in HdrHistogram's V2 compressed encoding, base64; values are
+    nanoseconds."""
     service_ms: Latency | None = None
-    """Open loop only: service time, from the actual write (``latency_ms`` counts from the
-    intended send time)."""
+    """Open loop only: service time, from the actual write to the reply."""
     service_histogram: str | None = field(default=None, repr=False)
-    redirects: int = 0
-    """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or
-    CLUSTERDOWN; not errors (0, and absent from the JSON, otherwise)."""
+    """Open loop only: the service-time histogram, encoded like ``histogram``."""
     send_lag_ms: Latency | None = None
-    """Open loop only: send lag, the clock just before the write that carried a request
-    minus its intended send time: how late the client itself sent. Large next to
-    ``latency_ms`` means the client, not the server, is in the figures (see
-    ``Report.validity``)."""
+    """Open loop only: send lag, from the request's intended send time to the write that carried it:
+    the client's own lateness, which ``latency_ms`` includes and ``service_ms`` does not (in cluster
+    mode, of the request's last try)."""
     send_lag_histogram: str | None = field(default=None, repr=False)
-    """Open loop only: the send-lag histogram, encoded like ``histogram`` (ns)."""
+    """Open loop only: the send-lag histogram, encoded like ``histogram``."""
+    redirects: int = 0
+    """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
+    They are not errors: a request that succeeds after them is a success. Per node, they count on
+    the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN."""
+    # end generated: Stats
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -203,61 +236,81 @@ class Stats:
         return decode_histogram(self.send_lag_histogram)
 
 
+# generated: IntervalLatency (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class IntervalLatency:
     """Latency of one interval, in milliseconds."""
 
     mean: float
+    """Mean."""
     p50: float
+    """Median."""
     p99: float
+    """99th percentile."""
     max: float
+    """Largest."""
+    # end generated: IntervalLatency
 
     @classmethod
     def from_dict(cls, d: _Json) -> IntervalLatency:
         return cls(mean=d["mean"], p50=d["p50"], p99=d["p99"], max=d["max"])
 
 
+# generated: TimelineRow (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class TimelineRow:
-    """One interval (normally a second) of a run."""
+    """One row of the per-interval timeline."""
 
     t: float
     """Seconds since the measurement began, at the end of this interval."""
     interval_s: float
+    """Length of this interval in seconds (1, shorter for the last)."""
     ops: int
+    """Requests finished in this interval."""
     ops_per_sec: float
+    """``ops / interval_s``."""
     errors: int
+    """Failed requests in this interval."""
     latency_ms: IntervalLatency
+    """Latency in this interval (ms)."""
     connections: int
+    """Most connections open at once during this interval."""
     histogram: str = field(repr=False)
-    """This interval's histogram, encoded; empty unless ``output.interval_histograms`` is
-    true (snapshots always carry it)."""
-    service_ms: IntervalLatency | None = None
-    """Open loop only: service time in this interval."""
-    target_rate: float | None = None
-    """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
-    waiting: int | None = None
-    """Open loop only: the most requests due but not yet written at once in this interval
-    (a full pipeline, a connection down, a busy client)."""
-    send_lag_ms: IntervalLatency | None = None
-    """Open loop only: the send lag of this interval's requests (ms): the clock just before
-    the write that carried each minus its intended send time."""
-    behind_ms: float | None = None
-    """Open loop only: the longest a due request had waited to be written at the workers'
-    20 ms checks (ms): how far the client ran behind its schedule."""
-    server_cpu_percent: float | None = None
-    """The server's CPU in this interval (% of one core; in cluster mode the busiest node's),
-    from the ``server_timeline`` sample taken at its end; None when none was taken."""
-    reconnects: int | None = None
-    """Reconnections after lost connections in this interval (the warm-up's count in the
-    first); the rows add up to ``client.reconnects``. None in reports written before."""
+    """This interval's latency histogram (all commands), encoded like ``Stats.histogram``; empty
+    unless the phase's ``output.interval_histograms`` is true (interval snapshots always carry
+    it)."""
     unix_s: float = 0.0
-    """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up
-    by it."""
+    """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up by it."""
+    service_ms: IntervalLatency | None = None
+    """Open loop only: service time in this interval (ms)."""
+    send_lag_ms: IntervalLatency | None = None
+    """Open loop only: send lag of the requests answered in this interval (ms)."""
+    reconnects: int | None = None
+    """Reconnections after lost connections in this interval (those of the warm-up count in the
+    first row); the rows add up to ``client.reconnects``. Left out in reports written before it was
+    kept."""
+    target_rate: float | None = None
+    """Open loop: the total rate asked for in this interval (requests per second), which follows
+    ``load.rate_ramp`` step by step; compare with ``ops_per_sec``."""
+    waiting: int | None = None
+    """Open loop: the most requests waiting to be sent at once in this interval: due by their
+    intended send time but not yet written (a full pipeline, a connection down or reconnecting, a
+    busy client), as seen by each worker's 20 ms check and summed over the workers. Counted from
+    each connection's schedule: exact for even arrivals, the expected number for Poisson ones."""
+    behind_ms: float | None = None
+    """Open loop: the longest a request due had waited to be written in this interval (ms), seen at
+    the same checks: how far the client ran behind its schedule (requests never written included,
+    which ``send_lag_ms`` cannot count)."""
+    server_cpu_percent: float | None = None
+    """The server's CPU in this interval, in percent of one core: the ``cpu_percent`` of the
+    ``server_timeline`` sample taken at this row's end; in cluster mode the busiest node's (of the
+    nodes sampled then). Left out when no sample was taken then (``observe.info = false``, an INFO
+    that failed). Joined when the phase ends: interval snapshots do not carry it."""
     partial: bool = False
-    """A last interval shorter than half the others (the replies that came in after the
-    measured time ended): its ``ops_per_sec`` is not the rate the run held.
-    ``timeline_frame()`` and ``plot()`` leave it out."""
+    """A last interval shorter than half the others (the replies that came in after the measured
+    time ended, often over a few milliseconds): its ``ops_per_sec`` is not the rate the run held.
+    Plots and frames leave it out; its requests count everywhere."""
+    # end generated: TimelineRow
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
@@ -305,46 +358,65 @@ def _row_fields(d: _Json) -> dict[str, Any]:
     }
 
 
+# generated: Snapshot (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Snapshot:
-    """One interval's figures, streamed while a run goes on (``Runner`` iteration and the
-    ``on_progress`` callback)."""
+    """One interval's figures, streamed while a run goes on (the runner's progress)."""
 
     phase: str
-    """The phase running."""
+    """Name of the phase running."""
     measured: bool
-    """Whether that phase counts in the report's totals."""
+    """Whether that phase is measured."""
     t: float
-    """Seconds since the phase's measurement began (negative during its warm-up)."""
+    """Seconds since the measurement began, at the end of this interval."""
     interval_s: float
+    """Length of this interval in seconds (1, shorter for the last)."""
     ops: int
+    """Requests finished in this interval."""
     ops_per_sec: float
+    """``ops / interval_s``."""
     errors: int
+    """Failed requests in this interval."""
     latency_ms: IntervalLatency
+    """Latency in this interval (ms)."""
     connections: int
+    """Most connections open at once during this interval."""
     histogram: str = field(repr=False)
-    """This interval's histogram, encoded; empty unless ``output.interval_histograms`` is
-    true (snapshots always carry it)."""
-    service_ms: IntervalLatency | None = None
-    """Open loop only: service time in this interval."""
-    target_rate: float | None = None
-    """Open loop only: the rate asked for during this interval (a ramp's step rate)."""
-    waiting: int | None = None
-    """Open loop only: the most requests due but not yet written at once in this interval
-    (a full pipeline, a connection down, a busy client)."""
-    send_lag_ms: IntervalLatency | None = None
-    """Open loop only: the send lag of this interval's requests (ms): the clock just before
-    the write that carried each minus its intended send time."""
-    behind_ms: float | None = None
-    """Open loop only: the longest a due request had waited to be written at the workers'
-    20 ms checks (ms): how far the client ran behind its schedule."""
-    reconnects: int | None = None
-    """Reconnections after lost connections in this interval (the warm-up's count in the
-    first); the rows add up to ``client.reconnects``. None in reports written before."""
+    """This interval's latency histogram (all commands), encoded like ``Stats.histogram``; empty
+    unless the phase's ``output.interval_histograms`` is true (interval snapshots always carry
+    it)."""
     unix_s: float = 0.0
-    """The end of the interval in UNIX seconds (wall clock)."""
+    """The end of the interval in UNIX seconds (wall clock): rows of several hosts line up by it."""
+    service_ms: IntervalLatency | None = None
+    """Open loop only: service time in this interval (ms)."""
+    send_lag_ms: IntervalLatency | None = None
+    """Open loop only: send lag of the requests answered in this interval (ms)."""
+    reconnects: int | None = None
+    """Reconnections after lost connections in this interval (those of the warm-up count in the
+    first row); the rows add up to ``client.reconnects``. Left out in reports written before it was
+    kept."""
+    target_rate: float | None = None
+    """Open loop: the total rate asked for in this interval (requests per second), which follows
+    ``load.rate_ramp`` step by step; compare with ``ops_per_sec``."""
+    waiting: int | None = None
+    """Open loop: the most requests waiting to be sent at once in this interval: due by their
+    intended send time but not yet written (a full pipeline, a connection down or reconnecting, a
+    busy client), as seen by each worker's 20 ms check and summed over the workers. Counted from
+    each connection's schedule: exact for even arrivals, the expected number for Poisson ones."""
+    behind_ms: float | None = None
+    """Open loop: the longest a request due had waited to be written in this interval (ms), seen at
+    the same checks: how far the client ran behind its schedule (requests never written included,
+    which ``send_lag_ms`` cannot count)."""
+    server_cpu_percent: float | None = None
+    """The server's CPU in this interval, in percent of one core: the ``cpu_percent`` of the
+    ``server_timeline`` sample taken at this row's end; in cluster mode the busiest node's (of the
+    nodes sampled then). Left out when no sample was taken then (``observe.info = false``, an INFO
+    that failed). Joined when the phase ends: interval snapshots do not carry it."""
     partial: bool = False
-    """The run's last interval, shorter than half the others."""
+    """A last interval shorter than half the others (the replies that came in after the measured
+    time ended, often over a few milliseconds): its ``ops_per_sec`` is not the rate the run held.
+    Plots and frames leave it out; its requests count everywhere."""
+    # end generated: Snapshot
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
@@ -355,25 +427,36 @@ class Snapshot:
         return cls.from_dict(json.loads(text))
 
 
+# generated: ClientStats (from core/src/report/stats.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ClientStats:
     """What the load generator itself cost, so a client bottleneck shows."""
 
     threads: int
+    """Worker threads."""
     connections: int
+    """Connections."""
     cpu_user_s: float
+    """User CPU seconds of the worker threads."""
     cpu_sys_s: float
+    """System CPU seconds of the worker threads."""
     cpu_s_per_million: float
+    """(user + system) CPU seconds per million finished requests."""
     loop_lag_ms_max: float
+    """Worst lateness of a worker's 20 ms housekeeping tick (ms): a busy client shows here."""
     reconnects: int
-    busy_max: float
-    """The busiest worker thread's CPU time over the time it ran (0 to 1): near 1, the client
-    itself limits the load and delays requests (the ``client_busy`` validity check)."""
+    """Reconnections after lost connections."""
     waiting_max: int | None = None
-    """Open loop only: the most requests waiting to be sent at once (``timeline[].waiting``)."""
+    """Open loop: the most requests waiting to be sent at once (as ``timeline[].waiting``), in the
+    phase, or in the report over every phase (measured or not, as the CPU figures)."""
     behind_ms_max: float | None = None
-    """Open loop only: the longest a due request waited to be written, at the workers' 20 ms
-    checks (ms; ``timeline[].behind_ms``)."""
+    """Open loop: the longest a due request waited to be written (ms; as ``timeline[].behind_ms``),
+    in the phase, or over every phase."""
+    busy_max: float = 0.0
+    """The busiest worker thread's CPU time over the time it ran (0 to 1), in the phase, or the
+    highest of every phase: near 1, the client itself limits the load and delays requests (add
+    ``load.threads``). With ``load.pacing = "spin"`` it includes the spinning."""
+    # end generated: ClientStats
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:
@@ -391,15 +474,23 @@ class ClientStats:
         )
 
 
+# generated: ServerFacts (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ServerFacts:
-    """Facts about the server, read once before the run."""
+    """Facts about the server, read once before the run (fields it refuses stay empty)."""
 
     address: str
+    """The address."""
     version: str
+    """``redis_version`` from ``INFO server`` (empty when the server does not give it)."""
     mode: str
+    """``redis_mode``: standalone, cluster, sentinel."""
     os: str
+    """``os``."""
     config: dict[str, str]
+    """Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy,
+    io-threads."""
+    # end generated: ServerFacts
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerFacts:
@@ -412,46 +503,73 @@ class ServerFacts:
         )
 
 
+# generated: ServerSample (from core/src/report/server.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ServerSample:
-    """One interval of the server's own figures, from ``INFO`` on a side connection."""
+    """One interval of the server's own figures, from ``INFO``."""
 
     t: float
+    """Seconds since the measurement began, at the end of this interval (as the timeline's
+    ``t``)."""
     cpu_percent: float
-    """User + system CPU of the server over the interval, in percent of one core."""
+    """Server CPU over the interval, user + system, in percent of one core (Redis executes commands
+    on one thread: 100 is that thread saturated)."""
     used_memory: int
+    """``used_memory``, bytes."""
     ops_per_sec: float
+    """Commands processed per second over the interval (the observer's own INFO included)."""
     connected_clients: int
+    """``connected_clients``."""
     keyspace_hits: int
+    """Keyspace hits in the interval."""
     keyspace_misses: int
+    """Keyspace misses in the interval."""
     evicted_keys: int
+    """Keys evicted in the interval."""
     latest_fork_usec: int
+    """``latest_fork_usec``: duration of the latest fork (BGSAVE, AOF rewrite, full sync)."""
     rdb_bgsave_in_progress: bool
+    """An RDB save is running."""
     aof_rewrite_in_progress: bool
+    """An AOF rewrite is running."""
     role: str
+    """``role``: master or slave."""
     master_link_status: str
+    """``master_link_status`` on a replica (``up``/``down``), empty on a primary."""
     connected_slaves: int
+    """``connected_slaves``."""
     info_ms: float
-    """The INFO's round trip: the observer's own cost."""
+    """How long this INFO took to come back (ms): the observer's own cost."""
+    # end generated: ServerSample
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerSample:
         return cls(**{f: d[f] for f in cls.__dataclass_fields__})
 
 
+# generated: ServerLoad (from core/src/report/server.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ServerLoad:
-    """Summary of the server samples: CPU against the 80% line, peak memory."""
+    """A summary of the server samples of a phase or a run."""
 
     peak_cpu_percent: float
+    """Highest ``cpu_percent`` of an interval."""
     mean_cpu_percent: float
+    """Mean ``cpu_percent`` over the intervals."""
     cpu_limit_percent: float
+    """The CPU line capacity guides advise to stay under: 80 (% of a core)."""
     cpu_over_limit: bool
+    """Whether any interval went over ``cpu_limit_percent``."""
     peak_used_memory: int
+    """Highest ``used_memory``, bytes."""
     samples: int
+    """Samples taken."""
     observer_info_ms: float
+    """Mean INFO round trip (ms), one per interval on one extra connection."""
     peak_node: str | None = None
-    """Cluster mode, in the summary over every node: the node with the peak CPU."""
+    """Cluster mode, in the summary over all nodes: the node (``host:port``) with the highest
+    ``cpu_percent`` of an interval."""
+    # end generated: ServerLoad
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerLoad:
@@ -459,12 +577,16 @@ class ServerLoad:
         return cls(**fields)
 
 
+# generated: NodeServer (from core/src/report/server.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class NodeServer:
-    """Cluster mode: one node's server samples and their summary."""
+    """Cluster mode: one node's server figures."""
 
     server_timeline: list[ServerSample]
+    """The node's samples, aligned with the timeline like the standalone ``server_timeline``."""
     server_load: ServerLoad | None = None
+    """Their summary."""
+    # end generated: NodeServer
 
     @classmethod
     def from_dict(cls, d: _Json) -> NodeServer:
@@ -475,52 +597,65 @@ class NodeServer:
         )
 
 
+# generated: Availability (from core/src/report/availability.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Availability:
-    """The longest stretch without a successful reply, and when it began."""
+    """Availability of a phase (or of the measured phases together)."""
 
     longest_gap_ms: float
+    """The longest stretch of measured time without any successful reply (ms), over all connections:
+    from one successful reply to the next, or from the start of measurement to the first, or from
+    the last to the end of measurement."""
     longest_gap_at_s: float
+    """When that stretch began, in seconds since the start of measurement (as timeline ``t``)."""
+    # end generated: Availability
 
     @classmethod
     def from_dict(cls, d: _Json) -> Availability:
         return cls(longest_gap_ms=d["longest_gap_ms"], longest_gap_at_s=d["longest_gap_at_s"])
 
 
+# generated: Unsent (from core/src/report/validity.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Unsent:
-    """Open loop: requests that were due when a phase ended but never sent (the client
-    could not keep up, or a connection was down). Their latency is unknown; ``waited_ms`` is
-    a lower bound of it."""
+    """Measured requests due but never sent when a phase stopped."""
 
     requests: int
+    """How many."""
     waited_ms: Latency
-    """Per unsent request, the phase's end minus its intended send time (ms)."""
+    """How long each had been due when the phase stopped: a lower bound of the latency each would
+    have had (ms)."""
+    # end generated: Unsent
 
     @classmethod
     def from_dict(cls, d: _Json) -> Unsent:
         return cls(requests=d["requests"], waited_ms=Latency.from_dict(d["waited_ms"]))
 
 
+# generated: ValidityCheck (from core/src/report/validity.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ValidityCheck:
-    """One of the run's checks on itself: whether its figures describe the server."""
+    """One check of a run's own accuracy."""
 
     check: str
-    """``"client_lag"`` (open loop: the p99 of ``client_lag_ms``, the client's own lateness,
-    against the larger of 10% of the latency p50 and 0.05 ms), ``"arrivals"`` (poisson
-    arrivals: the Anderson-Darling statistic of the gaps between sends against the
-    exponential, at the 1% level), ``"rate"`` (open loop: the achieved rate's relative error)
-    or ``"client_busy"`` (``client.busy_max``, at most 0.8)."""
+    """``client_lag`` (open loop: the p99 of the client's own lateness, ``client_lag_ms``, against
+    the larger of 10% of latency p50 and 0.05 ms), ``arrivals`` (Poisson arrivals: the
+    Anderson-Darling statistic of a sample of the gaps between sends against the exponential, at the
+    1% level), ``rate`` (open loop: the achieved rate's relative error, within 1%, or three standard
+    deviations of a Poisson count when fewer than 90,000 requests were due) or ``client_busy`` (the
+    busiest worker thread's CPU share, at most 0.8)."""
     phase: str
-    """The phase it checked."""
+    """The phase checked."""
     passed: bool
+    """Whether the value is within the limit."""
     value: float
-    """What was measured, in the check's unit (ms, a statistic, a relative error, a share)."""
+    """What was measured (ms for ``client_lag``, A*² for ``arrivals``, a relative error for
+    ``rate``, a share of one core for ``client_busy``)."""
     limit: float
-    """The largest ``value`` that passes."""
+    """The largest value that passes."""
     detail: str
-    """One sentence saying what was found."""
+    """One sentence saying what the value means."""
+    # end generated: ValidityCheck
 
     @classmethod
     def from_dict(cls, d: _Json) -> ValidityCheck:
@@ -538,27 +673,33 @@ class ValidityCheck:
         return f"{self.check} ({self.phase}): {self.detail}"
 
 
+# generated: Threshold (from core/src/report/thresholds.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Threshold:
-    """One limit of the spec's ``thresholds``, and how the run did against it."""
+    """One limit of a spec's ``[thresholds]``, and how the run did against it."""
 
     name: str
-    """The limit after its phase and command: ``p99_ms``, ``commands.GET.p99_ms``,
-    ``phases.load.error_rate``."""
+    """Its name: the limit, after the phase (``phases.NAME.``) and command (``commands.LABEL.``) it
+    applies to, e.g. ``p99_ms``, ``commands.GET.p99_ms``, ``phases.load.error_rate``."""
     metric: str
-    """``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``, ``max_ms``, ``error_rate`` (at
+    """The limit: ``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``, ``max_ms``, ``error_rate`` (at
     most) or ``min_ops_per_sec`` (at least)."""
     limit: float
+    """Its value (ms, a rate from 0 to 1, or requests per second)."""
     passed: bool
+    """Whether the figure kept within the limit."""
     phase: str | None = None
-    """The phase whose results it bounds; ``None`` for the run's (the measured phases)."""
+    """The phase whose results it bounds; absent for the run's (the measured phases together:
+    ``totals`` and ``commands``)."""
     command: str | None = None
-    """The command label whose results it bounds; ``None`` for all commands."""
+    """The command label whose results it bounds; absent for all commands together."""
     value: float | None = None
-    """The figure it was judged on; ``None`` when there was none (no requests, a phase that
-    did not run)."""
+    """The figure it was checked against; absent when there was none (no requests, a phase that did
+    not run, a command not in the results)."""
     stopped_run: bool = False
-    """Whether it stopped the run (``abort_on_fail``)."""
+    """Whether it stopped the run (``abort_on_fail``): its figure crossed the limit while the run
+    went on, after the grace period."""
+    # end generated: Threshold
 
     @classmethod
     def from_dict(cls, d: _Json) -> Threshold:
@@ -574,13 +715,16 @@ class Threshold:
         )
 
 
+# generated: Validity (from core/src/report/validity.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class Validity:
-    """Whether a run's figures can be trusted as the server's, and why not."""
+    """Whether to trust a run (or a phase), check by check."""
 
     trusted: bool
-    """True when every check passed."""
+    """Whether every check passed."""
     checks: list[ValidityCheck]
+    """The checks made, in order; measured phases only."""
+    # end generated: Validity
 
     @property
     def failed(self) -> list[ValidityCheck]:
@@ -592,29 +736,64 @@ class Validity:
         return cls(trusted=d["trusted"], checks=[ValidityCheck.from_dict(c) for c in d["checks"]])
 
 
+# generated: EventReport (from core/src/report/availability.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class EventReport:
-    """One fault drill of a phase and what it cost (see docs/report.md)."""
+    """What one fault drill did, and what it did to the load. Times are seconds since the start of
+    measurement of the phase (as timeline ``t``); a figure that does not apply, or could not be
+    measured, is ``null``."""
 
     drill: str
+    """The drill (``bgsave``, ``bgrewriteaof``, ``pause``, ``failover``, ``replica-resync``)."""
     mode: str | None
+    """``pause`` and ``failover``: how it was done (``client-pause``, ``debug-sleep``,
+    ``cluster-failover``, ``kill``)."""
     node: str
+    """The node the drill acted on (``host:port``): the server saved, paused, failed over, or the
+    primary of the resynced replica."""
     replica: str | None
+    """``failover`` and ``replica-resync``: the replica involved (``host:port``)."""
     at_s: float
+    """When it was planned (``at``)."""
     started_s: float | None
+    """When its first command was sent; ``null`` when the phase ended first."""
     finished_s: float | None
+    """When the drill's own check said the server was back: the save or rewrite ended, the pause
+    ended, the replica was promoted (and, in a cluster, says ``cluster_state:ok``), the replica was
+    back in sync. ``null`` if that did not happen before the phase ended."""
     recovery_s: float | None
+    """``finished_s - started_s``."""
     fork_usec: int | None
+    """``bgsave``, ``bgrewriteaof``: the fork's duration (``latest_fork_usec`` after the drill)."""
     sync_s: float | None
+    """``replica-resync``: from the reattaching ``REPLICAOF`` until the replica reported
+    ``master_link_status:up`` with no sync in progress."""
     full_sync: bool | None
+    """``replica-resync``: whether the primary made a full sync for it (its ``sync_full`` grew);
+    false means a partial resync from the backlog."""
     error: str | None
+    """The server refused the drill, or its connection failed: the message. The load figures are
+    still given."""
     ops_during: int | None
+    """Requests finished during the drill: from ``started_s`` until 100 ms after ``finished_s`` (or
+    after it failed, or until the end of the phase), to the housekeeping tick (20 ms)."""
     errors_during: int | None
+    """Failed requests among them."""
     p99_during_ms: float | None
+    """p99 latency (ms) of the replies received during the drill."""
     p99_before_ms: float | None
+    """p99 latency (ms) over the full timeline intervals before ``started_s`` (at most 5)."""
     throughput_before: float | None
+    """Successful requests per second over those intervals."""
     recovered_after_s: float | None
+    """Time from ``started_s`` until the start of the first timeline interval whose successful
+    requests per second are back at 80% or more of ``throughput_before``, after one that fell below
+    it. 0 when no interval fell below it; ``null`` when none came back before the phase ended (or
+    there is no "before")."""
     longest_gap_ms: float | None
+    """The longest stretch without a successful reply that overlaps the drill (ms), when 10 ms or
+    longer; 0 when there was none that long."""
+    # end generated: EventReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> EventReport:
@@ -622,20 +801,33 @@ class EventReport:
         return cls(**fields)
 
 
+# generated: RampStep (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class RampStep:
-    """One step of a rate or connection ramp."""
+    """One step of a ramp: its part of the timeline, summarized."""
 
     start_s: float
+    """Seconds since the phase's measurement began, at the step's start."""
     duration_s: float
+    """Measured seconds in the step (shorter for a step the run cut short; the last step runs to the
+    end of the phase)."""
     connections: int
+    """Most connections open at once in the step."""
     ops: int
+    """Requests finished in the step."""
     ops_per_sec: float
+    """``ops / duration_s``: the rate achieved."""
     errors: int
+    """Failed requests in the step."""
     error_rate: float
+    """``errors / ops``."""
     latency_ms: Latency
+    """Latency of the step's replies (ms)."""
     target_rate: float | None = None
+    """Open loop: the total rate asked for in the step."""
     service_ms: Latency | None = None
+    """Open loop only: service time of the step's replies (ms)."""
+    # end generated: RampStep
 
     @classmethod
     def from_dict(cls, d: _Json) -> RampStep:
@@ -654,21 +846,34 @@ class RampStep:
         )
 
 
+# generated: SloPoint (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class SloPoint:
-    """One step of an SLO search: a point of the latency-versus-throughput curve."""
+    """One rate tried by an SLO search."""
 
     run: int
+    """Order in which the rates were tried (0 first)."""
     rate: float
+    """The total rate asked for (requests per second)."""
     achieved_rate: float
+    """The rate achieved: requests finished per measured second."""
     duration_s: float
+    """Measured seconds."""
     ops: int
+    """Requests finished."""
     errors: int
+    """Failed requests."""
     error_rate: float
+    """``errors / ops``."""
     percentile_ms: float
+    """The searched percentile's latency (ms), from intended send times."""
     latency_ms: Latency
+    """Latency summary (ms), from intended send times."""
     met: bool
+    """Whether the step met the percentile budget, the error bound and the achieved-rate bound."""
     service_ms: Latency | None = None
+    """Service time summary (ms), from the actual writes."""
+    # end generated: SloPoint
 
     @classmethod
     def from_dict(cls, d: _Json) -> SloPoint:
@@ -683,16 +888,25 @@ class SloPoint:
         )
 
 
+# generated: SloResult (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class SloResult:
-    """The result of an SLO search: the best rate meeting the budget (``None`` if none did)."""
+    """The outcome of an SLO search."""
 
     percentile: float
+    """The percentile held to the budget (99: p99)."""
     budget_ms: float
+    """The latency budget for it (ms)."""
     max_error_rate: float
+    """The highest error rate allowed."""
     min_achieved: float
+    """The lowest achieved rate allowed, as a fraction of the rate asked for."""
     best_rate: float | None
+    """The highest rate asked for that met every condition; ``null`` when none did."""
     curve: list[SloPoint]
+    """Every rate tried, sorted by rate: plot ``achieved_rate`` against ``latency_ms.p99`` (or
+    ``percentile_ms``) for the latency-versus-throughput curve."""
+    # end generated: SloResult
 
     @classmethod
     def from_dict(cls, d: _Json) -> SloResult:
@@ -732,54 +946,74 @@ def _commands(d: _Json) -> dict[str, Stats]:
     return {label: Stats.from_dict(s) for label, s in d.items()}
 
 
+# generated: PhaseReport (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class PhaseReport:
-    """The results of one phase."""
+    """Results of one phase."""
 
     name: str
+    """Phase name."""
     measured: bool
+    """Whether it counts in the report's totals."""
     duration_s: float
+    """Measured seconds (after warm-up, until the last reply)."""
     interrupted: bool
+    """Whether the phase was stopped before its end."""
     totals: Stats
+    """All commands together."""
     commands: dict[str, Stats]
+    """Per command label (``GET``, ``SET``, ...)."""
     timeline: list[TimelineRow]
+    """One row per interval."""
     client: ClientStats
+    """The client's own cost."""
     validity: Validity
-    """The phase's own checks (empty when not measured)."""
+    """Whether to trust this phase's figures, check by check (its own checks only; a phase not
+    measured has none)."""
     workload: dict[str, Any] = field(repr=False)
-    target_rate: float | None = None
-    """Open loop only: the rate asked for, in requests per second."""
+    """The normalized settings of this phase, secrets redacted."""
+    started_at: float = 0.0
+    """When its measurement began (the end of its warm-up), UNIX seconds: timeline ``t`` 0."""
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
-    """The server's figures per interval (empty when ``observe.info`` is off)."""
+    """The server's own figures per interval (INFO sampled on a side connection), aligned with
+    ``timeline``; empty when ``observe.info`` is off or INFO is refused."""
     server_load: ServerLoad | None = None
-    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
-    """Cluster mode: per node (``host:port``), the requests it answered or failed on;
-    empty when not a cluster run."""
+    """Summary of ``server_timeline`` (in cluster mode, of ``server_nodes``): peak and mean CPU, the
+    80% line, peak memory."""
     server_nodes: dict[str, NodeServer] = field(default_factory=dict, repr=False)
-    """Cluster mode: each node's server samples."""
+    """Cluster mode: the server samples of each node (``host:port``) instead of ``server_timeline``;
+    left out when not a cluster run."""
+    target_rate: float | None = None
+    """Open loop: the rate asked for (requests per second); compare with ``totals.ops_per_sec`` and
+    the timeline's ``ops_per_sec`` for the rate achieved."""
+    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
+    """Cluster mode: per node (``host:port``), the requests it answered (the last node a redirected
+    request went to) or failed on, and the redirects it answered; left out when not a cluster
+    run."""
     availability: Availability = field(default_factory=lambda: Availability(0.0, 0.0))
     """The longest stretch without a successful reply."""
     events: list[EventReport] = field(default_factory=list)
-    """The phase's fault drills (``events`` in the spec)."""
+    """The fault drills of the phase, in spec order; left out when it has none."""
     steps: list[RampStep] = field(default_factory=list, repr=False)
-    """With a rate or connection ramp: one summary per step."""
+    """With ``load.rate_ramp`` or ``load.connections_ramp``: one summary per ramp step (the rate
+    ramp's steps when both are given); left out otherwise."""
     slo: SloResult | None = None
-    """An SLO search: the curve and the best rate."""
+    """With ``slo``: the search's result and its latency-versus-throughput curve."""
     output_error: str | None = None
-    """A file of the phase's ``output`` that could not be written when it ended (the path
-    and the OS error)."""
+    """A file of the phase's ``output`` that could not be written when the phase ended: the path and
+    the operating system's error (the report is kept); left out otherwise."""
     server: ServerFacts | None = None
-    """Facts about this phase's server when its target is not the first phase's (the
-    report's ``server``); ``None`` otherwise."""
+    """Facts about this phase's server, read before the run like the report's ``server``, when the
+    phase's target is not the first phase's; left out otherwise."""
     unsent: Unsent | None = None
-    """Open loop: the requests due but never sent when the phase ended; ``None`` when there
-    were none."""
+    """Open loop: measured requests due but never sent when the phase stopped (the server or the
+    client fell behind); left out when every request due was sent."""
     client_lag_ms: Latency | None = None
-    """Open loop: the client's own part of the send lag (ms), from when a request could be
-    written (its intended time, or when its connection had room again) to its write; ``None``
-    in closed loop."""
-    started_at: float = 0.0
-    """When its measurement began (the end of its warm-up), UNIX seconds: timeline ``t`` 0."""
+    """Open loop: the client's own part of the send lag (ms): from the moment a request could be
+    written (its intended send time, or later, when its connection's pipeline had room again or the
+    connection was back after a failure) to its write. A slow server fills pipelines and raises
+    ``send_lag_ms``, not this. Cluster mode: its send lag."""
+    # end generated: PhaseReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -807,9 +1041,12 @@ class PhaseReport:
         )
 
 
+# generated: ShardOf (from core/src/report/merge.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ShardOf:
-    """Which share of which workload a shard's report ran (``run(..., shard=(i, n))``)."""
+    """Which share of which workload a shard is (``Workload.shard``): what its report carries so
+    that ``merge_reports()`` can check that it merges the shares of one workload, and all of
+    them."""
 
     index: int
     """This shard, from 0."""
@@ -817,23 +1054,25 @@ class ShardOf:
     """How many shards the workload was split into."""
     workload: dict[str, Any] = field(repr=False)
     """The whole workload, normalized, secrets redacted."""
+    # end generated: ShardOf
 
     @classmethod
     def from_dict(cls, d: _Json) -> ShardOf:
         return cls(index=d["index"], count=d["count"], workload=d["workload"])
 
 
+# generated: HostReport (from core/src/report/merge.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class HostReport:
-    """One host's part of a merged report (:func:`merge_reports`)."""
+    """One host's part of a merged report."""
 
     name: str
     """The host's name (its report's ``host``), or ``host-N`` when it had none."""
     started_at: float
     """When its run started, UNIX seconds."""
     start_skew_ms: float
-    """How late its first request went out: after ``start_at`` when one was set, else after
-    the earliest host's (ms)."""
+    """How late its first request went out: after ``start_at`` when one was set, else after the
+    earliest host's (ms)."""
     ops: int
     """Its measured requests."""
     errors: int
@@ -844,12 +1083,13 @@ class HostReport:
     """What the load generator cost on that host."""
     shard: int | None = None
     """Its shard, when the reports were shards."""
+    seed: int | None = None
+    """The seed its run used (its report's ``seed``): a shard's own, derived from the workload's
+    ``seed`` or drawn by the host when the workload has none, so that each host's part can be run
+    again. Absent for a host lost mid-run, and in reports merged before it was recorded."""
     error: str | None = None
     """Its run's error, if a phase failed."""
-    seed: int | None = None
-    """The seed its run used (its report's ``seed``): a shard's own, derived from the
-    workload's ``seed`` or drawn by the host when the workload has none, so that each host's
-    part can be run again. ``None`` in reports merged before it was recorded."""
+    # end generated: HostReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> HostReport:
@@ -867,69 +1107,84 @@ class HostReport:
         )
 
 
+# generated: Report (from core/src/report/mod.rs by scripts/gen_reference.py)
 @dataclass(frozen=True, repr=False)
 class Report:
-    """The result of a run: ``totals``, per-command ``commands``, the per-second
-    ``timeline``, every phase, the client's own cost, server facts and the normalized
-    workload (secrets redacted)."""
+    """The result of a run."""
 
     schema_version: int
+    """``SCHEMA_VERSION``."""
     respload_version: str
+    """The respload version that ran it."""
     started_at: float
+    """Start of the run, seconds since the Unix epoch."""
     duration_s: float
+    """Measured seconds, summed over measured phases."""
     interrupted: bool
+    """Whether the run was stopped early (Ctrl-C, ``stop()``, an abort signal, or a phase that
+    failed: see ``error``)."""
     seed: int
+    """The seed of the request stream (given, or drawn and recorded here to reproduce it)."""
     totals: Stats
+    """Measured phases together."""
     commands: dict[str, Stats]
+    """Measured phases together, per command label."""
     timeline: list[TimelineRow]
+    """Measured phases' timelines, one after the other (``t`` keeps counting)."""
     client: ClientStats
+    """The client's own cost over all phases."""
     server: ServerFacts
+    """Facts about the server."""
     workload: dict[str, Any]
+    """The normalized workload, secrets redacted."""
     phases: list[PhaseReport]
+    """Every phase, measured or not, in order."""
     validity: Validity
-    """Can the run's figures be trusted as the server's: every measured phase's checks
-    (send lag, arrivals, rate, client CPU), ``trusted`` when all passed. ``check()`` warns
-    (:class:`UntrustedReportWarning`) when not."""
+    """Whether to trust the report: every measured phase's checks (``phases[].validity``)."""
     _json: str = field(compare=False)
-    server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
-    """Measured phases' server samples, ``t`` counting on."""
-    server_load: ServerLoad | None = None
-    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
-    """Cluster mode: measured phases together, per node (``host:port``); empty when not a
-    cluster run."""
-    server_nodes: dict[str, NodeServer] = field(default_factory=dict, repr=False)
-    """Cluster mode: each node's server samples over the measured phases."""
-    availability: Availability = field(default_factory=lambda: Availability(0.0, 0.0))
-    """The longest stretch without a successful reply over the measured phases."""
-    slo: SloResult | None = None
-    """An SLO search: the result of the last phase that searched."""
     error: str | None = None
-    """Why the run stopped before its last phase: a later phase failed, in practice because
-    it could not start (its server went away after the earlier phases ran, whose results
-    are kept); ``None`` otherwise. The report is then marked interrupted."""
+    """Why the run stopped before its last phase: a phase after the first failed, in practice
+    because it could not start (its server went away after the earlier phases ran; their report is
+    kept), with the phase's name and the error. Left out otherwise."""
+    passed: bool = True
+    """Every threshold held (``thresholds``) and the run was complete: not interrupted, no phase
+    failed, not stopped by a threshold (``Report::verdict``). True for a complete run without
+    thresholds."""
+    thresholds: list[Threshold] = field(default_factory=list)
+    """The spec's ``[thresholds]`` (the run's, then each phase's), each with the figure it was
+    checked against and its verdict; left out when the spec has none."""
+    stopped_by: str | None = None
+    """Why a threshold with ``abort_on_fail`` stopped the run early: its name, figure and limit, and
+    when. The phases after it did not run. Left out otherwise."""
+    nodes: dict[str, Stats] = field(default_factory=dict, repr=False)
+    """Cluster mode: measured phases together, per node (``host:port``); left out when not a cluster
+    run."""
+    server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
+    """Measured phases' server samples, one after the other (``t`` keeps counting)."""
+    server_load: ServerLoad | None = None
+    """Summary of ``server_timeline`` (in cluster mode, of ``server_nodes``)."""
+    availability: Availability = field(default_factory=lambda: Availability(0.0, 0.0))
+    """Measured phases: the longest stretch without a successful reply in any of them
+    (``longest_gap_at_s`` on the run's timeline, as ``timeline[].t``)."""
+    server_nodes: dict[str, NodeServer] = field(default_factory=dict, repr=False)
+    """Cluster mode: measured phases' server samples per node (``t`` keeps counting)."""
+    slo: SloResult | None = None
+    """The SLO search's result (of the last phase that searched); left out without one."""
     unsent: Unsent | None = None
-    """Open loop: the requests due but never sent when the measured phases ended; ``None``
-    when there were none."""
+    """Measured phases: requests due but never sent (as ``phases[].unsent``), together."""
     client_lag_ms: Latency | None = None
-    """Open loop: the client's own part of the send lag over the measured phases (as
-    ``PhaseReport.client_lag_ms``); ``None`` in closed loop."""
+    """Measured phases: the client's own part of the send lag (as ``phases[].client_lag_ms``)."""
     host: str = ""
     """The machine that ran it (its host name); empty in a merged report."""
     shard: ShardOf | None = None
-    """A shard's report (``shard=(i, n)``): which share of which workload it ran."""
+    """A shard's report (``--shard I/N``): which share of which workload it ran."""
     start_at: float | None = None
-    """The instant the run was asked to start at (``start_at=``), UNIX seconds."""
+    """The instant the run was asked to start at (``--start-at``), UNIX seconds."""
     start_skew_ms: float | None = None
-    """How late the first request went out after ``start_at`` (ms)."""
+    """How late the first request went out after ``start_at`` (ms; negative if early)."""
     hosts: list[HostReport] = field(default_factory=list)
-    """A merged report (:func:`merge_reports`): the hosts whose reports it merged."""
-    passed: bool = True
-    """Every threshold held and the run was complete (not interrupted, no phase failed, not
-    stopped by a threshold); true for a complete run without thresholds."""
-    thresholds: list[Threshold] = field(default_factory=list)
-    """The spec's ``thresholds`` (the run's, then each phase's), each judged."""
-    stopped_by: str | None = None
-    """Why a threshold with ``abort_on_fail`` stopped the run early; ``None`` otherwise."""
+    """A merged report (``merge_reports()``): the hosts whose reports it merged, in order."""
+    # end generated: Report
 
     @classmethod
     def from_json(cls, text: str) -> Report:

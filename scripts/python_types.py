@@ -1,0 +1,198 @@
+"""The Python package's report classes, their fields from the Rust types.
+
+bindings-python/python/respload/report.py holds one frozen dataclass per report struct (the ones
+report.d.ts declares). Each class's decorator, docstring and fields are generated here from the
+Rust type and its `///` doc comments, between two marks:
+
+    # generated: Stats (from core/src/report/stats.rs by scripts/gen_reference.py)
+    @dataclass(frozen=True)
+    class Stats:
+        ...
+        # end generated: Stats
+
+and whatever follows the end mark in the class (`from_dict`, methods) is written by hand. A key
+serde fills in when absent (`#[serde(default)]`, `skip_serializing_if`) gets a default: `None`,
+0, false, an empty string, list or dict; the rest are required and come first (dataclasses of
+Python 3.9 have no keyword-only fields), each group in the Rust order. gen_reference.py writes
+the regions and checks them with the reference pages.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+from rust_source import ROOT, Field, Item, ParseError, Source, documented, unwrap
+
+OUT = ROOT / "bindings-python/python/respload/report.py"
+WIDTH = 100
+PRIMITIVES = {
+    "u32": "int",
+    "u64": "int",
+    "f64": "float",
+    "bool": "bool",
+    "String": "str",
+    "Json": "dict[str, Any]",
+}
+EMPTY = {"int": "0", "float": "0.0", "bool": "False", "str": '""'}
+# Fields left out of `repr()`: encoded histograms, the normalized workload, per-interval and
+# per-node collections (a report's repr stays a screenful).
+HIDDEN = {
+    "Stats": {"histogram", "service_histogram", "send_lag_histogram"},
+    "TimelineRow": {"histogram"},
+    "Snapshot": {"histogram"},
+    "PhaseReport": {"workload", "server_timeline", "nodes", "server_nodes", "steps"},
+    "Report": {"server_timeline", "nodes", "server_nodes"},
+    "ShardOf": {"workload"},
+    "HostReport": {"client"},
+}
+# Defaults that are not the type's empty value: a struct serde defaults (its `Default`), and a
+# report read before `passed` was written (complete is passed; `Report.from_json` judges it).
+DEFAULTS = {
+    ("Report", "passed"): "True",
+    ("Report", "availability"): "field(default_factory=lambda: Availability(0.0, 0.0))",
+    ("PhaseReport", "availability"): "field(default_factory=lambda: Availability(0.0, 0.0))",
+    ("Report", "validity"): None,
+    ("PhaseReport", "validity"): None,
+}
+# Fields of the Python class alone, after the required ones: the report's own JSON text.
+EXTRA = {"Report": ["_json: str = field(compare=False)"]}
+# Rust paths the doc comments name that Python spells its own way.
+PYTHON_NAMES = {
+    "Stats::histogram": "Stats.histogram",
+    "Workload::shard": "Workload.shard",
+    "Report::merge": "merge_reports()",
+}
+# Decorators other than `@dataclass(frozen=True)`: the report has a repr of its own.
+DECORATORS = {"Report": "@dataclass(frozen=True, repr=False)"}
+
+
+def py_type(ty: str, items: dict[str, Item], where: str) -> str:
+    """A Rust field type in Python's annotations (`Option<Vec<u64>>` -> `list[int] | None`)."""
+    wrapper, inner = unwrap(ty)
+    if wrapper == "Option":
+        return f"{py_type(inner, items, where)} | None"
+    if wrapper == "Vec":
+        return f"list[{py_type(inner, items, where)}]"
+    if wrapper == "BTreeMap":
+        return f"dict[str, {py_type(inner, items, where)}]"
+    if ty in PRIMITIVES:
+        return PRIMITIVES[ty]
+    if ty in items and items[ty].kind == "struct":
+        return ty
+    raise ParseError(f"{where}: no Python type for `{ty}`: teach python_types.py")
+
+
+def docstring(text: str, indent: str) -> list[str]:
+    """A doc comment as a docstring: rustdoc's `code` as ``code``, wrapped to the width."""
+    if '"""' in text or "\\" in text:
+        raise ParseError(f"a doc comment a docstring cannot hold as written: {text[:60]!r}")
+    for rust, python in PYTHON_NAMES.items():
+        text = text.replace(f"`{rust}`", f"`{python}`")
+    text = re.sub(r"`([^`]+)`", r"``\1``", text)
+    out: list[str] = []
+    paragraphs = text.split("\n\n")
+    for i, paragraph in enumerate(paragraphs):
+        if i:
+            out.append("")
+        words = paragraph + ('"""' if i == len(paragraphs) - 1 else "")
+        lines = textwrap.wrap(
+            ('"""' if i == 0 else "") + words,
+            WIDTH - len(indent),
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+        out += [indent + line for line in lines]
+    return out
+
+
+def fields_of(item: Item, items: dict[str, Item]) -> list[Field]:
+    """Each field, a flattened struct's fields in its place."""
+    out = []
+    for f in item.fields:
+        if "flatten" in f.serde:
+            out += fields_of(documented(items[f.ty]), items)
+        else:
+            out.append(f)
+    return out
+
+
+def declaration(item: Item, f: Field, items: dict[str, Item]) -> tuple[str, bool]:
+    """`name: type = default` of a field of `item`, and whether it has a default."""
+    name, ty = f.name, f.ty
+    where = f"{f.source}: `{f.name}`"
+    annotation = py_type(ty, items, where)
+    wrapper, _ = unwrap(ty)
+    hidden = name in HIDDEN.get(item.name, set())
+    defaulted = "default" in f.serde or "skip_serializing_if" in f.serde
+    default: str | None = None
+    if (item.name, name) in DEFAULTS:
+        default = DEFAULTS[(item.name, name)]
+    elif defaulted:
+        if wrapper == "Option":
+            default = "None"
+        elif wrapper in ("Vec", "BTreeMap"):
+            factory = "list" if wrapper == "Vec" else "dict"
+            default = f"field(default_factory={factory}{', repr=False' if hidden else ''})"
+            hidden = False
+        elif annotation in EMPTY:
+            default = EMPTY[annotation]
+        else:
+            raise ParseError(f"{where}: serde defaults a `{ty}`: teach python_types.py its value")
+    if hidden:
+        if default is None:
+            return f"{name}: {annotation} = field(repr=False)", False
+        if not default.startswith("field("):
+            default = f"field(default={default}, repr=False)"
+    if default is None:
+        return f"{name}: {annotation}", False
+    return f"{name}: {annotation} = {default}", True
+
+
+def region(item: Item, items: dict[str, Item]) -> str:
+    """The generated text of one class, marks included."""
+    source = item.source
+    out = [
+        f"# generated: {item.name} (from {source} by scripts/gen_reference.py)",
+        DECORATORS.get(item.name, "@dataclass(frozen=True)"),
+        f"class {item.name}:",
+        *docstring(item.doc, "    "),
+        "",
+    ]
+    required: list[list[str]] = []
+    optional: list[list[str]] = []
+    for f in fields_of(item, items):
+        line, has_default = declaration(item, f, items)
+        (optional if has_default else required).append(["    " + line, *docstring(f.doc, "    ")])
+    extra = [["    " + line] for line in EXTRA.get(item.name, [])]
+    for lines in required + extra + optional:
+        out += lines
+    out.append(f"    # end generated: {item.name}")
+    return "\n".join(out) + "\n"
+
+
+MARKED = re.compile(
+    r"^# generated: (?P<name>\w+) \(.*?\n.*?^    # end generated: (?P=name)\n", re.M | re.S
+)
+
+
+def report_py(src: Source, order: list[Item], current: str) -> str:
+    """report.py with every class region written anew from the Rust types."""
+    wanted = {item.name: item for item in order}
+    found: set[str] = set()
+
+    def replace(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if name not in wanted:
+            raise ParseError(f"{OUT.name} has a generated region of `{name}`, no report type")
+        found.add(name)
+        return region(wanted[name], src.items)
+
+    text = MARKED.sub(replace, current)
+    missing = sorted(set(wanted) - found)
+    if missing:
+        raise ParseError(
+            f"{OUT.name} has no generated region of {', '.join(missing)}: add its marks "
+            "(`# generated: NAME (...)` above the class, `    # end generated: NAME` in it)"
+        )
+    return text
