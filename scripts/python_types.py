@@ -10,7 +10,8 @@ Rust type and its `///` doc comments, between two marks:
         ...
         # end generated: Stats
 
-and whatever follows the end mark in the class (`from_dict`, methods) is written by hand. A key
+with a `from_dict` that reads the JSON object (but the report's: `Report.from_json` is by hand),
+and whatever follows the end mark in the class (methods) is written by hand. A key
 serde fills in when absent (`#[serde(default)]`, `skip_serializing_if`) gets a default: `None`,
 0, false, an empty string, list or dict; the rest are required and come first (dataclasses of
 Python 3.9 have no keyword-only fields), each group in the Rust order. gen_reference.py writes
@@ -57,6 +58,15 @@ DEFAULTS = {
 }
 # Fields of the Python class alone, after the required ones: the report's own JSON text.
 EXTRA = {"Report": ["_json: str = field(compare=False)"]}
+# Classes whose `from_dict` is written by hand: the report keeps its JSON text and shares its
+# phases' timeline rows, and judges `passed` for reports written before it was kept.
+HAND_READ = {"Report"}
+# How `from_dict` reads a field that serde defaults to a struct's `Default` (the helpers are in
+# report.py): a report written before the field was kept reads as the core reads it.
+READS = {
+    ("PhaseReport", "validity"): "_validity(d)",
+    ("PhaseReport", "availability"): "_availability(d)",
+}
 # Rust paths the doc comments name that Python spells its own way.
 PYTHON_NAMES = {
     "Stats::histogram": "Stats.histogram",
@@ -167,8 +177,56 @@ def region(item: Item, items: dict[str, Item]) -> str:
     extra = [["    " + line] for line in EXTRA.get(item.name, [])]
     for lines in required + extra + optional:
         out += lines
+    if item.name not in HAND_READ:
+        out += [
+            "",
+            "    @classmethod",
+            f"    def from_dict(cls, d: _Json) -> {item.name}:",
+            f'        """A {item.name} from its JSON object."""',
+            "        return cls(",
+            *(read(item, f, items) for f in fields_of(item, items)),
+            "        )",
+            "",
+        ]
     out.append(f"    # end generated: {item.name}")
     return "\n".join(out) + "\n"
+
+
+def conversion(ty: str, value: str, items: dict[str, Item]) -> str:
+    """The expression that makes a field of type `ty` from the JSON `value` (report.py's
+    `_maybe`, `_each` and `_by_key` apply a conversion to an optional, a list and a map)."""
+    wrapper, inner = unwrap(ty)
+    if wrapper == "" and ty in items:
+        return f"{ty}.from_dict({value})"
+    if wrapper == "" or inner not in items:
+        return {"Vec": f"list({value})", "BTreeMap": f"dict({value})"}.get(wrapper, value)
+    helper = {"Option": "_maybe", "Vec": "_each", "BTreeMap": "_by_key"}[wrapper]
+    return f"{helper}({inner}.from_dict, {value})"
+
+
+def read(item: Item, f: Field, items: dict[str, Item]) -> str:
+    """`name=expression,` of the field in `from_dict`."""
+    where = f"{f.source}: `{f.name}`"
+    key = f'"{f.name}"'
+    wrapper, _ = unwrap(f.ty)
+    if (item.name, f.name) in READS:
+        value = READS[(item.name, f.name)]
+    elif wrapper == "Option":
+        value = conversion(f.ty, f"d.get({key})", items)
+    elif "default" in f.serde or "skip_serializing_if" in f.serde:
+        if wrapper in ("Vec", "BTreeMap"):
+            empty = "[]" if wrapper == "Vec" else "{}"
+            value = conversion(f.ty, f"d.get({key}, {empty})", items)
+        elif f.ty in items:
+            raise ParseError(f"{where}: serde defaults a `{f.ty}`: teach READS how to read it")
+        else:
+            value = f"d.get({key}, {EMPTY[py_type(f.ty, items, where)]})"
+    else:
+        value = conversion(f.ty, f"d[{key}]", items)
+    line = f"            {f.name}={value},"
+    if len(line) > WIDTH:
+        raise ParseError(f"{where}: its `from_dict` line is too long: add a helper to report.py")
+    return line
 
 
 MARKED = re.compile(

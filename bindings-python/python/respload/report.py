@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import _native
 from ._json import dumps as _dumps
@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 _Json = dict[str, Any]
+_T = TypeVar("_T")
 
 
 def _pandas() -> Any:
@@ -135,10 +136,10 @@ class Latency:
     """99.99th percentile."""
     max: float
     """Largest."""
-    # end generated: Latency
 
     @classmethod
     def from_dict(cls, d: _Json) -> Latency:
+        """A Latency from its JSON object."""
         return cls(
             mean=d["mean"],
             stddev=d["stddev"],
@@ -151,6 +152,8 @@ class Latency:
             p99_99=d["p99_99"],
             max=d["max"],
         )
+
+    # end generated: Latency
 
 
 # generated: Stats (from core/src/report/stats.rs by scripts/gen_reference.py)
@@ -201,10 +204,10 @@ class Stats:
     """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
     They are not errors: a request that succeeds after them is a success. Per node, they count on
     the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN."""
-    # end generated: Stats
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
+        """A Stats from its JSON object."""
         return cls(
             ops=d["ops"],
             ops_per_sec=d["ops_per_sec"],
@@ -217,12 +220,14 @@ class Stats:
             bytes_received=d["bytes_received"],
             latency_ms=Latency.from_dict(d["latency_ms"]),
             histogram=d["histogram"],
-            service_ms=Latency.from_dict(d["service_ms"]) if "service_ms" in d else None,
+            service_ms=_maybe(Latency.from_dict, d.get("service_ms")),
             service_histogram=d.get("service_histogram"),
-            redirects=d.get("redirects", 0),
-            send_lag_ms=Latency.from_dict(d["send_lag_ms"]) if "send_lag_ms" in d else None,
+            send_lag_ms=_maybe(Latency.from_dict, d.get("send_lag_ms")),
             send_lag_histogram=d.get("send_lag_histogram"),
+            redirects=d.get("redirects", 0),
         )
+
+    # end generated: Stats
 
     def decode_histogram(self) -> HdrHistogram:
         """The latency histogram, decoded with the ``hdrhistogram`` package (values in ns)."""
@@ -249,11 +254,18 @@ class IntervalLatency:
     """99th percentile."""
     max: float
     """Largest."""
-    # end generated: IntervalLatency
 
     @classmethod
     def from_dict(cls, d: _Json) -> IntervalLatency:
-        return cls(mean=d["mean"], p50=d["p50"], p99=d["p99"], max=d["max"])
+        """A IntervalLatency from its JSON object."""
+        return cls(
+            mean=d["mean"],
+            p50=d["p50"],
+            p99=d["p99"],
+            max=d["max"],
+        )
+
+    # end generated: IntervalLatency
 
 
 # generated: TimelineRow (from core/src/report/stats.rs by scripts/gen_reference.py)
@@ -310,12 +322,31 @@ class TimelineRow:
     """A last interval shorter than half the others (the replies that came in after the measured
     time ended, often over a few milliseconds): its ``ops_per_sec`` is not the rate the run held.
     Plots and frames leave it out; its requests count everywhere."""
-    # end generated: TimelineRow
 
     @classmethod
     def from_dict(cls, d: _Json) -> TimelineRow:
-        # Joined when the phase ends: snapshots do not have it.
-        return cls(**_row_fields(d), server_cpu_percent=d.get("server_cpu_percent"))
+        """A TimelineRow from its JSON object."""
+        return cls(
+            t=d["t"],
+            unix_s=d.get("unix_s", 0.0),
+            interval_s=d["interval_s"],
+            ops=d["ops"],
+            ops_per_sec=d["ops_per_sec"],
+            errors=d["errors"],
+            latency_ms=IntervalLatency.from_dict(d["latency_ms"]),
+            service_ms=_maybe(IntervalLatency.from_dict, d.get("service_ms")),
+            send_lag_ms=_maybe(IntervalLatency.from_dict, d.get("send_lag_ms")),
+            connections=d["connections"],
+            reconnects=d.get("reconnects"),
+            target_rate=d.get("target_rate"),
+            waiting=d.get("waiting"),
+            behind_ms=d.get("behind_ms"),
+            server_cpu_percent=d.get("server_cpu_percent"),
+            partial=d.get("partial", False),
+            histogram=d["histogram"],
+        )
+
+    # end generated: TimelineRow
 
 
 def _run_rows(
@@ -333,29 +364,6 @@ def _run_rows(
         seen = built.get((rd["t"], rd.get("unix_s")))
         out.append(seen[1] if seen is not None and seen[0] == rd else TimelineRow.from_dict(rd))
     return out
-
-
-def _row_fields(d: _Json) -> dict[str, Any]:
-    return {
-        "t": d["t"],
-        "unix_s": d.get("unix_s", 0.0),
-        "interval_s": d["interval_s"],
-        "ops": d["ops"],
-        "ops_per_sec": d["ops_per_sec"],
-        "errors": d["errors"],
-        "latency_ms": IntervalLatency.from_dict(d["latency_ms"]),
-        "connections": d["connections"],
-        "histogram": d["histogram"],
-        "service_ms": (IntervalLatency.from_dict(d["service_ms"]) if d.get("service_ms") else None),
-        "target_rate": d.get("target_rate"),
-        "waiting": d.get("waiting"),
-        "send_lag_ms": (
-            IntervalLatency.from_dict(d["send_lag_ms"]) if d.get("send_lag_ms") else None
-        ),
-        "behind_ms": d.get("behind_ms"),
-        "reconnects": d.get("reconnects"),
-        "partial": d.get("partial", False),
-    }
 
 
 # generated: Snapshot (from core/src/report/stats.rs by scripts/gen_reference.py)
@@ -416,11 +424,33 @@ class Snapshot:
     """A last interval shorter than half the others (the replies that came in after the measured
     time ended, often over a few milliseconds): its ``ops_per_sec`` is not the rate the run held.
     Plots and frames leave it out; its requests count everywhere."""
-    # end generated: Snapshot
 
     @classmethod
     def from_dict(cls, d: _Json) -> Snapshot:
-        return cls(phase=d["phase"], measured=d["measured"], **_row_fields(d))
+        """A Snapshot from its JSON object."""
+        return cls(
+            phase=d["phase"],
+            measured=d["measured"],
+            t=d["t"],
+            unix_s=d.get("unix_s", 0.0),
+            interval_s=d["interval_s"],
+            ops=d["ops"],
+            ops_per_sec=d["ops_per_sec"],
+            errors=d["errors"],
+            latency_ms=IntervalLatency.from_dict(d["latency_ms"]),
+            service_ms=_maybe(IntervalLatency.from_dict, d.get("service_ms")),
+            send_lag_ms=_maybe(IntervalLatency.from_dict, d.get("send_lag_ms")),
+            connections=d["connections"],
+            reconnects=d.get("reconnects"),
+            target_rate=d.get("target_rate"),
+            waiting=d.get("waiting"),
+            behind_ms=d.get("behind_ms"),
+            server_cpu_percent=d.get("server_cpu_percent"),
+            partial=d.get("partial", False),
+            histogram=d["histogram"],
+        )
+
+    # end generated: Snapshot
 
     @classmethod
     def from_json(cls, text: str) -> Snapshot:
@@ -456,10 +486,10 @@ class ClientStats:
     """The busiest worker thread's CPU time over the time it ran (0 to 1), in the phase, or the
     highest of every phase: near 1, the client itself limits the load and delays requests (add
     ``load.threads``). With ``load.pacing = "spin"`` it includes the spinning."""
-    # end generated: ClientStats
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:
+        """A ClientStats from its JSON object."""
         return cls(
             threads=d["threads"],
             connections=d["connections"],
@@ -472,6 +502,8 @@ class ClientStats:
             behind_ms_max=d.get("behind_ms_max"),
             busy_max=d.get("busy_max", 0.0),
         )
+
+    # end generated: ClientStats
 
 
 # generated: ServerFacts (from core/src/report/phase.rs by scripts/gen_reference.py)
@@ -490,10 +522,10 @@ class ServerFacts:
     config: dict[str, str]
     """Relevant configuration: save, appendonly, appendfsync, maxmemory, maxmemory-policy,
     io-threads."""
-    # end generated: ServerFacts
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerFacts:
+        """A ServerFacts from its JSON object."""
         return cls(
             address=d["address"],
             version=d["version"],
@@ -501,6 +533,8 @@ class ServerFacts:
             os=d["os"],
             config=dict(d["config"]),
         )
+
+    # end generated: ServerFacts
 
 
 # generated: ServerSample (from core/src/report/server.rs by scripts/gen_reference.py)
@@ -540,11 +574,29 @@ class ServerSample:
     """``connected_slaves``."""
     info_ms: float
     """How long this INFO took to come back (ms): the observer's own cost."""
-    # end generated: ServerSample
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerSample:
-        return cls(**{f: d[f] for f in cls.__dataclass_fields__})
+        """A ServerSample from its JSON object."""
+        return cls(
+            t=d["t"],
+            cpu_percent=d["cpu_percent"],
+            used_memory=d["used_memory"],
+            ops_per_sec=d["ops_per_sec"],
+            connected_clients=d["connected_clients"],
+            keyspace_hits=d["keyspace_hits"],
+            keyspace_misses=d["keyspace_misses"],
+            evicted_keys=d["evicted_keys"],
+            latest_fork_usec=d["latest_fork_usec"],
+            rdb_bgsave_in_progress=d["rdb_bgsave_in_progress"],
+            aof_rewrite_in_progress=d["aof_rewrite_in_progress"],
+            role=d["role"],
+            master_link_status=d["master_link_status"],
+            connected_slaves=d["connected_slaves"],
+            info_ms=d["info_ms"],
+        )
+
+    # end generated: ServerSample
 
 
 # generated: ServerLoad (from core/src/report/server.rs by scripts/gen_reference.py)
@@ -569,12 +621,22 @@ class ServerLoad:
     peak_node: str | None = None
     """Cluster mode, in the summary over all nodes: the node (``host:port``) with the highest
     ``cpu_percent`` of an interval."""
-    # end generated: ServerLoad
 
     @classmethod
     def from_dict(cls, d: _Json) -> ServerLoad:
-        fields: dict[str, Any] = {f: d.get(f) for f in cls.__dataclass_fields__}
-        return cls(**fields)
+        """A ServerLoad from its JSON object."""
+        return cls(
+            peak_cpu_percent=d["peak_cpu_percent"],
+            mean_cpu_percent=d["mean_cpu_percent"],
+            cpu_limit_percent=d["cpu_limit_percent"],
+            cpu_over_limit=d["cpu_over_limit"],
+            peak_used_memory=d["peak_used_memory"],
+            samples=d["samples"],
+            observer_info_ms=d["observer_info_ms"],
+            peak_node=d.get("peak_node"),
+        )
+
+    # end generated: ServerLoad
 
 
 # generated: NodeServer (from core/src/report/server.rs by scripts/gen_reference.py)
@@ -586,15 +648,16 @@ class NodeServer:
     """The node's samples, aligned with the timeline like the standalone ``server_timeline``."""
     server_load: ServerLoad | None = None
     """Their summary."""
-    # end generated: NodeServer
 
     @classmethod
     def from_dict(cls, d: _Json) -> NodeServer:
-        load = d.get("server_load")
+        """A NodeServer from its JSON object."""
         return cls(
-            server_timeline=[ServerSample.from_dict(x) for x in d.get("server_timeline", [])],
-            server_load=ServerLoad.from_dict(load) if load else None,
+            server_timeline=_each(ServerSample.from_dict, d["server_timeline"]),
+            server_load=_maybe(ServerLoad.from_dict, d.get("server_load")),
         )
+
+    # end generated: NodeServer
 
 
 # generated: Availability (from core/src/report/availability.rs by scripts/gen_reference.py)
@@ -608,11 +671,16 @@ class Availability:
     the last to the end of measurement."""
     longest_gap_at_s: float
     """When that stretch began, in seconds since the start of measurement (as timeline ``t``)."""
-    # end generated: Availability
 
     @classmethod
     def from_dict(cls, d: _Json) -> Availability:
-        return cls(longest_gap_ms=d["longest_gap_ms"], longest_gap_at_s=d["longest_gap_at_s"])
+        """A Availability from its JSON object."""
+        return cls(
+            longest_gap_ms=d["longest_gap_ms"],
+            longest_gap_at_s=d["longest_gap_at_s"],
+        )
+
+    # end generated: Availability
 
 
 # generated: Unsent (from core/src/report/validity.rs by scripts/gen_reference.py)
@@ -625,11 +693,16 @@ class Unsent:
     waited_ms: Latency
     """How long each had been due when the phase stopped: a lower bound of the latency each would
     have had (ms)."""
-    # end generated: Unsent
 
     @classmethod
     def from_dict(cls, d: _Json) -> Unsent:
-        return cls(requests=d["requests"], waited_ms=Latency.from_dict(d["waited_ms"]))
+        """A Unsent from its JSON object."""
+        return cls(
+            requests=d["requests"],
+            waited_ms=Latency.from_dict(d["waited_ms"]),
+        )
+
+    # end generated: Unsent
 
 
 # generated: ValidityCheck (from core/src/report/validity.rs by scripts/gen_reference.py)
@@ -655,10 +728,10 @@ class ValidityCheck:
     """The largest value that passes."""
     detail: str
     """One sentence saying what the value means."""
-    # end generated: ValidityCheck
 
     @classmethod
     def from_dict(cls, d: _Json) -> ValidityCheck:
+        """A ValidityCheck from its JSON object."""
         return cls(
             check=d["check"],
             phase=d["phase"],
@@ -667,6 +740,8 @@ class ValidityCheck:
             limit=d["limit"],
             detail=d["detail"],
         )
+
+    # end generated: ValidityCheck
 
     def __str__(self) -> str:
         """``check (phase): detail``, as the core lists a failed check."""
@@ -699,20 +774,22 @@ class Threshold:
     stopped_run: bool = False
     """Whether it stopped the run (``abort_on_fail``): its figure crossed the limit while the run
     went on, after the grace period."""
-    # end generated: Threshold
 
     @classmethod
     def from_dict(cls, d: _Json) -> Threshold:
+        """A Threshold from its JSON object."""
         return cls(
             name=d["name"],
-            metric=d["metric"],
-            limit=d["limit"],
-            passed=d["passed"],
             phase=d.get("phase"),
             command=d.get("command"),
+            metric=d["metric"],
+            limit=d["limit"],
             value=d.get("value"),
+            passed=d["passed"],
             stopped_run=d.get("stopped_run", False),
         )
+
+    # end generated: Threshold
 
 
 # generated: Validity (from core/src/report/validity.rs by scripts/gen_reference.py)
@@ -724,16 +801,21 @@ class Validity:
     """Whether every check passed."""
     checks: list[ValidityCheck]
     """The checks made, in order; measured phases only."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> Validity:
+        """A Validity from its JSON object."""
+        return cls(
+            trusted=d["trusted"],
+            checks=_each(ValidityCheck.from_dict, d["checks"]),
+        )
+
     # end generated: Validity
 
     @property
     def failed(self) -> list[ValidityCheck]:
         """The checks that did not pass."""
         return [c for c in self.checks if not c.passed]
-
-    @classmethod
-    def from_dict(cls, d: _Json) -> Validity:
-        return cls(trusted=d["trusted"], checks=[ValidityCheck.from_dict(c) for c in d["checks"]])
 
 
 # generated: EventReport (from core/src/report/availability.rs by scripts/gen_reference.py)
@@ -793,12 +875,33 @@ class EventReport:
     longest_gap_ms: float | None
     """The longest stretch without a successful reply that overlaps the drill (ms), when 10 ms or
     longer; 0 when there was none that long."""
-    # end generated: EventReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> EventReport:
-        fields: dict[str, Any] = {f: d.get(f) for f in cls.__dataclass_fields__}
-        return cls(**fields)
+        """A EventReport from its JSON object."""
+        return cls(
+            drill=d["drill"],
+            mode=d.get("mode"),
+            node=d["node"],
+            replica=d.get("replica"),
+            at_s=d["at_s"],
+            started_s=d.get("started_s"),
+            finished_s=d.get("finished_s"),
+            recovery_s=d.get("recovery_s"),
+            fork_usec=d.get("fork_usec"),
+            sync_s=d.get("sync_s"),
+            full_sync=d.get("full_sync"),
+            error=d.get("error"),
+            ops_during=d.get("ops_during"),
+            errors_during=d.get("errors_during"),
+            p99_during_ms=d.get("p99_during_ms"),
+            p99_before_ms=d.get("p99_before_ms"),
+            throughput_before=d.get("throughput_before"),
+            recovered_after_s=d.get("recovered_after_s"),
+            longest_gap_ms=d.get("longest_gap_ms"),
+        )
+
+    # end generated: EventReport
 
 
 # generated: RampStep (from core/src/report/phase.rs by scripts/gen_reference.py)
@@ -827,23 +930,24 @@ class RampStep:
     """Open loop: the total rate asked for in the step."""
     service_ms: Latency | None = None
     """Open loop only: service time of the step's replies (ms)."""
-    # end generated: RampStep
 
     @classmethod
     def from_dict(cls, d: _Json) -> RampStep:
-        service = d.get("service_ms")
+        """A RampStep from its JSON object."""
         return cls(
             start_s=d["start_s"],
             duration_s=d["duration_s"],
+            target_rate=d.get("target_rate"),
             connections=d["connections"],
             ops=d["ops"],
             ops_per_sec=d["ops_per_sec"],
             errors=d["errors"],
             error_rate=d["error_rate"],
             latency_ms=Latency.from_dict(d["latency_ms"]),
-            target_rate=d.get("target_rate"),
-            service_ms=Latency.from_dict(service) if service else None,
+            service_ms=_maybe(Latency.from_dict, d.get("service_ms")),
         )
+
+    # end generated: RampStep
 
 
 # generated: SloPoint (from core/src/report/phase.rs by scripts/gen_reference.py)
@@ -873,19 +977,25 @@ class SloPoint:
     """Whether the step met the percentile budget, the error bound and the achieved-rate bound."""
     service_ms: Latency | None = None
     """Service time summary (ms), from the actual writes."""
-    # end generated: SloPoint
 
     @classmethod
     def from_dict(cls, d: _Json) -> SloPoint:
-        service = d.get("service_ms")
-        fields = {
-            f: d[f] for f in cls.__dataclass_fields__ if f not in ("latency_ms", "service_ms")
-        }
+        """A SloPoint from its JSON object."""
         return cls(
-            **fields,
+            run=d["run"],
+            rate=d["rate"],
+            achieved_rate=d["achieved_rate"],
+            duration_s=d["duration_s"],
+            ops=d["ops"],
+            errors=d["errors"],
+            error_rate=d["error_rate"],
+            percentile_ms=d["percentile_ms"],
             latency_ms=Latency.from_dict(d["latency_ms"]),
-            service_ms=Latency.from_dict(service) if service else None,
+            service_ms=_maybe(Latency.from_dict, d.get("service_ms")),
+            met=d["met"],
         )
+
+    # end generated: SloPoint
 
 
 # generated: SloResult (from core/src/report/phase.rs by scripts/gen_reference.py)
@@ -906,34 +1016,33 @@ class SloResult:
     curve: list[SloPoint]
     """Every rate tried, sorted by rate: plot ``achieved_rate`` against ``latency_ms.p99`` (or
     ``percentile_ms``) for the latency-versus-throughput curve."""
-    # end generated: SloResult
 
     @classmethod
     def from_dict(cls, d: _Json) -> SloResult:
+        """A SloResult from its JSON object."""
         return cls(
             percentile=d["percentile"],
             budget_ms=d["budget_ms"],
             max_error_rate=d["max_error_rate"],
             min_achieved=d["min_achieved"],
             best_rate=d.get("best_rate"),
-            curve=[SloPoint.from_dict(p) for p in d["curve"]],
+            curve=_each(SloPoint.from_dict, d["curve"]),
         )
 
-
-def _server(d: _Json) -> dict[str, Any]:
-    load = d.get("server_load")
-    slo = d.get("slo")
-    return {
-        "server_timeline": [ServerSample.from_dict(x) for x in d.get("server_timeline", [])],
-        "server_load": ServerLoad.from_dict(load) if load else None,
-        "server_nodes": {k: NodeServer.from_dict(v) for k, v in d.get("server_nodes", {}).items()},
-        "availability": Availability.from_dict(d["availability"]),
-        "slo": SloResult.from_dict(slo) if slo else None,
-    }
+    # end generated: SloResult
 
 
-def _latency_or_none(d: _Json | None) -> Latency | None:
-    return Latency.from_dict(d) if d is not None else None
+def _maybe(make: Callable[[Any], _T], value: Any) -> _T | None:
+    """``make(value)``, or ``None`` for a key the JSON left out or wrote as null."""
+    return None if value is None else make(value)
+
+
+def _each(make: Callable[[Any], _T], values: Iterable[Any]) -> list[_T]:
+    return [make(v) for v in values]
+
+
+def _by_key(make: Callable[[Any], _T], values: Mapping[str, Any]) -> dict[str, _T]:
+    return {k: make(v) for k, v in values.items()}
 
 
 def _validity(d: _Json) -> Validity:
@@ -942,8 +1051,9 @@ def _validity(d: _Json) -> Validity:
     return Validity.from_dict(d["validity"]) if "validity" in d else Validity(True, [])
 
 
-def _commands(d: _Json) -> dict[str, Stats]:
-    return {label: Stats.from_dict(s) for label, s in d.items()}
+def _availability(d: _Json) -> Availability:
+    """A report's or a phase's ``availability``; no gap when absent (as serde defaults it)."""
+    return Availability.from_dict(d["availability"]) if "availability" in d else Availability(0, 0)
 
 
 # generated: PhaseReport (from core/src/report/phase.rs by scripts/gen_reference.py)
@@ -1013,32 +1123,38 @@ class PhaseReport:
     written (its intended send time, or later, when its connection's pipeline had room again or the
     connection was back after a failure) to its write. A slow server fills pipelines and raises
     ``send_lag_ms``, not this. Cluster mode: its send lag."""
-    # end generated: PhaseReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
+        """A PhaseReport from its JSON object."""
         return cls(
             name=d["name"],
+            started_at=d.get("started_at", 0.0),
             measured=d["measured"],
             duration_s=d["duration_s"],
             interrupted=d["interrupted"],
             totals=Stats.from_dict(d["totals"]),
-            commands=_commands(d["commands"]),
-            timeline=[TimelineRow.from_dict(r) for r in d["timeline"]],
+            commands=_by_key(Stats.from_dict, d["commands"]),
+            timeline=_each(TimelineRow.from_dict, d["timeline"]),
             client=ClientStats.from_dict(d["client"]),
+            server_timeline=_each(ServerSample.from_dict, d.get("server_timeline", [])),
+            server_load=_maybe(ServerLoad.from_dict, d.get("server_load")),
+            server_nodes=_by_key(NodeServer.from_dict, d.get("server_nodes", {})),
+            target_rate=d.get("target_rate"),
+            nodes=_by_key(Stats.from_dict, d.get("nodes", {})),
+            availability=_availability(d),
+            events=_each(EventReport.from_dict, d.get("events", [])),
+            steps=_each(RampStep.from_dict, d.get("steps", [])),
+            slo=_maybe(SloResult.from_dict, d.get("slo")),
+            output_error=d.get("output_error"),
+            server=_maybe(ServerFacts.from_dict, d.get("server")),
+            unsent=_maybe(Unsent.from_dict, d.get("unsent")),
+            client_lag_ms=_maybe(Latency.from_dict, d.get("client_lag_ms")),
             validity=_validity(d),
             workload=d["workload"],
-            target_rate=d.get("target_rate"),
-            nodes=_commands(d.get("nodes", {})),
-            events=[EventReport.from_dict(e) for e in d.get("events", [])],
-            steps=[RampStep.from_dict(x) for x in d.get("steps", [])],
-            output_error=d.get("output_error"),
-            server=ServerFacts.from_dict(d["server"]) if d.get("server") else None,
-            unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
-            client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
-            started_at=d.get("started_at", 0.0),
-            **_server(d),
         )
+
+    # end generated: PhaseReport
 
 
 # generated: ShardOf (from core/src/report/merge.rs by scripts/gen_reference.py)
@@ -1054,11 +1170,17 @@ class ShardOf:
     """How many shards the workload was split into."""
     workload: dict[str, Any] = field(repr=False)
     """The whole workload, normalized, secrets redacted."""
-    # end generated: ShardOf
 
     @classmethod
     def from_dict(cls, d: _Json) -> ShardOf:
-        return cls(index=d["index"], count=d["count"], workload=d["workload"])
+        """A ShardOf from its JSON object."""
+        return cls(
+            index=d["index"],
+            count=d["count"],
+            workload=d["workload"],
+        )
+
+    # end generated: ShardOf
 
 
 # generated: HostReport (from core/src/report/merge.rs by scripts/gen_reference.py)
@@ -1089,22 +1211,24 @@ class HostReport:
     again. Absent for a host lost mid-run, and in reports merged before it was recorded."""
     error: str | None = None
     """Its run's error, if a phase failed."""
-    # end generated: HostReport
 
     @classmethod
     def from_dict(cls, d: _Json) -> HostReport:
+        """A HostReport from its JSON object."""
         return cls(
             name=d["name"],
+            shard=d.get("shard"),
+            seed=d.get("seed"),
             started_at=d["started_at"],
             start_skew_ms=d["start_skew_ms"],
             ops=d["ops"],
             errors=d["errors"],
             interrupted=d["interrupted"],
-            client=ClientStats.from_dict(d["client"]),
-            shard=d.get("shard"),
             error=d.get("error"),
-            seed=d.get("seed"),
+            client=ClientStats.from_dict(d["client"]),
         )
+
+    # end generated: HostReport
 
 
 # generated: Report (from core/src/report/mod.rs by scripts/gen_reference.py)
@@ -1190,7 +1314,7 @@ class Report:
     def from_json(cls, text: str) -> Report:
         """A report from the core's JSON (a ``respload --json`` file, or ``to_json()``)."""
         d = json.loads(text)
-        phases = [PhaseReport.from_dict(p) for p in d["phases"]]
+        phases = _each(PhaseReport.from_dict, d["phases"])
         return cls(
             schema_version=d["schema_version"],
             respload_version=d["respload_version"],
@@ -1199,7 +1323,7 @@ class Report:
             interrupted=d["interrupted"],
             seed=d["seed"],
             totals=Stats.from_dict(d["totals"]),
-            commands=_commands(d["commands"]),
+            commands=_by_key(Stats.from_dict, d["commands"]),
             timeline=_run_rows(d["timeline"], d["phases"], phases),
             client=ClientStats.from_dict(d["client"]),
             server=ServerFacts.from_dict(d["server"]),
@@ -1207,20 +1331,24 @@ class Report:
             phases=phases,
             validity=_validity(d),
             _json=text,
-            nodes=_commands(d.get("nodes", {})),
+            nodes=_by_key(Stats.from_dict, d.get("nodes", {})),
+            server_timeline=_each(ServerSample.from_dict, d.get("server_timeline", [])),
+            server_load=_maybe(ServerLoad.from_dict, d.get("server_load")),
+            server_nodes=_by_key(NodeServer.from_dict, d.get("server_nodes", {})),
+            availability=_availability(d),
+            slo=_maybe(SloResult.from_dict, d.get("slo")),
             error=d.get("error"),
-            unsent=Unsent.from_dict(d["unsent"]) if d.get("unsent") else None,
-            client_lag_ms=_latency_or_none(d.get("client_lag_ms")),
+            unsent=_maybe(Unsent.from_dict, d.get("unsent")),
+            client_lag_ms=_maybe(Latency.from_dict, d.get("client_lag_ms")),
             host=d.get("host", ""),
-            shard=ShardOf.from_dict(d["shard"]) if d.get("shard") else None,
+            shard=_maybe(ShardOf.from_dict, d.get("shard")),
             start_at=d.get("start_at"),
             start_skew_ms=d.get("start_skew_ms"),
-            hosts=[HostReport.from_dict(h) for h in d.get("hosts", [])],
+            hosts=_each(HostReport.from_dict, d.get("hosts", [])),
             # A report written before `passed` had no thresholds: complete is passed.
             passed=d.get("passed", not d["interrupted"] and d.get("error") is None),
-            thresholds=[Threshold.from_dict(t) for t in d.get("thresholds", [])],
+            thresholds=_each(Threshold.from_dict, d.get("thresholds", [])),
             stopped_by=d.get("stopped_by"),
-            **_server(d),
         )
 
     @classmethod
