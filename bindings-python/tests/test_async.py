@@ -9,10 +9,10 @@ import time
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 
-def test_run_async_does_not_block_the_loop(redis: Redis) -> None:
+def test_run_async_does_not_block_the_loop(redis: RedisServer) -> None:
     ticks = 0
     snapshots: list[respload.Snapshot] = []
 
@@ -38,7 +38,7 @@ def test_run_async_does_not_block_the_loop(redis: Redis) -> None:
     assert len(snapshots) == len(report.timeline) == 2
 
 
-def test_cancelling_run_async_stops_the_traffic(redis: Redis) -> None:
+def test_cancelling_run_async_stops_the_traffic(redis: RedisServer) -> None:
     async def main() -> None:
         task = asyncio.ensure_future(
             respload.run_async(
@@ -69,7 +69,7 @@ def test_run_async_raises_connect_errors(closed_port: int) -> None:
 
 
 def test_an_exception_from_on_progress_stops_run_async_and_propagates(
-    redis: Redis, caplog: pytest.LogCaptureFixture
+    redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     seen: list[respload.Snapshot] = []
 

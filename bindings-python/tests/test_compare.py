@@ -9,7 +9,7 @@ import pytest
 
 import respload
 import respload.cli
-from conftest import Redis
+from respload.testing import RedisServer
 
 SPIN = (
     "local s = redis.call('TIME') local t0 = tonumber(s[1]) * 1000000 + tonumber(s[2]) "
@@ -19,7 +19,7 @@ SPIN = (
 )
 
 
-def _spins(redis: Redis, sha: str, us: int) -> respload.Report:
+def _spins(redis: RedisServer, sha: str, us: int) -> respload.Report:
     return respload.run(
         target=redis.target(),
         load={"connections": 1, "requests": 1000},
@@ -29,7 +29,7 @@ def _spins(redis: Redis, sha: str, us: int) -> respload.Report:
 
 
 def test_a_slower_run_is_worse_and_check_names_it(
-    redis: Redis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    redis: RedisServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sha = redis.call("SCRIPT", "LOAD", SPIN)
     base, slow = _spins(redis, sha, 100), _spins(redis, sha, 500)
@@ -93,7 +93,7 @@ def test_a_slower_run_is_worse_and_check_names_it(
     assert [len(ax.get_lines()) for ax in fig.axes] == [2, 2]
 
 
-def test_percentile_distribution_is_the_whole_histogram_as_hgrm(redis: Redis) -> None:
+def test_percentile_distribution_is_the_whole_histogram_as_hgrm(redis: RedisServer) -> None:
     r = respload.run(
         target=redis.target(),
         load={"connections": 2, "requests": 3000},
@@ -120,7 +120,7 @@ def test_percentile_distribution_is_the_whole_histogram_as_hgrm(redis: Redis) ->
     assert e.value.path == "command"
 
 
-def test_a_partial_last_row_is_left_out_of_frames_and_plots(redis: Redis) -> None:
+def test_a_partial_last_row_is_left_out_of_frames_and_plots(redis: RedisServer) -> None:
     r = respload.run(
         target=redis.target(), load={"connections": 2, "duration": "1s"}, observe={"info": False}
     )

@@ -7,10 +7,10 @@ import re
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 
-def test_from_redis_benchmark_runs_each_test_as_a_phase(redis: Redis) -> None:
+def test_from_redis_benchmark_runs_each_test_as_a_phase(redis: RedisServer) -> None:
     w = respload.Workload.from_redis_benchmark(
         f"redis-benchmark -p {redis.port} -t get,SET -n 300 -r 100 -d 10 -c 3 --seed 4"
     )

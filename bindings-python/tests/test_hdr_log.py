@@ -12,14 +12,14 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / "target" / "release" / "respload"
 
 
 def test_hdr_log_and_json_histograms_decode_to_the_reported_percentiles(
-    redis: Redis, tmp_path: Path
+    redis: RedisServer, tmp_path: Path
 ) -> None:
     if not BIN.exists():
         subprocess.run(["cargo", "build", "--release", "-p", "respload"], cwd=ROOT, check=True)
@@ -69,7 +69,9 @@ def test_hdr_log_and_json_histograms_decode_to_the_reported_percentiles(
         )
 
 
-def test_the_reports_interval_log_decodes_to_its_timeline(redis: Redis, tmp_path: Path) -> None:
+def test_the_reports_interval_log_decodes_to_its_timeline(
+    redis: RedisServer, tmp_path: Path
+) -> None:
     report = respload.run(
         target=redis.target(),
         load={"connections": 2, "duration": "2500ms"},

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 
-def test_a_memtier_line_populates_every_key_once(redis: Redis) -> None:
+def test_a_memtier_line_populates_every_key_once(redis: RedisServer) -> None:
     line = (
         f"memtier_benchmark -s 127.0.0.1 -p {redis.port} --hide-histogram "
         "--key-maximum=2999 -n allkeys -d 100 --key-pattern=P:P --ratio=1:0 -c 5 -t 2"

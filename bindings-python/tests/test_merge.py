@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 from typed import typed_json
 
 
@@ -30,7 +30,7 @@ def _run_shards(w: respload.Workload, count: int) -> list[respload.Report]:
     return [r for r in reports if r is not None]
 
 
-def test_merged_shards_hold_what_the_server_counted(redis: Redis, tmp_path: Path) -> None:
+def test_merged_shards_hold_what_the_server_counted(redis: RedisServer, tmp_path: Path) -> None:
     w = respload.Workload(
         target=redis.target(),
         seed=4,
@@ -67,7 +67,7 @@ def test_merged_shards_hold_what_the_server_counted(redis: Redis, tmp_path: Path
     assert typed_json(shards[0]) == shards[0].to_dict()
 
 
-def test_merging_reports_of_other_workloads_names_the_difference(redis: Redis) -> None:
+def test_merging_reports_of_other_workloads_names_the_difference(redis: RedisServer) -> None:
     spec = {"target": redis.target(), "load": {"connections": 2, "requests": 40}}
     a = respload.run(spec, shard=(0, 2))
     other = respload.run({**spec, "load": {"connections": 2, "requests": 42}}, shard=(1, 2))
@@ -80,7 +80,7 @@ def test_merging_reports_of_other_workloads_names_the_difference(redis: Redis) -
 
 
 def test_merging_a_file_that_is_missing_or_not_a_report_names_it(
-    redis: Redis, tmp_path: Path
+    redis: RedisServer, tmp_path: Path
 ) -> None:
     spec = {"target": redis.target(), "load": {"connections": 2, "requests": 40}}
     a = respload.run(spec, shard=(0, 2))
@@ -100,7 +100,7 @@ def test_merging_a_file_that_is_missing_or_not_a_report_names_it(
     assert merged.totals.ops == 40
 
 
-def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: Redis) -> None:
+def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: RedisServer) -> None:
     spec = {"target": redis.target(), "load": {"connections": 1, "requests": 10}}
     with pytest.raises(respload.SpecError) as caught:
         respload.run(spec, start_at=time.time() - 10)
@@ -117,7 +117,7 @@ def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: Redis) -> 
     assert r.timeline[-1].unix_s == pytest.approx(r.phases[0].started_at + r.timeline[-1].t)
 
 
-def test_two_hosts_snapshots_of_a_second_merge_into_one(redis: Redis) -> None:
+def test_two_hosts_snapshots_of_a_second_merge_into_one(redis: RedisServer) -> None:
     import respload.distributed
 
     live: list[respload.Snapshot] = []

@@ -16,11 +16,11 @@ import nbformat
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 
 def test_progress_on_a_terminal_writes_the_cli_live_line(
-    redis: Redis, monkeypatch: pytest.MonkeyPatch
+    redis: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     master, slave = os.openpty()
     tty = open(slave, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
@@ -48,7 +48,7 @@ def test_progress_on_a_terminal_writes_the_cli_live_line(
 
 
 def test_progress_prints_nothing_when_output_is_not_interactive(
-    redis: Redis, capfd: pytest.CaptureFixture[str]
+    redis: RedisServer, capfd: pytest.CaptureFixture[str]
 ) -> None:
     for progress in (True, None):
         report = respload.run(
@@ -63,7 +63,7 @@ def test_progress_prints_nothing_when_output_is_not_interactive(
 
 
 def test_progress_on_a_string_stream_is_not_a_terminal(
-    redis: Redis, monkeypatch: pytest.MonkeyPatch
+    redis: RedisServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stream = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stream)
@@ -100,7 +100,7 @@ class Recorder(nbclient.NotebookClient):
         return super().process_message(msg, cell, cell_index)
 
 
-def test_jupyter_shows_one_display_updated_each_interval(redis: Redis) -> None:
+def test_jupyter_shows_one_display_updated_each_interval(redis: RedisServer) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_CELL.format(url=redis.url)))
     client = Recorder(nb, timeout=120, kernel_name="python3")
@@ -142,7 +142,7 @@ def test_jupyter_shows_one_display_updated_each_interval(redis: Redis) -> None:
     assert result.startswith("[('fill', 30000), ('read', "), result
 
 
-def test_async_for_over_a_runner(redis: Redis) -> None:
+def test_async_for_over_a_runner(redis: RedisServer) -> None:
     async def main() -> tuple[list[respload.Snapshot], respload.Report, int]:
         ticks = 0
 
@@ -169,7 +169,7 @@ def test_async_for_over_a_runner(redis: Redis) -> None:
     assert not report.interrupted
 
 
-def test_cancelling_async_for_stops_the_run(redis: Redis) -> None:
+def test_cancelling_async_for_stops_the_run(redis: RedisServer) -> None:
     async def main() -> tuple[list[respload.Snapshot], respload.Report]:
         runner = respload.Runner(
             target=redis.target(),
@@ -196,7 +196,7 @@ def test_cancelling_async_for_stops_the_run(redis: Redis) -> None:
     assert report.totals.ops == redis.calls("set") > 0
 
 
-def test_leaving_async_for_early_then_stop(redis: Redis) -> None:
+def test_leaving_async_for_early_then_stop(redis: RedisServer) -> None:
     async def main() -> respload.Report:
         runner = respload.Runner(
             target=redis.target(),
@@ -214,7 +214,7 @@ def test_leaving_async_for_early_then_stop(redis: Redis) -> None:
     assert report.duration_s < 5
 
 
-def test_core_progress_counts_the_phase_bound(redis: Redis) -> None:
+def test_core_progress_counts_the_phase_bound(redis: RedisServer) -> None:
     from respload import _native
 
     workload = respload.Workload(
@@ -242,7 +242,7 @@ def test_core_progress_counts_the_phase_bound(redis: Redis) -> None:
     assert "ops/s" in final["line"]
 
 
-def test_jupyter_display_of_run_async(redis: Redis) -> None:
+def test_jupyter_display_of_run_async(redis: RedisServer) -> None:
     nb = nbformat.v4.new_notebook()
     cell = (
         "import respload\n"

@@ -8,7 +8,7 @@ import urllib.request
 from prometheus_client.parser import text_string_to_metric_families
 
 import respload
-from conftest import Redis, free_port
+from respload.testing import RedisServer, free_port
 
 
 def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -21,7 +21,7 @@ def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     }
 
 
-def test_scraped_counts_match_the_report(redis: Redis) -> None:
+def test_scraped_counts_match_the_report(redis: RedisServer) -> None:
     port = free_port()
     scrapes = []
 

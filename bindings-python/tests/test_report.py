@@ -11,14 +11,13 @@ import pandas as pd
 import pytest
 
 import respload
-from conftest import Redis, start_redis
-from respload.testing import redis_server
+from respload.testing import RedisServer, redis_server, start_redis
 from typed import typed_json
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[respload.Report]:
-    redis = start_redis(tmp_path_factory.mktemp("redis"))
+def report() -> Iterator[respload.Report]:
+    redis = start_redis()
     try:
         yield respload.run(
             target=redis.target(),
@@ -28,8 +27,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[respload.Report
             seed=11,
         )
     finally:
-        redis.proc.kill()
-        redis.proc.wait()
+        redis.stop()
 
 
 def test_typed_access_mirrors_the_json(report: respload.Report) -> None:
@@ -158,7 +156,7 @@ def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
 
 
 def test_check_fails_on_errors_and_on_a_partial_run(
-    redis_with_password: Redis, report: respload.Report
+    redis_with_password: RedisServer, report: respload.Report
 ) -> None:
     # A server that refuses GET: every request is an error reply, counted, not raised.
     redis_with_password.call("ACL", "SETUSER", "default", "-get")
@@ -213,7 +211,7 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     assert ys[at_p99] == h.get_value_at_percentile(99) / 1e6
 
 
-def test_open_loop_and_server_samples_are_typed(redis: Redis) -> None:
+def test_open_loop_and_server_samples_are_typed(redis: RedisServer) -> None:
     report = respload.run(
         target=redis.target(),
         load={"connections": 4, "rate": 400, "duration": "2s"},
@@ -365,7 +363,7 @@ def test_check_warns_on_an_untrusted_report(report: respload.Report) -> None:
 
 
 def test_a_phase_on_another_server_has_its_own_facts(
-    redis: Redis, redis_with_password: Redis
+    redis: RedisServer, redis_with_password: RedisServer
 ) -> None:
     report = respload.run(
         target=redis.target(),

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 
 N = 2000
 
 
-def fill(redis: Redis, n: int = N) -> respload.Report:
+def fill(redis: RedisServer, n: int = N) -> respload.Report:
     """Write keys k:0 .. k:{n-1} once each, in order."""
     return respload.run(
         target=redis.target(),
@@ -26,7 +26,7 @@ def fill(redis: Redis, n: int = N) -> respload.Report:
     )
 
 
-def test_sequential_set_run_writes_every_key(redis: Redis) -> None:
+def test_sequential_set_run_writes_every_key(redis: RedisServer) -> None:
     report = fill(redis)
 
     assert redis.call("DBSIZE") == N
@@ -44,7 +44,7 @@ def test_sequential_set_run_writes_every_key(redis: Redis) -> None:
     assert report.server.address == redis.address
 
 
-def test_get_over_existing_keys_counts_hits(redis: Redis) -> None:
+def test_get_over_existing_keys_counts_hits(redis: RedisServer) -> None:
     fill(redis)
 
     report = respload.run(
@@ -59,7 +59,7 @@ def test_get_over_existing_keys_counts_hits(redis: Redis) -> None:
     assert redis.calls("get") == N
 
 
-def test_get_over_missing_keys_counts_misses(redis: Redis) -> None:
+def test_get_over_missing_keys_counts_misses(redis: RedisServer) -> None:
     report = respload.run(
         target=redis.target(),
         load={"connections": 2, "requests": 500},
@@ -71,7 +71,7 @@ def test_get_over_missing_keys_counts_misses(redis: Redis) -> None:
     assert redis.call("DBSIZE") == 0
 
 
-def test_phases_count_only_measured_ones_in_totals(redis: Redis) -> None:
+def test_phases_count_only_measured_ones_in_totals(redis: RedisServer) -> None:
     workload = respload.Workload.from_toml(
         f"""
         [target]
@@ -105,7 +105,7 @@ def test_phases_count_only_measured_ones_in_totals(redis: Redis) -> None:
     assert list(report.commands) == ["GET"]
 
 
-def test_keyword_fields_override_the_measured_phases(redis: Redis) -> None:
+def test_keyword_fields_override_the_measured_phases(redis: RedisServer) -> None:
     workload = respload.Workload(
         keys={"prefix": "o:", "range": [0, 199]},
         phases=[
@@ -128,7 +128,7 @@ def test_keyword_fields_override_the_measured_phases(redis: Redis) -> None:
     assert redis.call("DBSIZE") == 200
 
 
-def test_run_releases_the_gil(redis: Redis) -> None:
+def test_run_releases_the_gil(redis: RedisServer) -> None:
     counter = 0
     done = threading.Event()
 
@@ -154,7 +154,7 @@ def test_run_releases_the_gil(redis: Redis) -> None:
     assert during > 100_000, during
 
 
-def test_on_progress_fires_once_per_interval(redis: Redis) -> None:
+def test_on_progress_fires_once_per_interval(redis: RedisServer) -> None:
     snapshots: list[respload.Snapshot] = []
 
     report = respload.run(
@@ -172,7 +172,7 @@ def test_on_progress_fires_once_per_interval(redis: Redis) -> None:
     assert snapshots[0].ops_per_sec > 0
 
 
-def test_on_progress_returning_false_stops_the_run(redis: Redis) -> None:
+def test_on_progress_returning_false_stops_the_run(redis: RedisServer) -> None:
     started = time.monotonic()
 
     report = respload.run(
@@ -188,7 +188,9 @@ def test_on_progress_returning_false_stops_the_run(redis: Redis) -> None:
     assert abs(report.totals.ops - (redis.calls("set") + redis.calls("get"))) <= 2
 
 
-def test_an_on_progress_that_is_not_callable_is_refused_before_any_traffic(redis: Redis) -> None:
+def test_an_on_progress_that_is_not_callable_is_refused_before_any_traffic(
+    redis: RedisServer,
+) -> None:
     fields: dict[str, Any] = {
         "target": redis.target(),
         "load": {"connections": 1, "duration": "1500ms"},
@@ -206,7 +208,7 @@ def test_an_on_progress_that_is_not_callable_is_refused_before_any_traffic(redis
     assert runner.wait().totals.ops == redis.calls("set") > 0
 
 
-def test_run_accepts_a_spec_file(redis: Redis, tmp_path) -> None:
+def test_run_accepts_a_spec_file(redis: RedisServer, tmp_path) -> None:
     spec = tmp_path / "spec.toml"
     spec.write_text(
         f'[target]\nurl = "{redis.url}"\n[load]\nconnections = 1\nrequests = 100\n'

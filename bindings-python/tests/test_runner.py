@@ -10,11 +10,10 @@ import time
 import pytest
 
 import respload
-from conftest import Redis
-from respload.testing import redis_server
+from respload.testing import RedisServer, redis_server
 
 
-def long_run(redis: Redis, connections: int = 4) -> respload.Runner:
+def long_run(redis: RedisServer, connections: int = 4) -> respload.Runner:
     return respload.Runner(
         target=redis.target(),
         load={"connections": connections, "duration": "60s"},
@@ -22,7 +21,7 @@ def long_run(redis: Redis, connections: int = 4) -> respload.Runner:
     )
 
 
-def assert_traffic_stopped(redis: Redis) -> int:
+def assert_traffic_stopped(redis: RedisServer) -> int:
     """Nothing keeps sending: the server's SET count stays put."""
     first = redis.calls("set")
     time.sleep(0.3)
@@ -30,7 +29,7 @@ def assert_traffic_stopped(redis: Redis) -> int:
     return first
 
 
-def test_iteration_yields_live_snapshots(redis: Redis) -> None:
+def test_iteration_yields_live_snapshots(redis: RedisServer) -> None:
     runner = respload.Runner(
         target=redis.target(),
         load={"connections": 4, "duration": "2s"},
@@ -50,7 +49,7 @@ def test_iteration_yields_live_snapshots(redis: Redis) -> None:
     assert runner.finished
 
 
-def test_stop_returns_a_partial_report_promptly(redis: Redis) -> None:
+def test_stop_returns_a_partial_report_promptly(redis: RedisServer) -> None:
     runner = long_run(redis).start()
     first = next(iter(runner))
     assert first.ops > 0
@@ -68,7 +67,9 @@ def test_stop_returns_a_partial_report_promptly(redis: Redis) -> None:
     assert runner.stop() is report  # the same report again, no error
 
 
-def test_a_later_phase_whose_server_went_away_returns_the_earlier_report(redis: Redis) -> None:
+def test_a_later_phase_whose_server_went_away_returns_the_earlier_report(
+    redis: RedisServer,
+) -> None:
     with redis_server() as second:
         runner = respload.Runner(
             target=redis.target(),
@@ -88,7 +89,7 @@ def test_a_later_phase_whose_server_went_away_returns_the_earlier_report(redis: 
         report.check()
 
 
-def test_stop_from_another_thread_ends_wait(redis: Redis) -> None:
+def test_stop_from_another_thread_ends_wait(redis: RedisServer) -> None:
     runner = long_run(redis).start()
     timer = threading.Timer(0.5, runner.stop)
     timer.start()
@@ -103,7 +104,7 @@ def test_stop_from_another_thread_ends_wait(redis: Redis) -> None:
 
 
 def test_keyboard_interrupt_stops_the_run_and_keeps_the_partial_report(
-    redis: Redis,
+    redis: RedisServer,
 ) -> None:
     # A real SIGINT, as Ctrl-C sends, handled by Python's default handler.
     timer = threading.Timer(1.2, os.kill, (os.getpid(), signal.SIGINT))
@@ -130,7 +131,7 @@ def test_keyboard_interrupt_stops_the_run_and_keeps_the_partial_report(
     assert abs(served - report.totals.ops) <= 4
 
 
-def test_context_manager_stops_traffic_on_exit(redis: Redis) -> None:
+def test_context_manager_stops_traffic_on_exit(redis: RedisServer) -> None:
     with long_run(redis, connections=2) as runner:
         snapshot = next(iter(runner))
         assert snapshot.ops > 0
@@ -140,7 +141,7 @@ def test_context_manager_stops_traffic_on_exit(redis: Redis) -> None:
     assert_traffic_stopped(redis)
 
 
-def test_runner_must_be_started_once(redis: Redis) -> None:
+def test_runner_must_be_started_once(redis: RedisServer) -> None:
     runner = respload.Runner(target=redis.target(), load={"requests": 10, "connections": 1})
     with pytest.raises(RuntimeError, match="start"):
         runner.wait()

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 import respload
-from conftest import Redis
-from respload.testing import redis_server
+from respload.testing import RedisServer, redis_server
 
 PASSWORD = "hunter2"
 USER_PW = "Us3r/pw?%x"
@@ -38,7 +37,7 @@ def outputs(workload: respload.Workload, report: respload.Report) -> list[str]:
     ]
 
 
-def test_no_python_output_holds_a_password(redis_with_password: Redis) -> None:
+def test_no_python_output_holds_a_password(redis_with_password: RedisServer) -> None:
     port = redis_with_password.port
     acl = redis_with_password.call("ACL", "SETUSER", "alice", "on", f">{USER_PW}", "~*", "+@all")
     assert acl == "OK"

@@ -9,11 +9,11 @@ import time
 import pytest
 
 import respload
-from conftest import Redis
+from respload.testing import RedisServer
 from typed import typed_json
 
 
-def test_thresholds_are_judged_and_listed(redis: Redis) -> None:
+def test_thresholds_are_judged_and_listed(redis: RedisServer) -> None:
     report = respload.run(
         {
             "target": redis.target(),
@@ -45,7 +45,7 @@ def test_thresholds_are_judged_and_listed(redis: Redis) -> None:
     assert not again.passed
 
 
-def test_abort_on_fail_stops_the_run_early(redis: Redis) -> None:
+def test_abort_on_fail_stops_the_run_early(redis: RedisServer) -> None:
     started = time.monotonic()
     report = respload.run(
         {
@@ -64,7 +64,7 @@ def test_abort_on_fail_stops_the_run_early(redis: Redis) -> None:
     assert redis.calls("get") + redis.calls("set") == report.totals.ops
 
 
-def test_check_takes_p90_and_max(redis: Redis) -> None:
+def test_check_takes_p90_and_max(redis: RedisServer) -> None:
     report = respload.run(target=redis.target(), load={"requests": 200})
     assert report.passed
     assert report.thresholds == []
