@@ -1,59 +1,20 @@
-//! Cluster mode: one logical client per `connections` index, holding one connection to every
-//! primary it sends to. Each request goes to the primary that owns its key's slot, so the
-//! cluster sees exactly the key distribution of the spec.
-//!
-//! - Routing: the slot of the request's first argument (the key of nearly every command);
-//!   a request without arguments goes to the owner of slot 0. With `target.read_from` other
-//!   than `primary`, reading commands go to a replica of that owner (each client keeps to
-//!   one replica per primary, spread by client index), and to the owner itself when the
-//!   slot has no replica or the replica's connection is down.
-//! - Bound clients (a phase using `{node_tag}`, as `redis-benchmark --cluster`): client `i`
-//!   talks to primary `i mod primaries` only (and its replica when reading from replicas);
-//!   its keys carry a hash tag of one of that primary's slots, drawn per request, so they
-//!   route there; requests without a key go there too.
-//! - Pipelining: up to `pipeline` requests in flight per node connection. A request for a
-//!   node whose pipeline is full waits in that node's backlog (up to `pipeline` more) and
-//!   goes out as soon as replies make room, while the client goes on generating for the
-//!   other nodes; only a full backlog stops the client. Without the backlog one busy node
-//!   idled the others: a read freed room on one node, and the next request, two times in
-//!   three bound for another (full) node, stopped the client after one or two requests.
-//!   In closed loop a request's latency starts when it leaves the backlog for the wire.
-//!   With `load.refill = "batch"` a node connection writes its next `pipeline` requests only
-//!   once every reply of the ones it wrote is in (redis-benchmark `--cluster -P`); meanwhile
-//!   its requests wait in its backlog. Retries (below) go out when they fall due, without
-//!   opening a batch.
-//! - Open loop: the client is paced like a standalone connection; a request waiting for room
-//!   on its node keeps its intended send time.
-//! - Slot map: re-read from `CLUSTER SLOTS` every [`REFRESH_PERIOD`], and after a sign of
-//!   change (at most once per [`REFRESH_EVERY`]), by a task of the worker thread: no client
-//!   waits for it.
-//! - MOVED: the slot is pointed at the new node at once, a refresh of the whole map is
-//!   scheduled, and the same request bytes are sent again to the new node. ASK: `ASKING`
-//!   then the request, to the named node, map unchanged. TRYAGAIN, CLUSTERDOWN: sent again
-//!   after a backoff (TRYAGAIN 20 ms, CLUSTERDOWN 80 ms, doubled with each try), routed by
-//!   the slot map afresh. At most [`MAX_TRIES`] retries, then the error reply counts as an
-//!   error. Retries are counted as `redirects`; a request that finally succeeds is a
-//!   success. In closed loop, requests waiting for a retry count as in flight: a client
-//!   stops generating while `pipeline` times its node count of them wait.
-//! - A node connection that fails: its requests in flight fail as `CONNECTION` errors, the
-//!   map is refreshed, and the node is reconnected with backoff; meanwhile requests for it
-//!   fail as `CONNECTION` errors too.
+//! A logical client of the cluster ([`ClusterClient`]): one connection per node it talks to,
+//! each with its pipeline, backlog and retries.
 
-use super::connection::{
+use super::redirect::redirect;
+use super::route::request_slot;
+use super::topology::Cluster;
+use super::{ASKING, BACKOFF_MAX, BACKOFF_MIN, MAX_FAILED_IN_A_ROW, MAX_TRIES, SENT_COMPACT};
+use crate::engine::connection::{
     grow_after_a_full_read, keep_partial, settle_read_buffer, MAX_REPLY, READ_BUFFER,
 };
-use super::control::{ConnCtl, Interrupt, Shared};
-use super::generator::Generator;
-use super::pacer::Pacer;
-use super::timer::Deadline;
-use crate::net::cluster::{key_slot, NodeAddr, SlotMap, SLOTS};
+use crate::engine::control::{ConnCtl, Interrupt, Shared};
+use crate::engine::generator::Generator;
+use crate::engine::pacer::Pacer;
+use crate::engine::timer::Deadline;
 use crate::net::{Client, Stream};
-use crate::plan::ConnectOptions;
 use crate::resp::{Framer, Reply};
-use crate::spec::ReadFrom;
 use crate::stats::CommandRecorder;
-use crate::{Error, Result};
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
 use std::rc::Rc;
@@ -61,331 +22,31 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::ReadBuf;
 
-/// Retries of one request (redirections and TRYAGAIN / CLUSTERDOWN) before its error reply
-/// is counted as an error.
-pub const MAX_TRIES: u8 = 5;
-/// Least time between two refreshes of the slot map, per worker thread.
-pub const REFRESH_EVERY: Duration = Duration::from_millis(100);
-/// The slot map is re-read this often even when nothing says it changed (new replicas,
-/// slots moved by a resharding that no request of this thread ran into yet).
-pub const REFRESH_PERIOD: Duration = Duration::from_secs(5);
-const ASKING: &[u8] = b"*1\r\n$6\r\nASKING\r\n";
-const NO_NODE: u16 = u16::MAX;
-/// Answered request bytes kept before the retry buffer is compacted.
-const SENT_COMPACT: usize = 64 * 1024;
-/// Requests failed in a row on nodes that are down before a client waits for its next pass.
-const MAX_FAILED_IN_A_ROW: u32 = 8;
-
-const BACKOFF_MIN: Duration = Duration::from_millis(10);
-const BACKOFF_MAX: Duration = Duration::from_secs(1);
-/// First backoff before retrying after TRYAGAIN or CLUSTERDOWN (doubled per try).
-const RETRY_DELAY: Duration = Duration::from_millis(20);
-
-/// The slot map as one worker thread sees it.
-struct Topology {
-    /// Known nodes; only ever appended to, so indexes stay valid.
-    nodes: Vec<NodeAddr>,
-    /// `host:port` of each node.
-    names: Vec<String>,
-    /// Node index of each slot (`NO_NODE`: unknown).
-    slots: Box<[u16]>,
-    /// Index into `replicas` of each slot's replica set (`NO_NODE`: none known).
-    replica_set: Box<[u16]>,
-    /// Replica sets: node indexes of the replicas of one slot range.
-    replicas: Vec<Vec<u16>>,
-    seeds: Vec<NodeAddr>,
-    last_refresh: Instant,
-    stale: bool,
-    refreshing: bool,
-}
-
-/// One worker thread's view of the cluster, shared by its clients.
-pub struct Cluster {
-    topo: RefCell<Topology>,
-    base: ConnectOptions,
-    /// Reads go to replicas.
-    replica_reads: bool,
-    /// `{node_tag}`: each client talks to one primary, its home (see [`Cluster::home`]).
-    bound: bool,
-}
-
-impl Cluster {
-    /// Read the slot map from the seeds of `base.cluster` (or its endpoint). With
-    /// `read_from = "replica"`, fails when some slot has no replica. `bound`: each client
-    /// talks to one primary only (the phase uses `{node_tag}`).
-    pub async fn load(base: &ConnectOptions, bound: bool) -> Result<Rc<Cluster>> {
-        let seeds = base.cluster.clone().unwrap_or_default();
-        let map = SlotMap::fetch(&seeds, base).await?;
-        if base.read_from == ReadFrom::Replica {
-            if let Some(r) = map.ranges.iter().find(|r| r.replicas.is_empty()) {
-                return Err(Error::spec(
-                    "target.read_from",
-                    format!(
-                        "\"replica\", but slots {}-{} (primary {}) have no replica: add \
-                         replicas, or use \"prefer-replica\" to read such slots from their \
-                         primary",
-                        r.start, r.end, r.primary
-                    ),
-                ));
-            }
-        }
-        let cluster = Cluster {
-            topo: RefCell::new(Topology {
-                nodes: Vec::new(),
-                names: Vec::new(),
-                slots: vec![NO_NODE; SLOTS].into_boxed_slice(),
-                replica_set: vec![NO_NODE; SLOTS].into_boxed_slice(),
-                replicas: Vec::new(),
-                seeds,
-                last_refresh: Instant::now(),
-                stale: false,
-                refreshing: false,
-            }),
-            base: base.clone(),
-            replica_reads: base.read_from != ReadFrom::Primary,
-            bound,
-        };
-        cluster.apply(&map);
-        Ok(Rc::new(cluster))
-    }
-
-    fn apply(&self, map: &SlotMap) {
-        {
-            let mut t = self.topo.borrow_mut();
-            t.replicas.clear();
-            t.replica_set.fill(NO_NODE);
-        }
-        for r in &map.ranges {
-            let i = self.index_of(&r.primary) as u16;
-            let set: Vec<u16> = r.replicas.iter().map(|a| self.index_of(a) as u16).collect();
-            let mut t = self.topo.borrow_mut();
-            let range = r.start as usize..=r.end as usize;
-            t.slots[range.clone()].fill(i);
-            if !set.is_empty() {
-                let k = t.replicas.len() as u16;
-                t.replicas.push(set);
-                t.replica_set[range].fill(k);
-            }
-        }
-    }
-
-    /// The node index of `addr`, added when new.
-    fn index_of(&self, addr: &NodeAddr) -> usize {
-        let mut t = self.topo.borrow_mut();
-        match t.nodes.iter().position(|n| n == addr) {
-            Some(i) => i,
-            None => {
-                t.nodes.push(addr.clone());
-                t.names.push(addr.to_string());
-                t.nodes.len() - 1
-            }
-        }
-    }
-
-    /// The indexes of the nodes that own slots now, each once.
-    pub fn primaries(&self) -> Vec<usize> {
-        let t = self.topo.borrow();
-        let mut out: Vec<usize> = Vec::new();
-        for &s in t.slots.iter() {
-            if s != NO_NODE && !out.contains(&(s as usize)) {
-                out.push(s as usize);
-            }
-        }
-        out
-    }
-
-    /// The nodes logical client `pick` talks to at first: every primary (only its home one
-    /// when clients are bound), plus (reading from replicas) its replica of each of them.
-    pub fn nodes_for(&self, pick: usize) -> Vec<usize> {
-        let home = self.home(pick);
-        let mut out = match home {
-            Some(home) => vec![home],
-            None => self.primaries(),
-        };
-        if self.replica_reads {
-            let t = self.topo.borrow();
-            // A bound client reads from the replicas of its home only.
-            let home_set = home.and_then(|h| {
-                let slot = t.slots.iter().position(|&p| p as usize == h)?;
-                Some(t.replica_set[slot] as usize)
-            });
-            for (k, set) in t.replicas.iter().enumerate() {
-                let n = set[pick % set.len()] as usize;
-                if !out.contains(&n) && (home.is_none() || home_set == Some(k)) {
-                    out.push(n);
-                }
-            }
-        }
-        out
-    }
-
-    /// Bound clients (`{node_tag}`): the primary client `pick` talks to, the primaries taken
-    /// in turn (as redis-benchmark spreads its clients over the nodes); `None` otherwise.
-    pub fn home(&self, pick: usize) -> Option<usize> {
-        if !self.bound {
-            return None;
-        }
-        let primaries = self.primaries();
-        (!primaries.is_empty()).then(|| primaries[pick % primaries.len()])
-    }
-
-    /// The slots node `i` owns now.
-    pub fn slots_of(&self, i: usize) -> Rc<[u16]> {
-        let t = self.topo.borrow();
-        (0..SLOTS as u16)
-            .filter(|&s| t.slots[s as usize] as usize == i)
-            .collect()
-    }
-
-    /// Connection settings for node `i`.
-    pub fn connect_of(&self, i: usize) -> ConnectOptions {
-        self.topo.borrow().nodes[i].connect(&self.base)
-    }
-
-    fn name(&self, i: usize) -> String {
-        self.topo.borrow().names[i].clone()
-    }
-
-    #[inline]
-    fn route(&self, slot: u16) -> usize {
-        match self.topo.borrow().slots[slot as usize] {
-            NO_NODE => 0,
-            n => n as usize,
-        }
-    }
-
-    /// The node to read `slot` from for client `pick`: its replica, else its primary.
-    #[inline]
-    fn route_read(&self, slot: u16, pick: usize) -> usize {
-        let t = self.topo.borrow();
-        match t.replica_set[slot as usize] {
-            NO_NODE => match t.slots[slot as usize] {
-                NO_NODE => 0,
-                n => n as usize,
-            },
-            k => {
-                let set = &t.replicas[k as usize];
-                set[pick % set.len()] as usize
-            }
-        }
-    }
-
-    fn moved(&self, slot: u16, to: usize) {
-        let mut t = self.topo.borrow_mut();
-        t.slots[slot as usize] = to as u16;
-        t.stale = true;
-    }
-
-    fn mark_stale(&self) {
-        self.topo.borrow_mut().stale = true;
-    }
-
-    /// Called on the worker's housekeeping tick: start re-reading the slot map in a task of
-    /// its own when it is known to be stale (at most once per [`REFRESH_EVERY`]) or older
-    /// than [`REFRESH_PERIOD`].
-    pub fn maintain(self: &Rc<Self>) {
-        {
-            let mut t = self.topo.borrow_mut();
-            let age = t.last_refresh.elapsed();
-            let due = (t.stale && age >= REFRESH_EVERY) || age >= REFRESH_PERIOD;
-            if !due || t.refreshing {
-                return;
-            }
-            t.refreshing = true;
-        }
-        let me = Rc::clone(self);
-        tokio::task::spawn_local(async move { me.refresh().await });
-    }
-
-    /// Re-read the slot map, from the known nodes first, then the seeds.
-    async fn refresh(&self) {
-        let sources = {
-            let t = self.topo.borrow();
-            let mut s: Vec<NodeAddr> = t.nodes.clone();
-            s.extend(t.seeds.iter().filter(|n| !t.nodes.contains(n)).cloned());
-            s
-        };
-        let map = SlotMap::fetch(&sources, &self.base).await;
-        {
-            let mut t = self.topo.borrow_mut();
-            t.refreshing = false;
-            t.last_refresh = Instant::now();
-            if map.is_ok() {
-                t.stale = false;
-            }
-        }
-        if let Ok(map) = map {
-            self.apply(&map);
-        }
-    }
-}
-
-/// The slot of a RESP-encoded request's key, its argument `key_index` (slot 0 without one).
-#[inline]
-pub fn request_slot(req: &[u8], key_index: Option<usize>) -> u16 {
-    fn header(req: &[u8], i: &mut usize) -> Option<usize> {
-        let mut n = 0usize;
-        let mut j = *i + 1;
-        while let Some(&b) = req.get(j) {
-            if b == b'\r' {
-                *i = j + 2;
-                return Some(n);
-            }
-            n = n * 10 + b.wrapping_sub(b'0') as usize;
-            j += 1;
-        }
-        None
-    }
-    let Some(k) = key_index else {
-        return 0;
-    };
-    let mut i = 0;
-    let Some(count) = header(req, &mut i) else {
-        return 0;
-    };
-    if count <= k {
-        return 0;
-    }
-    for _ in 0..k {
-        let Some(len) = header(req, &mut i) else {
-            return 0;
-        };
-        i += len + 2;
-    }
-    let Some(key_len) = header(req, &mut i) else {
-        return 0;
-    };
-    match req.get(i..i + key_len) {
-        Some(key) => key_slot(key),
-        None => 0,
-    }
-}
-
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
-struct Pending {
-    cmd: u16,
-    measured: bool,
+pub(super) struct Pending {
+    pub(super) cmd: u16,
+    pub(super) measured: bool,
     /// The `ASKING` before a redirected request: its reply is not recorded.
-    asking: bool,
-    tries: u8,
+    pub(super) asking: bool,
+    pub(super) tries: u8,
     /// Length of its bytes.
-    len: u32,
+    pub(super) len: u32,
     /// When it was first generated, or was due in open loop (latency runs from here,
     /// across redirections).
-    intended: Instant,
+    pub(super) intended: Instant,
     /// When it was queued for its (last) write: service time in open loop runs from here.
-    start: Instant,
+    pub(super) start: Instant,
 }
 
 /// A request to send again.
-struct Retry {
+pub(super) struct Retry {
     /// Where (`None`: route by slot again).
-    node: Option<usize>,
-    asking: bool,
-    due: Instant,
-    p: Pending,
-    bytes: Vec<u8>,
+    pub(super) node: Option<usize>,
+    pub(super) asking: bool,
+    pub(super) due: Instant,
+    pub(super) p: Pending,
+    pub(super) bytes: Vec<u8>,
 }
 
 /// One connection of a client, to one node.
@@ -1188,95 +849,5 @@ impl ClusterClient {
         }
         n.promote(shared.pipeline, now, open, shared.batch);
         true
-    }
-}
-
-/// What to do about an error reply `line` (`-KIND ...\r\n`) of first word `kind`, from node
-/// `from`: a retry (its request and bytes left to fill), or `None` to count it as an error.
-fn redirect(
-    line: &[u8],
-    kind: &[u8],
-    from: usize,
-    cluster: &Cluster,
-    now: Instant,
-) -> Option<Retry> {
-    let blank = Pending {
-        cmd: 0,
-        measured: false,
-        asking: false,
-        tries: 0,
-        len: 0,
-        intended: now,
-        start: now,
-    };
-    let retry = |node, asking, due| Retry {
-        node,
-        asking,
-        due,
-        p: blank,
-        bytes: Vec::new(),
-    };
-    match kind {
-        b"MOVED" | b"ASK" => {
-            let text = std::str::from_utf8(line.get(1..line.len().saturating_sub(2))?).ok()?;
-            let mut words = text.split_ascii_whitespace().skip(1);
-            let slot: u16 = words
-                .next()?
-                .parse()
-                .ok()
-                .filter(|s| (*s as usize) < SLOTS)?;
-            let addr = words.next()?;
-            let addr = match addr.strip_prefix(':') {
-                // An empty host: the node that answered.
-                Some(port) => {
-                    let from_host = cluster.topo.borrow().nodes[from].host.clone();
-                    NodeAddr {
-                        host: from_host,
-                        port: port.parse().ok()?,
-                    }
-                }
-                None => NodeAddr::parse(addr)?,
-            };
-            let to = cluster.index_of(&addr);
-            if kind == b"MOVED" {
-                cluster.moved(slot, to);
-                Some(retry(Some(to), false, now))
-            } else {
-                Some(retry(Some(to), true, now))
-            }
-        }
-        // Sent again from the start, routed by the slot map as a new request would be: the
-        // node that answered may be the importing one, which serves the slot only after ASKING.
-        b"TRYAGAIN" => Some(retry(None, false, now + RETRY_DELAY)),
-        b"CLUSTERDOWN" => {
-            cluster.mark_stale();
-            Some(retry(None, false, now + RETRY_DELAY * 4))
-        }
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::resp::encode::encode_command;
-
-    #[test]
-    fn request_slot_reads_the_key_argument() {
-        let mut buf = Vec::new();
-        encode_command(&mut buf, &[b"SET", b"foo", b"bar"]);
-        assert_eq!(request_slot(&buf, Some(1)), 12182);
-        buf.clear();
-        encode_command(&mut buf, &[b"HSET", b"{user1000}.x", b"f", b"v"]);
-        assert_eq!(request_slot(&buf, Some(1)), key_slot(b"user1000"));
-        buf.clear();
-        encode_command(&mut buf, &[b"EVAL", b"return 1", b"1", b"foo"]);
-        assert_eq!(request_slot(&buf, Some(3)), 12182);
-        assert_eq!(request_slot(&buf, Some(4)), 0, "past the last argument");
-        buf.clear();
-        encode_command(&mut buf, &[b"PING"]);
-        assert_eq!(request_slot(&buf, None), 0);
-        assert_eq!(request_slot(&buf, Some(1)), 0);
-        assert_eq!(request_slot(b"*2\r\n$3\r\nGET", Some(1)), 0);
     }
 }
