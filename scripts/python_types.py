@@ -49,7 +49,9 @@ HIDDEN = {
 }
 # Defaults that are not the type's empty value: a struct serde defaults (its `Default`), and a
 # report read before `passed` was written (complete is passed; `Report.from_json` judges it).
-DEFAULTS = {
+# `None`: no default, although serde has one (a validity is always given: `_validity` makes
+# the trusted one of reports written before it was kept).
+DEFAULTS: dict[tuple[str, str], str | None] = {
     ("Report", "passed"): "True",
     ("Report", "availability"): "field(default_factory=lambda: Availability(0.0, 0.0))",
     ("PhaseReport", "availability"): "field(default_factory=lambda: Availability(0.0, 0.0))",

@@ -18,8 +18,9 @@ use crate::stats::{
 use crate::{Error, Result};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// A finished phase: its report and its merged recorder (for run totals).
@@ -113,6 +114,141 @@ impl Timeline {
     }
 }
 
+/// A phase's worker threads, each connected (its connections open, its handshakes done) and
+/// waiting for the go.
+struct Workers {
+    /// Each thread's go (or cancel).
+    gos: Vec<Sender<Go>>,
+    /// Each thread's recorders, handed back for reuse once merged.
+    recycle: Vec<Sender<Recorder>>,
+    joins: Vec<JoinHandle<()>>,
+    /// Every thread's messages: intervals, done.
+    rx: Receiver<WorkerMsg>,
+    /// Bit i set while drill i is active (only when the phase has drills).
+    drill_mask: Option<Arc<AtomicU64>>,
+}
+
+impl Workers {
+    /// Start the phase's threads, each with its connections and its share of the request
+    /// budget, and wait until every one is ready; the first error stops them all.
+    fn start(
+        phase: &Phase,
+        phase_index: usize,
+        drills: bool,
+        seed: u64,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Workers> {
+        let load = &phase.spec.load;
+        let threads = load.effective_threads() as usize;
+        let conns = split(load.connections as u64, &vec![1; threads]);
+        let conns: Vec<usize> = conns.into_iter().map(|c| c as usize).collect();
+        let budgets = thread_budgets(phase, &conns);
+        let (tx, rx) = channel();
+        let sequence = Arc::new(AtomicU64::new(0));
+        let drill_mask = drills.then(|| Arc::new(AtomicU64::new(0)));
+        let mut workers = Workers {
+            gos: Vec::with_capacity(threads),
+            recycle: Vec::with_capacity(threads),
+            joins: Vec::with_capacity(threads),
+            rx,
+            drill_mask,
+        };
+        let mut first = 0;
+        for t in 0..threads {
+            let (go_tx, go_rx) = channel();
+            workers.gos.push(go_tx);
+            let (recycle_tx, recycled) = channel();
+            workers.recycle.push(recycle_tx);
+            let setup = WorkerSetup {
+                thread: t,
+                phase: phase.clone(),
+                phase_index,
+                first_connection: first,
+                connections: conns[t],
+                total_connections: load.connections as usize,
+                threads,
+                budget: budgets[t],
+                seed,
+                sequence: Arc::clone(&sequence),
+                stop: Arc::clone(stop),
+                drills: workers.drill_mask.clone(),
+                tx: tx.clone(),
+                recycled,
+                go: go_rx,
+            };
+            first += conns[t];
+            let spawned = std::thread::Builder::new()
+                .name(format!("respload-worker-{t}"))
+                .spawn(move || run_worker(setup));
+            match spawned {
+                Ok(join) => workers.joins.push(join),
+                Err(e) => {
+                    workers.cancel();
+                    return Err(Error::Internal(format!(
+                        "cannot start a worker thread: {e}"
+                    )));
+                }
+            }
+        }
+        drop(tx);
+        let mut failure = None;
+        for _ in 0..threads {
+            match workers.rx.recv() {
+                Ok(WorkerMsg::Ready(Err(e))) => failure = failure.or(Some(e)),
+                Ok(WorkerMsg::Ready(Ok(()))) => {}
+                Ok(_) => {}
+                Err(_) => {
+                    failure = failure.or(Some(Error::Internal("a worker thread died".into())))
+                }
+            }
+        }
+        match failure {
+            Some(e) => {
+                workers.cancel();
+                Err(e)
+            }
+            None => Ok(workers),
+        }
+    }
+
+    /// Stop the threads before they sent anything, and wait for them.
+    fn cancel(self) {
+        for g in &self.gos {
+            let _ = g.send(Go::Cancel);
+        }
+        join_all(self.joins);
+    }
+}
+
+fn join_all(joins: Vec<JoinHandle<()>>) {
+    for j in joins {
+        let _ = j.join();
+    }
+}
+
+/// Each thread's share of the phase's request budget (unbounded without one).
+fn thread_budgets(phase: &Phase, conns: &[usize]) -> Vec<u64> {
+    let load = &phase.spec.load;
+    match load.request_budget(&phase.spec.keys) {
+        Some(n) if phase.parallel_all_keys() => {
+            // Each connection walks exactly its own slice: a thread's budget is its slices.
+            let total = load.connections as u64;
+            let mut first = 0u64;
+            conns
+                .iter()
+                .map(|&c| {
+                    let start = parallel_slice(first, total, n).0;
+                    first += c as u64;
+                    let end = parallel_slice(first, total, n).0;
+                    end - start
+                })
+                .collect()
+        }
+        Some(n) => split(n, conns),
+        None => vec![u64::MAX; conns.len()],
+    }
+}
+
 /// Run one phase to its end (or until `stop`), sending a snapshot per interval.
 pub fn run_phase(
     phase: &Phase,
@@ -131,96 +267,21 @@ pub fn run_phase(
     let mut stopped = None;
     let mut rows_seen = 0;
     let load = &phase.spec.load;
-    let threads = load.effective_threads() as usize;
-    let conns = split(load.connections as u64, &vec![1; threads]);
-    let conns: Vec<usize> = conns.into_iter().map(|c| c as usize).collect();
-    let budgets = match load.request_budget(&phase.spec.keys) {
-        Some(n) if phase.parallel_all_keys() => {
-            // Each connection walks exactly its own slice: a thread's budget is its slices.
-            let total = load.connections as u64;
-            let mut first = 0u64;
-            conns
-                .iter()
-                .map(|&c| {
-                    let start = parallel_slice(first, total, n).0;
-                    first += c as u64;
-                    let end = parallel_slice(first, total, n).0;
-                    end - start
-                })
-                .collect()
-        }
-        Some(n) => split(n, &conns),
-        None => vec![u64::MAX; threads],
-    };
-    let (tx, rx) = channel();
-    let sequence = Arc::new(AtomicU64::new(0));
-    // Bit i set while drill i is active (only when the phase has drills).
-    let drill_mask = (!plans.is_empty()).then(|| Arc::new(AtomicU64::new(0)));
-    let mut gos = Vec::with_capacity(threads);
-    let mut recycle = Vec::with_capacity(threads);
-    let mut joins = Vec::with_capacity(threads);
-    let mut first = 0;
-    for t in 0..threads {
-        let (go_tx, go_rx) = channel();
-        gos.push(go_tx);
-        let (recycle_tx, recycled) = channel();
-        recycle.push(recycle_tx);
-        let setup = WorkerSetup {
-            thread: t,
-            phase: phase.clone(),
-            phase_index,
-            first_connection: first,
-            connections: conns[t],
-            total_connections: load.connections as usize,
-            threads,
-            budget: budgets[t],
-            seed,
-            sequence: Arc::clone(&sequence),
-            stop: Arc::clone(stop),
-            drills: drill_mask.clone(),
-            tx: tx.clone(),
-            recycled,
-            go: go_rx,
-        };
-        first += conns[t];
-        let join = std::thread::Builder::new()
-            .name(format!("respload-worker-{t}"))
-            .spawn(move || run_worker(setup))
-            .map_err(|e| Error::Internal(format!("cannot start a worker thread: {e}")))?;
-        joins.push(join);
-    }
-    drop(tx);
-    let join_all = |joins: Vec<std::thread::JoinHandle<()>>| {
-        for j in joins {
-            let _ = j.join();
-        }
-    };
-
-    let mut failure = None;
-    for _ in 0..threads {
-        match rx.recv() {
-            Ok(WorkerMsg::Ready(Err(e))) => failure = failure.or(Some(e)),
-            Ok(WorkerMsg::Ready(Ok(()))) => {}
-            Ok(_) => {}
-            Err(_) => failure = failure.or(Some(Error::Internal("a worker thread died".into()))),
-        }
-    }
-    if let Some(e) = failure {
-        gos.iter().for_each(|g| {
-            let _ = g.send(Go::Cancel);
-        });
-        join_all(joins);
-        return Err(e);
-    }
+    let workers = Workers::start(phase, phase_index, !plans.is_empty(), seed, stop)?;
     if let Some(at) = start_at {
         if let Err(e) = wait_until(at, stop) {
-            gos.iter().for_each(|g| {
-                let _ = g.send(Go::Cancel);
-            });
-            join_all(joins);
+            workers.cancel();
             return Err(e);
         }
     }
+    let Workers {
+        gos,
+        recycle,
+        joins,
+        rx,
+        drill_mask,
+    } = workers;
+    let threads = gos.len();
     let started = Instant::now();
     let started_wall = unix_now();
     let start_skew_ms = start_at.map(|at| (started_wall - at) * 1e3);
