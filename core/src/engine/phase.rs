@@ -5,14 +5,15 @@ use super::abort::{AbortCheck, Stopped};
 use super::keys::parallel_slice;
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use crate::observe::{
-    join_server_cpu, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad, ServerSample,
+    join_server_cpu, DrillOutcome, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad,
+    ServerSample,
 };
 use crate::plan::Phase;
 use crate::report::Snapshot;
 use crate::spec::{check_not_late, unix_now, Load};
 use crate::stats::{
     check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
-    EventReport, GapSample, GapTracker, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
+    EventReport, GapSample, GapTracker, Gaps, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
     Validity,
 };
 use crate::{Error, Result};
@@ -489,17 +490,7 @@ pub fn run_phase(
     }
     let outcomes = drills.map(Drills::finish).unwrap_or_default();
     let sampled = sampler.map(Sampler::finish).unwrap_or_default();
-    // A cluster's nodes each get their own series; a single server's is `server_timeline`.
-    let (server_timeline, server_nodes): (_, BTreeMap<String, NodeServer>) = if cluster {
-        let nodes = sampled
-            .into_iter()
-            .map(|(name, samples)| (name, NodeServer::new(samples)))
-            .collect();
-        (Vec::new(), nodes)
-    } else {
-        let one = sampled.into_iter().next().map(|(_, s)| s);
-        (one.unwrap_or_default(), BTreeMap::new())
-    };
+    let (server_timeline, server_nodes) = server_series(sampled, cluster);
     // One of the two is empty: the single server's series, or the cluster's nodes'.
     let series: Vec<&[ServerSample]> = std::iter::once(&server_timeline[..])
         .chain(server_nodes.values().map(|n| &n.server_timeline[..]))
@@ -513,35 +504,15 @@ pub fn run_phase(
     let measured = ended.saturating_duration_since(measure_start);
     let duration_s = measured.as_secs_f64();
     let gaps = gaps.finish(measured.as_nanos() as u64);
-    let since = |t: std::time::Instant| t.saturating_duration_since(measure_start).as_secs_f64();
     let intervals: Vec<&Recorder> = timeline.rows.iter().map(|(r, _)| r).collect();
-    let events: Vec<EventReport> = events
-        .into_iter()
-        .zip(outcomes)
-        .zip(&windows)
-        .map(|(((event, mode), o), window)| {
-            let mut e = EventReport {
-                drill: event.drill.name().to_string(),
-                mode,
-                node: o.node,
-                replica: o.replica,
-                at_s: event.at.0.as_secs_f64(),
-                started_s: o.started.map(since),
-                finished_s: o.finished.map(since),
-                recovery_s: o
-                    .started
-                    .zip(o.finished)
-                    .map(|(s, f)| f.saturating_duration_since(s).as_secs_f64()),
-                fork_usec: o.fork_usec,
-                sync_s: o.sync.map(|d| d.as_secs_f64()),
-                full_sync: o.full_sync,
-                error: o.error,
-                ..EventReport::default()
-            };
-            e.fill_load_figures(window.as_ref(), &rows, &intervals, &gaps, duration_s);
-            e
-        })
-        .collect();
+    let measures = Measures {
+        rows: &rows,
+        intervals: &intervals,
+        gaps: &gaps,
+        duration_s,
+        start: measure_start,
+    };
+    let events = event_reports(events, outcomes, &windows, &measures);
     let steps = ramp_steps(load, timeline.rows.make_contiguous(), &rows);
     let (totals, commands) = summarize(&total, &labels, duration_s);
     let ops = totals.ops.max(1) as f64;
@@ -589,6 +560,72 @@ pub fn run_phase(
         start_skew_ms,
         stopped,
     })
+}
+
+/// A phase's server samples: a single server's series, or (cluster mode) each node's, the
+/// other empty.
+fn server_series(
+    sampled: Vec<(String, Vec<ServerSample>)>,
+    cluster: bool,
+) -> (Vec<ServerSample>, BTreeMap<String, NodeServer>) {
+    if cluster {
+        let nodes = sampled
+            .into_iter()
+            .map(|(name, samples)| (name, NodeServer::new(samples)))
+            .collect();
+        (Vec::new(), nodes)
+    } else {
+        let one = sampled.into_iter().next().map(|(_, s)| s);
+        (one.unwrap_or_default(), BTreeMap::new())
+    }
+}
+
+/// What a phase measured, for its drills' figures.
+struct Measures<'a> {
+    rows: &'a [TimelineRow],
+    intervals: &'a [&'a Recorder],
+    gaps: &'a Gaps,
+    duration_s: f64,
+    /// When the measurement began: the drills' times count from it.
+    start: Instant,
+}
+
+/// Each fault drill's report: what the drill thread saw (`outcomes`), and the load around it
+/// (`windows`: each drill's own recorder while it was active).
+fn event_reports(
+    events: Vec<(crate::spec::Event, Option<String>)>,
+    outcomes: Vec<DrillOutcome>,
+    windows: &[Option<Recorder>],
+    m: &Measures,
+) -> Vec<EventReport> {
+    let since = |t: Instant| t.saturating_duration_since(m.start).as_secs_f64();
+    events
+        .into_iter()
+        .zip(outcomes)
+        .zip(windows)
+        .map(|(((event, mode), o), window)| {
+            let mut e = EventReport {
+                drill: event.drill.name().to_string(),
+                mode,
+                node: o.node,
+                replica: o.replica,
+                at_s: event.at.0.as_secs_f64(),
+                started_s: o.started.map(since),
+                finished_s: o.finished.map(since),
+                recovery_s: o
+                    .started
+                    .zip(o.finished)
+                    .map(|(s, f)| f.saturating_duration_since(s).as_secs_f64()),
+                fork_usec: o.fork_usec,
+                sync_s: o.sync.map(|d| d.as_secs_f64()),
+                full_sync: o.full_sync,
+                error: o.error,
+                ..EventReport::default()
+            };
+            e.fill_load_figures(window.as_ref(), m.rows, m.intervals, m.gaps, m.duration_s);
+            e
+        })
+        .collect()
 }
 
 /// One summary per step of the phase's ramp (the rate ramp's when both are given): each
