@@ -97,7 +97,7 @@ def py_type(ty: str, items: dict[str, Item], where: str) -> str:
 
 def docstring(text: str, indent: str) -> list[str]:
     """A doc comment as a docstring: rustdoc's `code` as ``code``, wrapped to the width."""
-    if '"""' in text or "\\" in text:
+    if '"""' in text or "\\" in text or text.endswith('"'):
         raise ParseError(f"a doc comment a docstring cannot hold as written: {text[:60]!r}")
     for rust, python in PYTHON_NAMES.items():
         text = text.replace(f"`{rust}`", f"`{python}`")
