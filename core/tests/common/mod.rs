@@ -142,17 +142,23 @@ pub fn workload(spec: serde_json::Value) -> respload::Workload {
     respload::Workload::from_json_value(spec).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Runs a timing test may take before its last one is judged: a fresh-clone `make test` of
+/// 2026-11-27 had three runs of the M/D/1 calibration in a row 36% to 11x over (the machine
+/// slow for a minute), which passed 4 times of 4 just after.
+pub const MEASURED_RUNS: usize = 5;
+
 /// `measure`'s last run and every run's figures: a run outside its timing bounds (`measure`
-/// returns the run, whether it is within them, its figures) is measured again, at most
-/// twice, since on this shared 2-core machine (another process busy for a second, a VM pause of
-/// 5-50 ms) timing figures move by more than their bounds. The last run is then judged by the test's assertions,
-/// which name every run's figures: a client that is wrong is wrong three times.
+/// returns the run, whether it is within them, its figures) is measured again, up to
+/// [`MEASURED_RUNS`] runs in all, since on this shared 2-core machine (another process busy
+/// for a second, a VM pause of 5-50 ms, minutes of a slower host) timing figures move by more
+/// than their bounds. The last run is then judged by the test's assertions, which name every
+/// run's figures: a client that is wrong is wrong every time.
 pub fn measured<T>(mut measure: impl FnMut() -> (T, bool, String)) -> (T, Vec<String>) {
     let mut runs = Vec::new();
     loop {
         let (run, within, figures) = measure();
         runs.push(figures);
-        if within || runs.len() == 3 {
+        if within || runs.len() == MEASURED_RUNS {
             return (run, runs);
         }
         eprintln!("out of bounds, measured again: {runs:?}");
