@@ -117,12 +117,13 @@ fn a_server_that_serves_under_a_thousand_requests_a_second_bounds_the_rate() {
         .expect("200/s is well within the server's reach");
     // At most ~1,000/s can be served, and a met rate must be 95% achieved.
     assert!((200.0..=1060.0).contains(&best), "{slo:?}");
-    // The search went past it and bisected: a failed rate above the best, and more than
-    // the doubling steps alone.
+    // The search went past it and bisected: a failed rate above the best, and rates other
+    // than the doubling steps (200, 400, 800, ...). How many of the bisected rates fail
+    // depends on how fast this machine runs the server (one, when it serves 750/s).
     assert!(slo.curve.iter().any(|p| !p.met && p.rate > best), "{slo:?}");
     assert!(slo.curve.iter().filter(|p| p.rate > best).all(|p| !p.met));
-    let fails = slo.curve.iter().filter(|p| !p.met).count();
-    assert!(fails >= 2, "{slo:?}");
+    let doubling = |rate: f64| (rate / 200.0).log2().fract() == 0.0;
+    assert!(slo.curve.iter().any(|p| !doubling(p.rate)), "{slo:?}");
     // The failing rates could not be served: the server capped what was achieved.
     for p in slo.curve.iter().filter(|p| p.rate >= 1600.0) {
         assert!(p.achieved_rate < 1100.0 && p.percentile_ms > 50.0, "{p:?}");
