@@ -11,7 +11,7 @@ deps:
 	@scripts/ensure-deps.sh
 
 build: deps
-	cargo build --release -p respload
+	cargo build --release -p respload -p respload-testing
 
 demo: build
 	scripts/demo.sh
@@ -19,7 +19,7 @@ demo: build
 test: deps test-rust test-python test-node test-docs examples test-dist
 
 test-rust:
-	cargo test -p respload --profile ci
+	cargo test -p respload -p respload-testing --profile ci
 
 test-python:
 	scripts/test-python.sh

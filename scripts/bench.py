@@ -27,7 +27,6 @@ import platform
 import re
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 # RESPLOAD_BIN: another build to measure (an A/B comparison), default the release build.
 RESPLOAD = Path(os.environ.get("RESPLOAD_BIN") or ROOT / "target" / "release" / "respload")
+# Throwaway servers (the respload-testing crate's program).
+SERVERS = ROOT / "target" / "release" / "respload-servers"
 
 
 @dataclass
@@ -66,12 +67,6 @@ class Sample:
         """The fraction of a core the server spent at the tool's throughput: about 1 when
         the server, not the client, is the limit."""
         return self.ops * self.server_cpu / self.requests
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 RUSAGE = ROOT / "target" / "bench-rusage"
@@ -367,141 +362,30 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
 
 
 class Servers:
-    """One redis-server (plain and TLS ports), and a 3-primary cluster when asked;
-    killed on close."""
+    """One redis-server (plain and TLS ports), and a 3-primary cluster when asked, started by
+    `respload-servers` (the respload-testing crate, which starts every test's servers too);
+    stopped on close, or when this script ends however it ends."""
 
     def __init__(self, tls: bool, cluster: bool, maxclients: int = 10_100) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="respload-bench-"))
-        self.procs: list[subprocess.Popen] = []
-        self.port = free_port()
-        args = ["--maxclients", str(maxclients)]
-        self.ca = None
-        self.tls_port = None
+        cmd = [str(SERVERS)]
         if tls:
-            self.ca = self._certs()
-            self.tls_port = free_port()
-            args += [
-                "--tls-port",
-                str(self.tls_port),
-                "--tls-cert-file",
-                str(self.tmp / "server.crt"),
-                "--tls-key-file",
-                str(self.tmp / "server.key"),
-                "--tls-ca-cert-file",
-                self.ca,
-                "--tls-auth-clients",
-                "no",
-            ]
-        self._start(self.port, "main", args)
-        self.cluster_port = None
-        self.nodes: list[int] = []
+            cmd.append("--tls")
         if cluster:
-            ports = [free_port() for _ in range(3)]
-            self.nodes = ports
-            for i, p in enumerate(ports):
-                # The bus port is chosen too: the default, port + 10000, is past 65535 for a
-                # port above 55535, and the node would not start.
-                self._start(
-                    p,
-                    f"node{i}",
-                    [
-                        "--cluster-enabled",
-                        "yes",
-                        "--cluster-config-file",
-                        "nodes.conf",
-                        "--cluster-port",
-                        str(free_port()),
-                    ],
-                )
-            out = subprocess.run(
-                [
-                    "redis-cli",
-                    "--cluster",
-                    "create",
-                    *[f"127.0.0.1:{p}" for p in ports],
-                    "--cluster-yes",
-                ],
-                capture_output=True,
-                text=True,
-            )
-            if out.returncode != 0:
-                self.close()
-                sys.exit(f"bench: redis-cli --cluster create failed: {out.stdout}{out.stderr}")
-            deadline = time.monotonic() + 30
-            while not all("cluster_state:ok" in cli(p, "cluster", "info") for p in ports):
-                if time.monotonic() > deadline:
-                    self.close()
-                    sys.exit("bench: the cluster did not come up")
-                time.sleep(0.1)
-            self.cluster_port = ports[0]
-
-    def _certs(self) -> str:
-        def ossl(*a: str) -> None:
-            subprocess.run(["openssl", *a], cwd=self.tmp, check=True, capture_output=True)
-
-        ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        ossl(
-            "req",
-            "-x509",
-            *ec,
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.crt",
-            "-days",
-            "30",
-            "-subj",
-            "/CN=bench CA",
-        )
-        ossl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
-        (self.tmp / "server.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-        ossl(
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            "30",
-            "-extfile",
-            "server.ext",
-            "-out",
-            "server.crt",
-        )
-        return str(self.tmp / "ca.crt")
-
-    def _start(self, port: int, name: str, extra: list[str]) -> None:
-        d = self.tmp / name
-        d.mkdir()
-        self.procs.append(
-            subprocess.Popen(
-                [
-                    "redis-server",
-                    "--port",
-                    str(port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(d),
-                    *extra,
-                ],
-                stdout=subprocess.DEVNULL,
-            )
-        )
-        for _ in range(200):
-            if cli(port, "ping") == "PONG":
-                return
-            time.sleep(0.05)
-        self.close()  # the servers already started must not outlive the script
-        sys.exit(f"bench: redis-server on port {port} did not start")
+            cmd += ["--cluster", "3"]
+        cmd += ["--", "--maxclients", str(maxclients)]
+        # They stop when our end of this pipe closes: on close(), or when we exit.
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            sys.exit("bench: respload-servers did not start the servers (its error is above)")
+        started = json.loads(line)
+        self.port: int = started["port"]
+        self.tls_port: int | None = started["tls_port"]
+        self.ca: str | None = started["ca_file"]
+        self.nodes: list[int] = started["cluster"]
+        self.cluster_port = self.nodes[0] if self.nodes else None
 
     def targets(self) -> dict[str, Target]:
         t = {"plain": Target(self.port)}
@@ -523,10 +407,9 @@ class Servers:
         return total
 
     def close(self) -> None:
-        for p in self.procs:
-            p.kill()
-            p.wait()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        self.proc.wait()
 
 
 def cli(port: int, *args: str) -> str:

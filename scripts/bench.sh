@@ -7,7 +7,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 if [ ! -x .venv-bench/bin/resp-benchmark ]; then
   python3 -m venv .venv-bench && .venv-bench/bin/pip install -q resp-benchmark
 fi
-cargo build --release -q -p respload
+cargo build --release -q -p respload -p respload-testing
 # The launcher that measures each client's CPU and peak RSS (see scripts/rusage.c).
 if [ ! -x target/bench-rusage ] || [ scripts/rusage.c -nt target/bench-rusage ]; then
   cc -O2 -static -o target/bench-rusage scripts/rusage.c 2>/dev/null \

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# Start a throwaway redis-server on a free loopback port, run the quickstart scenario
+# Start a throwaway redis-server on a free loopback port (respload-servers: the
+# respload-testing crate, which starts every test's servers too), run the quickstart scenario
 # against it, print the report, stop the server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-port=$(scripts/free-port.sh)
-dir=$(mktemp -d)
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" \
-  --daemonize yes --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
-cleanup() { kill "$(cat "$dir/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$dir"; }
-trap cleanup EXIT
-for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+# The server stops, and its files go, when this pipe closes: at the end of this script,
+# however it ends.
+coproc SERVERS { exec target/release/respload-servers; }
+stop() {
+  eval "exec ${SERVERS[1]}>&-"
+  wait "$SERVERS_PID" 2>/dev/null || true
+}
+trap stop EXIT
+read -r started <&"${SERVERS[0]}" || { echo "demo: redis-server did not start" >&2; exit 1; }
+port=$(sed -E 's/.*"port": ([0-9]+).*/\1/' <<<"$started")
 echo "demo: redis-server $(redis-server --version | awk '{print $3}') on 127.0.0.1:$port" >&2
 # The command docs/getting-started.md shows (a snippet of this file).
 # --8<-- [start:run]

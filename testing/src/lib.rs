@@ -1,26 +1,35 @@
-//! Throwaway Redis servers for respload's tests: real `redis-server` processes on free
-//! loopback ports ([`Server`]), with TLS ([`TlsServer`], certificates from [`Certs`]), a
-//! primary with a replica ([`primary_and_replica`]) and a Redis Cluster ([`Cluster`]). Each is
-//! killed, and its directory removed, when dropped.
+//! Throwaway Redis servers for respload's tests, in every language: real `redis-server`
+//! processes on free loopback ports ([`Server`], from [`ServerOptions`]), with TLS ([`Tls`],
+//! [`TlsServer`], certificates made in-process by [`Certs`]), a primary with a replica
+//! ([`primary_and_replica`]) and a Redis Cluster ([`Cluster`]).
 //!
-//! The core's integration tests use it today; the Python and Node `testing` modules and
-//! `scripts/bench.py` are to move onto it, so that every language starts its servers the same
-//! way. It needs `redis-server` and `redis-cli` on `PATH` (`make test` installs them).
+//! Each server runs under a small shell watchdog holding a pipe from this process: when the
+//! server is dropped, or this process exits, crashes or is killed (even with SIGKILL), the
+//! watchdog kills `redis-server` and removes its directory. The core's tests use this crate
+//! directly, the Python and Node `testing` modules through their bindings, and
+//! `scripts/bench.py` and `scripts/demo.sh` through the `respload-servers` program. It needs
+//! `redis-server` and `redis-cli` on `PATH` (`make test` installs them), or
+//! `$RESPLOAD_REDIS_SERVER` and `$RESPLOAD_REDIS_CLI`.
 #![warn(missing_docs)]
 
 mod certs;
 mod cluster;
+mod error;
+mod options;
 mod server;
+mod watchdog;
 
 pub use certs::Certs;
-pub use cluster::Cluster;
+pub use cluster::{Cluster, ClusterOptions};
+pub use error::Error;
+pub use options::{ServerOptions, Tls};
 pub use server::{primary_and_replica, Server, TlsServer};
 
 use std::net::TcpListener;
 
 /// A free TCP port on 127.0.0.1 (bound, then released).
 ///
-/// Another process may take it before it is used: [`Server::start`] tries again on another
+/// Another process may take it before it is used: [`Server::launch`] tries again on another
 /// port when a server does not come up.
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
