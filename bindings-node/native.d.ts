@@ -48,6 +48,22 @@ export declare class NativeRunner {
   takeReport(): string
 }
 
+/** One redis-server under its watchdog; stopped by `stop()` or when collected. */
+export declare class TestServer {
+  /** The port clients use (the TLS port when it has TLS). */
+  get port(): number
+  /** The redis-server process id. */
+  get pid(): number
+  /** Its working directory (removed when it stops). */
+  get dir(): string
+  /** Its certificates' directory, when it has TLS. */
+  get certsDir(): string | null
+  /** Whether the server process runs. */
+  running(): boolean
+  /** Stop it and remove its directory (idempotent), off the JS thread. */
+  stop(): Promise<void>
+}
+
 /**
  * Check a report (its snake_case JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
  * `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `null` when every limit holds,
@@ -174,6 +190,39 @@ export interface ReportInput {
  * Throws `ERR_RESPLOAD_SPEC` naming the field that cannot be shared.
  */
 export declare function shardSpec(workloadJson: string, index: number, count: number): string
+
+/**
+ * Start a redis-server on a free 127.0.0.1 port, or with `cluster` a Redis Cluster
+ * (`primaries`, default 3; `replicas`, default 1); resolves with the servers (a cluster's
+ * primaries first, as created) once they accept connections. Rejects with `code`
+ * `ERR_RESPLOAD_TESTING_NOT_FOUND` when a binary is missing, `ERR_RESPLOAD_TESTING_INVALID`
+ * for bad options, and `ERR_RESPLOAD_TESTING_START` when they do not start.
+ */
+export declare function startServers(options?: TestServerOptions | undefined | null): Promise<TestServer[]>
+
+/** Options of `startServers` (camelCase, as `startRedis` and `startCluster` take them). */
+export interface TestServerOptions {
+  /** `requirepass` (and `masterauth`). */
+  password?: string
+  /** Extra redis-server arguments. */
+  args?: Array<string>
+  /** TLS only, with throwaway certificates. */
+  tls?: boolean
+  /** Also require a client certificate (needs `tls`). */
+  tlsAuthClients?: boolean
+  /** The redis-server binary. */
+  redisServer?: string
+  /** The redis-cli binary (clusters). */
+  redisCli?: string
+  /** How long to wait for it (for a cluster, all of it). */
+  startTimeoutMs?: number
+  /** A Redis Cluster rather than one server. */
+  cluster?: boolean
+  /** A cluster's primaries (at least 3). */
+  primaries?: number
+  /** A cluster's replicas per primary. */
+  replicas?: number
+}
 
 /**
  * The warning of a report (its snake_case JSON text) whose validity checks failed; `null`

@@ -7,12 +7,11 @@ export interface StartRedisOptions {
   password?: string
   /** The binary (default `$RESPLOAD_REDIS_SERVER`, else `redis-server` on PATH). */
   redisServer?: string
-  /** How long to wait for the first PONG (default 10 000 ms). */
+  /** How long to wait for it to accept connections (default 10 000 ms). */
   startTimeoutMs?: number
   /**
-   * Serve TLS only, with throwaway certificates made by the `openssl` command line
-   * (`$RESPLOAD_OPENSSL`): `--tls-port` on the free port, `--port 0`. `url` is then `rediss://`
-   * and `tls` holds the certificate paths.
+   * Serve TLS only, with throwaway certificates made in-process: `--tls-port` on the free
+   * port, `--port 0`. `url` is then `rediss://` and `tls` holds the certificate paths.
    */
   tls?: boolean
   /** Also require a client certificate (`--tls-auth-clients yes`, mutual TLS); needs `tls`. */
@@ -28,8 +27,8 @@ export interface TestTargetTls {
 
 /**
  * Throwaway certificates (EC P-256) made by `tls: true`: `caFile` signs `certFile` (the server's,
- * for 127.0.0.1 and localhost) and `clientCert`. Removed when the server or cluster stops, or
- * when the process ends.
+ * for 127.0.0.1 and localhost) and `clientCert`. Removed once no server of theirs runs (the
+ * server or every node of the cluster stopped), or when the process ends.
  */
 export declare class TlsCerts {
   /** The directory holding every file. */
@@ -46,7 +45,7 @@ export declare class TlsCerts {
   readonly clientKey: string
   /** `{ ca_file }`, with `cert` and `key` when `clientCert` is true. */
   targetTls(clientCert?: boolean): TestTargetTls
-  /** Remove the directory (idempotent). */
+  /** Remove the directory now (idempotent): stopping its servers does it too. */
   remove(): Promise<void>
 }
 
@@ -64,7 +63,7 @@ export declare class RedisServer {
    * percent-encoded); for a server already running, the URL given.
    */
   readonly url: string
-  /** The redis-server process id (as its INFO says). */
+  /** The redis-server process id. */
   readonly pid: number
   /**
    * Its working directory (removed when it stops); for a server already running, its
@@ -78,6 +77,8 @@ export declare class RedisServer {
   readonly tls?: TlsCerts
   /** Whether it requires a client certificate. */
   readonly tlsAuthClients: boolean
+  /** Whether it runs (for a server already running, whether `stop()` was not called yet). */
+  readonly running: boolean
   /** A workload `target`: `{ url }`, plus `tls` (the CA, and the client certificate when required) with TLS. */
   target(): { url: string; tls?: TestTargetTls }
   /**

@@ -1,36 +1,20 @@
 'use strict'
 // respload/testing: throwaway redis-server processes on free loopback ports, for integration
-// tests. Each server runs under a small shell watchdog that holds a pipe from this process:
-// when the pipe closes (stop(), a normal exit, a crash, even SIGKILL of this process) the
-// watchdog kills redis-server and removes its directory. Nothing outlives the test process.
-// With `tls: true` the helpers make throwaway certificates with the openssl command line, in a
-// directory held the same way by a watchdog of its own. With RESPLOAD_URL set, startRedis() and
-// withRedis() use the server already running there instead (connectRedis), so a suite can run
-// where redis-server cannot be installed.
+// tests. The servers are started by the respload-testing crate through the native addon (as
+// the core's tests and Python's respload.testing start theirs): each runs under a small shell
+// watchdog that holds a pipe from this process, so when the pipe closes (stop(), a normal exit,
+// a crash, even SIGKILL of this process) the watchdog kills redis-server and removes its
+// directory. Nothing outlives the test process. With `tls: true` the certificates are made
+// in-process, in a directory held the same way. This file holds the RESP client for
+// assertions, connectRedis and the asyncDispose wrappers. With RESPLOAD_URL set, startRedis()
+// and withRedis() use the server already running there instead (connectRedis), so a suite can
+// run where redis-server cannot be installed.
 
-const { execFile, spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const net = require('node:net')
-const os = require('node:os')
 const path = require('node:path')
 const tls = require('node:tls')
-
-const WATCHDOG = `
-dir=$1; shift
-"$@" &
-pid=$!
-cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-trap 'exit 143' HUP INT TERM
-read -r _ || true
-`
-
-// Holds a directory (the certificates); removes it when stdin closes.
-const DIR_WATCHDOG = `
-trap 'rm -rf "$1"' EXIT
-trap 'exit 143' HUP INT TERM
-read -r _ || true
-`
+const native = require('./native.js')
 
 /** An error reply from the server (`code` is its first word: `ERR`, `WRONGTYPE`, ...). */
 class ReplyError extends Error {
@@ -158,58 +142,23 @@ class Connection {
 
 // --- servers -------------------------------------------------------------------------------------
 
-const checkedBinaries = new Set()
-
-function redisBinary(options) {
-  const binary = options.redisServer ?? process.env.RESPLOAD_REDIS_SERVER ?? 'redis-server'
-  if (!checkedBinaries.has(binary)) {
-    const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' })
-    if (probe.error || probe.status !== 0) {
-      throw new Error(
-        `cannot run \`${binary} --version\` (${probe.error?.message ?? probe.stderr.trim()}): ` +
-          'install redis-server (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) ' +
-          'or set RESPLOAD_REDIS_SERVER to the binary; or use a server already running: ' +
-          'RESPLOAD_URL=redis://HOST:PORT',
-      )
-    }
-    checkedBinaries.add(binary)
-  }
-  return binary
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // --- certificates --------------------------------------------------------------------------------
 
 /**
- * Throwaway certificates (EC P-256): `caFile` signs `certFile` (the server's, for 127.0.0.1 and
- * localhost) and `clientCert` (for mutual TLS). Removed by `remove()`, or when the process ends.
+ * Throwaway certificates (EC P-256, made in-process): `caFile` signs `certFile` (the server's,
+ * for 127.0.0.1 and localhost) and `clientCert` (for mutual TLS). Removed once no server uses
+ * them, or when the process ends.
  */
 class TlsCerts {
-  #child
-  #exited
-
-  constructor(dir, child, exited) {
+  constructor(dir) {
     this.dir = dir
     this.caFile = path.join(dir, 'ca.crt')
     this.certFile = path.join(dir, 'server.crt')
     this.keyFile = path.join(dir, 'server.key')
     this.clientCert = path.join(dir, 'client.crt')
     this.clientKey = path.join(dir, 'client.key')
-    this.#child = child
-    this.#exited = exited
   }
 
   /** A workload `target.tls` trusting the CA, with the client certificate when `clientCert`. */
@@ -217,69 +166,11 @@ class TlsCerts {
     return clientCert ? { ca_file: this.caFile, cert: this.clientCert, key: this.clientKey } : { ca_file: this.caFile }
   }
 
-  /** Remove the directory (idempotent). */
+  /** Remove the directory now (idempotent): stopping its servers does it too. */
   async remove() {
-    this.#child.ref()
-    this.#child.stdin.end()
-    await this.#exited
     fs.rmSync(this.dir, { recursive: true, force: true })
   }
 }
-
-function run(file, args, options) {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, options, (err, stdout, stderr) => (err ? reject(Object.assign(err, { stdout, stderr })) : resolve(stdout)))
-  })
-}
-
-/** Make a CA, a server and a client certificate with openssl, in a watched temporary directory. */
-async function makeCerts() {
-  const openssl = process.env.RESPLOAD_OPENSSL ?? 'openssl'
-  const probe = spawnSync(openssl, ['version'], { encoding: 'utf8' })
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      `cannot run \`${openssl} version\` (${probe.error?.message ?? probe.stderr.trim()}): tls: true needs the openssl ` +
-        'command line to make certificates: install it (Debian: apt-get install openssl) or set RESPLOAD_OPENSSL',
-    )
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respload-certs-'))
-  const child = spawn('sh', ['-c', DIR_WATCHDOG, 'respload-watchdog', dir], { stdio: ['pipe', 'ignore', 'ignore'] })
-  const exited = new Promise((resolve) => child.once('exit', () => resolve()))
-  child.unref()
-  child.stdin.unref?.()
-  child.stdin.on('error', () => {})
-  const certs = new TlsCerts(dir, child, exited)
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes']
-  const ssl = async (...args) => {
-    try {
-      await run(openssl, args, { cwd: dir, timeout: 60_000 })
-    } catch (err) {
-      throw new Error(`openssl ${args.join(' ')} failed: ${(err.stderr || err.message).trim()}`)
-    }
-  }
-  const leaf = async (name, cn, extension) => {
-    fs.writeFileSync(path.join(dir, `${name}.ext`), `${extension}\n`)
-    await ssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`)
-    await ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-      '-days', '825', '-extfile', `${name}.ext`, '-out', `${name}.crt`)
-  }
-  try {
-    await ssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '825', '-subj', '/CN=respload throwaway CA')
-    // No extendedKeyUsage: cluster nodes present this certificate as clients too (bus and
-    // replication links with --tls-auth-clients yes).
-    await leaf('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost')
-    await leaf('client', 'respload client', 'extendedKeyUsage=clientAuth')
-  } catch (err) {
-    await certs.remove()
-    throw err
-  }
-  return certs
-}
-
-/** The redis-server arguments serving TLS only on `port` with `certs`. */
-const tlsArgs = (certs, port, authClients) => ['--port', '0', '--tls-port', String(port),
-  '--tls-cert-file', certs.certFile, '--tls-key-file', certs.keyFile, '--tls-ca-cert-file', certs.caFile,
-  '--tls-auth-clients', authClients ? 'yes' : 'no']
 
 function checkTls(options) {
   if (options.tlsAuthClients && !options.tls) {
@@ -289,20 +180,17 @@ function checkTls(options) {
 
 /** A redis-server started by `startRedis()`. */
 class RedisServer {
-  #child
-  #exited
+  #native
+  #stopping = Promise.resolve()
   #connection = null
   #stopped = false
-  #ownsCerts
 
   // connectRedis(): how to reach a server someone else runs ({ tls, user, db }); null for ours.
   #existing
 
-  constructor(fields, child, exited, ownsCerts, existing = null) {
+  constructor(fields, native, existing = null) {
     Object.assign(this, fields)
-    this.#child = child
-    this.#exited = exited
-    this.#ownsCerts = ownsCerts
+    this.#native = native
     this.#existing = existing
   }
 
@@ -334,19 +222,21 @@ class RedisServer {
     return connection
   }
 
-  /** Stop the server (SIGTERM, then SIGKILL after 5 s) and remove its directory. Idempotent. */
+  /** Whether the server runs (for `connectRedis()`, whether `stop()` was not called yet). */
+  get running() {
+    return this.#native ? this.#native.running() : !this.#stopped
+  }
+
+  /** Stop the server and remove its directory, and its certificates once no server uses them
+   * (idempotent). For `connectRedis()`, only the helper's connection is closed. */
   async stop() {
-    if (this.#stopped) return this.#exited
+    if (this.#stopped) return this.#stopping
     this.#stopped = true
     this.#connection?.close()
     // Someone else's server: only the helper's connection was ours.
-    if (this.#existing) return
-    this.#child.ref()
-    this.#child.stdin.end()
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), 5000)
-    await this.#exited
-    clearTimeout(timer)
-    if (this.#ownsCerts && this.tls) await this.tls.remove()
+    if (!this.#native) return
+    this.#stopping = this.#native.stop()
+    await this.#stopping
   }
 
   async [Symbol.asyncDispose]() {
@@ -363,7 +253,7 @@ function tlsOptions(certs) {
 
 /**
  * Start a redis-server on a free loopback port, with persistence off and its files in a
- * temporary directory; resolve once it answers PING. Options: `args` (extra redis-server
+ * temporary directory; resolve once it accepts connections. Options: `args` (extra redis-server
  * arguments, e.g. `['--maxmemory', '10mb']`), `password` (sets `requirepass`), `redisServer`
  * (the binary; default `$RESPLOAD_REDIS_SERVER` or `redis-server`), `startTimeoutMs`, `tls`
  * (throwaway certificates, TLS only: `--tls-port` on the free port, `--port 0`), `tlsAuthClients`
@@ -381,101 +271,44 @@ async function startRedis(options = {}) {
     await server.command('FLUSHDB')
     return server
   }
-  const binary = redisBinary(options)
-  const certs = options.tls ? await makeCerts() : null
-  try {
-    return await startAttempts(binary, options, certs, true)
-  } catch (err) {
-    await certs?.remove()
-    throw err
-  }
+  const [started] = await native.startServers(nativeOptions({ ...options, cluster: false })).catch(notFound)
+  return ourServer(started, options)
 }
 
-async function startAttempts(binary, options, certs, ownsCerts) {
-  const attempts = 5
-  let lastError
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    try {
-      return await startOnce(binary, await freePort(), options, certs, ownsCerts)
-    } catch (err) {
-      lastError = err
-      // Another process took the port between our probe and redis-server's bind: try another.
-      if (!err.portInUse) throw err
-    }
-  }
-  throw lastError
+/** The native options of `startRedis()`'s and `startCluster()`'s. */
+function nativeOptions(options) {
+  const { password, args, tls, tlsAuthClients, redisServer, redisCli, startTimeoutMs, cluster, primaries, replicas } = options
+  return { password, args, tls, tlsAuthClients, redisServer, redisCli, startTimeoutMs, cluster, primaries, replicas }
 }
 
-async function startOnce(binary, port, options, certs, ownsCerts) {
+/** A missing binary's error, with how to do without it. */
+function notFound(err) {
+  if (err.code === 'ERR_RESPLOAD_TESTING_NOT_FOUND') {
+    err.message += '; or use a server already running: RESPLOAD_URL=redis://HOST:PORT'
+  }
+  throw err
+}
+
+/** The `RedisServer` of a server the addon started, once the helper's client reaches it. */
+async function ourServer(started, options) {
   const host = '127.0.0.1'
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'respload-redis-'))
-  const logfile = path.join(dir, 'redis.log')
-  const ports = certs ? tlsArgs(certs, port, options.tlsAuthClients) : ['--port', String(port)]
-  const connectTls = tlsOptions(certs)
-  const args = [...ports, '--bind', host, '--save', '', '--appendonly', 'no',
-    '--dir', dir, '--logfile', logfile, '--daemonize', 'no']
-  if (options.password !== undefined) args.push('--requirepass', options.password)
-  args.push(...(options.args ?? []))
-  const child = spawn('sh', ['-c', WATCHDOG, 'respload-watchdog', dir, binary, ...args], {
-    stdio: ['pipe', 'ignore', 'ignore'],
-  })
-  const exited = new Promise((resolve) => child.once('exit', () => resolve()))
-  // Neither the watchdog nor its pipe keeps the event loop alive: a test file that forgets
-  // stop() still ends, and the closing pipe takes the server down.
-  child.unref()
-  child.stdin.unref?.()
-  child.stdin.on('error', () => {})
-
-  const deadline = Date.now() + (options.startTimeoutMs ?? 10_000)
-  let childGone = false
-  child.once('exit', () => {
-    childGone = true
-  })
-  const log = () => {
-    try {
-      return fs.readFileSync(logfile, 'utf8')
-    } catch {
-      return ''
-    }
-  }
-  const fail = async (message) => {
-    const text = log()
-    child.stdin.end()
-    child.ref()
-    await exited
-    fs.rmSync(dir, { recursive: true, force: true })
-    const err = new Error(`${message}${text ? `\n--- redis-server log ---\n${text.trim().split('\n').slice(-10).join('\n')}` : ''}`)
-    err.portInUse = /Address already in use/i.test(text)
+  const certs = started.certsDir ? new TlsCerts(started.certsDir) : undefined
+  const scheme = certs ? 'rediss' : 'redis'
+  const { port, password } = { port: started.port, password: options.password }
+  const url = password !== undefined
+    ? `${scheme}://:${encodeURIComponent(password)}@${host}:${port}`
+    : `${scheme}://${host}:${port}`
+  const fields = { host, port, url, pid: started.pid, dir: started.dir, version: '', password,
+    tls: certs, tlsAuthClients: Boolean(certs && options.tlsAuthClients) }
+  const server = new RedisServer(fields, started)
+  try {
+    const info = await server.command('INFO', 'server')
+    server.version = info.match(/^redis_version:(.*)$/m)?.[1]?.trim() ?? ''
+  } catch (err) {
+    await server.stop()
     throw err
   }
-  for (;;) {
-    if (childGone) return fail(`redis-server on port ${port} exited at start`)
-    try {
-      const connection = await Connection.open(port, host, 500, connectTls)
-      try {
-        if (options.password !== undefined) await connection.send(['AUTH', options.password])
-        await connection.send(['PING'])
-        const info = await connection.send(['INFO', 'server'])
-        const field = (name) => info.match(new RegExp(`^${name}:(.*)$`, 'm'))?.[1]?.trim()
-        const pid = Number(field('process_id'))
-        const scheme = certs ? 'rediss' : 'redis'
-        const url = options.password !== undefined
-          ? `${scheme}://:${encodeURIComponent(options.password)}@${host}:${port}`
-          : `${scheme}://${host}:${port}`
-        const fields = { host, port, url, pid, dir, version: field('redis_version'), password: options.password,
-          tls: certs ?? undefined, tlsAuthClients: Boolean(certs && options.tlsAuthClients) }
-        return new RedisServer(fields, child, exited, ownsCerts)
-      } finally {
-        connection.close()
-      }
-    } catch (err) {
-      if (err instanceof ReplyError && !/LOADING/.test(err.message)) return fail(`redis-server on port ${port}: ${err.message}`)
-      const text = log()
-      if (/Address already in use/i.test(text)) return fail(`port ${port} is in use`)
-      if (Date.now() > deadline) return fail(`redis-server on port ${port} did not answer PING in time (${err.message})`)
-      await sleep(25)
-    }
-  }
+  return server
 }
 
 /**
@@ -504,7 +337,7 @@ async function connectRedis(url, options = {}) {
   const port = Number(parsed.port || 6379)
   const existing = { tls: parsed.protocol === 'rediss:' ? { servername: host } : null, user, db: Number(dbText) }
   const fields = { host, port, url, pid: 0, dir: '', version: '', password, tls: undefined, tlsAuthClients: false }
-  const server = new RedisServer(fields, null, Promise.resolve(), false, existing)
+  const server = new RedisServer(fields, null, existing)
   const deadline = Date.now() + (options.timeoutMs ?? 10_000)
   for (;;) {
     try {
@@ -542,8 +375,6 @@ async function withRedis(fn, options = {}) {
 
 /** A Redis Cluster started by `startCluster()`. */
 class RedisCluster {
-  #certs
-
   constructor(nodes, password, certs, tlsAuthClients) {
     /** Every node, primaries first as created (a failover may change roles). */
     this.nodes = nodes
@@ -551,7 +382,6 @@ class RedisCluster {
     /** The certificates every node shares (`tls: true`), else undefined. */
     this.tls = certs ?? undefined
     this.tlsAuthClients = Boolean(certs && tlsAuthClients)
-    this.#certs = certs
   }
 
   /** `host:port` of every node, for `target.cluster_seeds`. */
@@ -585,26 +415,14 @@ class RedisCluster {
     throw new Error(`no node serves slot ${slot}`)
   }
 
-  /** Stop every node and remove the certificates (idempotent). */
+  /** Stop every node, and with them the certificates (idempotent). */
   async stop() {
     await Promise.all(this.nodes.map((n) => n.stop()))
-    await this.#certs?.remove()
   }
 
   async [Symbol.asyncDispose]() {
     await this.stop()
   }
-}
-
-async function clusterReady(nodes) {
-  for (const node of nodes) {
-    if (!(await node.command('CLUSTER', 'INFO')).includes('cluster_state:ok')) return false
-    // A replica is listed in CLUSTER SLOTS once it has synced with its primary.
-    const listed = new Set()
-    for (const entry of await node.command('CLUSTER', 'SLOTS')) for (const n of entry.slice(2)) listed.add(n[1])
-    if (listed.size !== nodes.length) return false
-  }
-  return true
 }
 
 /**
@@ -624,47 +442,15 @@ async function startCluster(options = {}) {
   }
   if (!Number.isInteger(replicas) || replicas < 0) throw new RangeError(`replicas = ${replicas}: must be 0 or more`)
   checkTls(options)
-  const binary = redisBinary(options)
-  const cli = options.redisCli ?? process.env.RESPLOAD_REDIS_CLI ?? 'redis-cli'
-  const probe = spawnSync(cli, ['--version'], { encoding: 'utf8' })
-  if (probe.error || probe.status !== 0) {
-    throw new Error(
-      `cannot run \`${cli} --version\` (${probe.error?.message ?? probe.stderr.trim()}): ` +
-        'install redis-cli (Debian: apt-get install redis-tools) or set RESPLOAD_REDIS_CLI',
-    )
+  const started = await native.startServers(nativeOptions({ ...options, cluster: true, primaries, replicas })).catch(notFound)
+  const nodes = await Promise.allSettled(started.map((n) => ourServer(n, options)))
+  const failed = nodes.find((n) => n.status === 'rejected')
+  if (failed) {
+    await Promise.all(started.map((n) => n.stop()))
+    throw failed.reason
   }
-  const certs = options.tls ? await makeCerts() : null
-  const nodes = []
-  const cluster = new RedisCluster(nodes, options.password, certs, options.tlsAuthClients)
-  try {
-    for (let i = 0; i < primaries * (1 + replicas); i++) {
-      const args = ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000',
-        '--cluster-port', String(await freePort()), '--repl-diskless-sync-delay', '0']
-      if (options.password !== undefined) args.push('--masterauth', options.password)
-      if (certs) args.push('--tls-cluster', 'yes', '--tls-replication', 'yes')
-      args.push(...(options.args ?? []))
-      nodes.push(await startAttempts(binary, { ...options, args }, certs, false))
-    }
-    const timeoutMs = options.startTimeoutMs ?? 60_000
-    const cliOptions = options.password !== undefined ? ['-a', options.password, '--no-auth-warning'] : []
-    if (certs) cliOptions.push('--tls', '--cacert', certs.caFile, '--cert', certs.clientCert, '--key', certs.clientKey)
-    await new Promise((resolve, reject) => {
-      execFile(cli, [...cliOptions, '--cluster', 'create', ...cluster.seeds, '--cluster-replicas', String(replicas), '--cluster-yes'],
-        { timeout: timeoutMs }, (err, stdout, stderr) => {
-          if (err) reject(new Error(`redis-cli --cluster create failed: ${err.message}\n${stdout}${stderr}`))
-          else resolve()
-        })
-    })
-    const deadline = Date.now() + timeoutMs
-    while (!(await clusterReady(nodes))) {
-      if (Date.now() > deadline) throw new Error(`the cluster ${cluster.seeds.join(' ')} did not come up in time`)
-      await sleep(100)
-    }
-    return cluster
-  } catch (err) {
-    await cluster.stop()
-    throw err
-  }
+  const servers = nodes.map((n) => n.value)
+  return new RedisCluster(servers, options.password, servers[0].tls, options.tlsAuthClients)
 }
 
 /** Start a cluster, call `fn(cluster)`, and stop every node whatever happens. */

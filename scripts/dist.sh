@@ -4,7 +4,7 @@
 #   respload-V-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 #                                     the Python wheel: one for every Python from 3.9 (abi3),
 #                                     glibc 2.17 or newer (maturin --zig, manylinux2014)
-#   respload-V.tar.gz                 the Python sdist (pip builds it with Rust 1.85+)
+#   respload-V.tar.gz                 the Python sdist (pip builds it with Rust 1.88+)
 #   respload-V.tgz                    the npm package `respload` (JavaScript, types, testing
 #                                     helpers; optionalDependencies name the platform packages)
 #   respload-linux-x64-gnu-V.tgz      the npm package `@respload/linux-x64-gnu`, the Linux x64 glibc addon

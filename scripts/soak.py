@@ -70,9 +70,7 @@ import math
 import os
 import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from array import array
@@ -83,7 +81,7 @@ from pathlib import Path
 from typing import Any
 
 import respload
-from respload import testing
+from respload import _native, testing
 from respload.testing import RedisCluster, RedisServer, ReplyError
 
 HOST = "127.0.0.1"
@@ -162,31 +160,20 @@ STOPPED = Stopped()
 class Restartable:
     """A plain ``redis-server`` on a port of its own that can be killed -9 and started again
     on the same port (``respload.testing`` gives each server it starts a new port). Each
-    incarnation runs under ``respload.testing``'s watchdog, so it dies with this process."""
+    incarnation is started by the respload-testing crate (``respload.testing``'s native
+    half), under its watchdog, so it dies with this process."""
 
     def __init__(self) -> None:
         self.port = testing.free_port()
         self.url = f"redis://{HOST}:{self.port}"
-        self.exe = os.environ.get("RESPLOAD_REDIS_SERVER", "redis-server")
         self.server: RedisServer | None = None
         self.pid = 0
         self.starts = 0
-        self._watchdog: subprocess.Popen[bytes] | None = None
         self.start()
 
     def start(self) -> None:
-        directory = tempfile.mkdtemp(prefix="respload-soak-")
-        argv = [
-            self.exe, "--port", str(self.port), "--bind", HOST, "--save", "",
-            "--appendonly", "no", "--dir", directory, "--logfile", "redis.log",
-        ]  # fmt: skip
-        self._watchdog = subprocess.Popen(
-            ["sh", "-c", testing._WATCHDOG, "respload-watchdog", directory, *argv],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        self.server = testing.connect_redis(self.url, timeout=10.0)
+        [native] = _native.start_servers(port=self.port)
+        self.server = RedisServer._of(native, None, False)
         self.pid = pid_of(self.server)
         self.starts += 1
 
@@ -203,16 +190,10 @@ class Restartable:
     def kill(self) -> None:
         """kill -9, and wait until the port is free; its watchdog then removes its files."""
         STOPPED.cont(self.pid)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, signal.SIGKILL)
         if self.server is not None:
+            if self.server._native is not None:
+                self.server._native.kill()
             self.server.stop()
-        if self._watchdog is not None:
-            with contextlib.suppress(OSError):
-                assert self._watchdog.stdin is not None
-                self._watchdog.stdin.close()
-            self._watchdog.wait(timeout=10)
-            self._watchdog = None
 
     def ensure_up(self) -> None:
         if not self.alive():
@@ -429,6 +410,18 @@ def pair(primary: RedisServer, replica: RedisServer) -> Target:
     return Target(spec, faults, heal, lambda: [primary], ("SET", "GET"), rate=2000)
 
 
+def cluster_ready(cluster: RedisCluster) -> bool:
+    """Every node says ``cluster_state:ok`` and lists every node in CLUSTER SLOTS (a replica
+    is listed once it has synced with its primary)."""
+    for node in cluster.nodes:
+        if "cluster_state:ok" not in str(node.call("CLUSTER", "INFO")):
+            return False
+        listed = {int(n[1]) for entry in node.call("CLUSTER", "SLOTS") for n in entry[2:]}
+        if len(listed) != len(cluster.nodes):
+            return False
+    return True
+
+
 def cluster_target(cluster: RedisCluster) -> Target:
     """Closed loop, no pipelining, on a 6-node cluster."""
     turn = [0]
@@ -454,7 +447,7 @@ def cluster_target(cluster: RedisCluster) -> Target:
     def heal() -> None:
         wait_for(
             "the cluster ok with every replica synced",
-            lambda: testing._cluster_ready(cluster, len(cluster.nodes)),
+            lambda: cluster_ready(cluster),
             90,
         )
 

@@ -152,7 +152,7 @@ test('a missing redis-server says how to install it or how to use a running serv
     `,
     { RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server', RESPLOAD_URL: '' },
   )
-  assert.match(seen, /cannot run `\/nonexistent\/redis-server --version`/)
+  assert.match(seen, /\/nonexistent\/redis-server is not on PATH/)
   assert.match(seen, /apt-get install -y redis-server/)
   assert.match(seen, /RESPLOAD_URL=redis:\/\/HOST:PORT/)
 })

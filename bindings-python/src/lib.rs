@@ -11,6 +11,7 @@ mod error;
 mod progress;
 mod report;
 mod runner;
+mod testing;
 mod workload;
 
 #[pymodule]
@@ -26,6 +27,8 @@ mod _native {
     };
     #[pymodule_export]
     use super::runner::Runner;
+    #[pymodule_export]
+    use super::testing::{start_servers, TestServer};
     #[pymodule_export]
     use super::workload::{parse_start_at, Workload};
 

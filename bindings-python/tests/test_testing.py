@@ -248,12 +248,18 @@ def test_mutual_tls_needs_the_client_certificate() -> None:
         assert r.call("CONFIG", "GET", "tls-auth-clients") == ["tls-auth-clients", "yes"]
 
 
-def test_tls_needs_openssl_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RESPLOAD_OPENSSL", "/nonexistent/openssl")
-    with pytest.raises(RedisNotFoundError, match="openssl is not on PATH: install it"):
-        start_redis(tls=True)
+def test_options_that_do_not_fit_are_refused_before_a_server_starts() -> None:
     with pytest.raises(ValueError, match="tls_auth_clients = True needs tls = True"):
         start_redis(tls_auth_clients=True)
+    with pytest.raises(ValueError, match="start_timeout = 0"):
+        start_redis(start_timeout=0)
+
+
+def test_a_server_that_cannot_start_says_why() -> None:
+    with pytest.raises(RuntimeError, match="exited at start") as caught:
+        start_redis(args=["--no-such-directive", "x"])
+    # redis-server's own complaint, from its error output.
+    assert "no-such-directive" in str(caught.value)
 
 
 def test_fixture_redis_tls_server(redis_tls_server: RedisServer) -> None:

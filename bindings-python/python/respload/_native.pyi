@@ -110,3 +110,36 @@ class Cli:
     def wait(self, timeout: float) -> int | None: ...
     def interrupt(self) -> int: ...
     def abandon(self) -> None: ...
+
+@final
+class TestServer:
+    """A throwaway redis-server under its watchdog (``respload.testing`` wraps it)."""
+
+    port: int
+    """The port clients use: the TLS port when it has TLS (then it has no plain port)."""
+    dir: str
+    """Its working directory (removed when it stops)."""
+    certs_dir: str | None
+    """Its certificates' directory, when it has TLS."""
+    def running(self) -> bool:
+        """Whether the server process runs."""
+    def kill(self) -> None:
+        """Kill it (SIGKILL), as a crash would; its directory stays until ``stop()``."""
+    def stop(self) -> None:
+        """Stop it and remove its directory (idempotent)."""
+
+def start_servers(
+    *,
+    cluster: tuple[int, int] | None = None,
+    password: str | None = None,
+    args: list[str] = ...,
+    tls: bool = False,
+    tls_auth_clients: bool = False,
+    redis_server: str | None = None,
+    start_timeout: float | None = None,
+    port: int | None = None,
+) -> list[TestServer]:
+    """Start a redis-server on a free 127.0.0.1 port (or on ``port``), or with ``cluster``
+    (``(primaries, replicas)``) a Redis Cluster, primaries first; ``FileNotFoundError`` when a
+    binary is missing, ``ValueError`` for bad options, ``RuntimeError`` when they do not
+    start."""

@@ -18,14 +18,16 @@
     with ray_cluster(nodes=3):                    # 3 Ray nodes here (respload[ray])
         report = respload.distributed.run(spec, hosts=3)
 
-Each server runs with persistence off and its files in a temporary directory, under a small
-shell watchdog holding a pipe from this process: when the pipe closes (the ``with`` block
-ends, or this process exits, crashes or is killed, even with SIGKILL) the watchdog stops
-``redis-server`` and removes its directory. Nothing outlives the Python process.
+The servers are started by the ``respload-testing`` crate, as the core's tests and the Node
+package's ``respload/testing`` start theirs. Each runs with persistence off and its files in
+a temporary directory, under a small shell watchdog holding a pipe from this process: when
+the pipe closes (the ``with`` block ends, or this process exits, crashes or is killed, even
+with SIGKILL) the watchdog kills ``redis-server`` and removes its directory. Nothing outlives
+the Python process.
 
 The binary is ``redis-server`` on ``PATH``, or ``$RESPLOAD_REDIS_SERVER``, or the
-``redis_server`` argument; the cluster helper also needs ``redis-cli`` (``$RESPLOAD_REDIS_CLI``),
-and ``tls=True`` needs the ``openssl`` command line (``$RESPLOAD_OPENSSL``) to make certificates.
+``redis_server`` argument; the cluster helper also needs ``redis-cli`` (``$RESPLOAD_REDIS_CLI``).
+``tls=True`` makes its certificates in-process.
 
 :func:`connect_redis` gives a server already running (its URL) the same interface, without
 starting or stopping it: the pytest fixtures use it for ``--respload-url`` / ``$RESPLOAD_URL``.
@@ -39,13 +41,13 @@ import re
 import shutil
 import socket
 import ssl
-import subprocess
-import tempfile
 import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from respload import _native
 
 __all__ = [
     "RedisCluster",
@@ -61,32 +63,13 @@ __all__ = [
     "start_redis",
 ]
 
-# Holds the server's pid; stops it and removes its directory when stdin closes.
-_WATCHDOG = """
-dir=$1; shift
-"$@" &
-pid=$!
-cleanup() { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
-trap 'exit 143' HUP INT TERM
-read -r _ || true
-"""
-
-# Holds a directory (the certificates); removes it when stdin closes.
-_DIR_WATCHDOG = """
-trap 'rm -rf "$1"' EXIT
-trap 'exit 143' HUP INT TERM
-read -r _ || true
-"""
-
 _HOST = "127.0.0.1"
 Reply = Any
 """A reply: ``str`` (simple and bulk strings), ``int``, ``None``, or a list of replies."""
 
 
 class RedisNotFoundError(RuntimeError):
-    """A program the helpers run is not installed: ``redis-server``, ``redis-cli``, or
-    ``openssl`` (for ``tls=True``)."""
+    """A program the helpers run is not installed: ``redis-server`` or ``redis-cli``."""
 
 
 class ReplyError(Exception):
@@ -102,17 +85,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((_HOST, 0))
         return int(s.getsockname()[1])
-
-
-def _binary(given: str | None, env: str, name: str, package: str) -> str:
-    exe = given or os.environ.get(env) or name
-    found = shutil.which(exe)
-    if found is None:
-        raise RedisNotFoundError(
-            f"{exe} is not on PATH: install it (Debian/Ubuntu: apt-get install -y {package}; "
-            f"macOS: brew install redis) or set {env} to the binary"
-        )
-    return found
 
 
 def _encode(args: Sequence[str | int | bytes]) -> bytes:
@@ -144,12 +116,12 @@ def _read_reply(f: BinaryIO) -> Reply:
 
 
 class TlsCerts:
-    """Throwaway certificates made by ``tls=True`` (EC P-256, with the ``openssl`` command line).
+    """Throwaway certificates made by ``tls=True`` (EC P-256, made in-process).
 
     ``ca_file`` signs ``cert_file`` (the server's, for ``127.0.0.1`` and ``localhost``) and
     ``client_cert`` (for mutual TLS). The paths are strings, ready for a workload's
-    ``target.tls``. The directory is removed when the server (or cluster) stops, or when this
-    process ends, whatever way it ends.
+    ``target.tls``. The directory is removed when the server (or every node of the cluster)
+    stops, or when this process ends, whatever way it ends.
     """
 
     dir: str
@@ -165,14 +137,13 @@ class TlsCerts:
     client_key: str
     """Its private key: ``target.tls.key``."""
 
-    def __init__(self, directory: str, watchdog: subprocess.Popen[bytes]) -> None:
+    def __init__(self, directory: str) -> None:
         self.dir = directory
         self.ca_file = os.path.join(directory, "ca.crt")
         self.cert_file = os.path.join(directory, "server.crt")
         self.key_file = os.path.join(directory, "server.key")
         self.client_cert = os.path.join(directory, "client.crt")
         self.client_key = os.path.join(directory, "client.key")
-        self._watchdog = watchdog
 
     def target_tls(self, client_cert: bool = False) -> dict[str, str]:
         """A workload ``target.tls`` trusting the CA, with the client certificate if asked."""
@@ -189,66 +160,11 @@ class TlsCerts:
         return context
 
     def remove(self) -> None:
-        """Remove the directory (idempotent)."""
-        _close_watchdog(self._watchdog)
+        """Remove the directory now (idempotent): stopping its servers does it too."""
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __repr__(self) -> str:
         return f"<TlsCerts {self.dir}>"
-
-
-def _close_watchdog(watchdog: subprocess.Popen[bytes]) -> None:
-    if watchdog.stdin is not None and not watchdog.stdin.closed:
-        with contextlib.suppress(OSError):
-            watchdog.stdin.close()
-    try:
-        watchdog.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        watchdog.kill()
-        watchdog.wait()
-
-
-def _make_certs() -> TlsCerts:
-    """A CA, a server certificate and a client certificate in a watched temporary directory."""
-    exe = _binary(None, "RESPLOAD_OPENSSL", "openssl", "openssl")
-    directory = tempfile.mkdtemp(prefix="respload-certs-")
-    watchdog = subprocess.Popen(
-        ["sh", "-c", _DIR_WATCHDOG, "respload-watchdog", directory],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    certs = TlsCerts(directory, watchdog)
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-
-    def openssl(*args: str) -> None:
-        done = subprocess.run(
-            [exe, *args], cwd=directory, capture_output=True, text=True, timeout=60
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"openssl {' '.join(args)} failed:\n{done.stderr.strip()}")
-
-    def leaf(name: str, cn: str, extension: str) -> None:
-        Path(directory, f"{name}.ext").write_text(extension + "\n")
-        openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN={cn}")
-        openssl(
-            "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-            "-CAcreateserial", "-days", "825", "-extfile", f"{name}.ext", "-out", f"{name}.crt",
-        )  # fmt: skip
-
-    try:
-        openssl(
-            "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "825",
-            "-subj", "/CN=respload throwaway CA",
-        )  # fmt: skip
-        # No extendedKeyUsage: cluster nodes present this certificate as clients too
-        # (bus and replication links with --tls-auth-clients yes).
-        leaf("server", "127.0.0.1", "subjectAltName=IP:127.0.0.1,DNS:localhost")
-        leaf("client", "respload client", "extendedKeyUsage=clientAuth")
-    except BaseException:
-        certs.remove()
-        raise
-    return certs
 
 
 class RedisServer:
@@ -271,10 +187,9 @@ class RedisServer:
         port: int,
         password: str | None,
         directory: Path,
-        watchdog: subprocess.Popen[bytes] | None,
+        native: _native.TestServer | None,
         tls: TlsCerts | None = None,
         tls_auth_clients: bool = False,
-        owns_certs: bool = False,
     ) -> None:
         self.host = _HOST
         self.port = port
@@ -282,8 +197,7 @@ class RedisServer:
         self.dir = directory
         self.tls = tls
         self.tls_auth_clients = tls_auth_clients
-        self._watchdog = watchdog
-        self._owns_certs = owns_certs
+        self._native = native
         self._ssl = tls.ssl_context() if tls is not None else None
         self._conn: tuple[socket.socket, BinaryIO] | None = None
         # Set by connect_redis: a server someone else runs, reached by its own URL.
@@ -291,6 +205,13 @@ class RedisServer:
         self._user: str | None = None
         self._db = 0
         self._stopped = False
+
+    @classmethod
+    def _of(
+        cls, native: _native.TestServer, password: str | None, tls_auth_clients: bool
+    ) -> RedisServer:
+        tls = TlsCerts(native.certs_dir) if native.certs_dir is not None else None
+        return cls(native.port, password, Path(native.dir), native, tls, tls_auth_clients)
 
     @property
     def address(self) -> str:
@@ -320,11 +241,11 @@ class RedisServer:
 
     @property
     def running(self) -> bool:
-        """Whether the server (its watchdog) is still up; for :func:`connect_redis`, whether
-        ``stop()`` was not called yet."""
-        if self._watchdog is None:
+        """Whether the server is still up; for :func:`connect_redis`, whether ``stop()`` was
+        not called yet."""
+        if self._native is None:
             return not self._stopped
-        return self._watchdog.poll() is None
+        return self._native.running()
 
     def call(self, *args: str | int | bytes) -> Reply:
         """Send one command and return its reply; an error reply raises :class:`ReplyError`.
@@ -388,17 +309,14 @@ class RedisServer:
                 sock.close()
 
     def stop(self) -> None:
-        """Stop the server and remove its directory, and its certificates if they are its
-        own (a cluster's nodes share the cluster's) (idempotent). For :func:`connect_redis`,
-        only the helper's own connection is closed: the server is someone else's."""
+        """Stop the server and remove its directory, and its certificates once no server
+        uses them (a cluster's nodes share the cluster's) (idempotent). For
+        :func:`connect_redis`, only the helper's own connection is closed: the server is
+        someone else's."""
         self._close()
         self._stopped = True
-        if self._watchdog is None:
-            return
-        _close_watchdog(self._watchdog)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        if self._owns_certs and self.tls is not None:
-            self.tls.remove()
+        if self._native is not None:
+            self._native.stop()
 
     def __enter__(self) -> RedisServer:
         return self
@@ -463,110 +381,45 @@ def start_redis(
     tls: bool = False,
     tls_auth_clients: bool = False,
 ) -> RedisServer:
-    """Start a ``redis-server`` on a free 127.0.0.1 port and return it once it answers PING.
+    """Start a ``redis-server`` on a free 127.0.0.1 port and return it once it accepts
+    connections.
 
     ``password`` sets ``requirepass`` (and ``masterauth``); ``args`` are extra
     ``redis-server`` arguments (``["--maxmemory", "10mb"]``). ``tls=True`` makes throwaway
     certificates (:class:`TlsCerts`, in ``server.tls``) and serves TLS only: ``--tls-port``
     on the free port, ``--port 0``; ``tls_auth_clients=True`` also requires a client
     certificate (mutual TLS). Call ``stop()`` when done, or use :func:`redis_server`, which
-    always does. Raises :class:`RedisNotFoundError` when ``redis-server`` (or, for TLS,
-    ``openssl``) is missing.
+    always does. Raises :class:`RedisNotFoundError` when ``redis-server`` is missing,
+    ``ValueError`` for options that do not fit together, ``RuntimeError`` (with the tail of
+    its log) when it does not start.
     """
-    _check_tls(tls, tls_auth_clients)
-    exe = _binary(redis_server, "RESPLOAD_REDIS_SERVER", "redis-server", "redis-server")
-    certs = _make_certs() if tls else None
-    try:
-        return _start(exe, password, args, start_timeout, certs, tls_auth_clients, True)
-    except BaseException:
-        if certs is not None:
-            certs.remove()
-        raise
-
-
-def _check_tls(tls: bool, tls_auth_clients: bool) -> None:
-    if tls_auth_clients and not tls:
-        raise ValueError("tls_auth_clients = True needs tls = True (client certificates are TLS)")
-
-
-def _tls_args(certs: TlsCerts, port: int, tls_auth_clients: bool) -> list[str]:
-    return [
-        "--port",
-        "0",
-        "--tls-port",
-        str(port),
-        "--tls-cert-file",
-        certs.cert_file,
-        "--tls-key-file",
-        certs.key_file,
-        "--tls-ca-cert-file",
-        certs.ca_file,
-        "--tls-auth-clients",
-        "yes" if tls_auth_clients else "no",
-    ]
+    [server] = _start(None, password, args, redis_server, start_timeout, tls, tls_auth_clients)
+    return server
 
 
 def _start(
-    exe: str,
+    cluster: tuple[int, int] | None,
     password: str | None,
     args: Sequence[str],
+    redis_server: str | None,
     start_timeout: float,
-    certs: TlsCerts | None,
+    tls: bool,
     tls_auth_clients: bool,
-    owns_certs: bool,
-) -> RedisServer:
-    last = ""
-    for _ in range(5):  # another process may take the port between our probe and the bind
-        port = free_port()
-        directory = Path(tempfile.mkdtemp(prefix="respload-redis-"))
-        ports = ["--port", str(port)] if certs is None else _tls_args(certs, port, tls_auth_clients)
-        argv = [
-            exe,
-            *ports,
-            "--bind",
-            _HOST,
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--daemonize",
-            "no",
-            "--dir",
-            str(directory),
-            "--logfile",
-            "redis.log",
-        ]
-        if password is not None:
-            argv += ["--requirepass", password, "--masterauth", password]
-        argv += list(args)
-        watchdog = subprocess.Popen(
-            ["sh", "-c", _WATCHDOG, "respload-watchdog", str(directory), *argv],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+) -> list[RedisServer]:
+    """The servers the native module starts (a cluster's nodes, primaries first)."""
+    try:
+        natives = _native.start_servers(
+            cluster=cluster,
+            password=password,
+            args=list(args),
+            tls=tls,
+            tls_auth_clients=tls_auth_clients,
+            redis_server=redis_server,
+            start_timeout=start_timeout,
         )
-        server = RedisServer(port, password, directory, watchdog, certs, tls_auth_clients)
-        log = directory / "redis.log"
-        deadline = time.monotonic() + start_timeout
-        while time.monotonic() < deadline and server.running:
-            try:
-                if server.call("PING") == "PONG":
-                    server._owns_certs = owns_certs  # only now: a failed try leaves them
-                    return server
-            except ReplyError as e:
-                if e.code != "LOADING":
-                    server.stop()
-                    raise RuntimeError(f"redis-server on port {port}: {e}") from None
-            except OSError:  # ssl.SSLError too, while TLS is not up yet
-                server._close()
-            time.sleep(0.02)
-        with contextlib.suppress(OSError):
-            last = log.read_text()
-        server.stop()
-        if "Address already in use" not in last:
-            break
-    tail = "\n".join(last.strip().splitlines()[-10:])
-    raise RuntimeError(f"redis-server did not start\n--- redis-server log ---\n{tail}")
+    except FileNotFoundError as e:
+        raise RedisNotFoundError(str(e)) from None
+    return [RedisServer._of(n, password, tls_auth_clients) for n in natives]
 
 
 @contextlib.contextmanager
@@ -667,17 +520,6 @@ class RedisCluster:
         return f"<RedisCluster {' '.join(self.seeds)}>"
 
 
-def _cluster_ready(cluster: RedisCluster, expected_nodes: int) -> bool:
-    for node in cluster.nodes:
-        if "cluster_state:ok" not in str(node.call("CLUSTER", "INFO")):
-            return False
-        # A replica is listed in CLUSTER SLOTS once it has synced with its primary.
-        listed = {int(n[1]) for entry in node.call("CLUSTER", "SLOTS") for n in entry[2:]}
-        if len(listed) != expected_nodes:
-            return False
-    return True
-
-
 @contextlib.contextmanager
 def redis_cluster(
     primaries: int = 3,
@@ -704,62 +546,13 @@ def redis_cluster(
     cluster is created with ``redis-cli --tls``. ``tls_auth_clients=True`` requires client
     certificates, the nodes' own included (they present their server certificate).
     """
-    if primaries < 3:
-        raise ValueError(f"primaries = {primaries}: Redis Cluster needs at least 3")
     if replicas < 0:
         raise ValueError(f"replicas = {replicas}: must be 0 or more")
-    _check_tls(tls, tls_auth_clients)
-    exe = _binary(redis_server, "RESPLOAD_REDIS_SERVER", "redis-server", "redis-server")
-    cli = _binary(None, "RESPLOAD_REDIS_CLI", "redis-cli", "redis-tools")
-    certs = _make_certs() if tls else None
-    cluster = RedisCluster([], password, certs, tls_auth_clients)
+    nodes = _start(
+        (primaries, replicas), password, args, redis_server, start_timeout, tls, tls_auth_clients
+    )
+    cluster = RedisCluster(nodes, password, nodes[0].tls, tls_auth_clients)
     try:
-        for _ in range(primaries * (1 + replicas)):
-            node_args = [
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                "nodes.conf",
-                "--cluster-node-timeout",
-                "2000",
-                "--cluster-port",
-                str(free_port()),
-                "--repl-diskless-sync-delay",
-                "0",
-                *(["--tls-cluster", "yes", "--tls-replication", "yes"] if tls else []),
-                *args,
-            ]
-            cluster.nodes.append(
-                _start(exe, password, node_args, 10.0, certs, tls_auth_clients, False)
-            )
-        cli_opts = ["-a", password, "--no-auth-warning"] if password is not None else []
-        if certs is not None:
-            cli_opts += ["--tls", "--cacert", certs.ca_file]
-            cli_opts += ["--cert", certs.client_cert, "--key", certs.client_key]
-        created = subprocess.run(
-            [
-                cli,
-                *cli_opts,
-                "--cluster",
-                "create",
-                *cluster.seeds,
-                "--cluster-replicas",
-                str(replicas),
-                "--cluster-yes",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=start_timeout,
-        )
-        if created.returncode != 0:
-            raise RuntimeError(
-                f"redis-cli --cluster create failed:\n{created.stdout}{created.stderr}"
-            )
-        deadline = time.monotonic() + start_timeout
-        while not _cluster_ready(cluster, len(cluster.nodes)):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the cluster {cluster.seeds} did not come up in time")
-            time.sleep(0.1)
         yield cluster
     finally:
         cluster.stop()

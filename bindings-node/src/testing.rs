@@ -1,0 +1,213 @@
+//! Throwaway servers for `respload/testing`: the `respload-testing` crate's servers and
+//! clusters, started off the JS thread; `testing.js` wraps them with its RESP client and
+//! `asyncDispose`.
+
+use napi::bindgen_prelude::*;
+use napi::JsError;
+use napi_derive::napi;
+use respload_testing::{Certs, Cluster, ClusterOptions, Error, Server, ServerOptions, Tls};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Options of `startServers` (camelCase, as `startRedis` and `startCluster` take them).
+#[napi(object)]
+#[derive(Default)]
+pub struct TestServerOptions {
+    /// `requirepass` (and `masterauth`).
+    pub password: Option<String>,
+    /// Extra redis-server arguments.
+    pub args: Option<Vec<String>>,
+    /// TLS only, with throwaway certificates.
+    pub tls: Option<bool>,
+    /// Also require a client certificate (needs `tls`).
+    pub tls_auth_clients: Option<bool>,
+    /// The redis-server binary.
+    pub redis_server: Option<String>,
+    /// The redis-cli binary (clusters).
+    pub redis_cli: Option<String>,
+    /// How long to wait for it (for a cluster, all of it).
+    pub start_timeout_ms: Option<f64>,
+    /// A Redis Cluster rather than one server.
+    pub cluster: Option<bool>,
+    /// A cluster's primaries (at least 3).
+    pub primaries: Option<u32>,
+    /// A cluster's replicas per primary.
+    pub replicas: Option<u32>,
+}
+
+/// One redis-server under its watchdog; stopped by `stop()` or when collected.
+#[napi]
+pub struct TestServer {
+    inner: Arc<Mutex<Option<Server>>>,
+    port: u16,
+    pid: u32,
+    dir: String,
+    certs_dir: Option<String>,
+}
+
+impl TestServer {
+    fn new(server: Server) -> TestServer {
+        TestServer {
+            port: server.port,
+            pid: server.pid(),
+            dir: server.dir.display().to_string(),
+            certs_dir: server.certs().map(|c| c.dir.display().to_string()),
+            inner: Arc::new(Mutex::new(Some(server))),
+        }
+    }
+}
+
+#[napi]
+impl TestServer {
+    /// The port clients use (the TLS port when it has TLS).
+    #[napi(getter)]
+    pub fn port(&self) -> u32 {
+        u32::from(self.port)
+    }
+
+    /// The redis-server process id.
+    #[napi(getter)]
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Its working directory (removed when it stops).
+    #[napi(getter)]
+    pub fn dir(&self) -> String {
+        self.dir.clone()
+    }
+
+    /// Its certificates' directory, when it has TLS.
+    #[napi(getter)]
+    pub fn certs_dir(&self) -> Option<String> {
+        self.certs_dir.clone()
+    }
+
+    /// Whether the server process runs.
+    #[napi]
+    pub fn running(&self) -> bool {
+        self.inner
+            .lock()
+            .map(|s| s.as_ref().is_some_and(Server::running))
+            .unwrap_or(false)
+    }
+
+    /// Stop it and remove its directory (idempotent), off the JS thread.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn stop(&self) -> AsyncTask<StopServer> {
+        AsyncTask::new(StopServer {
+            server: Arc::clone(&self.inner),
+        })
+    }
+}
+
+/// Stops a server on a libuv worker thread (its watchdog is waited for).
+pub struct StopServer {
+    server: Arc<Mutex<Option<Server>>>,
+}
+
+impl Task for StopServer {
+    type Output = ();
+    type JsValue = ();
+
+    fn compute(&mut self) -> Result<()> {
+        let server = self.server.lock().ok().and_then(|mut s| s.take());
+        drop(server);
+        Ok(())
+    }
+
+    fn resolve(&mut self, _env: Env, _: ()) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The crate's options from the flat JavaScript ones.
+fn options(o: &TestServerOptions) -> std::result::Result<ServerOptions, Error> {
+    let tls = o.tls.unwrap_or(false);
+    let auth = o.tls_auth_clients.unwrap_or(false);
+    if auth && !tls {
+        return Err(Error::Invalid(
+            "tlsAuthClients: true needs tls: true (client certificates are TLS)".into(),
+        ));
+    }
+    let tls = match tls {
+        true => Some(Tls::new(
+            &Certs::try_generate()?,
+            if auth { "yes" } else { "no" },
+            true,
+        )),
+        false => None,
+    };
+    Ok(ServerOptions {
+        password: o.password.clone(),
+        args: o.args.clone().unwrap_or_default(),
+        tls,
+        redis_server: o.redis_server.clone(),
+        redis_cli: o.redis_cli.clone(),
+        start_timeout: o
+            .start_timeout_ms
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
+            .map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+        port: None,
+    })
+}
+
+/// Starts a server or a cluster on a libuv worker thread.
+pub struct Start {
+    options: TestServerOptions,
+}
+
+impl Start {
+    fn launch(&self) -> std::result::Result<Vec<Server>, Error> {
+        let server = options(&self.options)?;
+        if self.options.cluster != Some(true) {
+            return Server::launch(&server).map(|s| vec![s]);
+        }
+        let cluster = ClusterOptions {
+            primaries: self.options.primaries.unwrap_or(3) as usize,
+            replicas: self.options.replicas.unwrap_or(1) as usize,
+            server,
+        };
+        Cluster::launch(&cluster).map(|c| c.nodes)
+    }
+}
+
+impl Task for Start {
+    // The error is made a JavaScript one (with its `code`) on the JS thread.
+    type Output = std::result::Result<Vec<Server>, Error>;
+    type JsValue = Vec<TestServer>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(self.launch())
+    }
+
+    fn resolve(&mut self, env: Env, started: Self::Output) -> Result<Vec<TestServer>> {
+        match started {
+            Ok(servers) => Ok(servers.into_iter().map(TestServer::new).collect()),
+            Err(e) => Err(to_js(&env, &e)),
+        }
+    }
+}
+
+/// Start a redis-server on a free 127.0.0.1 port, or with `cluster` a Redis Cluster
+/// (`primaries`, default 3; `replicas`, default 1); resolves with the servers (a cluster's
+/// primaries first, as created) once they accept connections. Rejects with `code`
+/// `ERR_RESPLOAD_TESTING_NOT_FOUND` when a binary is missing, `ERR_RESPLOAD_TESTING_INVALID`
+/// for bad options, and `ERR_RESPLOAD_TESTING_START` when they do not start.
+#[napi(ts_return_type = "Promise<TestServer[]>")]
+pub fn start_servers(options: Option<TestServerOptions>) -> AsyncTask<Start> {
+    AsyncTask::new(Start {
+        options: options.unwrap_or_default(),
+    })
+}
+
+/// A JavaScript `Error` whose `code` says which kind of failure it is.
+fn to_js(env: &Env, e: &Error) -> napi::Error {
+    let code = match e {
+        Error::NotFound(_) => "ERR_RESPLOAD_TESTING_NOT_FOUND",
+        Error::Invalid(_) => "ERR_RESPLOAD_TESTING_INVALID",
+        Error::Start(_) | Error::Io(_) => "ERR_RESPLOAD_TESTING_START",
+    };
+    let value = JsError::from(napi::Error::new(code, e.to_string())).into_unknown(*env);
+    napi::Error::from(value)
+}
