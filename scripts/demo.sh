@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 # however it ends.
 coproc SERVERS { exec target/release/respload-servers; }
 stop() {
-  eval "exec ${SERVERS[1]}>&-"
-  wait "$SERVERS_PID" 2>/dev/null || true
+  # Gone already (bash unset these) when it failed to start.
+  [ -z "${SERVERS[1]:-}" ] || eval "exec ${SERVERS[1]}>&-"
+  [ -z "${SERVERS_PID:-}" ] || wait "$SERVERS_PID" 2>/dev/null || true
 }
 trap stop EXIT
 read -r started <&"${SERVERS[0]}" || { echo "demo: redis-server did not start" >&2; exit 1; }

@@ -135,7 +135,11 @@ impl Server {
             argv.extend(["--requirepass", pw, "--masterauth", pw].map(String::from));
         }
         argv.extend(options.args.iter().cloned());
-        let (watchdog, pid) = Watchdog::server(&dir, &argv).map_err(Failed)?;
+        let (watchdog, pid) = Watchdog::server(&dir, &argv).map_err(|e| {
+            // No watchdog holds the directory yet.
+            let _ = std::fs::remove_dir_all(&dir);
+            Failed(e)
+        })?;
         let server = Server {
             port,
             tls_port,
