@@ -100,11 +100,11 @@ export declare class ReplyError extends Error {
 }
 
 /**
- * Start a redis-server and resolve once it answers PING. It never outlives this process: it is
- * stopped when the process exits, crashes or is killed, even without `stop()`. With the
- * environment variable `RESPLOAD_URL` set (and none of `args`, `password`, `redisServer`,
- * `tls`, `tlsAuthClients` given), the server already running there instead, its database
- * emptied (`FLUSHDB`) and left running by `stop()`.
+ * Start a redis-server and resolve once it answers the helper's client. It never outlives this
+ * process: it is stopped when the process exits, crashes or is killed, even without `stop()`.
+ * With the environment variable `RESPLOAD_URL` set (and none of `args`, `password`,
+ * `redisServer`, `tls`, `tlsAuthClients` given), the server already running there instead, its
+ * database emptied (`FLUSHDB`) and left running by `stop()`.
  */
 export declare function startRedis(options?: StartRedisOptions): Promise<RedisServer>
 

@@ -13,6 +13,8 @@ test('startRedis() starts servers on distinct free ports; stop() ends them and r
     assert.notEqual(a.port, b.port)
     assert.equal(a.url, `redis://127.0.0.1:${a.port}`)
     assert.ok(alive(a.pid) && alive(b.pid))
+    assert.ok(a.running && b.running)
+    assert.equal(await a.command('INFO', 'server').then((info) => info.match(/process_id:(\d+)/)[1]), String(a.pid))
     assert.equal(await a.command('PING'), 'PONG')
     assert.equal(await a.command('SET', 'x', 'héllo'), 'OK')
     assert.equal(await a.command('GET', 'x'), 'héllo')
@@ -26,9 +28,19 @@ test('startRedis() starts servers on distinct free ports; stop() ends them and r
     await b.stop()
   }
   assert.ok(await eventually(() => !alive(a.pid) && !alive(b.pid)), 'the servers are gone')
+  assert.ok(!a.running && !b.running)
   assert.ok(!fs.existsSync(a.dir) && !fs.existsSync(b.dir), 'their directories are gone')
   await a.stop() // idempotent
   await assert.rejects(a.command('PING'), /stopped/)
+})
+
+test('running turns false when the server dies on its own', async () => {
+  await withRedis(async (redis) => {
+    assert.ok(redis.running)
+    process.kill(redis.pid, 'SIGKILL')
+    assert.ok(await eventually(() => !redis.running), 'running saw the crash')
+    assert.ok(fs.existsSync(redis.dir), 'a crash leaves the directory until stop()')
+  })
 })
 
 test('withRedis() stops the server even when the callback throws', async () => {
