@@ -48,6 +48,24 @@ export declare class NativeRunner {
   takeReport(): string
 }
 
+/**
+ * The helper's connection of a `RedisServer` (`command()`): connected at the first
+ * command, again after one that failed; commands run one at a time off the JS thread.
+ */
+export declare class TestClient {
+  /** A client for `options` (nothing is connected yet). */
+  constructor(options: TestClientOptions)
+  /**
+   * Send one command; resolves with its reply as JSON text: strings, numbers, `null`,
+   * arrays, and `{"error": MESSAGE}` for an error reply. Rejects with `code`
+   * `ERR_RESPLOAD_TESTING_IO` when the connection fails (the next command connects again)
+   * and `ERR_RESPLOAD_TESTING_REPLY` when `AUTH` or `SELECT` is refused.
+   */
+  command(args: Array<string | Buffer>): Promise<string>
+  /** Close the connection (the next command connects again). */
+  close(): void
+}
+
 /** One redis-server under its watchdog; stopped by `stop()` or when collected. */
 export declare class TestServer {
   /** The port clients use (the TLS port when it has TLS). */
@@ -199,6 +217,30 @@ export declare function shardSpec(workloadJson: string, index: number, count: nu
  * for bad options, and `ERR_RESPLOAD_TESTING_START` when they do not start.
  */
 export declare function startServers(options?: TestServerOptions | undefined | null): Promise<TestServer[]>
+
+/** Where `TestClient` connects (camelCase). */
+export interface TestClientOptions {
+  /** The host name or address. */
+  host: string
+  /** The port. */
+  port: number
+  /** TLS (trusting `caFile`, else Mozilla's roots). */
+  tls?: boolean
+  /** The CA file (PEM). */
+  caFile?: string
+  /** A client certificate (PEM), with `key`. */
+  cert?: string
+  /** Its private key (PEM). */
+  key?: string
+  /** The ACL user. */
+  user?: string
+  /** The password (`AUTH`). */
+  password?: string
+  /** The database to `SELECT`. */
+  db?: number
+  /** Connect, read and write timeout (default 10 000 ms). */
+  timeoutMs?: number
+}
 
 /** Options of `startServers` (camelCase, as `startRedis` and `startCluster` take them). */
 export interface TestServerOptions {

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.Cli = nativeBinding.Cli
 module.exports.NativeRunner = nativeBinding.NativeRunner
+module.exports.TestClient = nativeBinding.TestClient
 module.exports.TestServer = nativeBinding.TestServer
 module.exports.checkReport = nativeBinding.checkReport
 module.exports.compareReports = nativeBinding.compareReports

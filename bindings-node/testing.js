@@ -5,15 +5,13 @@
 // watchdog that holds a pipe from this process, so when the pipe closes (stop(), a normal exit,
 // a crash, even SIGKILL of this process) the watchdog kills redis-server and removes its
 // directory. Nothing outlives the test process. With `tls: true` the certificates are made
-// in-process, in a directory held the same way. This file holds the RESP client for
-// assertions, connectRedis and the asyncDispose wrappers. With RESPLOAD_URL set, startRedis()
+// in-process, in a directory held the same way. command() goes through the crate's client
+// too; this file holds connectRedis and the asyncDispose wrappers. With RESPLOAD_URL set, startRedis()
 // and withRedis() use the server already running there instead (connectRedis), so a suite can
 // run where redis-server cannot be installed.
 
 const fs = require('node:fs')
-const net = require('node:net')
 const path = require('node:path')
-const tls = require('node:tls')
 const native = require('./native.js')
 
 /** An error reply from the server (`code` is its first word: `ERR`, `WRONGTYPE`, ...). */
@@ -25,122 +23,12 @@ class ReplyError extends Error {
 }
 Object.defineProperty(ReplyError.prototype, 'name', { value: 'ReplyError', writable: true, configurable: true })
 
-// --- a minimal RESP2 client, enough for test assertions ----------------------------------------
-
-function encode(args) {
-  const parts = [Buffer.from(`*${args.length}\r\n`)]
-  for (const arg of args) {
-    const bytes = arg instanceof Uint8Array ? Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength) : Buffer.from(String(arg))
-    parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, Buffer.from('\r\n'))
-  }
-  return Buffer.concat(parts)
+/** A reply of the native client (JSON text) as values: `{ error }` objects become `ReplyError`s. */
+function fromJson(value) {
+  if (Array.isArray(value)) return value.map(fromJson)
+  if (value !== null && typeof value === 'object') return new ReplyError(value.error)
+  return value
 }
-
-/** Parse one reply at `offset`: `{ value, next }`, or null when more bytes are needed. */
-function parse(buf, offset) {
-  const end = buf.indexOf('\r\n', offset)
-  if (end < 0) return null
-  const line = buf.toString('utf8', offset + 1, end)
-  const next = end + 2
-  switch (String.fromCharCode(buf[offset])) {
-    case '+':
-      return { value: line, next }
-    case '-':
-      return { value: new ReplyError(line), next }
-    case ':':
-      return { value: Number(line), next }
-    case '$': {
-      const len = Number(line)
-      if (len < 0) return { value: null, next }
-      if (buf.length < next + len + 2) return null
-      return { value: buf.toString('utf8', next, next + len), next: next + len + 2 }
-    }
-    case '*': {
-      const count = Number(line)
-      if (count < 0) return { value: null, next }
-      const items = []
-      let at = next
-      for (let i = 0; i < count; i++) {
-        const item = parse(buf, at)
-        if (item === null) return null
-        items.push(item.value)
-        at = item.next
-      }
-      return { value: items, next: at }
-    }
-    default:
-      throw new Error(`unexpected RESP reply type byte ${buf[offset]}`)
-  }
-}
-
-class Connection {
-  #socket
-  #buffer = Buffer.alloc(0)
-  #pending = []
-  #failure = null
-
-  constructor(socket) {
-    this.#socket = socket
-    // Referenced only while a reply is awaited: an idle connection (a forgotten stop()) does not
-    // keep the process alive, and an awaited command() is not cut short.
-    socket.unref()
-    socket.on('data', (chunk) => this.#onData(chunk))
-    socket.on('error', (err) => this.#fail(err))
-    socket.on('close', () => this.#fail(new Error('connection closed')))
-  }
-
-  /** Connect; over TLS when `tlsOptions` (`{ ca, cert, key }`) is given. */
-  static open(port, host, timeoutMs = 2000, tlsOptions = null) {
-    return new Promise((resolve, reject) => {
-      const socket = tlsOptions ? tls.connect({ port, host, ...tlsOptions }) : net.connect({ port, host })
-      const timer = setTimeout(() => socket.destroy(new Error(`timeout connecting to ${host}:${port}`)), timeoutMs)
-      socket.once(tlsOptions ? 'secureConnect' : 'connect', () => {
-        clearTimeout(timer)
-        socket.removeListener('error', reject)
-        resolve(new Connection(socket))
-      })
-      socket.once('error', (err) => {
-        clearTimeout(timer)
-        reject(err)
-      })
-    })
-  }
-
-  #onData(chunk) {
-    this.#buffer = this.#buffer.length ? Buffer.concat([this.#buffer, chunk]) : chunk
-    let offset = 0
-    while (this.#pending.length > 0 && offset < this.#buffer.length) {
-      const reply = parse(this.#buffer, offset)
-      if (reply === null) break
-      offset = reply.next
-      const { resolve, reject } = this.#pending.shift()
-      if (reply.value instanceof ReplyError) reject(reply.value)
-      else resolve(reply.value)
-    }
-    this.#buffer = this.#buffer.subarray(offset)
-    if (this.#pending.length === 0) this.#socket.unref()
-  }
-
-  #fail(err) {
-    this.#failure ??= err
-    for (const { reject } of this.#pending.splice(0)) reject(err)
-  }
-
-  send(args) {
-    if (this.#failure) return Promise.reject(this.#failure)
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ resolve, reject })
-      this.#socket.ref()
-      this.#socket.write(encode(args))
-    })
-  }
-
-  close() {
-    this.#socket.destroy()
-  }
-}
-
-// --- servers -------------------------------------------------------------------------------------
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -182,7 +70,7 @@ function checkTls(options) {
 class RedisServer {
   #native
   #stopping = Promise.resolve()
-  #connection = null
+  #client = null
   #stopped = false
 
   // connectRedis(): how to reach a server someone else runs ({ tls, user, db }); null for ours.
@@ -203,23 +91,26 @@ class RedisServer {
   /** Send one command and resolve with its reply (error replies reject with `ReplyError`). */
   async command(...args) {
     if (this.#stopped) throw new Error(`redis-server on port ${this.port} was stopped`)
-    if (this.#connection === null) this.#connection = await this.#open()
-    return this.#connection.send(args)
-  }
-
-  async #open() {
-    const existing = this.#existing
-    const connection = await Connection.open(this.port, this.host, 2000, existing ? existing.tls : tlsOptions(this.tls))
+    this.#client ??= new native.TestClient(this.#clientOptions())
+    const bytes = args.map((a) => (a instanceof Uint8Array ? Buffer.from(a.buffer, a.byteOffset, a.byteLength) : String(a)))
+    let text
     try {
-      if (this.password !== undefined) {
-        await connection.send(existing?.user !== undefined ? ['AUTH', existing.user, this.password] : ['AUTH', this.password])
-      }
-      if (existing?.db) await connection.send(['SELECT', String(existing.db)])
+      text = await this.#client.command(bytes)
     } catch (err) {
-      connection.close()
+      if (err.code === 'ERR_RESPLOAD_TESTING_REPLY') throw new ReplyError(err.message)
       throw err
     }
-    return connection
+    const reply = fromJson(JSON.parse(text))
+    if (reply instanceof ReplyError) throw reply
+    return reply
+  }
+
+  /** The helper's connection (the respload-testing crate's client): TLS with the client
+   * certificate for a server of ours with TLS, Mozilla's roots for `rediss://` of connectRedis. */
+  #clientOptions() {
+    const existing = this.#existing
+    return { host: this.host, port: this.port, tls: Boolean(this.tls || existing?.tls), caFile: this.tls?.caFile,
+      cert: this.tls?.clientCert, key: this.tls?.clientKey, user: existing?.user, password: this.password, db: existing?.db }
   }
 
   /** Whether the server runs (for `connectRedis()`, whether `stop()` was not called yet). */
@@ -232,7 +123,7 @@ class RedisServer {
   async stop() {
     if (this.#stopped) return this.#stopping
     this.#stopped = true
-    this.#connection?.close()
+    this.#client?.close()
     // Someone else's server: only the helper's connection was ours.
     if (!this.#native) return
     this.#stopping = this.#native.stop()
@@ -242,13 +133,6 @@ class RedisServer {
   async [Symbol.asyncDispose]() {
     await this.stop()
   }
-}
-
-/** The client TLS options of the helper's own connections: trust the CA, offer the client certificate. */
-function tlsOptions(certs) {
-  if (!certs) return null
-  const read = (file) => fs.readFileSync(file)
-  return { ca: read(certs.caFile), cert: read(certs.clientCert), key: read(certs.clientKey) }
 }
 
 /**
@@ -313,7 +197,7 @@ async function ourServer(started, options) {
 
 /**
  * A `RedisServer` for a server already running at `url` (`redis://` or `rediss://`, with user,
- * password and database as respload reads them; `rediss://` verified against Node's trusted
+ * password and database as respload reads them; `rediss://` verified against Mozilla's trusted
  * CAs), once it answers PING. `url` and `target()` give `url` back, `command()` authenticates
  * and selects the database, `stop()` closes only the helper's connection.
  */
@@ -335,7 +219,7 @@ async function connectRedis(url, options = {}) {
   if (!/^\d+$/.test(dbText)) throw new TypeError(`url ${JSON.stringify(url)}: database ${JSON.stringify(dbText)} is not a number`)
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1'
   const port = Number(parsed.port || 6379)
-  const existing = { tls: parsed.protocol === 'rediss:' ? { servername: host } : null, user, db: Number(dbText) }
+  const existing = { tls: parsed.protocol === 'rediss:', user, db: Number(dbText) }
   const fields = { host, port, url, pid: 0, dir: '', version: '', password, tls: undefined, tlsAuthClients: false }
   const server = new RedisServer(fields, null, existing)
   const deadline = Date.now() + (options.timeoutMs ?? 10_000)

@@ -21,7 +21,7 @@ pub use report::{
     validity_warning,
 };
 pub use runner::NativeRunner;
-pub use testing::{start_servers, TestServer};
+pub use testing::{start_servers, TestClient, TestServer};
 pub use workload::{
     load_spec, memtier_spec, normalize_spec, parse_start_at, redacted_spec, redis_benchmark_spec,
     shard_spec,

@@ -5,7 +5,10 @@
 use napi::bindgen_prelude::*;
 use napi::JsError;
 use napi_derive::napi;
-use respload_testing::{Certs, Cluster, ClusterOptions, Error, Server, ServerOptions, Tls};
+use respload_testing::{
+    Certs, Client, ClientOptions, ClientTls, Cluster, ClusterOptions, Error, Reply, Server,
+    ServerOptions, Tls,
+};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -201,12 +204,161 @@ pub fn start_servers(options: Option<TestServerOptions>) -> AsyncTask<Start> {
     })
 }
 
+/// Where `TestClient` connects (camelCase).
+#[napi(object)]
+pub struct TestClientOptions {
+    /// The host name or address.
+    pub host: String,
+    /// The port.
+    pub port: u32,
+    /// TLS (trusting `caFile`, else Mozilla's roots).
+    pub tls: Option<bool>,
+    /// The CA file (PEM).
+    pub ca_file: Option<String>,
+    /// A client certificate (PEM), with `key`.
+    pub cert: Option<String>,
+    /// Its private key (PEM).
+    pub key: Option<String>,
+    /// The ACL user.
+    pub user: Option<String>,
+    /// The password (`AUTH`).
+    pub password: Option<String>,
+    /// The database to `SELECT`.
+    pub db: Option<u32>,
+    /// Connect, read and write timeout (default 10 000 ms).
+    pub timeout_ms: Option<f64>,
+}
+
+/// The helper's connection of a `RedisServer` (`command()`): connected at the first
+/// command, again after one that failed; commands run one at a time off the JS thread.
+#[napi]
+pub struct TestClient {
+    options: Arc<ClientOptions>,
+    client: Arc<Mutex<Option<Client>>>,
+}
+
+#[napi]
+impl TestClient {
+    /// A client for `options` (nothing is connected yet).
+    #[napi(constructor)]
+    pub fn new(options: TestClientOptions) -> Result<Self> {
+        let port = u16::try_from(options.port).map_err(|_| {
+            napi::Error::from_reason(format!("port = {}: not a port", options.port))
+        })?;
+        let timeout = options.timeout_ms.unwrap_or(10_000.0);
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(napi::Error::from_reason(format!(
+                "timeoutMs = {timeout}: must be a positive number"
+            )));
+        }
+        let tls = options.tls.unwrap_or(false).then_some(ClientTls {
+            ca_file: options.ca_file,
+            cert: options.cert,
+            key: options.key,
+        });
+        Ok(TestClient {
+            options: Arc::new(ClientOptions {
+                host: options.host,
+                port,
+                tls,
+                user: options.user,
+                password: options.password,
+                db: options.db.unwrap_or(0),
+                timeout: Duration::from_secs_f64(timeout / 1000.0),
+            }),
+            client: Arc::default(),
+        })
+    }
+
+    /// Send one command; resolves with its reply as JSON text: strings, numbers, `null`,
+    /// arrays, and `{"error": MESSAGE}` for an error reply. Rejects with `code`
+    /// `ERR_RESPLOAD_TESTING_IO` when the connection fails (the next command connects again)
+    /// and `ERR_RESPLOAD_TESTING_REPLY` when `AUTH` or `SELECT` is refused.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn command(&self, args: Vec<Either<String, Buffer>>) -> AsyncTask<Command> {
+        let args = args
+            .into_iter()
+            .map(|a| match a {
+                Either::A(s) => s.into_bytes(),
+                Either::B(b) => b.to_vec(),
+            })
+            .collect();
+        AsyncTask::new(Command {
+            options: Arc::clone(&self.options),
+            client: Arc::clone(&self.client),
+            args,
+        })
+    }
+
+    /// Close the connection (the next command connects again).
+    #[napi]
+    pub fn close(&self) {
+        if let Ok(mut slot) = self.client.lock() {
+            *slot = None;
+        }
+    }
+}
+
+/// One command of a `TestClient`, on a libuv worker thread.
+pub struct Command {
+    options: Arc<ClientOptions>,
+    client: Arc<Mutex<Option<Client>>>,
+    args: Vec<Vec<u8>>,
+}
+
+impl Command {
+    fn send(&self) -> std::result::Result<Reply, Error> {
+        let mut slot = self
+            .client
+            .lock()
+            .map_err(|_| Error::Start("a command panicked".into()))?;
+        let client = match slot.as_mut() {
+            Some(c) => c,
+            None => slot.insert(Client::connect(&self.options)?),
+        };
+        let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
+        client.call(&args).inspect_err(|_| *slot = None)
+    }
+}
+
+impl Task for Command {
+    type Output = std::result::Result<Reply, Error>;
+    type JsValue = String;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(self.send())
+    }
+
+    fn resolve(&mut self, env: Env, reply: Self::Output) -> Result<String> {
+        match reply {
+            Ok(reply) => Ok(to_json(reply).to_string()),
+            Err(e) => Err(to_js(&env, &e)),
+        }
+    }
+}
+
+/// A reply as JSON: bulk strings decoded as UTF-8 (with replacement), error replies as
+/// `{"error": MESSAGE}`.
+fn to_json(reply: Reply) -> serde_json::Value {
+    use serde_json::Value;
+    match reply {
+        Reply::Status(s) => Value::String(s),
+        Reply::Error(m) => serde_json::json!({ "error": m }),
+        Reply::Int(n) => Value::from(n),
+        Reply::Bulk(b) => Value::String(String::from_utf8_lossy(&b).into_owned()),
+        Reply::Nil => Value::Null,
+        Reply::Array(items) => Value::Array(items.into_iter().map(to_json).collect()),
+    }
+}
+
 /// A JavaScript `Error` whose `code` says which kind of failure it is.
 fn to_js(env: &Env, e: &Error) -> napi::Error {
     let code = match e {
         Error::NotFound(_) => "ERR_RESPLOAD_TESTING_NOT_FOUND",
         Error::Invalid(_) => "ERR_RESPLOAD_TESTING_INVALID",
-        Error::Start(_) | Error::Io(_) => "ERR_RESPLOAD_TESTING_START",
+        Error::Start(_) => "ERR_RESPLOAD_TESTING_START",
+        Error::Reply(_) => "ERR_RESPLOAD_TESTING_REPLY",
+        Error::Io(_) => "ERR_RESPLOAD_TESTING_IO",
     };
     let value = JsError::from(napi::Error::new(code, e.to_string())).into_unknown(*env);
     napi::Error::from(value)

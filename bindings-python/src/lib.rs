@@ -28,7 +28,7 @@ mod _native {
     #[pymodule_export]
     use super::runner::Runner;
     #[pymodule_export]
-    use super::testing::{start_servers, TestServer};
+    use super::testing::{start_servers, TestClient, TestServer};
     #[pymodule_export]
     use super::workload::{parse_start_at, Workload};
 

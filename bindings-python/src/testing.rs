@@ -1,9 +1,14 @@
 //! Throwaway servers for `respload.testing`: the `respload-testing` crate's servers and
 //! clusters, which the Python module wraps in its context managers and RESP client.
 
-use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyConnectionError, PyFileNotFoundError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use respload_testing::{Certs, Cluster, ClusterOptions, Error, Server, ServerOptions, Tls};
+use pyo3::types::PyList;
+use respload_testing::{
+    Certs, Client, ClientOptions, ClientTls, Cluster, ClusterOptions, Error, Reply, Server,
+    ServerOptions, Tls,
+};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// One redis-server under its watchdog; stopped by `stop()` or when collected.
@@ -110,6 +115,113 @@ pub fn start_servers(
         Ok(nodes.into_iter().map(TestServer::new).collect())
     })
     .map_err(to_py)
+}
+
+/// A connection for assertions (`RedisServer.call`): connected at the first call, again
+/// after one that failed.
+#[pyclass(module = "respload._native")]
+pub struct TestClient {
+    options: ClientOptions,
+    client: Mutex<Option<Client>>,
+}
+
+#[pymethods]
+impl TestClient {
+    /// Where to connect: TLS when `tls` (trusting `ca_file`, else Mozilla's roots; showing
+    /// `cert` and `key` when given); `AUTH` with `password` (and `user`), `SELECT db`.
+    #[new]
+    #[pyo3(signature = (host, port, *, tls=false, ca_file=None, cert=None, key=None, user=None, password=None, db=0, timeout=10.0))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        host: String,
+        port: u16,
+        tls: bool,
+        ca_file: Option<String>,
+        cert: Option<String>,
+        key: Option<String>,
+        user: Option<String>,
+        password: Option<String>,
+        db: u32,
+        timeout: f64,
+    ) -> PyResult<TestClient> {
+        if !(timeout.is_finite() && timeout > 0.0) {
+            return Err(PyValueError::new_err(format!(
+                "timeout = {timeout}: must be a positive number of seconds"
+            )));
+        }
+        let tls = tls.then_some(ClientTls { ca_file, cert, key });
+        Ok(TestClient {
+            options: ClientOptions {
+                host,
+                port,
+                tls,
+                user,
+                password,
+                db,
+                timeout: Duration::from_secs_f64(timeout),
+            },
+            client: Mutex::new(None),
+        })
+    }
+
+    /// Send one command; its reply: `str` (simple and bulk strings, bulk decoded as UTF-8
+    /// with replacement), `int`, `None`, `list`, and `respload.testing.ReplyError` for an
+    /// error reply (returned, not raised). Raises `ConnectionError` when the connection fails
+    /// (the next call connects again), `ReplyError` when `AUTH` or `SELECT` is refused.
+    fn call(&self, py: Python<'_>, args: Vec<Vec<u8>>) -> PyResult<Py<PyAny>> {
+        let reply = py.detach(|| {
+            let mut slot = self
+                .client
+                .lock()
+                .map_err(|_| Error::Start("poisoned".into()))?;
+            let client = match slot.as_mut() {
+                Some(c) => c,
+                None => slot.insert(Client::connect(&self.options)?),
+            };
+            let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+            client.call(&args).inspect_err(|_| *slot = None)
+        });
+        match reply {
+            Ok(reply) => to_python(py, reply),
+            Err(Error::Reply(m)) => Err(PyErr::from_value(reply_error(py, m)?.into_bound(py))),
+            // The Python client raised OSErrors (ssl.SSLError too): callers retry on them.
+            Err(Error::Io(e)) => Err(PyConnectionError::new_err(e.to_string())),
+            Err(e) => Err(to_py(e)),
+        }
+    }
+
+    /// Close the connection (the next call connects again).
+    fn close(&self) {
+        if let Ok(mut slot) = self.client.lock() {
+            *slot = None;
+        }
+    }
+}
+
+/// An instance of `respload.testing.ReplyError`.
+fn reply_error(py: Python<'_>, message: String) -> PyResult<Py<PyAny>> {
+    let class = py.import("respload.testing")?.getattr("ReplyError")?;
+    Ok(class.call1((message,))?.unbind())
+}
+
+fn to_python(py: Python<'_>, reply: Reply) -> PyResult<Py<PyAny>> {
+    Ok(match reply {
+        Reply::Status(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Reply::Error(m) => reply_error(py, m)?,
+        Reply::Int(n) => n.into_pyobject(py)?.into_any().unbind(),
+        Reply::Bulk(b) => String::from_utf8_lossy(&b)
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+        Reply::Nil => py.None(),
+        Reply::Array(items) => {
+            let items = items
+                .into_iter()
+                .map(|r| to_python(py, r))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any().unbind()
+        }
+    })
 }
 
 fn to_py(e: Error) -> PyErr {

@@ -12,14 +12,18 @@ pub enum Error {
     Invalid(String),
     /// A server did not come up (with the tail of its log), or a cluster did not form.
     Start(String),
-    /// The system refused a file or a process.
+    /// An error reply where none was expected (`AUTH`, `SELECT` of [`Client::connect`](crate::Client::connect)).
+    Reply(String),
+    /// The system refused a file, a process or a connection.
     Io(std::io::Error),
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::NotFound(m) | Error::Invalid(m) | Error::Start(m) => f.write_str(m),
+            Error::NotFound(m) | Error::Invalid(m) | Error::Start(m) | Error::Reply(m) => {
+                f.write_str(m)
+            }
             Error::Io(e) => write!(f, "{e}"),
         }
     }

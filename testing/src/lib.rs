@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 mod certs;
+mod client;
 mod cluster;
 mod error;
 mod options;
@@ -20,6 +21,7 @@ mod server;
 mod watchdog;
 
 pub use certs::Certs;
+pub use client::{Client, ClientOptions, ClientTls, Reply};
 pub use cluster::{Cluster, ClusterOptions};
 pub use error::Error;
 pub use options::{ServerOptions, Tls};

@@ -1,6 +1,8 @@
 //! The crate's servers as the bindings and scripts use them: options, errors, the watchdog.
 
-use respload_testing::{Certs, Error, Server, ServerOptions, Tls};
+use respload_testing::{
+    Certs, Client, ClientOptions, ClientTls, Error, Reply, Server, ServerOptions, Tls,
+};
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
 use std::path::Path;
@@ -121,4 +123,70 @@ fn nothing_outlives_respload_servers_killed_with_sigkill() {
     child.wait().unwrap();
     assert!(eventually(|| refused(port) && refused(tls_port)));
     assert!(eventually(|| !ca.parent().unwrap().exists()), "{ca:?} left");
+}
+
+#[test]
+fn the_client_speaks_tls_with_a_client_certificate_and_authenticates() {
+    let certs = Certs::generate();
+    let server = Server::launch(&ServerOptions {
+        password: Some("pw".into()),
+        tls: Some(Tls::new(&certs, "yes", true)),
+        ..ServerOptions::default()
+    })
+    .unwrap();
+    let options = ClientOptions {
+        host: "127.0.0.1".into(),
+        port: server.port,
+        tls: Some(ClientTls {
+            ca_file: Some(certs.path("ca.crt")),
+            cert: Some(certs.path("client.crt")),
+            key: Some(certs.path("client.key")),
+        }),
+        user: None,
+        password: Some("pw".into()),
+        db: 2,
+        timeout: Duration::from_secs(5),
+    };
+    let mut client = Client::connect(&options).unwrap();
+    let call = |c: &mut Client, args: &[&str]| {
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
+        c.call(&args).unwrap()
+    };
+    assert_eq!(
+        call(&mut client, &["SET", "k", "v\r\nw"]),
+        Reply::Status("OK".into())
+    );
+    assert_eq!(
+        call(&mut client, &["GET", "k"]),
+        Reply::Bulk(b"v\r\nw".to_vec())
+    );
+    assert_eq!(call(&mut client, &["GET", "missing"]), Reply::Nil);
+    assert_eq!(call(&mut client, &["RPUSH", "l", "a", "b"]), Reply::Int(2));
+    assert_eq!(
+        call(&mut client, &["LRANGE", "l", "0", "-1"]),
+        Reply::Array(vec![Reply::Bulk(b"a".to_vec()), Reply::Bulk(b"b".to_vec())])
+    );
+    assert!(matches!(call(&mut client, &["NOSUCH"]), Reply::Error(e) if e.starts_with("ERR")));
+    // It selected database 2: the key is there, not in 0 (which the harness's redis-cli uses).
+    assert_eq!(server.cli(&["DBSIZE"]), "0");
+    assert_eq!(server.cli(&["-n", "2", "DBSIZE"]), "2");
+    // A wrong password is an error reply; no client certificate, a failed connection.
+    let wrong = ClientOptions {
+        password: Some("nope".into()),
+        ..options.clone()
+    };
+    assert!(matches!(Client::connect(&wrong), Err(Error::Reply(e)) if e.contains("WRONGPASS")));
+    let anonymous = ClientOptions {
+        tls: Some(ClientTls {
+            ca_file: Some(certs.path("ca.crt")),
+            ..ClientTls::default()
+        }),
+        ..options.clone()
+    };
+    assert!(matches!(Client::connect(&anonymous), Err(Error::Io(_))));
+    let plain = ClientOptions {
+        tls: None,
+        ..options
+    };
+    assert!(Client::connect(&plain).is_err(), "plain text to a TLS port");
 }

@@ -5,7 +5,7 @@ wraps them. Errors are raised as the classes of ``respload.exceptions``.
 """
 
 import os
-from typing import final
+from typing import Any, final
 
 __version__: str
 SCHEMA_VERSION: int
@@ -143,3 +143,29 @@ def start_servers(
     (``(primaries, replicas)``) a Redis Cluster, primaries first; ``FileNotFoundError`` when a
     binary is missing, ``ValueError`` for bad options, ``RuntimeError`` when they do not
     start."""
+
+@final
+class TestClient:
+    """The helper's connection of ``respload.testing.RedisServer``: connected at the first
+    call, again after one that failed."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        tls: bool = False,
+        ca_file: str | None = None,
+        cert: str | None = None,
+        key: str | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        db: int = 0,
+        timeout: float = 10.0,
+    ) -> None: ...
+    def call(self, args: list[bytes]) -> Any:
+        """One command's reply (an error reply returned as ``ReplyError``); raises
+        ``ConnectionError`` when the connection fails, ``ReplyError`` when AUTH or SELECT is
+        refused."""
+    def close(self) -> None:
+        """Close the connection."""

@@ -45,7 +45,7 @@ import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from respload import _native
 
@@ -85,34 +85,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((_HOST, 0))
         return int(s.getsockname()[1])
-
-
-def _encode(args: Sequence[str | int | bytes]) -> bytes:
-    parts = [b"*%d\r\n" % len(args)]
-    for a in args:
-        b = a if isinstance(a, bytes) else str(a).encode()
-        parts.append(b"$%d\r\n%s\r\n" % (len(b), b))
-    return b"".join(parts)
-
-
-def _read_reply(f: BinaryIO) -> Reply:
-    line = f.readline()
-    if not line:
-        raise ConnectionError("the server closed the connection")
-    kind, rest = line[:1], line[1:-2]
-    if kind == b"+":
-        return rest.decode()
-    if kind == b"-":
-        return ReplyError(rest.decode())
-    if kind == b":":
-        return int(rest)
-    if kind == b"$":
-        n = int(rest)
-        return None if n < 0 else f.read(n + 2)[:-2].decode(errors="replace")
-    if kind == b"*":
-        n = int(rest)
-        return None if n < 0 else [_read_reply(f) for _ in range(n)]
-    raise ConnectionError(f"unexpected reply {line!r}")
 
 
 class TlsCerts:
@@ -198,8 +170,10 @@ class RedisServer:
         self.tls = tls
         self.tls_auth_clients = tls_auth_clients
         self._native = native
-        self._ssl = tls.ssl_context() if tls is not None else None
-        self._conn: tuple[socket.socket, BinaryIO] | None = None
+        # The helper's own connection (the respload-testing crate's client).
+        self._conn: _native.TestClient | None = None
+        # connect_redis to rediss://: TLS trusting Mozilla's roots.
+        self._system_tls = False
         # Set by connect_redis: a server someone else runs, reached by its own URL.
         self._url: str | None = None
         self._user: str | None = None
@@ -251,7 +225,9 @@ class RedisServer:
         """Send one command and return its reply; an error reply raises :class:`ReplyError`.
 
         One connection is kept open (authenticated when a password was set; over TLS, with
-        the client certificate, when the server has TLS)."""
+        the client certificate, when the server has TLS): the respload-testing crate's
+        client, as Node's ``command()`` uses. A connection that fails raises
+        ``ConnectionError``; the next call connects again."""
         reply = self._send(args)
         if isinstance(reply, ReplyError):
             raise reply
@@ -259,32 +235,19 @@ class RedisServer:
 
     def _send(self, args: Sequence[str | int | bytes]) -> Reply:
         if self._conn is None:
-            sock = socket.create_connection((self.host, self.port), timeout=10)
-            if self._ssl is not None:
-                try:
-                    sock = self._ssl.wrap_socket(sock, server_hostname=self.host)
-                except OSError:
-                    sock.close()
-                    raise
-            f: BinaryIO = sock.makefile("rb")
-            self._conn = (sock, f)
-            if self.password is not None:
-                auth = [self.password] if self._user is None else [self._user, self.password]
-                self._check(self._send(["AUTH", *auth]))
-            if self._db:
-                self._check(self._send(["SELECT", self._db]))
-        sock, f = self._conn
-        try:
-            sock.sendall(_encode(args))
-            return _read_reply(f)
-        except OSError:
-            self._close()
-            raise
-
-    def _check(self, reply: Reply) -> None:
-        if isinstance(reply, ReplyError):
-            self._close()
-            raise reply
+            tls = self.tls
+            self._conn = _native.TestClient(
+                self.host,
+                self.port,
+                tls=tls is not None or self._system_tls,
+                ca_file=tls.ca_file if tls is not None else None,
+                cert=tls.client_cert if tls is not None else None,
+                key=tls.client_key if tls is not None else None,
+                user=self._user,
+                password=self.password,
+                db=self._db,
+            )
+        return self._conn.call([a if isinstance(a, bytes) else str(a).encode() for a in args])
 
     def info(self, section: str = "") -> dict[str, str]:
         """``INFO [section]`` as a dict of its ``name:value`` lines."""
@@ -301,12 +264,7 @@ class RedisServer:
         return int(found.group(1)) if found else 0
 
     def _close(self) -> None:
-        if self._conn is not None:
-            sock, f = self._conn
-            self._conn = None
-            with contextlib.suppress(OSError):
-                f.close()
-                sock.close()
+        self._conn = None
 
     def stop(self) -> None:
         """Stop the server and remove its directory, and its certificates once no server
@@ -334,7 +292,7 @@ def connect_redis(url: str, *, timeout: float = 10.0) -> RedisServer:
     PING: ``url`` and ``target()`` give ``url`` back, ``call()`` authenticates and selects the
     database, ``dir`` is the server's working directory when ``CONFIG GET dir`` tells it (else
     ``Path()``), and ``stop()`` closes only the helper's connection. ``rediss://`` is verified
-    against the system's trusted CAs.
+    against Mozilla's trusted CAs (as respload's own runs verify it by default).
     """
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("redis", "rediss"):
@@ -354,7 +312,7 @@ def connect_redis(url: str, *, timeout: float = 10.0) -> RedisServer:
     server.host = parts.hostname or _HOST
     server._url, server._user, server._db = url, user or None, int(db_text)
     if parts.scheme == "rediss":
-        server._ssl = ssl.create_default_context()
+        server._system_tls = True
     deadline = time.monotonic() + timeout
     while True:
         try:
