@@ -1,7 +1,7 @@
 //! Throwaway Redis servers for respload's tests, in every language: real `redis-server`
 //! processes on free loopback ports ([`Server`], from [`ServerOptions`]), with TLS ([`Tls`],
-//! [`TlsServer`], certificates made in-process by [`Certs`]), a primary with a replica
-//! ([`primary_and_replica`]) and a Redis Cluster ([`Cluster`]).
+//! [`TlsServer`], certificates made in-process by [`Certs`]), a primary with replicas
+//! ([`primary_with_replicas`]) and a Redis Cluster ([`Cluster`]).
 //!
 //! Each server runs under a small shell watchdog holding a pipe from this process: when the
 //! server is dropped, or this process exits, crashes or is killed (even with SIGKILL), the
@@ -25,7 +25,7 @@ pub use client::{Client, ClientOptions, ClientTls, Reply};
 pub use cluster::{Cluster, ClusterOptions};
 pub use error::Error;
 pub use options::{ServerOptions, Tls};
-pub use server::{primary_and_replica, Server, TlsServer};
+pub use server::{primary_and_replica, primary_with_replicas, Server, TlsServer};
 
 use std::net::TcpListener;
 

@@ -1,5 +1,5 @@
 //! One redis-server process: plain or with TLS ([`Server`], started from [`ServerOptions`]),
-//! the older TLS pair ([`TlsServer`]), or a primary with a replica ([`primary_and_replica`]).
+//! the older TLS pair ([`TlsServer`]), or a primary with replicas ([`primary_with_replicas`]).
 
 use crate::error::program;
 use crate::watchdog::Watchdog;
@@ -416,14 +416,51 @@ impl TlsServer {
 /// A primary and a replica of it, returned once the replica has synced
 /// (`master_link_status:up`); panics after 10 s.
 pub fn primary_and_replica() -> (Server, Server) {
-    // No delay before a diskless sync: the replica is up at once.
-    let primary = Server::start(&["--repl-diskless-sync-delay", "0"]);
-    let port = primary.port.to_string();
-    let replica = Server::start(&["--replicaof", "127.0.0.1", &port]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while replica.info("master_link_status") != "up" {
-        assert!(Instant::now() < deadline, "the replica did not sync");
+    let (primary, mut replicas) =
+        primary_with_replicas(1, &ServerOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    (primary, replicas.remove(0))
+}
+
+/// A primary and `replicas` replicas of it, each started as `options` say (a password is
+/// also `masterauth`, so they sync), returned once every replica has synced
+/// (`master_link_status:up`).
+pub fn primary_with_replicas(
+    replicas: usize,
+    options: &ServerOptions,
+) -> Result<(Server, Vec<Server>), Error> {
+    // No delay before a diskless sync: a replica is up at once.
+    let mut first = options.clone();
+    first
+        .args
+        .extend(["--repl-diskless-sync-delay".into(), "0".into()]);
+    let primary = Server::launch(&first)?;
+    let mut follow = options.clone();
+    follow.port = None;
+    follow.args.extend([
+        "--replicaof".into(),
+        "127.0.0.1".into(),
+        primary.port.to_string(),
+    ]);
+    if follow.tls.is_some() {
+        follow
+            .args
+            .extend(["--tls-replication".into(), "yes".into()]);
+    }
+    let replicas: Vec<Server> = (0..replicas)
+        .map(|_| Server::launch(&follow))
+        .collect::<Result<_, _>>()?;
+    let deadline = Instant::now() + options.start_timeout.unwrap_or(Duration::from_secs(10));
+    while !replicas
+        .iter()
+        .all(|r| r.info("master_link_status") == "up")
+    {
+        if Instant::now() > deadline {
+            return Err(Error::Start(format!(
+                "the replicas of 127.0.0.1:{} did not sync in time",
+                primary.port
+            )));
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
-    (primary, replica)
+    Ok((primary, replicas))
 }

@@ -190,3 +190,26 @@ fn the_client_speaks_tls_with_a_client_certificate_and_authenticates() {
     };
     assert!(Client::connect(&plain).is_err(), "plain text to a TLS port");
 }
+
+#[test]
+fn a_primary_with_two_replicas_over_tls_with_a_password() {
+    let certs = Certs::generate();
+    let options = ServerOptions {
+        password: Some("pw".into()),
+        tls: Some(Tls::new(&certs, "no", true)),
+        ..ServerOptions::default()
+    };
+    let (primary, replicas) = respload_testing::primary_with_replicas(2, &options).unwrap();
+    assert_eq!(replicas.len(), 2);
+    assert_eq!(primary.info("connected_slaves"), "2");
+    for r in &replicas {
+        assert_eq!(r.info("master_link_status"), "up");
+        assert_eq!(r.info("master_port"), primary.port.to_string());
+        assert_eq!(r.tls_port, Some(r.port), "TLS only, as asked");
+    }
+    // What the primary holds reaches both replicas.
+    assert_eq!(primary.cli(&["SET", "k", "v"]), "OK");
+    assert!(eventually(|| replicas
+        .iter()
+        .all(|r| r.cli(&["GET", "k"]) == "v")));
+}
