@@ -6,8 +6,7 @@ use napi::bindgen_prelude::*;
 use napi::JsError;
 use napi_derive::napi;
 use respload_testing::{
-    Certs, Client, ClientOptions, ClientTls, Cluster, ClusterOptions, Error, Reply, Server,
-    ServerOptions, Tls,
+    ClientOptions, ClientTls, Connection, Error, Reply, Server, ServerOptions, Tls,
 };
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -133,18 +132,10 @@ fn options(o: &TestServerOptions) -> std::result::Result<ServerOptions, Error> {
             "tlsAuthClients: true needs tls: true (client certificates are TLS)".into(),
         ));
     }
-    let tls = match tls {
-        true => Some(Tls::new(
-            &Certs::try_generate()?,
-            if auth { "yes" } else { "no" },
-            true,
-        )),
-        false => None,
-    };
     Ok(ServerOptions {
         password: o.password.clone(),
         args: o.args.clone().unwrap_or_default(),
-        tls,
+        tls: tls.then(|| Tls::throwaway(auth)).transpose()?,
         redis_server: o.redis_server.clone(),
         redis_cli: o.redis_cli.clone(),
         start_timeout: o
@@ -162,16 +153,12 @@ pub struct Start {
 
 impl Start {
     fn launch(&self) -> std::result::Result<Vec<Server>, Error> {
-        let server = options(&self.options)?;
-        if self.options.cluster != Some(true) {
-            return Server::launch(&server).map(|s| vec![s]);
-        }
-        let cluster = ClusterOptions {
-            primaries: self.options.primaries.unwrap_or(3) as usize,
-            replicas: self.options.replicas.unwrap_or(1) as usize,
-            server,
-        };
-        Cluster::launch(&cluster).map(|c| c.nodes)
+        let o = &self.options;
+        let cluster = (o.cluster == Some(true)).then(|| {
+            let primaries = o.primaries.unwrap_or(3) as usize;
+            (primaries, o.replicas.unwrap_or(1) as usize)
+        });
+        respload_testing::start_servers(cluster, options(o)?)
     }
 }
 
@@ -233,8 +220,7 @@ pub struct TestClientOptions {
 /// command, again after one that failed; commands run one at a time off the JS thread.
 #[napi]
 pub struct TestClient {
-    options: Arc<ClientOptions>,
-    client: Arc<Mutex<Option<Client>>>,
+    connection: Arc<Connection>,
 }
 
 #[napi]
@@ -257,7 +243,7 @@ impl TestClient {
             key: options.key,
         });
         Ok(TestClient {
-            options: Arc::new(ClientOptions {
+            connection: Arc::new(Connection::new(ClientOptions {
                 host: options.host,
                 port,
                 tls,
@@ -265,8 +251,7 @@ impl TestClient {
                 password: options.password,
                 db: options.db.unwrap_or(0),
                 timeout: Duration::from_secs_f64(timeout / 1000.0),
-            }),
-            client: Arc::default(),
+            })),
         })
     }
 
@@ -284,8 +269,7 @@ impl TestClient {
             })
             .collect();
         AsyncTask::new(Command {
-            options: Arc::clone(&self.options),
-            client: Arc::clone(&self.client),
+            connection: Arc::clone(&self.connection),
             args,
         })
     }
@@ -293,32 +277,14 @@ impl TestClient {
     /// Close the connection (the next command connects again).
     #[napi]
     pub fn close(&self) {
-        if let Ok(mut slot) = self.client.lock() {
-            *slot = None;
-        }
+        self.connection.close();
     }
 }
 
 /// One command of a `TestClient`, on a libuv worker thread.
 pub struct Command {
-    options: Arc<ClientOptions>,
-    client: Arc<Mutex<Option<Client>>>,
+    connection: Arc<Connection>,
     args: Vec<Vec<u8>>,
-}
-
-impl Command {
-    fn send(&self) -> std::result::Result<Reply, Error> {
-        let mut slot = self
-            .client
-            .lock()
-            .map_err(|_| Error::Start("a command panicked".into()))?;
-        let client = match slot.as_mut() {
-            Some(c) => c,
-            None => slot.insert(Client::connect(&self.options)?),
-        };
-        let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
-        client.call(&args).inspect_err(|_| *slot = None)
-    }
 }
 
 impl Task for Command {
@@ -326,7 +292,8 @@ impl Task for Command {
     type JsValue = String;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(self.send())
+        let args: Vec<&[u8]> = self.args.iter().map(Vec::as_slice).collect();
+        Ok(self.connection.call(&args))
     }
 
     fn resolve(&mut self, env: Env, reply: Self::Output) -> Result<String> {

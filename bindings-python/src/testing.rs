@@ -5,10 +5,8 @@ use pyo3::exceptions::{PyConnectionError, PyFileNotFoundError, PyRuntimeError, P
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use respload_testing::{
-    Certs, Client, ClientOptions, ClientTls, Cluster, ClusterOptions, Error, Reply, Server,
-    ServerOptions, Tls,
+    ClientOptions, ClientTls, Connection, Error, Reply, Server, ServerOptions, Tls,
 };
-use std::sync::Mutex;
 use std::time::Duration;
 
 /// One redis-server under its watchdog; stopped by `stop()` or when collected.
@@ -88,30 +86,16 @@ pub fn start_servers(
                 "start_timeout = {t}: must be a positive number of seconds"
             )));
         }
-        let auth = if tls_auth_clients { "yes" } else { "no" };
         let server = ServerOptions {
             password,
             args,
-            tls: match tls {
-                true => Some(Tls::new(&Certs::try_generate()?, auth, true)),
-                false => None,
-            },
+            tls: tls.then(|| Tls::throwaway(tls_auth_clients)).transpose()?,
             redis_server,
             start_timeout: start_timeout.map(Duration::from_secs_f64),
             port,
             ..ServerOptions::default()
         };
-        let nodes = match cluster {
-            None => vec![Server::launch(&server)?],
-            Some((primaries, replicas)) => {
-                let options = ClusterOptions {
-                    primaries,
-                    replicas,
-                    server,
-                };
-                Cluster::launch(&options)?.nodes
-            }
-        };
+        let nodes = respload_testing::start_servers(cluster, server)?;
         Ok(nodes.into_iter().map(TestServer::new).collect())
     })
     .map_err(to_py)
@@ -121,8 +105,7 @@ pub fn start_servers(
 /// after one that failed.
 #[pyclass(module = "respload._native")]
 pub struct TestClient {
-    options: ClientOptions,
-    client: Mutex<Option<Client>>,
+    connection: Connection,
 }
 
 #[pymethods]
@@ -151,7 +134,7 @@ impl TestClient {
         }
         let tls = tls.then_some(ClientTls { ca_file, cert, key });
         Ok(TestClient {
-            options: ClientOptions {
+            connection: Connection::new(ClientOptions {
                 host,
                 port,
                 tls,
@@ -159,8 +142,7 @@ impl TestClient {
                 password,
                 db,
                 timeout: Duration::from_secs_f64(timeout),
-            },
-            client: Mutex::new(None),
+            }),
         })
     }
 
@@ -170,16 +152,8 @@ impl TestClient {
     /// (the next call connects again), `ReplyError` when `AUTH` or `SELECT` is refused.
     fn call(&self, py: Python<'_>, args: Vec<Vec<u8>>) -> PyResult<Py<PyAny>> {
         let reply = py.detach(|| {
-            let mut slot = self
-                .client
-                .lock()
-                .map_err(|_| Error::Start("poisoned".into()))?;
-            let client = match slot.as_mut() {
-                Some(c) => c,
-                None => slot.insert(Client::connect(&self.options)?),
-            };
             let args: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-            client.call(&args).inspect_err(|_| *slot = None)
+            self.connection.call(&args)
         });
         match reply {
             Ok(reply) => to_python(py, reply),
@@ -192,9 +166,7 @@ impl TestClient {
 
     /// Close the connection (the next call connects again).
     fn close(&self) {
-        if let Ok(mut slot) = self.client.lock() {
-            *slot = None;
-        }
+        self.connection.close();
     }
 }
 

@@ -7,7 +7,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::{ClientConfig, ClientConnection, RootCertStore, StreamOwned};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A reply, as RESP2 gives it.
@@ -129,6 +129,46 @@ impl Client {
         stream.write_all(&out)?;
         stream.flush()?;
         read_reply(&mut self.stream)
+    }
+}
+
+/// A [`Client`] connected at its first call and again after a call that failed; calls from
+/// several threads take turns. What the bindings' `TestClient` holds.
+#[derive(Debug)]
+pub struct Connection {
+    options: ClientOptions,
+    client: Mutex<Option<Client>>,
+}
+
+impl Connection {
+    /// Nothing is connected yet.
+    pub fn new(options: ClientOptions) -> Connection {
+        Connection {
+            options,
+            client: Mutex::new(None),
+        }
+    }
+
+    /// Send one command (connecting first when not connected) and read its reply.
+    pub fn call(&self, args: &[&[u8]]) -> Result<Reply, Error> {
+        // A call that panicked left no half-read reply worth keeping: start afresh.
+        let mut slot = self.client.lock().unwrap_or_else(|p| {
+            let mut slot = p.into_inner();
+            *slot = None;
+            slot
+        });
+        let client = match slot.as_mut() {
+            Some(c) => c,
+            None => slot.insert(Client::connect(&self.options)?),
+        };
+        client.call(args).inspect_err(|_| *slot = None)
+    }
+
+    /// Close the connection (the next call connects again).
+    pub fn close(&self) {
+        if let Ok(mut slot) = self.client.lock() {
+            *slot = None;
+        }
     }
 }
 

@@ -21,13 +21,31 @@ mod server;
 mod watchdog;
 
 pub use certs::Certs;
-pub use client::{Client, ClientOptions, ClientTls, Reply};
+pub use client::{Client, ClientOptions, ClientTls, Connection, Reply};
 pub use cluster::{Cluster, ClusterOptions};
 pub use error::Error;
 pub use options::{ServerOptions, Tls};
 pub use server::{primary_and_replica, primary_with_replicas, Server, TlsServer};
 
 use std::net::TcpListener;
+
+/// One server as `server` says, or with `cluster` (`(primaries, replicas)`) a Redis Cluster
+/// of such nodes (its nodes, primaries first as created): what the bindings'
+/// `start_servers` / `startServers` start.
+pub fn start_servers(
+    cluster: Option<(usize, usize)>,
+    server: ServerOptions,
+) -> Result<Vec<Server>, Error> {
+    match cluster {
+        None => Ok(vec![Server::launch(&server)?]),
+        Some((primaries, replicas)) => Ok(Cluster::launch(&ClusterOptions {
+            primaries,
+            replicas,
+            server,
+        })?
+        .nodes),
+    }
+}
 
 /// A free TCP port on 127.0.0.1 (bound, then released).
 ///

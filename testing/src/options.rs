@@ -1,6 +1,6 @@
 //! How a server is started: [`ServerOptions`], and [`Tls`] for its TLS port.
 
-use crate::Certs;
+use crate::{Certs, Error};
 use std::time::Duration;
 
 /// Options of [`Server::launch`](crate::Server::launch); `Default` is a plain server with
@@ -23,6 +23,16 @@ pub struct ServerOptions {
     pub port: Option<u16>,
     /// How long to wait for it to answer (10 s when `None`).
     pub start_timeout: Option<Duration>,
+}
+
+impl ServerOptions {
+    /// The defaults plus `extra` redis-server arguments.
+    pub fn with_args(extra: &[&str]) -> ServerOptions {
+        ServerOptions {
+            args: extra.iter().map(|a| a.to_string()).collect(),
+            ..ServerOptions::default()
+        }
+    }
 }
 
 /// A server's TLS port: the certificate it presents, whether it asks for clients'.
@@ -48,6 +58,13 @@ impl Tls {
             auth_clients: auth_clients.into(),
             only,
         }
+    }
+
+    /// TLS only, with new throwaway certificates (`server`), client certificates required
+    /// when `auth_clients`: what the bindings' `tls` and `tls_auth_clients` options ask for.
+    pub fn throwaway(auth_clients: bool) -> Result<Tls, Error> {
+        let auth = if auth_clients { "yes" } else { "no" };
+        Ok(Tls::new(&Certs::try_generate()?, auth, true))
     }
 
     /// The `redis-server` arguments for a TLS port `port`.

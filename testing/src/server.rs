@@ -42,11 +42,7 @@ impl Server {
     ///
     /// Panics when it does not come up.
     pub fn start(extra: &[&str]) -> Server {
-        let options = ServerOptions {
-            args: extra.iter().map(|a| a.to_string()).collect(),
-            ..ServerOptions::default()
-        };
-        Server::launch(&options).unwrap_or_else(|e| panic!("{e}"))
+        Server::launch(&ServerOptions::with_args(extra)).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Start a server as `options` say, once it accepts connections; tries other ports when
@@ -77,10 +73,10 @@ impl Server {
     /// The server on `port`, once it answers; `None` if it exits or stays silent for 10 s.
     pub fn start_on(port: u16, extra: &[&str]) -> Option<Server> {
         let options = ServerOptions {
-            args: extra.iter().map(|a| a.to_string()).collect(),
-            ..ServerOptions::default()
+            port: Some(port),
+            ..ServerOptions::with_args(extra)
         };
-        Server::launch_on(port, &options).ok()
+        Server::launch(&options).ok()
     }
 
     /// Start on `port` (the TLS port when TLS only; else a TLS port is picked beside it).
