@@ -339,15 +339,20 @@ fn tail(log: &str) -> String {
     lines[lines.len().saturating_sub(10)..].join("\n") + "\n"
 }
 
-/// Whether `pid` runs: not gone, and not a zombie its watchdog has yet to reap.
+/// Whether `pid` runs: not gone, and not a zombie its watchdog has yet to reap. A killed
+/// redis-server's main thread turns zombie before its other threads are gone, and its
+/// sockets close only with the last: until then it still counts as running.
 fn alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") {
-        let stat = std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat"));
+        let proc = Path::new("/proc").join(pid.to_string());
+        let stat = std::fs::read_to_string(proc.join("stat"));
         // The state follows the command name, which is in parentheses.
-        return stat.is_ok_and(|s| {
+        let zombie = stat.is_ok_and(|s| {
             s.rsplit_once(") ")
-                .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X'))
+                .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X'))
         });
+        let threads = std::fs::read_dir(proc.join("task")).map_or(0, |d| d.count());
+        return threads > 1 || (threads == 1 && !zombie);
     }
     exists(pid)
 }
