@@ -4,8 +4,9 @@
     scripts/gen_reference.py           # write every generated file (below)
     scripts/gen_reference.py --check   # exit 1 if a committed file differs from a fresh run
 
-The workload spec is the serde structs of core/src/spec/*.rs, the report those of
-core/src/report/*.rs (read by rust_source.py): each field's `///`
+The workload spec is the serde structs of core/src/spec/*.rs (read by rust_source.py); the
+report is its JSON Schema, which the core derives from the types of core/src/report/ (read by
+report_schema.py, written to docs/reference/report.schema.json): each field's `///`
 doc comment, its type, its default (`#[serde(default)]`, or the body of the
 `#[serde(default = "fn")]` function) and its allowed values (enums, `range(...)` checks, string
 lists) are read from there, so neither the reference pages (docs/reference/spec.md, report.md,
@@ -22,10 +23,10 @@ from pathlib import Path
 
 import node_types
 import python_types
+import report_schema
 from node_types import camel
 from rust_source import (
     RAW_KEYS,
-    REPORT_FILES,
     ROOT,
     SPEC_FILES,
     Field,
@@ -42,6 +43,8 @@ from rust_source import (
 
 OUT_SPEC = ROOT / "docs/reference/spec.md"
 OUT_REPORT = ROOT / "docs/reference/report.md"
+# The report's JSON Schema, published beside its reference (what the report half is read from).
+OUT_REPORT_SCHEMA = ROOT / "docs/reference/report.schema.json"
 
 PRIMITIVES = {
     "u8": "integer",
@@ -300,6 +303,7 @@ def presence(f: Field) -> str:
         "Vec::is_empty": "when not empty",
         "BTreeMap::is_empty": "when not empty",
         "is_zero": "when not 0",
+        "is_false": "when true",
     }.get(skip) or f"unless `{skip}`"
 
 
@@ -338,7 +342,9 @@ def report_reference(src: Source) -> str:
         "writes, `Report.to_json()` in Python and `report.toJSON()` in Node. Python's typed "
         "attributes have the same names; Node's report objects use the camelCase name in the "
         "**Node** column. [Reading the report](../report.md) explains the figures and "
-        "[How respload measures](../measuring.md) what they include.\n",
+        "[How respload measures](../measuring.md) what they include. The same types as a JSON "
+        "Schema, which this page and the Python and Node report types are generated from: "
+        "[report.schema.json](report.schema.json) (`respload schema report` prints it).\n",
         f"{root.doc} The schema version is `SCHEMA_VERSION` = "
         f"`{src.consts.get('SCHEMA_VERSION', '?')}`, bumped when a field changes meaning or "
         "goes away.\n",
@@ -369,12 +375,16 @@ def report_reference(src: Source) -> str:
 
 
 def generate() -> dict[Path, str]:
-    spec, report = Source(), Source()
+    spec = Source()
     for path in SPEC_FILES:
         parse_file(path, spec)
-    for path in REPORT_FILES:
-        parse_file(path, report)
-    pages = {OUT_SPEC: spec_reference(spec), OUT_REPORT: report_reference(report)}
+    schema = report_schema.generate()
+    report = report_schema.load(schema)
+    pages = {
+        OUT_SPEC: spec_reference(spec),
+        OUT_REPORT: report_reference(report),
+        OUT_REPORT_SCHEMA: schema,
+    }
     python = python_types.report_py(
         report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")
     )

@@ -25,6 +25,8 @@ missing=()
 # The example notebook is executed with nbclient on an ipykernel.
 "$PY" -c "import nbclient, nbformat" 2>/dev/null || missing+=("nbclient>=0.7")
 "$PY" -c "import ipykernel" 2>/dev/null || missing+=(ipykernel)
+# Reports are validated against their published JSON Schema.
+"$PY" -c "import jsonschema" 2>/dev/null || missing+=("jsonschema>=4.18")
 # The Prometheus endpoint is scraped with the official client's parser.
 "$PY" -c "import prometheus_client" 2>/dev/null || missing+=("prometheus_client>=0.17")
 if [ ${#missing[@]} -gt 0 ]; then

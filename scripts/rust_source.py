@@ -1,7 +1,6 @@
-"""The Rust types behind the workload spec and the report, read from their sources.
+"""The Rust types behind the workload spec, read from their sources.
 
-The serde structs and enums of core/src/spec/*.rs (the spec) and core/src/report/*.rs (the
-report, the live snapshot too): each field's `///` doc comment, type
+The serde structs and enums of core/src/spec/*.rs: each field's `///` doc comment, type
 and serde attributes, each enum's variants, the default functions, constants and `range(...)`
 checks. gen_reference.py writes the docs' reference pages and the Node package's `.d.ts` files
 from them. The parser knows the layout the code uses (one field per line, attributes above it)
@@ -16,8 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILES = sorted((ROOT / "core/src/spec").glob("*.rs"))
-# Every file of the report layer: a report type may live in any of them (`Snapshot`, the
-# live form of a timeline row, too).
+# The report layer's files: report_schema.py names the one a report type is declared in (the
+# report's types are read from its JSON Schema, not from these).
 REPORT_FILES = sorted((ROOT / "core/src/report").glob("*.rs"))
 
 # Enums written by a variant name (snake_case) although they deserialize by hand.

@@ -7,6 +7,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 import pandas as pd
 import pytest
 
@@ -71,6 +72,62 @@ def test_json_round_trip(report: respload.Report) -> None:
     again = respload.Report.from_json(report.to_json())
     assert again == report
     assert respload.Report.from_dict(report.to_dict()) == report
+
+
+SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "reference" / "report.schema.json"
+
+
+def undeclared(value: object, schema: dict, defs: dict, at: str) -> list[str]:
+    """The keys of `value` that the schema does not name (JSON Schema allows any by default)."""
+    if "$ref" in schema:
+        return undeclared(value, defs[schema["$ref"].removeprefix("#/$defs/")], defs, at)
+    for option in schema.get("anyOf", []):
+        if option != {"type": "null"} and value is not None:
+            return undeclared(value, option, defs, at)
+    out = []
+    if isinstance(value, dict) and "properties" in schema:
+        for key, v in value.items():
+            if key not in schema["properties"]:
+                out.append(f"{at}.{key}")
+            else:
+                out += undeclared(v, schema["properties"][key], defs, f"{at}.{key}")
+    elif isinstance(value, dict) and isinstance(schema.get("additionalProperties"), dict):
+        for key, v in value.items():
+            out += undeclared(v, schema["additionalProperties"], defs, f"{at}[{key}]")
+    elif isinstance(value, list) and "items" in schema:
+        for i, v in enumerate(value):
+            out += undeclared(v, schema["items"], defs, f"{at}[{i}]")
+    return out
+
+
+def test_reports_hold_to_the_published_json_schema(report: respload.Report) -> None:
+    # docs/reference/report.schema.json (`respload schema report`, derived from the Rust
+    # types) describes what runs write: closed and open loop, keys and types.
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    redis = start_redis()
+    try:
+        open_loop = respload.run(
+            target=redis.target(),
+            load={"connections": 2, "rate": 500, "duration": "1s"},
+            commands=[{"name": "get"}],
+        )
+    finally:
+        redis.stop()
+    for r in (report, open_loop):
+        d = r.to_dict()
+        assert sorted(validator.iter_errors(d), key=str) == []
+        assert undeclared(d, schema, schema["$defs"], "report") == []
+    assert open_loop.totals.send_lag_ms is not None
+    # Not a schema that takes anything: a missing key, a wrong type and a stray key are seen.
+    d = report.to_dict()
+    del d["totals"]
+    d["timeline"][0]["ops"] = "many"
+    d["client"]["surprise"] = 1
+    errors = sorted(e.message for e in validator.iter_errors(d))
+    assert any("'totals' is a required property" in e for e in errors), errors
+    assert any("'many' is not of type 'integer'" in e for e in errors), errors
+    assert undeclared(d, schema, schema["$defs"], "report") == ["report.client.surprise"]
 
 
 def test_histogram_decodes_to_the_reported_percentiles(report: respload.Report) -> None:

@@ -256,6 +256,33 @@ fn help_documents_every_flag() {
 }
 
 #[test]
+fn schema_prints_the_reports_json_schema_as_published() {
+    let out = Command::new(BIN)
+        .args(["schema", "report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(schema["x-schema-version"], respload::report::SCHEMA_VERSION);
+    assert_eq!(schema["title"], "Report");
+    for def in ["Stats", "Latency", "TimelineRow", "Snapshot", "Validity"] {
+        assert!(schema["$defs"][def]["properties"].is_object(), "{def}");
+    }
+    // The file the docs publish is this output (docs.sh --check regenerates and compares it).
+    let published = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/reference/report.schema.json"
+    ))
+    .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&published),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let err = stderr_of_bad_input(&["schema", "nonsense"]);
+    assert!(err.contains("nonsense") && err.contains("report"), "{err}");
+}
+
+#[test]
 fn bad_input_fails_before_traffic_with_the_field_and_value() {
     let dir = std::env::temp_dir().join(format!("respload-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -63,6 +63,20 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<String>,
     },
+    /// Print the JSON Schema (draft 2020-12) of what respload writes: `report`, the report of
+    /// `--json` (for validating or typing reports in other tools).
+    Schema {
+        /// Which schema.
+        #[arg(value_enum)]
+        of: SchemaOf,
+    },
+}
+
+/// The documents `respload schema` describes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum SchemaOf {
+    /// The report (`run --json`, `merge --json`).
+    Report,
 }
 
 #[derive(Args)]

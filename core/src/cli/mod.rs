@@ -11,7 +11,7 @@ mod redis_benchmark;
 
 use crate::output::{progress_line, table, write_hdr_log, write_json};
 use crate::{Runner, StopHandle, Workload};
-use args::{Cli, Command, MemtierArgs, RunArgs};
+use args::{Cli, Command, MemtierArgs, RunArgs, SchemaOf};
 use clap::Parser;
 use serde_json::json;
 use std::ffi::OsString;
@@ -121,6 +121,15 @@ where
             })
             .map(|()| 0),
         Command::Merge { reports, json } => merge(&reports, json.as_deref(), console),
+        Command::Schema { of } => {
+            let schema = match of {
+                SchemaOf::Report => crate::report::json_schema(),
+            };
+            let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+            writeln!(console.stdout, "{text}")
+                .map_err(output_error)
+                .map(|()| 0)
+        }
         Command::Compare {
             reports,
             fail_on,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Availability of a phase (or of the measured phases together).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Availability {
     /// The longest stretch of measured time without any successful reply (ms), over all
     /// connections: from one successful reply to the next, or from the start of measurement
@@ -18,6 +19,7 @@ pub struct Availability {
 /// of measurement of the phase (as timeline `t`); a figure that does not apply, or could not
 /// be measured, is `null`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventReport {
     /// The drill (`bgsave`, `bgrewriteaof`, `pause`, `failover`, `replica-resync`).
     pub drill: String,

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 /// Which share of which workload a shard is (`Workload::shard`): what its report carries so
 /// that [`Report::merge`] can check that it merges the shares of one workload, and all of them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShardOf {
     /// This shard, from 0.
     pub index: u32,
@@ -42,6 +43,7 @@ impl ShardOf {
 
 /// One host's part of a merged report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct HostReport {
     /// The host's name (its report's `host`), or `host-N` when it had none.
     pub name: String,

@@ -14,6 +14,8 @@ mod lost;
 mod merge;
 mod parallel;
 mod phase;
+#[cfg(feature = "schema")]
+mod schema;
 mod server;
 mod sparse;
 mod stats;
@@ -29,6 +31,8 @@ pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use lost::HOST_LOST;
 pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
+#[cfg(feature = "schema")]
+pub use schema::json_schema;
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
 pub use stats::{ClientStats, IntervalLatency, Latency, Snapshot, Stats, TimelineRow};
 pub use thresholds::Threshold;
@@ -44,6 +48,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 
 /// The result of a run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,

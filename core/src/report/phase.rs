@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 /// Facts about the server, read once before the run (fields it refuses stay empty).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServerFacts {
     /// The address.
     pub address: String,
@@ -26,6 +27,7 @@ pub struct ServerFacts {
 
 /// Results of one phase.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PhaseReport {
     /// Phase name.
     pub name: String,
@@ -108,6 +110,7 @@ pub struct PhaseReport {
 
 /// One step of a ramp: its part of the timeline, summarized.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RampStep {
     /// Seconds since the phase's measurement began, at the step's start.
     pub start_s: f64,
@@ -136,6 +139,7 @@ pub struct RampStep {
 
 /// The outcome of an SLO search.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SloResult {
     /// The percentile held to the budget (99: p99).
     pub percentile: f64,
@@ -154,6 +158,7 @@ pub struct SloResult {
 
 /// One rate tried by an SLO search.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SloPoint {
     /// Order in which the rates were tried (0 first).
     pub run: u32,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 /// One interval of the server's own figures, from `INFO`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServerSample {
     /// Seconds since the measurement began, at the end of this interval (as the timeline's `t`).
     pub t: f64,
@@ -42,6 +43,7 @@ pub struct ServerSample {
 
 /// A summary of the server samples of a phase or a run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ServerLoad {
     /// Highest `cpu_percent` of an interval.
     pub peak_cpu_percent: f64,
@@ -65,6 +67,7 @@ pub struct ServerLoad {
 
 /// Cluster mode: one node's server figures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NodeServer {
     /// The node's samples, aligned with the timeline like the standalone `server_timeline`.
     pub server_timeline: Vec<ServerSample>,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 /// Latency summary in milliseconds, from exact sums (mean, stddev, min, max) and the
 /// histogram (percentiles: the highest value equivalent to the recorded ones, within 0.1%).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Latency {
     /// Mean.
     pub mean: f64,
@@ -32,6 +33,7 @@ pub struct Latency {
 
 /// Counts and latency of one command, or of all (`totals`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Stats {
     /// Requests finished (replies received plus requests failed without a reply).
     pub ops: u64,
@@ -93,6 +95,7 @@ fn is_zero(n: &u64) -> bool {
 
 /// One interval's figures, streamed while a run goes on (the runner's progress).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Snapshot {
     /// Name of the phase running.
     pub phase: String,
@@ -105,6 +108,7 @@ pub struct Snapshot {
 
 /// One row of the per-interval timeline.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TimelineRow {
     /// Seconds since the measurement began, at the end of this interval.
     pub t: f64,
@@ -171,6 +175,7 @@ pub struct TimelineRow {
 
 /// Latency of one interval, in milliseconds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct IntervalLatency {
     /// Mean.
     pub mean: f64,
@@ -184,6 +189,7 @@ pub struct IntervalLatency {
 
 /// What the load generator itself cost, so a client bottleneck shows.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClientStats {
     /// Worker threads.
     pub threads: u32,

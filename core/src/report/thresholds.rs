@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// One limit of a spec's `[thresholds]`, and how the run did against it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Threshold {
     /// Its name: the limit, after the phase (`phases.NAME.`) and command (`commands.LABEL.`)
     /// it applies to, e.g. `p99_ms`, `commands.GET.p99_ms`, `phases.load.error_rate`.

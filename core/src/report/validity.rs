@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Whether to trust a run (or a phase), check by check.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Validity {
     /// Whether every check passed.
     pub trusted: bool,
@@ -24,6 +25,7 @@ impl Default for Validity {
 
 /// One check of a run's own accuracy.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ValidityCheck {
     /// `client_lag` (open loop: the p99 of the client's own lateness, `client_lag_ms`,
     /// against the larger of 10% of latency p50 and 0.05 ms), `arrivals` (Poisson arrivals: the Anderson-Darling statistic of a sample of
@@ -84,6 +86,7 @@ impl Validity {
 
 /// Measured requests due but never sent when a phase stopped.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Unsent {
     /// How many.
     pub requests: u64,
