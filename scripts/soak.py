@@ -3,7 +3,7 @@
 script breaks them, and what must hold all along. A test, not a benchmark.
 
     python scripts/soak.py --seconds 3600   # make soak (SOAK_SECONDS, default 3600)
-    python scripts/soak.py --seconds 180    # make test runs this (scripts/test-python.sh)
+    python scripts/soak.py --seconds 120    # make test runs this (scripts/test-python.sh)
 
 Four workloads run at once, each on a thread of its own as back-to-back single-phase runs
 (rounds of 20 s) of ``respload.Runner``, each on its own target:
