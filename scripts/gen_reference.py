@@ -6,7 +6,7 @@
 
 The workload spec is the serde structs of core/src/spec/*.rs (read by rust_source.py); the
 report is its JSON Schema, which the core derives from the types of core/src/report/ (read by
-report_schema.py, written to docs/reference/report.schema.json): each field's `///`
+schema_source.py, written to docs/reference/report.schema.json): each field's `///`
 doc comment, its type, its default (`#[serde(default)]`, or the body of the
 `#[serde(default = "fn")]` function) and its allowed values (enums, `range(...)` checks, string
 lists) are read from there, so neither the reference pages (docs/reference/spec.md, report.md,
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import node_types
 import python_types
-import report_schema
+import schema_source
 from node_types import camel
 from rust_source import (
     RAW_KEYS,
@@ -45,6 +45,9 @@ OUT_SPEC = ROOT / "docs/reference/spec.md"
 OUT_REPORT = ROOT / "docs/reference/report.md"
 # The report's JSON Schema, published beside its reference (what the report half is read from).
 OUT_REPORT_SCHEMA = ROOT / "docs/reference/report.schema.json"
+# The spec's JSON Schema, for editors and checks of spec files (the reference is still read
+# from the Rust sources).
+OUT_SPEC_SCHEMA = ROOT / "docs/reference/spec.schema.json"
 
 PRIMITIVES = {
     "u8": "integer",
@@ -378,12 +381,13 @@ def generate() -> dict[Path, str]:
     spec = Source()
     for path in SPEC_FILES:
         parse_file(path, spec)
-    schema = report_schema.generate()
-    report = report_schema.load(schema)
+    schema = schema_source.generate()
+    report = schema_source.load(schema)
     pages = {
         OUT_SPEC: spec_reference(spec),
         OUT_REPORT: report_reference(report),
         OUT_REPORT_SCHEMA: schema,
+        OUT_SPEC_SCHEMA: schema_source.generate("spec"),
     }
     python = python_types.report_py(
         report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")

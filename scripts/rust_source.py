@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_FILES = sorted((ROOT / "core/src/spec").glob("*.rs"))
-# The report layer's files: report_schema.py names the one a report type is declared in (the
+# The report layer's files: schema_source.py names the one a report type is declared in (the
 # report's types are read from its JSON Schema, not from these).
 REPORT_FILES = sorted((ROOT / "core/src/report").glob("*.rs"))
 

@@ -1,7 +1,8 @@
-"""The report's types, read from its JSON Schema (`respload schema report`).
+"""The JSON Schemas the core derives from its Rust types (`respload schema spec|report`), and
+the report's types read from its schema.
 
-The core derives the schema from the Rust types of core/src/report/ (schemars, with each
-struct's keys in declared order as `x-field-order`); this module turns it into the `Item`s
+The core derives the schemas with schemars (the report's with each struct's keys in declared
+order as `x-field-order`); this module turns the report's into the `Item`s
 and `Field`s that gen_reference.py, node_types.py and python_types.py write the report
 reference, report.d.ts and the Python report classes from. No Rust source is parsed: a type's
 file is only looked up to name it in the reference.
@@ -120,7 +121,7 @@ def rust_type(prop: dict[str, Any], where: str) -> str:
         kinds = [k for k in prop["anyOf"] if k != {"type": "null"}]
         if len(kinds) == 1 and len(prop["anyOf"]) == 2:
             return f"Option<{rust_type(kinds[0], where)}>"
-        raise ParseError(f"{where}: anyOf {prop['anyOf']}: teach report_schema.py")
+        raise ParseError(f"{where}: anyOf {prop['anyOf']}: teach schema_source.py")
     ty = prop.get("type")
     if ty is None:
         return "Json"
@@ -128,7 +129,7 @@ def rust_type(prop: dict[str, Any], where: str) -> str:
         rest = [t for t in ty if t != "null"]
         if len(rest) == 1 and len(ty) == 2:
             return f"Option<{rust_type({**prop, 'type': rest[0]}, where)}>"
-        raise ParseError(f"{where}: types {ty}: teach report_schema.py")
+        raise ParseError(f"{where}: types {ty}: teach schema_source.py")
     if ty == "integer":
         if prop.get("format") not in INTEGERS:
             raise ParseError(f"{where}: integer format {prop.get('format')}: teach me")
@@ -143,15 +144,15 @@ def rust_type(prop: dict[str, Any], where: str) -> str:
         return f"Vec<{rust_type(prop['items'], where)}>"
     if ty == "object" and "additionalProperties" in prop:
         return f"BTreeMap<String, {rust_type(prop['additionalProperties'], where)}>"
-    raise ParseError(f"{where}: schema {prop}: teach report_schema.py")
+    raise ParseError(f"{where}: schema {prop}: teach schema_source.py")
 
 
-def generate() -> str:
-    """The schema as the core derives it now (the CLI's `respload schema report`)."""
+def generate(of: str = "report") -> str:
+    """A schema as the core derives it now (the CLI's `respload schema spec|report`)."""
     command = ["cargo", "run", "-q", "--profile", "ci", "--bin", "respload", "--"]
     done = subprocess.run(
-        [*command, "schema", "report"], cwd=ROOT, capture_output=True, text=True, check=False
+        [*command, "schema", of], cwd=ROOT, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
-        raise ParseError(f"`respload schema report` failed: {done.stderr.strip()}")
+        raise ParseError(f"`respload schema {of}` failed: {done.stderr.strip()}")
     return done.stdout

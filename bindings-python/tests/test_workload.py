@@ -6,7 +6,9 @@ import errno
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
+import tomllib
 
 import respload
 from respload.testing import RedisServer, free_port
@@ -300,3 +302,62 @@ def test_a_shard_that_cannot_be_made_is_named() -> None:
         w.shard("0", 3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"shard: expected \(index, count\)"):
         respload.Runner(w, shard=1)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_spec_files_hold_to_the_published_json_schema() -> None:
+    # docs/reference/spec.schema.json (`respload schema spec`, derived from the Rust types)
+    # accepts what respload reads and refuses the shapes respload refuses.
+    schema = json.loads((ROOT / "docs/reference/spec.schema.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+
+    def errors(spec: object) -> list[str]:
+        return sorted(e.message for e in validator.iter_errors(spec))
+
+    # Every example, normalized (its variables replaced, its phases expanded), and one that
+    # uses no variables as written.
+    examples = sorted((ROOT / "examples/scenarios").glob("*.toml"))
+    assert len(examples) >= 5
+    for path in examples:
+        assert errors(respload.Workload.from_file(path).to_dict()) == [], path
+    quickstart = tomllib.loads((ROOT / "examples/scenarios/quickstart.toml").read_text())
+    assert errors(quickstart) == []
+    for w in (
+        respload.Workload.from_memtier("--ratio=1:10 -n 100 --key-pattern=G:G"),
+        respload.Workload.from_redis_benchmark("-t set,get -n 100 -d 64"),
+    ):
+        assert errors(w.to_dict()) == []
+    # The forms respload reads by hand, each taken by both.
+    good = [
+        {"load": {"duration": "1.5s", "warmup": 2, "requests": "all_keys"}},
+        {"load": {"duration": "250 ms", "rate": 100, "arrivals": "poisson"}},
+        {"keys": {"distribution": "zipf"}},
+        {"keys": {"distribution": {"kind": "zipf", "exponent": 1.2}}},
+        {"keys": {"distribution": {"kind": "hotset", "hot_keys": 0.1, "hot_ops": 0.9}}},
+        {"values": {"size": 32}},
+        {"values": {"size": [100, 1000]}},
+        {"values": {"size": [[100, 3], [1000, 1]]}},
+        {"thresholds": {"p99_ms": 5, "commands": {"GET": {"p50_ms": 1}}, "abort_on_fail": True}},
+        {"phases": [{"name": "a", "repeat": 2, "load": {"requests": 10}}]},
+    ]
+    for spec in good:
+        respload.Workload.from_dict(spec)
+        assert errors(spec) == [], spec
+    bad = [
+        {"lode": {}},
+        {"load": {"connections": "many"}},
+        {"load": {"duration": "10 parsecs"}},
+        {"load": {"requests": "some"}},
+        {"load": {"arrivals": "bursty"}},
+        {"keys": {"distribution": "pareto"}},
+        {"keys": {"distribution": {"kind": "zipf", "slope": 1}}},
+        {"values": {"size": [1, 2, 3]}},
+        {"thresholds": {"p99": 5}},
+        {"phases": [{"load": {"conections": 2}}]},
+    ]
+    for spec in bad:
+        with pytest.raises(respload.SpecError):
+            respload.Workload.from_dict(spec)
+        assert errors(spec) != [], spec

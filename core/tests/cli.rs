@@ -256,30 +256,42 @@ fn help_documents_every_flag() {
 }
 
 #[test]
-fn schema_prints_the_reports_json_schema_as_published() {
-    let out = Command::new(BIN)
-        .args(["schema", "report"])
-        .output()
+fn schema_prints_the_json_schemas_as_published() {
+    let schema_of = |of: &str| -> serde_json::Value {
+        let out = Command::new(BIN).args(["schema", of]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        // The files the docs publish are this output (docs.sh --check regenerates them).
+        let published = std::fs::read(format!(
+            "{}/../docs/reference/{of}.schema.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(schema["x-schema-version"], respload::report::SCHEMA_VERSION);
-    assert_eq!(schema["title"], "Report");
+        assert_eq!(
+            String::from_utf8_lossy(&published),
+            String::from_utf8_lossy(&out.stdout),
+            "{of}"
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let report = schema_of("report");
+    assert_eq!(report["x-schema-version"], respload::report::SCHEMA_VERSION);
+    assert_eq!(report["title"], "Report");
     for def in ["Stats", "Latency", "TimelineRow", "Snapshot", "Validity"] {
-        assert!(schema["$defs"][def]["properties"].is_object(), "{def}");
+        assert!(report["$defs"][def]["properties"].is_object(), "{def}");
     }
-    // The file the docs publish is this output (docs.sh --check regenerates and compares it).
-    let published = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/reference/report.schema.json"
-    ))
-    .unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&published),
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let spec = schema_of("spec");
+    assert_eq!(spec["additionalProperties"], false);
+    for key in [
+        "target", "load", "keys", "values", "commands", "phases", "vars",
+    ] {
+        assert!(spec["properties"][key].is_object(), "{key}");
+    }
+    assert_eq!(spec["$defs"]["Phase"]["properties"]["repeat"]["minimum"], 1);
     let err = stderr_of_bad_input(&["schema", "nonsense"]);
-    assert!(err.contains("nonsense") && err.contains("report"), "{err}");
+    assert!(
+        err.contains("nonsense") && err.contains("spec") && err.contains("report"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -63,8 +63,9 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<String>,
     },
-    /// Print the JSON Schema (draft 2020-12) of what respload writes: `report`, the report of
-    /// `--json` (for validating or typing reports in other tools).
+    /// Print a JSON Schema (draft 2020-12): `spec`, of spec files (for editors and checks
+    /// before a run); `report`, of the report `--json` writes (for validating or typing
+    /// reports in other tools).
     Schema {
         /// Which schema.
         #[arg(value_enum)]
@@ -75,6 +76,8 @@ pub(crate) enum Command {
 /// The documents `respload schema` describes.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub(crate) enum SchemaOf {
+    /// Spec files (`run SPEC`, `check SPEC`).
+    Spec,
     /// The report (`run --json`, `merge --json`).
     Report,
 }

@@ -123,6 +123,7 @@ where
         Command::Merge { reports, json } => merge(&reports, json.as_deref(), console),
         Command::Schema { of } => {
             let schema = match of {
+                SchemaOf::Spec => crate::spec::json_schema(),
                 SchemaOf::Report => crate::report::json_schema(),
             };
             let text = serde_json::to_string_pretty(&schema).unwrap_or_default();

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// One entry of the weighted command mix (`[[commands]]` in a spec): a built-in `name`, a
 /// `template`, or a `chain` of templates run in order on one key.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CommandSpec {
     /// A built-in command (see [`BUILTINS`]), case-insensitive.

@@ -11,6 +11,7 @@ pub const MAX_EVENTS: usize = 64;
 
 /// One fault drill at a set time.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Event {
     /// When, from the start of the measured part of the phase (after warm-up).
@@ -39,6 +40,7 @@ pub struct Event {
 
 /// The drills.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Drill {
     /// `BGSAVE`, until the save ends; reports the fork time (`latest_fork_usec`). One the
@@ -70,6 +72,7 @@ impl Drill {
 
 /// How a drill is carried out.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum DrillMode {
     /// `failover`: `CLUSTER FAILOVER` sent to a replica of the primary (cluster only).

@@ -198,6 +198,7 @@ impl<'de> Deserialize<'de> for Distribution {
 
 /// The key space (`[keys]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Keys {
     /// Text before the key number (default `key:`).

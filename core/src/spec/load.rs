@@ -7,6 +7,7 @@ use std::time::Duration;
 
 /// Connections, threads, pipelining and when to stop (`[load]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Load {
     /// Total connections, spread over the worker threads (default 50, like redis-benchmark).
@@ -93,6 +94,7 @@ fn is_true(b: &bool) -> bool {
 
 /// A rate staircase (`load.rate_ramp`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RateRamp {
     /// Requests per second in total during the first step (0.001 to 100,000,000).
@@ -125,6 +127,7 @@ impl RateRamp {
 
 /// A connection staircase (`load.connections_ramp`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConnectionsRamp {
     /// Connections open during the first step (in cluster mode: clients, each with a
@@ -145,6 +148,7 @@ pub struct ConnectionsRamp {
 /// this host opens ranks `index`, `index + of`, `index + 2 of`, ... below `connections`,
 /// and at every step the hosts' connections add up to the whole ramp's.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RampShare {
     /// This host's place among the hosts (0-based).
@@ -234,6 +238,7 @@ pub const MAX_RAMP_STEPS: usize = 10_000;
 
 /// How open-loop send times are spaced.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Arrivals {
     /// Evenly: one request every `connections / rate` seconds per connection.
@@ -245,6 +250,7 @@ pub enum Arrivals {
 
 /// How open-loop connections wait for their next intended send time (`load.pacing`).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Pacing {
     /// A timer with microsecond resolution per worker thread (Linux: a `timerfd` with
@@ -265,6 +271,7 @@ impl Pacing {
 
 /// When a pipelined connection sends its next requests.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Refill {
     /// After every read: `pipeline` requests stay in flight.

@@ -12,6 +12,8 @@ mod keys;
 mod load;
 mod node_addr;
 mod output;
+#[cfg(feature = "schema")]
+mod schema;
 mod slo;
 mod start_at;
 mod target;
@@ -33,6 +35,8 @@ pub use load::{
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;
+#[cfg(feature = "schema")]
+pub use schema::json_schema;
 pub use slo::Slo;
 pub use start_at::{
     check_not_late, parse_start_at, unix_now, START_AHEAD_LIMIT_S, START_LATE_LIMIT_S,
@@ -57,6 +61,7 @@ use serde_json::Value as Json;
 
 /// The settings of one phase, as written (defaults filled in).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Spec {
     /// Phase name in the report (default `main`).
@@ -110,6 +115,7 @@ pub struct Spec {
 
 /// Server observation (`[observe]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Observe {
     /// Read `INFO` once per interval on one extra connection, for the server's CPU, memory,

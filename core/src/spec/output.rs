@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Reports written to files when the phase ends, beside the report the run returns.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Output {
     /// memtier_benchmark's text report of this phase (run information, the `ALL STATS`

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 /// What to search for and how (`slo` in a phase).
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Slo {
     /// The latency percentile held to the budget (default 99: p99), above 0 and up to 100.

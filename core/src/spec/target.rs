@@ -7,6 +7,7 @@ use std::time::Duration;
 
 /// The server to load (`[target]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// `redis://[user[:password]@]host[:port][/db]`, `rediss://...` (TLS) or
@@ -66,6 +67,7 @@ pub struct Target {
 
 /// Cluster mode: which nodes serve reading commands (`target.read_from`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ReadFrom {
     /// Every request goes to the primary owning its slot.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A command template as written: a line, or a list of arguments.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum Template {
     /// Words separated by spaces; `"double"` and `'single'` quotes keep spaces inside one

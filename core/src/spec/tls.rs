@@ -13,6 +13,7 @@ pub const TLS_VERSIONS: [&str; 2] = ["1.2", "1.3"];
 
 /// TLS towards the target (`[target.tls]` in a spec; a `rediss://` URL turns it on).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Tls {
     /// Connect with TLS (default false; a `rediss://` URL turns it on whatever this says).

@@ -76,6 +76,7 @@ impl<'de> Deserialize<'de> for ValueSize {
 
 /// What values are made of.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ValueData {
     /// Random printable bytes (letters and digits).
@@ -90,6 +91,7 @@ pub enum ValueData {
 
 /// Values written by SET and friends (`[values]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Values {
     /// Size in bytes (default 32, like memtier_benchmark).
