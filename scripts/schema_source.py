@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 from typing import Any
 
-from rust_source import REPORT_FILES, ROOT, Field, Item, ParseError, Source, join_doc
+from rust_source import REPORT_FILES, ROOT, Field, Item, ParseError, Source, join_doc, unwrap
 
 SCHEMA = "core/src/report/schema.rs"
 
@@ -39,7 +40,8 @@ def load(text: str) -> Source:
     src = Source()
     src.consts["SCHEMA_VERSION"] = str(schema["x-schema-version"])
     defs: dict[str, Any] = schema.get("$defs", {})
-    files = {name: file_of(name) for name in ["Report", *defs]}
+    texts = {p: p.read_text(encoding="utf-8") for p in REPORT_FILES}
+    files = {name: file_of(name, texts) for name in ["Report", *defs]}
     structs = {"Report": schema, **defs}
     for name, node in structs.items():
         item = Item("struct", name, doc(node), [], files[name])
@@ -53,10 +55,10 @@ def doc(node: dict[str, Any]) -> str:
     return join_doc(node.get("description", "").split("\n"))
 
 
-def file_of(name: str) -> str:
+def file_of(name: str, texts: dict[Path, str]) -> str:
     """The file of core/src/report/ that declares the struct (named in the reference)."""
     pattern = re.compile(rf"^pub struct {name}\b", re.M)
-    found = [p for p in REPORT_FILES if pattern.search(p.read_text(encoding="utf-8"))]
+    found = [p for p, text in texts.items() if pattern.search(text)]
     if len(found) != 1:
         raise ParseError(f"report type {name} is declared in {len(found)} files of core/src/report")
     return found[0].relative_to(ROOT).as_posix()
@@ -102,15 +104,6 @@ def fields(name: str, node: dict[str, Any], structs: dict[str, Any], source: str
             serde["skip_serializing_if"] = skip
         out.append(Field(key, ty, doc(prop), serde, where))
     return out
-
-
-def unwrap(ty: str) -> tuple[str, str]:
-    for wrapper in ("Option", "Vec"):
-        if ty.startswith(wrapper + "<"):
-            return wrapper, ty[len(wrapper) + 1 : -1]
-    if ty.startswith("BTreeMap<"):
-        return "BTreeMap", ty
-    return "", ty
 
 
 def rust_type(prop: dict[str, Any], where: str) -> str:

@@ -26,16 +26,16 @@ pub fn json_schema() -> Value {
     generator.subschema_for::<Snapshot>();
     let mut schema = generator.into_root_schema_for::<Report>().to_value();
     let orders = field_orders();
+    let order_of = |name: &str| orders.iter().find(|(n, _)| *n == name).map(|(_, f)| *f);
     if let Some(root) = schema.as_object_mut() {
         root.insert("x-schema-version".into(), SCHEMA_VERSION.into());
-        if let Some(fields) = orders.iter().find(|(n, _)| *n == "Report") {
-            root.insert("x-field-order".into(), fields.1.into());
+        if let Some(fields) = order_of("Report") {
+            root.insert("x-field-order".into(), fields.into());
         }
-    }
-    if let Some(defs) = schema.get_mut("$defs").and_then(Value::as_object_mut) {
-        for (name, fields) in &orders {
-            if let Some(def) = defs.get_mut(*name).and_then(Value::as_object_mut) {
-                def.insert("x-field-order".into(), (*fields).into());
+        let defs = root.get_mut("$defs").and_then(Value::as_object_mut);
+        for (name, def) in defs.into_iter().flatten() {
+            if let (Some(fields), Some(def)) = (order_of(name), def.as_object_mut()) {
+                def.insert("x-field-order".into(), fields.into());
             }
         }
     }
