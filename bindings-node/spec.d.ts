@@ -465,7 +465,10 @@ export interface OutputSpec {
   interval_histograms?: boolean
 }
 
-/** The built-in commands, as redis-benchmark's `-t` tests define them. */
+/**
+ * The built-in commands (`[[commands]]` `name`), as redis-benchmark's `-t` tests define them;
+ * matched in any case.
+ */
 export type BuiltinCommand =
   | 'ping'
   | 'get'
@@ -488,8 +491,9 @@ export type BuiltinCommand =
   | 'mget'
 
 /**
- * Durations in specs: `"60s"`, `"500ms"`, `"2m"`, `"1h"`, or a bare number of seconds. A duration
- * as written in a spec. Serializes back to a human string (`"1500ms"`, `"60s"`).
+ * A duration as written in a spec: a number with a unit (`"60s"`, `"500ms"`, `"1.5s"`, `"2m"`,
+ * `"1h"`; units us, ms, s, m, h) or a bare number of seconds. Serializes back to a human string
+ * (`"1500ms"`, `"60s"`).
  */
 export type SpecDuration = string | number
 
@@ -644,15 +648,11 @@ export type Drill = 'bgsave' | 'bgrewriteaof' | 'pause' | 'failover' | 'replica-
 export type DrillMode = 'cluster-failover' | 'kill' | 'client-pause' | 'debug-sleep'
 
 /**
- * `[thresholds]` (k6's thresholds): limits on the run's results (at the top of a spec) or on one
- * phase's (in a `[[phases]]` table), checked when the run ends and, with `abort_on_fail`, every
- * second while it runs. The limits are a budget's (`crate::report::Budget`: the rules of `check()`
- * and `--check`); the report lists each with its verdict (`crate::report::Threshold`). Limits on
- * results, and whether crossing one stops the run: a table of `p50_ms`, `p90_ms`, `p99_ms`,
- * `p99_9_ms`, `max_ms` (latency at most, ms), `error_rate` (errors / requests at most, 0 to 1) and
- * `min_ops_per_sec` (throughput at least), each optional; `commands` (the same limits per command
- * label, `[thresholds.commands.GET]`); `abort_on_fail` (bool, default false) and `delay_abort_eval`
- * (a duration, default 0). At least one limit must be given.
+ * Limits on results, and whether crossing one stops the run: a table of `p50_ms`, `p90_ms`,
+ * `p99_ms`, `p99_9_ms`, `max_ms` (latency at most, ms), `error_rate` (errors / requests at most, 0
+ * to 1) and `min_ops_per_sec` (throughput at least), each optional; `commands` (the same limits per
+ * command label, `[thresholds.commands.GET]`); `abort_on_fail` (bool, default false) and
+ * `delay_abort_eval` (a duration, default 0). At least one limit must be given.
  */
 export type Thresholds = {
   p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;

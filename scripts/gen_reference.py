@@ -4,14 +4,13 @@
     scripts/gen_reference.py           # write every generated file (below)
     scripts/gen_reference.py --check   # exit 1 if a committed file differs from a fresh run
 
-The workload spec is the serde structs of core/src/spec/*.rs (read by rust_source.py); the
-report is its JSON Schema, which the core derives from the types of core/src/report/ (read by
-schema_source.py, written to docs/reference/report.schema.json): each field's `///`
-doc comment, its type, its default (`#[serde(default)]`, or the body of the
-`#[serde(default = "fn")]` function) and its allowed values (enums, `range(...)` checks, string
-lists) are read from there, so neither the reference pages (docs/reference/spec.md, report.md,
-written here), the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts, written by
-node_types.py) nor the Python report classes (the marked regions of
+Both halves are read from the JSON Schemas the core derives from its Rust types
+(`respload schema spec|report`, read by schema_source.py, published as
+docs/reference/spec.schema.json and report.schema.json): each field's `///` doc comment, its
+type, its default, its allowed values (enums, the ranges validation checks, name lists) and
+each enum's variants come from there, so neither the reference pages (docs/reference/spec.md,
+report.md, written here), the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts,
+written by node_types.py) nor the Python report classes (the marked regions of
 bindings-python/python/respload/report.py, written by python_types.py) can drift from the code.
 """
 
@@ -25,28 +24,14 @@ import node_types
 import python_types
 import schema_source
 from node_types import camel
-from rust_source import (
-    RAW_KEYS,
-    ROOT,
-    SPEC_FILES,
-    Field,
-    Item,
-    ParseError,
-    Source,
-    documented,
-    named,
-    parse_file,
-    split_top,
-    unwrap,
-    written,
-)
+from reference_items import ROOT, Field, Item, ParseError, Source, documented, unwrap, written
 
 OUT_SPEC = ROOT / "docs/reference/spec.md"
 OUT_REPORT = ROOT / "docs/reference/report.md"
 # The report's JSON Schema, published beside its reference (what the report half is read from).
 OUT_REPORT_SCHEMA = ROOT / "docs/reference/report.schema.json"
-# The spec's JSON Schema, for editors and checks of spec files (the reference is still read
-# from the Rust sources).
+# The spec's JSON Schema, published beside its reference (what the spec half is read from;
+# editors and checks of spec files use it too).
 OUT_SPEC_SCHEMA = ROOT / "docs/reference/spec.schema.json"
 
 PRIMITIVES = {
@@ -107,109 +92,16 @@ class Types:
         raise ParseError(f"type `{ty}` is neither a primitive nor a parsed struct or enum")
 
 
-# ---- defaults ------------------------------------------------------------------------------
-
-
-def toml_value(expr: str, src: Source) -> str | None:
-    """A Rust expression from a default function, written as TOML; None when not understood."""
-    expr = expr.strip()
-    if re.fullmatch(r"-?[\d_]+(\.\d+)?", expr):
-        return expr.replace("_", "")
-    if expr in ("true", "false"):
-        return expr
-    if m := re.fullmatch(r'"([^"]*)"(\.into\(\)|\.to_string\(\))?', expr):
-        return f'"{m.group(1)}"'
-    if m := re.fullmatch(r"\[(.*)\]", expr):
-        values = [toml_value(x, src) for x in split_top(m.group(1))]
-        known = [v for v in values if v is not None]
-        return "[" + ", ".join(known) + "]" if len(known) == len(values) else None
-    if m := re.fullmatch(r"SpecDuration\(Duration::from_(secs|millis)\((\d+)\)\)", expr):
-        return f'"{m.group(2)}{"s" if m.group(1) == "secs" else "ms"}"'
-    if m := re.fullmatch(r"ValueSize::Fixed\((\d+)\)", expr):
-        return m.group(1)
-    if m := re.fullmatch(r"(\w+)\.iter\(\)\.map\(\|v\| v\.to_string\(\)\)\.collect\(\)", expr):
-        const = src.consts.get(m.group(1))
-        if const is not None:
-            return toml_value(const, src)
-    if m := re.fullmatch(r"vec!\[(.*)\]", expr):
-        items = []
-        for part in split_top(m.group(1)):
-            part = part.strip()
-            if not part:
-                continue
-            if b := re.fullmatch(r'CommandSpec::builtin\("(\w+)"\)', part):
-                items.append(f'{{ name = "{b.group(1)}" }}')
-            elif b := re.fullmatch(
-                r'CommandSpec \{ weight: (\d+), \.\.CommandSpec::builtin\("(\w+)"\) \}', part
-            ):
-                items.append(f'{{ name = "{b.group(2)}", weight = {b.group(1)} }}')
-            else:
-                return None
-        return "[" + ", ".join(items) + "]"
-    return None
-
-
-def default_of(f: Field, src: Source) -> str:
-    if "default" not in f.serde:
-        return "required"
-    fn = f.serde["default"]
-    if fn is not None:
-        body = src.fns.get(fn)
-        if body is None:
-            raise ParseError(f"{f.source}: default function `{fn}` of `{f.name}` not found")
-        value = toml_value(body, src)
-        return f"`{value}`" if value is not None else f"`{body}` (Rust)"
-    wrapper, inner = unwrap(f.ty)
-    if wrapper == "Option":
-        return "none"
-    if wrapper == "Vec":
-        return "`[]`"
-    if inner == "bool":
-        return "`false`"
-    if inner in ("u8", "u16", "u32", "u64"):
-        return "`0`"
-    if inner == "String":
-        return '`""`'
-    item = src.items.get(inner)
-    if item and item.kind == "enum":
-        chosen = [v for v in item.variants if v.default]
-        if len(chosen) != 1:
-            raise ParseError(f"{item.source}: enum {inner} has no single #[default] variant")
-        return f'`"{written(item, chosen[0])}"`'
-    if item and item.kind == "struct":
-        return "its fields' defaults"
-    if item and item.kind == "tuple":
-        raise ParseError(f"{f.source}: `{f.name}` defaults a {inner}: teach gen_reference.py")
-    raise ParseError(f"{f.source}: no default known for `{f.name}: {f.ty}`")
-
-
-def allowed_of(f: Field, path: str, src: Source) -> str:
-    out = []
-    if path in src.ranges:
-        lo, hi = src.ranges[path]
-        out.append(f"{lo} or more" if hi == "u64::MAX" else f"{lo} to {hi}")
-    for const in re.findall(r"`([A-Z][A-Z_]+)`", f.doc):
-        value = src.consts.get(const, "")
-        if m := re.fullmatch(r"&\[(.*),?\]", value):
-            names = [x.strip().strip('"') for x in split_top(m.group(1)) if x.strip()]
-            out.append(", ".join(f"`{n}`" for n in names))
-    _, inner = unwrap(f.ty)
-    item = src.items.get(inner)
-    if item and item.kind == "enum" and named(item):
-        out.append(", ".join(f'`"{written(item, v)}"`' for v in item.variants))
-    return "; ".join(out)
-
-
 # ---- the spec ------------------------------------------------------------------------------
 
 
 def spec_reference(src: Source) -> str:
     root = src.items["Spec"]
-    sections: list[tuple[str, Item, str]] = []  # (heading, struct, path prefix)
+    sections: list[tuple[str, Item]] = []  # (heading, struct)
     value_types: list[str] = []
 
     def walk(item: Item, heading: str, prefix: str) -> None:
-        sections.append((heading, documented(item), prefix))
+        sections.append((heading, documented(item)))
         for f in item.fields:
             wrapper, inner = unwrap(f.ty)
             if re.fullmatch(r"\[(\w+); \d+\]", inner):
@@ -228,18 +120,19 @@ def spec_reference(src: Source) -> str:
                             raise ParseError(f"{sub.source}: nested type in {inner}::{v.name}")
 
     walk(root, "Top level", "")
-    anchors = {item.name: slug(h.strip("`")) for h, item, _ in sections}
+    anchors = {item.name: slug(h.strip("`")) for h, item in sections}
     anchors.update({name: slug(name) for name in value_types})
     types = Types(src, anchors)
 
     out = [
-        "<!-- Generated by scripts/gen_reference.py from core/src/spec/*.rs: do not edit by "
-        "hand, run `make docs`. -->\n",
+        "<!-- Generated by scripts/gen_reference.py from the spec's JSON Schema (core/src/spec/"
+        "*.rs): do not edit by hand, run `make docs`. -->\n",
         "# Workload spec reference\n",
-        "Every field of the workload spec, generated from the doc comments and serde attributes "
-        "of the Rust types (`core/src/spec/`), so it lists exactly what the parser accepts. "
-        "The [spec guide](../spec.md) explains the fields with examples and what we chose where "
-        "the peers differ.\n",
+        "Every field of the workload spec, generated from the JSON Schema the core derives from "
+        "the Rust types (`core/src/spec/`) and their doc comments, so it lists exactly what the "
+        "parser accepts. The [spec guide](../spec.md) explains the fields with examples and what "
+        "we chose where the peers differ. The schema itself, for editors and checks of spec "
+        "files: [spec.schema.json](spec.schema.json) (`respload schema spec` prints it).\n",
         f"{src.module_docs['core/src/spec/mod.rs']}\n",
         "Columns: **default** is what an absent field means (*none*: the field stays unset, "
         "and the description says what that does; *required*: it must be given); **allowed** "
@@ -247,25 +140,22 @@ def spec_reference(src: Source) -> str:
         "description). Unknown fields are errors. Durations, distributions, value sizes and "
         "templates have several written forms: see [Value types](#value-types).\n",
     ]
-    for heading, item, prefix in sections:
+    for heading, item in sections:
         out.append(f"## {heading}\n")
         where = f"`{item.name}` in `{item.source}`"
         out.append(f"{item.doc} ({where})\n")
         out.append("| field | type | default | allowed | description |")
         out.append("|---|---|---|---|---|")
         if item is root:
-            for k in RAW_KEYS:
-                allowed = k.allowed.format(**src.consts)
+            for k in src.raw_keys:
                 where = " Top level only." if k.top_only and k.name != "phases" else ""
                 out.append(
-                    f"| `{k.name}` | {k.md_type} | {k.default} | {allowed} | {k.doc}{where} |"
+                    f"| `{k.name}` | {k.md_type} | {k.default} | {k.allowed} | {k.doc}{where} |"
                 )
         for f in item.fields:
-            path = f"{prefix}{f.name}"
-            allowed = allowed_of(f, path, src)
             out.append(
-                f"| `{f.name}` | {cell(types.name(f.ty))} | {cell(default_of(f, src))} | "
-                f"{cell(allowed)} | {cell(f.doc)} |"
+                f"| `{f.name}` | {cell(types.name(f.ty))} | {cell(f.default)} | "
+                f"{cell(f.allowed)} | {cell(f.doc)} |"
             )
         out.append("")
     out.append("## Value types\n")
@@ -273,22 +163,19 @@ def spec_reference(src: Source) -> str:
     for name in value_types:
         item = src.items[name]
         out.append(f"### {name}\n")
-        doc = item.doc
-        if item.kind == "tuple":
-            doc = f"{item.module_doc} {doc}".strip()
-        out.append(f"{doc} (`{item.source}`)\n")
+        out.append(f"{item.doc} (`{item.source}`)\n")
         if item.kind != "enum":
             continue
-        by_name = named(item)
+        by_name = item.named
         out.append("| value | parameters | description |" if by_name else "| form | description |")
         out.append("|---|---|---|" if by_name else "|---|---|")
         for v in item.variants:
             if by_name:
                 params = " ".join(f"`{vf.name}`: {vf.doc}" for vf in v.fields)
                 mark = " (default)" if v.default else ""
-                out.append(f'| `"{written(item, v)}"`{mark} | {cell(params)} | {cell(v.doc)} |')
+                out.append(f'| `"{written(v)}"`{mark} | {cell(params)} | {cell(v.doc)} |')
             else:
-                kind = types.name(v.payload) if v.payload else f'`"{written(item, v)}"`'
+                kind = types.name(v.payload) if v.payload else f'`"{written(v)}"`'
                 out.append(f"| {cell(kind)} | {cell(v.doc)} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
@@ -378,16 +265,15 @@ def report_reference(src: Source) -> str:
 
 
 def generate() -> dict[Path, str]:
-    spec = Source()
-    for path in SPEC_FILES:
-        parse_file(path, spec)
+    spec_schema = schema_source.generate("spec")
+    spec = schema_source.load_spec(spec_schema)
     schema = schema_source.generate()
     report = schema_source.load(schema)
     pages = {
         OUT_SPEC: spec_reference(spec),
         OUT_REPORT: report_reference(report),
         OUT_REPORT_SCHEMA: schema,
-        OUT_SPEC_SCHEMA: schema_source.generate("spec"),
+        OUT_SPEC_SCHEMA: spec_schema,
     }
     python = python_types.report_py(
         report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")

@@ -20,9 +20,7 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-from rust_source import (
-    NAMED_VARIANTS,
-    RAW_KEYS,
+from reference_items import (
     ROOT,
     Field,
     Item,
@@ -30,7 +28,6 @@ from rust_source import (
     RawKey,
     Source,
     documented,
-    named,
     unwrap,
     written,
 )
@@ -64,9 +61,11 @@ HAND_FORMS = {
         "  abort_on_fail?: boolean; delay_abort_eval?: SpecDuration\n}"
     ),
 }
-# String lists of the Rust code that a spec field's doc comment names (`[`BUILTINS`]`): the
-# field takes one of them, as this TypeScript type.
-CONST_TYPES = {"BUILTINS": "BuiltinCommand"}
+# What TypeScript users should know of a key read before serde, besides its description.
+TS_NOTES = {
+    "vars": 'The types describe the values after substitution: a field written `"${name}"` '
+    "needs a cast.",
+}
 # Rust structs whose TypeScript name is not the rule's: the spec's root is one phase; the
 # report's root holds the fields of index.d.ts's `Report` class (which adds the methods).
 TS_NAMES = {"Spec": "PhaseSpec", "Report": "ReportFields"}
@@ -167,7 +166,7 @@ class SpecTypes:
         self.src = src
         self.structs: list[Item] = []
         self.values: list[Item] = []
-        self.consts: list[str] = []
+        self.lists: list[str] = []
         self.walk(src.items["Spec"])
 
     def walk(self, item: Item) -> None:
@@ -182,19 +181,10 @@ class SpecTypes:
                         self.walk(sub)
                 elif sub not in self.values:
                     self.values.append(documented(sub))
-            for const in self.const_list(f):
-                if const not in self.consts:
-                    self.consts.append(const)
-
-    def const_list(self, f: Field) -> list[str]:
-        """The string lists a field's doc comment names: the values it takes."""
-        out = []
-        for const in re.findall(r"`([A-Z][A-Z_]+)`", f.doc):
-            if re.fullmatch(r"&\[.*\]", self.src.consts.get(const, "")):
-                if const not in CONST_TYPES:
-                    raise ParseError(f"{f.source}: `{f.name}` names {const}: teach node_types.py")
-                out.append(const)
-        return out
+            if f.names and f.names not in self.lists:
+                if f.names not in self.src.name_lists:
+                    raise ParseError(f"{f.source}: `{f.name}` takes names of {f.names}: unknown")
+                self.lists.append(f.names)
 
     def name(self, ty: str) -> str:
         item = self.src.items[ty]
@@ -202,8 +192,8 @@ class SpecTypes:
 
     def field_type(self, f: Field) -> str:
         string = "string"
-        for const in self.const_list(f):
-            string = CONST_TYPES[const]
+        if f.names:
+            string = f.names
             # The doc comment says when names match in any case: upper case is typed too.
             if "case-insensitive" in f.doc:
                 string = f"{string} | Uppercase<{string}> | (string & {{}})"
@@ -213,13 +203,13 @@ class SpecTypes:
 
     def variant_fields(self, item: Item) -> list[str]:
         """The table forms of an enum written by name, `{ kind: ..., parameters }`."""
-        units = [literal(written(item, v)) for v in item.variants if not v.fields]
+        units = [literal(written(v)) for v in item.variants if not v.fields]
         out = [f"{{ kind: {' | '.join(units)} }}"] if units else []
         for v in item.variants:
             if not v.fields:
                 continue
             pad = " " * 6  # inside `  | {`
-            lines = [f"{pad}kind: {literal(written(item, v))}"]
+            lines = [f"{pad}kind: {literal(written(v))}"]
             for vf in v.fields:
                 # Parameters are all optional: the hand-written deserializer defaults them.
                 lines += jsdoc(vf.doc, pad)
@@ -233,21 +223,17 @@ class SpecTypes:
                 raise ParseError(
                     f"{item.source}: the written forms of {item.name}: teach node_types.py"
                 )
-            doc = f"{item.module_doc} {item.doc}".strip()
-            return [*jsdoc(doc), f"export type {item.name} = {HAND_FORMS[item.name]}", ""]
+            return [*jsdoc(item.doc), f"export type {item.name} = {HAND_FORMS[item.name]}", ""]
         forms: list[str] = []
         bullets: list[str] = []
-        if named(item):
+        if item.named:
+            tables = any(v.fields for v in item.variants)
             for v in item.variants:
-                if v.fields and item.name not in NAMED_VARIANTS:
-                    raise ParseError(
-                        f"{item.source}: {item.name}::{v.name} has fields: teach node_types.py"
-                    )
-                form = literal(written(item, v))
+                form = literal(written(v))
                 forms.append(form)
                 mark = " (the default)" if v.default else ""
                 bullets.append(f"- `{form}`{mark}: {v.doc}")
-            if item.name in NAMED_VARIANTS:
+            if tables:
                 forms += self.variant_fields(item)
         else:
             for v in item.variants:
@@ -255,7 +241,7 @@ class SpecTypes:
                     raise ParseError(
                         f"{item.source}: {item.name}::{v.name} has fields: teach node_types.py"
                     )
-                form = ts_type(v.payload, self.name) if v.payload else literal(written(item, v))
+                form = ts_type(v.payload, self.name) if v.payload else literal(written(v))
                 forms.append(form)
                 bullets.append(f"- `{form}`: {v.doc}")
         doc = item.doc + "\n\n" + "\n".join(bullets)
@@ -274,7 +260,8 @@ class SpecTypes:
 
 def raw_key(k: RawKey) -> list[str]:
     """The property of a key read before serde (always optional)."""
-    doc = k.doc + (f"\n\n{k.ts_note}" if k.ts_note else "")
+    note = TS_NOTES.get(k.name)
+    doc = k.doc + (f"\n\n{note}" if note else "")
     return [*jsdoc(doc, "  "), f"  {k.name}?: {k.ts_type}"]
 
 
@@ -288,8 +275,8 @@ def spec_dts(src: Source) -> str:
         "// files write them (docs/reference/spec.md). A key with a default may be left out.",
         "",
     ]
-    phase_keys = [line for k in RAW_KEYS if not k.top_only for line in raw_key(k)]
-    top_keys = [line for k in RAW_KEYS if k.top_only for line in raw_key(k)]
+    phase_keys = [line for k in src.raw_keys if not k.top_only for line in raw_key(k)]
+    top_keys = [line for k in src.raw_keys if k.top_only for line in raw_key(k)]
     root = types.structs[0]
     out += [
         *jsdoc(src.module_docs[root.source]),
@@ -300,12 +287,11 @@ def spec_dts(src: Source) -> str:
     ]
     for item in types.structs:
         out += types.interface(item, phase_keys if item is root else [])
-    for const in types.consts:
-        names = re.findall(r'"([^"]*)"', types.src.consts[const])
-        doc = src.const_docs.get(const, "")
+    for name in types.lists:
+        names = src.name_lists[name]
         out += [
-            *jsdoc(doc),
-            union(f"export type {CONST_TYPES[const]}", list(map(literal, names))),
+            *jsdoc(names.doc),
+            union(f"export type {name}", list(map(literal, names.values))),
             "",
         ]
     for item in types.values:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from rust_source import ROOT, Field, Item, ParseError, Source, documented, unwrap
+from reference_items import ROOT, Field, Item, ParseError, Source, documented, unwrap
 
 OUT = ROOT / "bindings-python/python/respload/report.py"
 WIDTH = 100

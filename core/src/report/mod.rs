@@ -32,6 +32,8 @@ pub use lost::HOST_LOST;
 pub use merge::{HostReport, ShardOf};
 pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
 #[cfg(feature = "schema")]
+pub(crate) use schema::field_order;
+#[cfg(feature = "schema")]
 pub use schema::json_schema;
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
 pub use stats::{ClientStats, IntervalLatency, Latency, Snapshot, Stats, TimelineRow};

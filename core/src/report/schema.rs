@@ -82,7 +82,7 @@ fn field_orders() -> Vec<(&'static str, &'static [&'static str])> {
 
 /// The field names serde's derived `Deserialize` of `T` gives `deserialize_struct`: the
 /// struct's fields as declared.
-fn field_order<T: for<'de> Deserialize<'de>>() -> Option<&'static [&'static str]> {
+pub(crate) fn field_order<T: for<'de> Deserialize<'de>>() -> Option<&'static [&'static str]> {
     let seen = Cell::new(None);
     let _ = T::deserialize(Fields(&seen));
     seen.get()

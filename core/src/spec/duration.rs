@@ -3,9 +3,16 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::time::Duration;
 
-/// A duration as written in a spec. Serializes back to a human string (`"1500ms"`, `"60s"`).
+/// A duration as written in a spec: a number with a unit (`"60s"`, `"500ms"`, `"1.5s"`, `"2m"`,
+/// `"1h"`; units us, ms, s, m, h) or a bare number of seconds. Serializes back to a human
+/// string (`"1500ms"`, `"60s"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub struct SpecDuration(pub Duration);
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(transform = super::schema::duration_forms)
+)]
+pub struct SpecDuration(#[cfg_attr(feature = "schema", schemars(with = "String"))] pub Duration);
 
 impl SpecDuration {
     /// Parse `"250ms"`, `"1.5s"`, `"2m"`, `"1h"`, `"30"` (seconds).

@@ -9,6 +9,16 @@ use serde_json::{json, Map, Value as Json};
 /// Written as a name (`"zipf"`, parameters at their defaults) or a table with a `kind`
 /// (`{ kind = "gaussian", median = 500, stddev = 100 }`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(
+        tag = "kind",
+        rename_all = "snake_case",
+        deny_unknown_fields,
+        transform = super::schema::named_or_table
+    )
+)]
 pub enum Distribution {
     /// Each key of the range in order, one counter shared by all connections, wrapping at
     /// the end: N requests over a range of N keys touch every key exactly once.
@@ -31,14 +41,20 @@ pub enum Distribution {
     /// r^-exponent.
     Zipf {
         /// The exponent s, 0 < s <= 5 (default 1).
+        #[cfg_attr(feature = "schema", schemars(extend("exclusiveMinimum" = 0, "maximum" = 5)))]
         exponent: f64,
     },
     /// `hot_ops` of the operations go to the first `hot_keys` of the range, the rest to the
     /// other keys, uniformly within each part.
     Hotset {
         /// Fraction of the range that is hot, 0 < x < 1 (default 0.2).
+        #[cfg_attr(
+            feature = "schema",
+            schemars(extend("exclusiveMinimum" = 0, "exclusiveMaximum" = 1))
+        )]
         hot_keys: f64,
         /// Fraction of operations on the hot keys, 0 <= x <= 1 (default 0.8).
+        #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 1)))]
         hot_ops: f64,
     },
 }

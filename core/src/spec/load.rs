@@ -69,6 +69,11 @@ pub struct Load {
     /// closed once the replies to its requests are in and a new one is opened for the next
     /// ones, as redis-benchmark's `-k 0` does; connect time is not part of latency.
     #[serde(default = "default_true", skip_serializing_if = "is_true")]
+    // Left out when true, so schemars would leave its default out of the schema too.
+    #[cfg_attr(
+        feature = "schema",
+        schemars(skip_serializing_if = "super::schema::never_skipped")
+    )]
     pub keepalive: bool,
     /// When a pipelined connection (closed loop) sends more: `eager` (the default, as
     /// memtier_benchmark) tops its pipeline up after every read, so `pipeline` requests stay
@@ -171,15 +176,15 @@ impl RampShare {
     /// Check the share against this host's `load.connections` (the ranks it is dealt);
     /// returns the whole ramp's connections.
     fn check(&self, at: &str, connections: u32) -> crate::Result<u32> {
-        range("", &format!("{at}.share.of"), self.of as u64, 1, 1_000_000)?;
-        range(
+        within("", &format!("{at}.share.of"), self.of as u64, 1, 1_000_000)?;
+        within(
             "",
             &format!("{at}.share.index"),
             self.index as u64,
             0,
             self.of as u64 - 1,
         )?;
-        range(
+        within(
             "",
             &format!("{at}.share.connections"),
             self.connections as u64,
@@ -326,13 +331,13 @@ impl Load {
     /// Check ranges; `p` prefixes error paths. `searched`: the phase has an SLO search, whose
     /// steps are open loop at rates it sets itself.
     pub(crate) fn validate(&self, p: &str, searched: bool) -> crate::Result<()> {
-        range(p, "load.connections", self.connections as u64, 1, 1_000_000)?;
+        range(p, "load.connections", self.connections as u64)?;
         if let Some(t) = self.threads {
-            range(p, "load.threads", t as u64, 1, 1024)?;
+            range(p, "load.threads", t as u64)?;
         }
-        range(p, "load.pipeline", self.pipeline as u64, 1, 100_000)?;
+        range(p, "load.pipeline", self.pipeline as u64)?;
         if let Some(Requests::Count(n)) = self.requests {
-            range(p, "load.requests", n, 1, u64::MAX)?;
+            range(p, "load.requests", n)?;
         }
         if let Some(d) = self.duration {
             if d.0.is_zero() {
@@ -399,7 +404,7 @@ impl Load {
                 ),
                 None => (self.connections, "(at most load.connections)"),
             };
-            range(
+            within(
                 "",
                 &format!("{at}.start"),
                 ramp.start as u64,
@@ -407,7 +412,7 @@ impl Load {
                 whole as u64,
             )
             .map_err(|e| with_hint(e, hint))?;
-            range("", &format!("{at}.step"), ramp.step as u64, 1, whole as u64)
+            within("", &format!("{at}.step"), ramp.step as u64, 1, whole as u64)
                 .map_err(|e| with_hint(e, hint))?;
             whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
             if ramp.counts(self.connections).len() > MAX_RAMP_STEPS {
@@ -554,8 +559,30 @@ fn with_hint(e: crate::Error, hint: &str) -> crate::Error {
     }
 }
 
-/// `value` must lie in `lo..=hi`.
-pub(crate) fn range(p: &str, field: &str, value: u64, lo: u64, hi: u64) -> crate::Result<()> {
+/// The integer fields checked against a range (`u64::MAX`: no upper bound), by path: read by
+/// [`range`] and written into the spec's JSON Schema as `minimum`/`maximum`, so the reference
+/// lists the ranges checked.
+pub(crate) const RANGES: &[(&str, u64, u64)] = &[
+    ("load.connections", 1, 1_000_000),
+    ("load.threads", 1, 1024),
+    ("load.pipeline", 1, 100_000),
+    ("load.requests", 1, u64::MAX),
+    ("slo.max_steps", 1, 1000),
+];
+
+/// `value` must lie in the field's range in [`RANGES`].
+pub(crate) fn range(p: &str, field: &str, value: u64) -> crate::Result<()> {
+    let Some(&(_, lo, hi)) = RANGES.iter().find(|(path, _, _)| *path == field) else {
+        return Err(crate::Error::spec(
+            format!("{p}{field}"),
+            "has no range in spec::load::RANGES (a bug in respload)".to_string(),
+        ));
+    };
+    within(p, field, value, lo, hi)
+}
+
+/// `value` must lie in `lo..=hi` (bounds that depend on other fields).
+pub(crate) fn within(p: &str, field: &str, value: u64, lo: u64, hi: u64) -> crate::Result<()> {
     if value < lo || value > hi {
         let allowed = if hi == u64::MAX {
             format!("{lo} or more")
@@ -572,6 +599,11 @@ pub(crate) fn range(p: &str, field: &str, value: u64, lo: u64, hi: u64) -> crate
 
 /// How many measured requests: a count, or one per key of the range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(untagged, transform = super::schema::all_keys)
+)]
 pub enum Requests {
     /// Exactly this many.
     Count(u64),

@@ -121,7 +121,7 @@ impl Slo {
             &format!("from slo.start_rate ({s}) up to {MAX_RATE}"),
         )?;
         whole_seconds(&at("step_duration"), self.step_duration)?;
-        super::load::range(p, "slo.max_steps", self.max_steps as u64, 1, 1000)?;
+        super::load::range(p, "slo.max_steps", self.max_steps as u64)?;
         let q = self.precision;
         check("precision", q, q > 0.0 && q <= 1.0, "above 0 and up to 1")?;
         // The search sets the rate and the length of each step itself.

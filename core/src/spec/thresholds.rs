@@ -21,15 +21,24 @@ const SETTINGS: [&str; 2] = ["abort_on_fail", "delay_abort_eval"];
 /// `abort_on_fail` (bool, default false) and `delay_abort_eval` (a duration, default 0).
 /// At least one limit must be given.
 #[derive(Debug, Clone, Default, PartialEq)]
+// The keys are written into the schema by hand: serde reads them by hand too.
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(transform = super::schema::threshold_keys)
+)]
 pub struct Thresholds {
     /// The limits: on all commands together, and per command label.
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub budget: Budget,
     /// Stop the run as soon as a limit is crossed (checked each second on the results so
     /// far, after `delay_abort_eval`), as k6's `abortOnFail`. The report names the threshold
     /// that stopped it (`stopped_by`).
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub abort_on_fail: bool,
     /// With `abort_on_fail`: how long into the measured part of the phase before the first
     /// check (k6's `delayAbortEval`), so that a slow first second does not stop a run.
+    #[cfg_attr(feature = "schema", schemars(skip))]
     pub delay_abort_eval: Duration,
 }
 

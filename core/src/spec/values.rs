@@ -6,6 +6,7 @@ use serde_json::{json, Value as Json};
 
 /// Value size: fixed, a uniform range, or a weighted list.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(untagged))]
 pub enum ValueSize {
     /// Every value has this many bytes (`size = 32`).
     Fixed(u32),
