@@ -12,7 +12,7 @@ use napi_derive::napi;
 /// Throws `ERR_RESPLOAD_SPEC` (with the budget's field `path`) for a bad budget.
 #[napi]
 pub fn check_report(env: Env, report_json: String, budget_json: String) -> Result<Option<String>> {
-    respload::stats::check_report(&report_json, &budget_json).map_err(|e| to_js(&env, &e))
+    respload::report::check_report(&report_json, &budget_json).map_err(|e| to_js(&env, &e))
 }
 
 /// Read a report file (`respload run --json`, `report.save()`) as snake_case JSON text of the
@@ -35,7 +35,7 @@ pub fn load_report(env: Env, path: String) -> Result<String> {
 /// when trusted.
 #[napi]
 pub fn validity_warning(env: Env, report_json: String) -> Result<Option<String>> {
-    respload::stats::validity_warning(&report_json).map_err(|e| to_js(&env, &e))
+    respload::report::validity_warning(&report_json).map_err(|e| to_js(&env, &e))
 }
 
 /// The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.

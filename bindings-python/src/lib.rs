@@ -37,7 +37,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-        m.add("SCHEMA_VERSION", respload::stats::SCHEMA_VERSION)?;
+        m.add("SCHEMA_VERSION", respload::report::SCHEMA_VERSION)?;
         Ok(())
     }
 }

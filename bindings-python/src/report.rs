@@ -13,7 +13,7 @@ use pyo3::pybacked::PyBackedStr;
 /// Raises `SpecError` (with the budget's field `path`) for a bad budget.
 #[pyfunction]
 pub fn check_report(report_json: &str, budget_json: &str) -> PyResult<Option<String>> {
-    respload::stats::check_report(report_json, budget_json).map_err(to_py)
+    respload::report::check_report(report_json, budget_json).map_err(to_py)
 }
 
 /// Read a report file (`respload run --json`, `Report.save`) as JSON text of the current
@@ -34,7 +34,7 @@ pub fn load_report(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String>
 /// The warning of a report (its JSON text) whose validity checks failed; `None` when trusted.
 #[pyfunction]
 pub fn validity_warning(report_json: &str) -> PyResult<Option<String>> {
-    respload::stats::validity_warning(report_json).map_err(to_py)
+    respload::report::validity_warning(report_json).map_err(to_py)
 }
 
 /// The report's timeline (its JSON text) as an HdrHistogram interval log. Raises

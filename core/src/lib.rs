@@ -20,17 +20,17 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
-pub mod engine;
+pub(crate) mod engine;
 pub mod error;
-pub mod net;
-pub mod observe;
+pub(crate) mod net;
+pub(crate) mod observe;
 pub mod output;
 pub mod plan;
 pub mod report;
 pub mod resp;
 mod runs;
 pub mod spec;
-pub mod stats;
+pub(crate) mod stats;
 pub mod tools;
 
 pub use engine::{PhaseEnd, Runner, StopHandle};
@@ -39,3 +39,14 @@ pub use plan::Workload;
 pub use report::{Report, Snapshot};
 pub use runs::run;
 pub use spec::SpecParams;
+
+/// The crate's parts its own integration tests reach (`core/tests`): not API, no stability
+/// promised, hidden from the docs. The engine, the network layer, the recorders and the
+/// observer are otherwise private.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::engine::MAX_TRIES;
+    pub use crate::net::Stream;
+    pub use crate::observe::BUCKETS_S;
+    pub use crate::stats::{stats_of, CommandRecorder};
+}

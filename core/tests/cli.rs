@@ -133,7 +133,7 @@ fn run_writes_a_table_a_json_report_and_an_hdr_log() {
             assert_eq!(hist.len(), row.ops);
             // Percentiles are the histogram's, capped at the exact maximum.
             let p99 =
-                (respload::stats::percentile(&hist, 0.99) as f64 / 1e6).min(row.latency_ms.max);
+                (respload::report::percentile(&hist, 0.99) as f64 / 1e6).min(row.latency_ms.max);
             assert_eq!(p99, row.latency_ms.p99);
             intervals += 1;
         }

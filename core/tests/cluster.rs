@@ -205,7 +205,7 @@ fn moved_slots_are_followed_and_counted_as_redirects() {
 }
 
 /// Successes per second in a timeline row.
-fn successes_per_sec(r: &respload::stats::TimelineRow) -> f64 {
+fn successes_per_sec(r: &respload::report::TimelineRow) -> f64 {
     (r.ops - r.errors) as f64 / r.interval_s.max(1e-3)
 }
 
@@ -650,7 +650,7 @@ fn tryagain_is_retried_and_counted_as_an_error_only_when_the_tries_run_out() {
             "commands": [{ "template": "MGET {{key}}:a {{key}}:b" }],
         }))
     };
-    let max_tries = respload::engine::MAX_TRIES as u64;
+    let max_tries = respload::internals::MAX_TRIES as u64;
 
     // A migration that never ends: each request is tried 1 + MAX_TRIES times, then its last
     // reply counts as the error.

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{primary_and_replica, workload, Cluster, Server};
+use respload::report::EventReport;
 use respload::run;
-use respload::stats::EventReport;
 use serde_json::json;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

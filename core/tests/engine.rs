@@ -336,7 +336,7 @@ fn interval_histograms_reach_the_snapshots_but_stay_in_the_report_only_when_aske
     let report = runner.wait().unwrap();
     assert_eq!(seen.len(), report.timeline.len());
     for (s, row) in seen.iter().zip(&report.timeline) {
-        let h = respload::stats::decode_histogram(&s.row.histogram).expect("a histogram");
+        let h = respload::report::decode_histogram(&s.row.histogram).expect("a histogram");
         assert_eq!(h.len(), s.row.ops);
         assert_eq!(row.ops, s.row.ops);
         assert!(row.histogram.is_empty(), "{}", row.histogram.len());
@@ -345,7 +345,7 @@ fn interval_histograms_reach_the_snapshots_but_stay_in_the_report_only_when_aske
     let kept = run(&spec(true)).unwrap();
     assert!(kept.timeline.len() >= 2);
     for row in &kept.timeline {
-        let h = respload::stats::decode_histogram(&row.histogram).expect("a histogram");
+        let h = respload::report::decode_histogram(&row.histogram).expect("a histogram");
         assert_eq!(h.len(), row.ops);
     }
     assert!(kept.timeline[0].ops > 0);
@@ -504,17 +504,17 @@ fn the_report_names_the_server_and_round_trips_through_json() {
     let text = report.to_json();
     let back: respload::Report = serde_json::from_str(&text).unwrap();
     assert!(back == report, "the report changed in a JSON round trip");
-    let h = respload::stats::decode_histogram(&back.totals.histogram).unwrap();
+    let h = respload::report::decode_histogram(&back.totals.histogram).unwrap();
     assert_eq!(h.len(), 2000);
     assert_eq!(
-        respload::stats::percentile(&h, 0.99) as f64 / 1e6,
+        respload::report::percentile(&h, 0.99) as f64 / 1e6,
         back.totals.latency_ms.p99
     );
     assert_eq!(
-        respload::stats::percentile(&h, 0.5) as f64 / 1e6,
+        respload::report::percentile(&h, 0.5) as f64 / 1e6,
         back.totals.latency_ms.p50
     );
-    assert_eq!(back.schema_version, respload::stats::SCHEMA_VERSION);
+    assert_eq!(back.schema_version, respload::report::SCHEMA_VERSION);
     // A drawn seed survives JSON in JavaScript (below 2^53).
     assert!(back.seed < 1 << 53);
     assert_eq!(back.workload["load"]["connections"], 2);

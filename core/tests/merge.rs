@@ -5,8 +5,8 @@
 mod common;
 
 use common::{workload, Server};
+use respload::internals::{stats_of, CommandRecorder};
 use respload::report::{decode_histogram, percentile, TimelineRow, HOST_LOST};
-use respload::stats::{stats_of, CommandRecorder};
 use respload::{run, Report, Snapshot};
 use serde_json::json;
 use std::time::{SystemTime, UNIX_EPOCH};

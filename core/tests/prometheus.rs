@@ -84,7 +84,7 @@ fn scraped_during_a_run_the_counts_grow_and_a_finished_phase_matches_its_report(
                 })
                 .map(|(_, v)| *v)
                 .collect();
-            assert_eq!(buckets.len(), respload::observe::BUCKETS_S.len() + 1);
+            assert_eq!(buckets.len(), respload::internals::BUCKETS_S.len() + 1);
             let sum = scrape[&key("respload_latency_seconds_sum", "first", label)];
             let mean_ms = sum / stats.ops as f64 * 1e3;
             assert!(

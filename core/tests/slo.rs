@@ -4,7 +4,7 @@
 mod common;
 
 use common::{workload, Server};
-use respload::stats::SloResult;
+use respload::report::SloResult;
 use respload::{run, Report};
 use serde_json::json;
 use std::sync::Mutex;

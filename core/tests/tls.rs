@@ -622,7 +622,9 @@ fn against_rustls(
         .build()
         .unwrap();
     let out = rt.block_on(async {
-        let mut stream = respload::net::Stream::connect_with(&connect).await.unwrap();
+        let mut stream = respload::internals::Stream::connect_with(&connect)
+            .await
+            .unwrap();
         stream.write_all(b"hello").await.unwrap();
         if let Ending::Upload(len, _) = ending {
             // Writes of one byte to more than one write call takes (64 KiB).

@@ -3,7 +3,7 @@
 
 use super::{Client, Value};
 use crate::plan::ConnectOptions;
-pub use crate::resp::slot::{crc16, hash_part, key_slot, slot_tag, SLOTS};
+pub use crate::resp::slot::{key_slot, slot_tag, SLOTS};
 pub use crate::spec::NodeAddr;
 use crate::{Error, Result};
 
@@ -108,6 +108,7 @@ impl SlotMap {
     }
 
     /// Slots no range covers.
+    #[cfg(test)]
     pub fn uncovered(&self) -> usize {
         let covered: usize = self
             .ranges

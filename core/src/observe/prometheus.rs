@@ -10,7 +10,7 @@ use crate::stats::{CommandRecorder, Recorder, TimelineRow};
 use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -228,8 +228,6 @@ fn escape(value: &str) -> String {
 
 /// The endpoint: a thread answering scrapes until the run ends.
 pub struct Endpoint {
-    /// Where it listens (the port resolved when 0 was asked for).
-    pub address: SocketAddr,
     /// What it serves.
     pub metrics: Arc<Metrics>,
     stop: Arc<AtomicBool>,
@@ -253,7 +251,6 @@ impl Endpoint {
         let listener = TcpListener::bind(resolved)
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .map_err(|e| Error::spec(field, format!("cannot listen on `{address}`: {e}")))?;
-        let address = listener.local_addr().unwrap_or(resolved);
         let metrics = Arc::new(Metrics::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (m, s) = (Arc::clone(&metrics), Arc::clone(&stop));
@@ -262,7 +259,6 @@ impl Endpoint {
             .spawn(move || serve(&listener, &m, &s))
             .map_err(|e| Error::Internal(format!("cannot start the metrics thread: {e}")))?;
         Ok(Endpoint {
-            address,
             metrics,
             stop,
             thread: Some(thread),

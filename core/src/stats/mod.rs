@@ -6,18 +6,14 @@ mod recorder;
 mod summary;
 mod validity;
 
-pub use arrivals::{anderson_darling_exponential, GapSample, AD_CRITICAL_1PCT};
-pub use availability::{Gap, GapTracker, Gaps};
-pub use recorder::{
-    new_histogram, CommandRecorder, ErrorKinds, Recorder, SuccessMarks, Timings, MARK_BUCKET_NS,
-    MAX_LATENCY_NS, SIGNIFICANT_DIGITS,
-};
-// The report's types live in `crate::report`; kept here so existing paths still work.
+pub use arrivals::GapSample;
+pub use availability::{GapTracker, Gaps};
+pub use recorder::{new_histogram, CommandRecorder, Recorder, Timings};
+// The report's types the layer's files name through `stats` (they live in `crate::report`).
 pub(crate) use crate::report::percentile_ms;
 pub use crate::report::{
-    check_report, decode_histogram, encode_histogram, percentile, validity_warning, Availability,
-    Budget, ClientStats, EventReport, IntervalLatency, Latency, Limits, PhaseReport, RampStep,
-    Report, ServerFacts, SloPoint, SloResult, Stats, TimelineRow, Unsent, Validity, ValidityCheck,
+    decode_histogram, percentile, Availability, Budget, ClientStats, EventReport, PhaseReport,
+    RampStep, Report, ServerFacts, SloPoint, SloResult, Stats, TimelineRow, Unsent, Validity,
     SCHEMA_VERSION,
 };
 pub(crate) use summary::latency_of;

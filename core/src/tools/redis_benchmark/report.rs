@@ -390,7 +390,8 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{encode_histogram, new_histogram, Latency, Stats};
+    use crate::report::{encode_histogram, Latency, Stats};
+    use crate::stats::new_histogram;
 
     fn phase(name: &str, samples_us: &[u64]) -> PhaseReport {
         let mut h = new_histogram();
