@@ -154,6 +154,8 @@ export interface LoadSpecOptions {
 /**
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
  * every default filled in), ready for `run()`. Throws `FileError` or `SpecError`.
+ * @deprecated Loading is `Workload.fromFile(path, options)` in every language (its `spec` is
+ * this normalized spec); kept for one release.
  */
 export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Spec
 

@@ -390,7 +390,7 @@ function toPath(path) {
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
  * every default filled in), ready for `run()`. `options.scale` applies the file's
  * `[scales.NAME]` over its `[vars]`; `options.vars` sets single variables it declares.
- * Throws `FileError` or `SpecError`.
+ * Throws `FileError` or `SpecError`. Deprecated: `Workload.fromFile(path, options).spec`.
  */
 function loadSpec(path, options = {}) {
   const { scale, vars } = options ?? {}

@@ -28,13 +28,16 @@ export interface Spec extends PhaseSpec {
   vars?: Record<string, unknown>
   /**
    * Other values for some of the `vars`, by scale name (`[scales.ci]`): the scale asked for
-   * (`--scale NAME`, Python `scale=`, Node `loadSpec(path, { scale })`) applies its values over the
-   * defaults. A variable not declared in `vars` is an error.
+   * (`--scale NAME`, Python `scale=`, Node `Workload.fromFile(path, { scale })`) applies its values
+   * over the defaults. A variable not declared in `vars` is an error.
    */
   scales?: Record<string, Record<string, unknown>>
 }
 
-/** The settings of one phase, as written (defaults filled in). */
+/**
+ * The settings of one phase, as written (defaults filled in). A spec document holds these at its
+ * top level, with `phases`, `repeat`, `vars` and `scales` besides.
+ */
 export interface PhaseSpec {
   /** Phase name in the report (default `main`). */
   name?: string
@@ -210,9 +213,9 @@ export interface LoadSpec {
    * How a worker thread waits for the next intended send time in open loop: `precise` (the default:
    * a timer with microsecond resolution per worker thread, set early by the median of its own
    * wake-up delays, at most 50 us, the rest polled), `spin` (that timer set 50 us early, then
-   * polled: the most punctual, for more CPU) or `coarse` (the async runtime's 1 ms timer, as before
-   * `pacing` existed: requests go out up to 2 ms late, for the least CPU). Ignored in closed loop;
-   * off Linux every mode is `coarse`.
+   * polled: the most punctual, for more CPU) or `coarse` (the async runtime's 1 ms timer: requests
+   * go out up to 2 ms late, for the least CPU). Ignored in closed loop; off Linux every mode is
+   * `coarse`.
    */
   pacing?: Pacing
   /**

@@ -96,7 +96,7 @@ class Types:
 
 
 def spec_reference(src: Source) -> str:
-    root = src.items["Spec"]
+    root = src.items["PhaseSpec"]
     sections: list[tuple[str, Item]] = []  # (heading, struct)
     value_types: list[str] = []
 

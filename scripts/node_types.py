@@ -66,9 +66,9 @@ TS_NOTES = {
     "vars": 'The types describe the values after substitution: a field written `"${name}"` '
     "needs a cast.",
 }
-# Rust structs whose TypeScript name is not the rule's: the spec's root is one phase; the
-# report's root holds the fields of index.d.ts's `Report` class (which adds the methods).
-TS_NAMES = {"Spec": "PhaseSpec", "Report": "ReportFields"}
+# Rust structs whose TypeScript name is not the rule's: the report's root holds the fields of
+# index.d.ts's `Report` class (which adds the methods).
+TS_NAMES = {"Report": "ReportFields"}
 # The fields index.js keeps verbatim (VERBATIM_FIELDS) are normalized specs: their types.
 VERBATIM_TYPES = {
     ("Report", "workload"): "Spec",
@@ -160,14 +160,15 @@ def union(head: str, forms: list[str]) -> str:
 
 
 class SpecTypes:
-    """The spec's structs (reached from `Spec`), its value types and string lists, in order."""
+    """The spec's structs (reached from `PhaseSpec`), its value types and string lists, in
+    order."""
 
     def __init__(self, src: Source) -> None:
         self.src = src
         self.structs: list[Item] = []
         self.values: list[Item] = []
         self.lists: list[str] = []
-        self.walk(src.items["Spec"])
+        self.walk(src.items["PhaseSpec"])
 
     def walk(self, item: Item) -> None:
         self.structs.append(documented(item))

@@ -178,7 +178,7 @@ def load_spec(text: str) -> Source:
         [line[3:] for line in mod.splitlines() if line.startswith("//!")]
     )
     texts = {p: p.read_text(encoding="utf-8") for p in SPEC_FILES}
-    nodes = {"Spec": schema, **{k: v for k, v in defs.items() if k != "Phase"}}
+    nodes = {schema["title"]: schema, **{k: v for k, v in defs.items() if k != "Phase"}}
     for name, node in nodes.items():
         if "enum" in node:
             src.name_lists[name] = NameList(name, doc(node), list(node["enum"]))

@@ -13,7 +13,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Report, compare, loadSpec, run } from 'respload'
+import { Report, Workload, compare, run } from 'respload'
 import { startCluster, startRedis } from 'respload/testing'
 
 const SCENARIOS = fileURLToPath(new URL('../scenarios/', import.meta.url))
@@ -234,7 +234,8 @@ const REPLAYS = {
 export async function replay(name, { scale = 'ci', vars } = {}) {
   const here = vars ? null : await REPLAYS[name].local()
   try {
-    const workload = loadSpec(join(SCENARIOS, `${name}.toml`), { scale, vars: vars ?? here.vars })
+    const file = join(SCENARIOS, `${name}.toml`)
+    const workload = Workload.fromFile(file, { scale, vars: vars ?? here.vars })
     const report = await run(workload)
     return await REPLAYS[name].check(report, here)
   } finally {

@@ -584,8 +584,8 @@ impl Connection {
 }
 
 /// Open a new connection. Boxed: otherwise the connect future sits in every connection's
-/// task from the start (it was 1,320 bytes: 13 MB for 10,000 connections) for a reconnect
-/// that may never come.
+/// task from the start for a reconnect that may never come (docs/performance.md, "What the
+/// code does, and what each was worth").
 async fn connect(shared: &Shared) -> crate::Result<Client> {
     Box::pin(Client::connect(&shared.connect)).await
 }

@@ -258,7 +258,7 @@ impl Client {
                 }
                 // Read into the heap buffer (an array here would sit in every connecting task's
                 // future), a little at a time: handshake replies are a few bytes, and 10,000
-                // connections opening at once each held 16 KiB (160 MB). Long replies (INFO)
+                // connections open at once (docs/performance.md, W5). Long replies (INFO)
                 // read in chunks that double with what has arrived.
                 let start = self.buf.len();
                 if start >= MAX_CONTROL_REPLY {

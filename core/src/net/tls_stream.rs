@@ -50,8 +50,8 @@ const MAX_READ: usize = 64 * 1024;
 const MAX_WRITE: usize = 64 * 1024;
 
 /// Large copies are made in pieces of this size: glibc (2.36) copies more than 2112 bytes
-/// with `rep movsb` on CPUs with FSRM, and on the AMD EPYC this was measured on that took 2.7
-/// times the samples of its vector loop (W4: 577 against 211 in `memmove`).
+/// with `rep movsb` on CPUs with FSRM, markedly slower than its vector loop where measured
+/// (docs/performance.md, "Where the CPU goes").
 const COPY_PIECE: usize = 2048;
 
 /// Append `src` to `out` (which has room), in pieces of [`COPY_PIECE`].

@@ -3,7 +3,8 @@
 
 use super::{CompiledCommand, ConnectOptions, MixEntry};
 use crate::spec::{
-    redact_url, uses_node_tag, Arg, Distribution, Refill, Requests, Spec, Thresholds, MAX_COMMANDS,
+    redact_url, uses_node_tag, Arg, Distribution, PhaseSpec, Refill, Requests, Thresholds,
+    MAX_COMMANDS,
 };
 use crate::{Error, Result};
 use serde_json::Value as Json;
@@ -12,7 +13,7 @@ use serde_json::Value as Json;
 #[derive(Debug, Clone)]
 pub struct Phase {
     /// The settings (normalized, secrets included: use [`Phase::redacted`] for reports).
-    pub spec: Spec,
+    pub spec: PhaseSpec,
     /// Resolved connection settings.
     pub connect: ConnectOptions,
     /// CompiledCommand commands, one per label in the report, in spec order (a chain's steps in
@@ -74,7 +75,7 @@ impl Phase {
             // Read first for its errors' full path (the serde reader names `thresholds`).
             Thresholds::from_json(t, &format!("{prefix}thresholds"))?;
         }
-        let mut spec: Spec = serde_path_to_error::deserialize(raw).map_err(|e| {
+        let mut spec: PhaseSpec = serde_path_to_error::deserialize(raw).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             Error::spec(format!("{prefix}{path}"), e.into_inner())

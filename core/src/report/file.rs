@@ -18,8 +18,9 @@ impl Report {
     /// it is not one.
     pub fn from_json_str(text: &str) -> crate::Result<Report> {
         // A report of this schema with its `passed` (every report this respload writes) is
-        // read straight into the types: no tree of JSON values between, half the time for a
-        // long run's report. Anything else goes the way that upgrades and names what is wrong.
+        // read straight into the types: no tree of JSON values between (docs/performance.md,
+        // "Merging hosts' reports"). Anything else goes the way that upgrades and names what
+        // is wrong.
         #[derive(Deserialize)]
         struct Head {
             schema_version: Option<u64>,

@@ -53,8 +53,7 @@ pub struct Load {
     /// (the default: a timer with microsecond resolution per worker thread, set early by
     /// the median of its own wake-up delays, at most 50 us, the rest polled), `spin` (that
     /// timer set 50 us early, then polled: the most punctual, for more CPU) or `coarse` (the
-    /// async runtime's 1 ms timer, as before `pacing` existed: requests go out up to 2 ms
-    /// late, for the least CPU). Ignored in closed loop; off Linux every mode is `coarse`.
+    /// async runtime's 1 ms timer: requests go out up to 2 ms late, for the least CPU). Ignored in closed loop; off Linux every mode is `coarse`.
     #[serde(default, skip_serializing_if = "Pacing::is_precise")]
     pub pacing: Pacing,
     /// Open loop with a rate staircase instead of one `rate`: from `start` to `end` in

@@ -59,11 +59,12 @@ use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-/// The settings of one phase, as written (defaults filled in).
+/// The settings of one phase, as written (defaults filled in). A spec document holds these
+/// at its top level, with `phases`, `repeat`, `vars` and `scales` besides.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
-pub struct Spec {
+pub struct PhaseSpec {
     /// Phase name in the report (default `main`).
     #[serde(default = "default_name")]
     pub name: String,
@@ -112,6 +113,10 @@ pub struct Spec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<Thresholds>,
 }
+
+/// The old name of [`PhaseSpec`] (the settings of one phase), kept for one release.
+#[deprecated(note = "renamed `PhaseSpec`, as in Python and Node")]
+pub type Spec = PhaseSpec;
 
 /// Server observation (`[observe]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -9,7 +9,7 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, RampShare, RateRamp, ReadFrom, Refill, Slo, Spec, Target, Tls, ValueData, Values,
+    Pacing, PhaseSpec, RampShare, RateRamp, ReadFrom, Refill, Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -37,7 +37,7 @@ pub fn json_schema() -> Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12()
         .for_deserialize()
         .into_generator();
-    let mut schema = generator.root_schema_for::<Spec>().to_value();
+    let mut schema = generator.root_schema_for::<PhaseSpec>().to_value();
     let Some(root) = schema.as_object_mut() else {
         return schema;
     };
@@ -75,7 +75,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         };
     }
     let orders = orders!(
-        Spec,
+        PhaseSpec,
         Target,
         Tls,
         Load,
@@ -92,7 +92,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
     );
     for (name, fields) in orders {
         let Some(fields) = fields else { continue };
-        let node = if name == "Spec" {
+        let node = if name == "PhaseSpec" {
             Some(&mut *root)
         } else {
             root.get_mut("$defs")
@@ -233,7 +233,7 @@ fn add_raw_keys(root: &mut Map<String, Value>) {
             json!({
                 "description": "Other values for some of the `vars`, by scale name \
                                 (`[scales.ci]`): the scale asked for (`--scale NAME`, Python \
-                                `scale=`, Node `loadSpec(path, { scale })`) applies its values \
+                                `scale=`, Node `Workload.fromFile(path, { scale })`) applies its values \
                                 over the defaults. A variable not declared in `vars` is an \
                                 error.",
                 "type": "object",

@@ -287,7 +287,7 @@ pub(crate) fn expand_repeats(phases: Vec<Json>, has_phases: bool) -> Result<Vec<
 pub const MAX_REPEAT: u64 = 100;
 
 /// The most phases a workload may have, `repeat`s expanded: each is a whole copy of the spec
-/// to check and keep (2,000 phases x `repeat = 100` once took 3.2 GB just to check).
+/// to check and keep, so memory grows with their number (docs/performance.md, "Limits").
 pub const MAX_PHASES: usize = 1000;
 
 /// The error for a workload of `n` phases; `path` says where the count was reached.
