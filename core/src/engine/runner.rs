@@ -34,12 +34,26 @@ impl StopHandle {
     }
 }
 
-/// Called on the runner's thread at the end of each phase with the phase, its report and
-/// when the run started (UNIX seconds), to write what the phase's `output` settings ask for;
-/// an `Err` becomes the phase report's `output_error`. The engine formats no file itself:
-/// [`Runner::start`] passes the writer of memtier's report (`output.memtier`).
-pub type PhaseEnd =
-    Box<dyn Fn(&Phase, &PhaseReport, f64) -> std::result::Result<(), String> + Send>;
+/// What a run writes besides its report, called on the runner's thread. The engine opens and
+/// formats no file itself: [`Runner::start`] passes the writer of memtier's report
+/// (`output.memtier`). Dropped when the run ends.
+pub trait PhaseEnd: Send {
+    /// Once the servers were reached, before any traffic: check that what will be written
+    /// can be (a file that cannot be is an error now, not after a long run).
+    fn prepare(&mut self, _workload: &Workload) -> Result<()> {
+        Ok(())
+    }
+
+    /// At the end of each phase, with its report and when the run started (UNIX seconds):
+    /// write what the phase's `output` settings ask for. An `Err` becomes the phase report's
+    /// `output_error`.
+    fn phase_end(
+        &self,
+        phase: &Phase,
+        report: &PhaseReport,
+        started_at: f64,
+    ) -> std::result::Result<(), String>;
+}
 
 /// A run in progress.
 pub struct Runner {
@@ -54,13 +68,13 @@ impl Runner {
     /// Start running `workload` on a background thread, calling `phase_end` after each phase.
     /// Spec errors were caught when the workload was built; connection failures are returned
     /// by [`Runner::wait`].
-    pub fn start_with(workload: Workload, phase_end: PhaseEnd) -> Result<Runner> {
+    pub fn start_with(workload: Workload, mut phase_end: Box<dyn PhaseEnd>) -> Result<Runner> {
         let stop = StopHandle::default();
         let (tx, rx) = channel();
         let flag = Arc::clone(&stop.0);
         let thread = std::thread::Builder::new()
             .name("respload-runner".into())
-            .spawn(move || execute(&workload, &flag, &tx, &phase_end))
+            .spawn(move || execute(&workload, &flag, &tx, phase_end.as_mut()))
             .map_err(|e| Error::Internal(format!("cannot start the runner thread: {e}")))?;
         Ok(Runner {
             stop,
@@ -167,7 +181,7 @@ fn execute(
     workload: &Workload,
     stop: &Arc<AtomicBool>,
     tx: &std::sync::mpsc::Sender<Snapshot>,
-    phase_end: &PhaseEnd,
+    phase_end: &mut dyn PhaseEnd,
 ) -> Result<Report> {
     let started_at = crate::spec::unix_now();
     let first = workload
@@ -217,7 +231,7 @@ fn execute(
         Ok::<_, Error>((facts, plans, others))
     })?;
     drop(rt);
-    let _created = create_output_files(workload)?;
+    phase_end.prepare(workload)?;
     // Listening before any traffic: an address that cannot be bound is an error now. It
     // closes when the run ends (dropped with this frame).
     let endpoint = match workload.prometheus() {
@@ -279,7 +293,7 @@ fn execute(
                 break;
             }
         };
-        if let Err(e) = phase_end(phase, &outcome.report, started_at) {
+        if let Err(e) = phase_end.phase_end(phase, &outcome.report, started_at) {
             outcome.report.output_error = Some(e);
         }
         if i == 0 {
@@ -331,48 +345,6 @@ fn thresholds_of(workload: &Workload) -> Vec<crate::report::Threshold> {
         }
     }
     out
-}
-
-/// Open (creating it empty when missing) every file the phases' `output` asks for, so that a
-/// path that cannot be written fails before any traffic rather than after a long run. A file
-/// there already is left as it is until its phase writes it.
-fn create_output_files(workload: &Workload) -> Result<Created> {
-    let mut created = Created(Vec::new());
-    for phase in &workload.phases {
-        if let Some(path) = &phase.spec.output.memtier {
-            let existed = std::path::Path::new(path).exists();
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(path)
-                .map_err(|e| {
-                    Error::spec(
-                        format!("{}output.memtier", phase.prefix),
-                        format!("`{path}` cannot be written: {e}"),
-                    )
-                })?;
-            if !existed {
-                created.0.push(path.into());
-            }
-        }
-    }
-    Ok(created)
-}
-
-/// The output files [`create_output_files`] created. Those still empty when the run ends (it
-/// failed, or was stopped, before their phase wrote them) are removed again: a failed run
-/// leaves no empty report behind.
-struct Created(Vec<std::path::PathBuf>);
-
-impl Drop for Created {
-    fn drop(&mut self) {
-        for path in &self.0 {
-            if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
-                let _ = std::fs::remove_file(path);
-            }
-        }
-    }
 }
 
 /// Merge a phase's recorder into the run's, matching commands by label.

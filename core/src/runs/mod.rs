@@ -1,12 +1,13 @@
 //! The run as the library gives it: the engine's [`Runner`] with the phase-end hook that
-//! writes each phase's output files (memtier_benchmark's report of `output.memtier`). The
-//! engine formats no file itself; this layer, above both, joins it to the output formats.
+//! creates each phase's output files before any traffic and writes them at its end
+//! (memtier_benchmark's report of `output.memtier`). The engine opens and formats no file
+//! itself; this layer, above both, joins it to the output formats.
 
-use crate::engine::Runner;
+use crate::engine::{PhaseEnd, Runner};
 use crate::plan::{Phase, Workload};
 use crate::report::{PhaseReport, Report};
 use crate::tools::memtier::phase_text;
-use crate::Result;
+use crate::{Error, Result};
 
 impl Runner {
     /// Start running `workload` on a background thread. Spec errors were caught when the
@@ -14,7 +15,27 @@ impl Runner {
     /// phase's output files are written at its end ([`Runner::start_with`] takes another
     /// writer).
     pub fn start(workload: Workload) -> Result<Runner> {
-        Runner::start_with(workload, Box::new(write_phase_files))
+        Runner::start_with(workload, Box::new(PhaseFiles(Created(Vec::new()))))
+    }
+}
+
+/// The library's writer of the phases' output files: created before any traffic, written at
+/// each phase's end, removed again when the run ends with them still empty.
+struct PhaseFiles(Created);
+
+impl PhaseEnd for PhaseFiles {
+    fn prepare(&mut self, workload: &Workload) -> Result<()> {
+        self.0 = create_output_files(workload)?;
+        Ok(())
+    }
+
+    fn phase_end(
+        &self,
+        phase: &Phase,
+        report: &PhaseReport,
+        started_at: f64,
+    ) -> std::result::Result<(), String> {
+        write_phase_files(phase, report, started_at)
     }
 }
 
@@ -34,4 +55,46 @@ fn write_phase_files(
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
     }
     Ok(())
+}
+
+/// Open (creating it empty when missing) every file the phases' `output` asks for, so that a
+/// path that cannot be written fails before any traffic rather than after a long run. A file
+/// there already is left as it is until its phase writes it.
+fn create_output_files(workload: &Workload) -> Result<Created> {
+    let mut created = Created(Vec::new());
+    for phase in &workload.phases {
+        if let Some(path) = &phase.spec.output.memtier {
+            let existed = std::path::Path::new(path).exists();
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(|e| {
+                    Error::spec(
+                        format!("{}output.memtier", phase.prefix),
+                        format!("`{path}` cannot be written: {e}"),
+                    )
+                })?;
+            if !existed {
+                created.0.push(path.into());
+            }
+        }
+    }
+    Ok(created)
+}
+
+/// The output files [`create_output_files`] created. Those still empty when the run ends (it
+/// failed, or was stopped, before their phase wrote them) are removed again: a failed run
+/// leaves no empty report behind.
+struct Created(Vec<std::path::PathBuf>);
+
+impl Drop for Created {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
