@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the spec and report references and the Node package's types from the Rust sources.
+"""Generate the spec and report references and the bindings' types from the Rust types' schemas.
 
     scripts/gen_reference.py           # write every generated file (below)
     scripts/gen_reference.py --check   # exit 1 if a committed file differs from a fresh run
@@ -301,7 +301,7 @@ def main() -> int:
             print(f"gen_reference: wrote {path.relative_to(ROOT)}", file=sys.stderr)
     if stale:
         print(
-            f"gen_reference: {', '.join(stale)} differ from the Rust sources: run `make docs` "
+            f"gen_reference: {', '.join(stale)} differ from the Rust types: run `make docs` "
             "and commit the result",
             file=sys.stderr,
         )

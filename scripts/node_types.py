@@ -1,4 +1,5 @@
-"""The Node package's TypeScript declarations of the spec and the report, from the Rust types.
+"""The Node package's TypeScript declarations of the spec and the report, from the JSON Schemas
+the core derives from its Rust types (read by schema_source.py).
 
 bindings-node/spec.d.ts: the workload spec as JavaScript objects take it, snake_case keys exactly
 as spec files write them; a key serde fills in when absent is optional, and the value types
@@ -9,7 +10,8 @@ camelCase keys (its `camelKey`), except inside the maps whose keys are data (its
 and in the normalized workload (its `VERBATIM_FIELDS`, typed by spec.d.ts). A key the JSON
 leaves out (`skip_serializing_if`) is optional, an `Option` written as null is `| null`.
 
-Every interface and property carries the Rust `///` doc comment as JSDoc. gen_reference.py
+Every interface and property carries the Rust `///` doc comment (the schema's description) as
+JSDoc. gen_reference.py
 writes both files and checks them with the reference pages.
 """
 

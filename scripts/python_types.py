@@ -1,8 +1,9 @@
-"""The Python package's report classes, their fields from the Rust types.
+"""The Python package's report classes, their fields from the report's JSON Schema.
 
 bindings-python/python/respload/report.py holds one frozen dataclass per report struct (the ones
 report.d.ts declares). Each class's decorator, docstring and fields are generated here from the
-Rust type and its `///` doc comments, between two marks:
+struct as the schema the core derives gives it (its `///` doc comments as descriptions; read by
+schema_source.py), between two marks:
 
     # generated: Stats (from core/src/report/stats.rs by scripts/gen_reference.py)
     @dataclass(frozen=True)

@@ -21,7 +21,7 @@ mod workload;
 pub use command::{CompiledCommand, MixEntry};
 pub(crate) use connect::{make_room, parse_url};
 pub use connect::{ConnectOptions, Endpoint};
-pub use events::replica_connect;
+pub(crate) use events::replica_connect;
 pub use phase::Phase;
 pub use tls::TlsConnect;
 pub use workload::Workload;

@@ -179,7 +179,7 @@ pub(crate) fn json_from_str(text: &str) -> Result<Json> {
 }
 
 /// Lay `over` onto `base`: objects merge key by key, anything else replaces.
-pub fn merge(base: &mut Json, over: Json) {
+pub(crate) fn merge(base: &mut Json, over: Json) {
     match (base, over) {
         (Json::Object(b), Json::Object(o)) => {
             for (k, v) in o {
