@@ -700,7 +700,8 @@ fn precise_pacing_sends_on_time_where_the_coarse_timer_does_not() {
     // thread be on time (probe p99 under 1 ms); when it did not, by what is left to the
     // client: its own lateness (`client_lag_ms`, not the wait for a busy connection) at most
     // 0.5 ms over the bare thread's. A run out of bounds is measured again (at most five
-    // runs); the best is judged, and every run's figures are in the message.
+    // runs), and so is a disturbed one while fewer than three were (a quiet run is judged
+    // more strictly below); the best is judged, and every run's figures are in the message.
     let machine_p99 = |v: &Value| num(v, "/machine_lag_ms/p99");
     let own_p99 = |v: &Value| num(v, "/client_lag_ms/p99");
     let disturbed = |v: &Value| machine_p99(v) >= 1.0;
@@ -735,14 +736,24 @@ fn precise_pacing_sends_on_time_where_the_coarse_timer_does_not() {
             gap(&v),
             num(&v, "/others_cores")
         ));
-        if best
-            .as_ref()
-            .is_none_or(|b| within(&v) || (!within(b) && lag_p99(&v) < lag_p99(b)))
-        {
+        // Within and quiet, then within, then the lowest lag.
+        let rank = |v: &Value| match (within(v), disturbed(v)) {
+            (true, false) => 0,
+            (true, true) => 1,
+            _ => 2,
+        };
+        if best.as_ref().is_none_or(|b| {
+            rank(&v) < rank(b) || (rank(&v) == 2 && rank(b) == 2 && lag_p99(&v) < lag_p99(b))
+        }) {
             best = Some(v);
         }
         let best = best.as_ref().unwrap();
-        if within(best) || runs.len() == 5 {
+        let done = match rank(best) {
+            0 => true,
+            1 => runs.len() >= 3,
+            _ => runs.len() == 5,
+        };
+        if done {
             break best.clone();
         }
     };
@@ -820,13 +831,21 @@ fn precise_pacing_sends_on_time_where_the_coarse_timer_does_not() {
         );
         assert!(num(own, "/mean") <= num(all, "/mean"), "{own} vs {all}");
     }
-    // When the machine paused the server, requests also waited for its replies.
+    // When the machine paused the server, requests also waited for its replies (a run with
+    // the probe's p99 at 8 ms had the whole send lag's p50 three times the client's own):
+    // then only the order holds.
     let (own, all) = (&precise["client_lag_ms"], &precise["totals"]["send_lag_ms"]);
-    let near = if disturbed(&precise) { 0.5 } else { 0.1 };
-    assert!(
-        (num(own, "/p50") / num(all, "/p50") - 1.0).abs() < near,
-        "{own} vs {all}"
-    );
+    if disturbed(&precise) {
+        assert!(
+            num(own, "/p50") <= num(all, "/p50") * 1.001,
+            "{own} vs {all}"
+        );
+    } else {
+        assert!(
+            (num(own, "/p50") / num(all, "/p50") - 1.0).abs() < 0.1,
+            "{own} vs {all}"
+        );
+    }
     // The client-lag check reports the p99 of the client's own lateness against max(10% of
     // latency p50, 0.05 ms).
     for v in [&precise, &coarse] {
