@@ -3,9 +3,12 @@
 
     source scripts/python-env.sh && python scripts/bench_merge.py [hist] [--rounds N] [--json]
 
-Runs 2 s against a throwaway redis-server, stretches its timeline to 3,600 rows, makes 16
-hosts' reports of it and times ``merge_reports`` and ``respload merge`` of the files (and of
-one file), ``--rounds`` times each (default 1), in alternation. ``hist`` keeps every row's
+Runs 17 s against a throwaway redis-server (16 whole seconds: 16 different rows), stretches
+its timeline to 3,600 rows, makes 16 hosts' reports of it, each host starting at another
+row (so that no second adds the same histogram twice, and no row repeats within 16 s: the
+CPU cannot learn the payloads' bytes, as it learnt the 2 rows of a 2 s run), and times
+``merge_reports`` and ``respload merge`` of the files (and of one file), ``--rounds`` times
+each (default 1), in alternation. ``hist`` keeps every row's
 interval histogram (``output.interval_histograms``). ``--keep DIR`` also saves the 16
 reports there, to time or profile ``respload merge`` on the same files again. ``--json``
 ends with one line of JSON: the timings in seconds and the files' total size in bytes.
@@ -28,11 +31,12 @@ from respload.testing import redis_server
 RESPLOAD = str(Path(__file__).resolve().parent.parent / "target" / "release" / "respload")
 
 
-def hour(rows: list[dict[str, Any]], start: float) -> list[dict[str, Any]]:
-    """3,600 one-second rows from `rows`, starting at `start` (UNIX s)."""
+def hour(rows: list[dict[str, Any]], start: float, first: int) -> list[dict[str, Any]]:
+    """3,600 one-second rows from `rows` (from its `first`, round and round), starting at
+    `start` (UNIX s)."""
     out = []
     for i in range(3600):
-        r = copy.copy(rows[i % len(rows)])
+        r = copy.copy(rows[(first + i) % len(rows)])
         r["t"] = i + 1.0
         r["unix_s"] = start + i + 1.0
         r["interval_s"] = 1.0
@@ -42,11 +46,11 @@ def hour(rows: list[dict[str, Any]], start: float) -> list[dict[str, Any]]:
 
 
 def reports(hist: bool) -> list[respload.Report]:
-    """16 hosts' reports of a one-hour run, made of one 2 s run."""
+    """16 hosts' reports of a one-hour run, made of one 17 s run."""
     with redis_server() as s:
         w = respload.Workload(
             target={"url": s.url},
-            load={"duration": "2s", "connections": 4, "rate": 2000},
+            load={"duration": "17s", "connections": 4, "rate": 2000},
             output={"interval_histograms": hist},
         )
         base = json.loads(respload.run(w).to_json())
@@ -54,7 +58,7 @@ def reports(hist: bool) -> list[respload.Report]:
     out = []
     for k in range(16):
         d = copy.deepcopy(base)
-        tl = hour(rows, d["started_at"] + 0.001 * k)
+        tl = hour(rows, d["started_at"] + 0.001 * k, k)
         d["timeline"] = tl
         d["phases"][0]["timeline"] = tl
         d["duration_s"] = 3600.0

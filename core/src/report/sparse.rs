@@ -133,10 +133,12 @@ impl Sparse {
                     if *first.get_or_insert(layout) != layout || layout.len > MAX_DENSE {
                         return None;
                     }
-                    if counts.len() < layout.len as usize {
-                        counts.resize(layout.len as usize, 0);
+                    // One slot more than the layout's buckets: see `add_payload`.
+                    let slots = layout.len as usize + 1;
+                    if counts.len() < slots {
+                        counts.resize(slots, 0);
                     }
-                    let counts = &mut counts[..layout.len as usize];
+                    let counts = &mut counts[..slots];
                     lens.push(add_payload(payload, counts, (&mut lo, &mut hi))?);
                 }
                 Some(())
@@ -343,21 +345,50 @@ fn each_bucket(mut rest: &[u8], len: u64, mut bucket: impl FnMut(u32, u64)) -> O
     Some(())
 }
 
-/// A V2 payload's counts added into `counts` (a slot per bucket of its layout), as
-/// [`each_bucket`] reads them: how many values it held, `None` when it is not an encoder's.
-/// Whatever happens, the span `lo..=hi` is widened to every bucket it added to, so that a
-/// payload failing halfway leaves nothing behind once the caller clears the span. One loop
-/// with its state in registers: merging long timelines is mostly this.
-fn add_payload(mut rest: &[u8], counts: &mut [u64], (lo, hi): (&mut u32, &mut u32)) -> Option<u64> {
-    let len = counts.len();
+/// A V2 payload's counts added into `counts` (a slot per bucket of its layout, and one more
+/// that only ever receives 0), as [`each_bucket`] reads them: how many values it held, `None`
+/// when it is not an encoder's. Whatever happens, the span `lo..=hi` is widened to every
+/// bucket it added to, so that a payload failing halfway leaves nothing behind once the
+/// caller clears the span. Merging long timelines is mostly this loop, and whether a byte
+/// is a count or a run of empty buckets is a coin toss in a latency histogram: a one-byte
+/// varint (nearly all of them) is taken without a branch on which it is.
+fn add_payload(rest: &[u8], counts: &mut [u64], (lo, hi): (&mut u32, &mut u32)) -> Option<u64> {
+    // The last slot takes the zero counts met at or past `len`: no branch guards the add.
+    let len = counts.len() - 1;
     let (mut index, mut held) = (0usize, 0u64);
     let (mut first, mut last) = (usize::MAX, 0usize);
     let mut ok = true;
-    while !rest.is_empty() {
-        let Some(v) = varint_read(&mut rest) else {
+    let mut at = 0;
+    while let Some(&byte) = rest.get(at) {
+        if byte < 0x80 {
+            at += 1;
+            // Zigzag: an odd byte is a run of (byte + 1) / 2 empty buckets, an even one a
+            // count of byte / 2.
+            let v = usize::from(byte);
+            let odd = v & 1;
+            let half = (v + 1) >> 1;
+            let count = half & odd.wrapping_sub(1);
+            let next = index + (half & odd.wrapping_neg()) + (odd ^ 1);
+            // A count past the last bucket, or a run past it: not an encoder's.
+            if ((count != 0) & (index >= len)) | ((odd == 1) & (next > len)) {
+                ok = false;
+                break;
+            }
+            let slot = &mut counts[index.min(len)];
+            *slot = slot.saturating_add(count as u64);
+            held = held.saturating_add(count as u64);
+            let touched = if count != 0 { index } else { usize::MAX };
+            first = first.min(touched);
+            last = if count != 0 { index } else { last }; // indexes rise
+            index = next;
+            continue;
+        }
+        let mut tail = &rest[at..];
+        let Some(v) = varint_read_long(&mut tail) else {
             ok = false;
             break;
         };
+        at = rest.len() - tail.len();
         let n = zig_zag_decode(v);
         if n < 0 {
             match usize::try_from(n.unsigned_abs())
@@ -381,7 +412,7 @@ fn add_payload(mut rest: &[u8], counts: &mut [u64], (lo, hi): (&mut u32, &mut u3
                 counts[index] = counts[index].saturating_add(n as u64);
                 held = held.saturating_add(n as u64);
                 first = first.min(index);
-                last = index; // indexes rise
+                last = index;
             }
             index += 1;
         }
