@@ -9,7 +9,8 @@ use respload::internals::{stats_of, CommandRecorder};
 use respload::report::{decode_histogram, percentile, TimelineRow, HOST_LOST};
 use respload::{run, Report, Snapshot};
 use serde_json::json;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 fn now() -> f64 {
     SystemTime::now()
@@ -227,6 +228,190 @@ fn a_start_instant_already_past_fails_before_any_traffic() {
     // Milliseconds given for seconds: refused, not a wait of 55,000 years.
     let e = w.starting_at(now() * 1000.0).unwrap_err().to_string();
     assert!(e.contains("more than a day ahead"), "{e}");
+}
+
+/// What `server` says in one `INFO clients commandstats` (one redis-cli, itself a client):
+/// the clients connected besides that redis-cli, and each command's calls by name (`get`,
+/// `client|setname`).
+fn clients_and_calls(server: &Server) -> (u64, BTreeMap<String, u64>) {
+    let info = server.cli(&["INFO", "clients", "commandstats"]);
+    let clients = info
+        .lines()
+        .find_map(|l| l.strip_prefix("connected_clients:"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("{info}"));
+    let calls = info
+        .lines()
+        .filter_map(|l| l.strip_prefix("cmdstat_")?.split_once(":calls="))
+        .map(|(name, rest)| {
+            (
+                name.to_string(),
+                rest.split(',').next().unwrap().parse().unwrap(),
+            )
+        })
+        .collect();
+    (clients - 1, calls)
+}
+
+#[test]
+fn a_run_opens_its_connections_then_sends_nothing_until_its_start_instant() {
+    let server = Server::start(&[]);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 6, "threads": 2, "requests": 600 },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    }));
+    let at = now() + 3.0;
+    let waiting = w.starting_at(at).unwrap();
+    let host = std::thread::spawn(move || run(&waiting).unwrap());
+    // What the server saw while the run waited: samples whose answer came before the
+    // instant (one asked just before it may be answered after).
+    let mut seen = Vec::new();
+    while now() < at - 0.1 {
+        let (clients, calls) = clients_and_calls(&server);
+        let answered = now();
+        if answered < at {
+            seen.push((at - answered, clients, calls));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let report = host.join().unwrap();
+    let figures: Vec<String> = seen
+        .iter()
+        .map(|(before, clients, calls)| {
+            format!("{before:.2} s before: {clients} clients, {calls:?}")
+        })
+        .collect();
+    // All 6 connections open well before the instant, and held open until it (the
+    // connection that first reached the server is closed; observing it begins at the start).
+    let open = seen.iter().position(|s| s.1 == 6).unwrap_or(seen.len());
+    assert!(open < seen.len() && seen[open].0 > 1.0, "{figures:#?}");
+    assert!(seen[open..].iter().all(|s| s.1 == 6), "{figures:#?}");
+    assert!(seen.last().unwrap().0 < 1.0, "{figures:#?}");
+    // Not one of the workload's commands before the instant (the setup's, CLIENT SETNAME,
+    // CONFIG GET, INFO, may be there).
+    let sent = |calls: &BTreeMap<String, u64>| {
+        calls.get("get").unwrap_or(&0) + calls.get("set").unwrap_or(&0)
+    };
+    assert!(seen.iter().all(|s| sent(&s.2) == 0), "{figures:#?}");
+    // Then, from the instant on, all of it.
+    let (_, calls) = clients_and_calls(&server);
+    assert_eq!(sent(&calls), 600, "{calls:?}");
+    assert_eq!(report.totals.ops, 600);
+    assert!(report.phases[0].started_at >= at);
+}
+
+/// Each host's rows keyed by the wall-clock second they began, counted from `at` (host `i`
+/// started `offsets[i]` whole seconds after it): its measurement starts within a fraction of
+/// a second of its instant, and a row begins `t - interval_s` into it.
+fn rows_by_second(hosts: &[Report], offsets: &[i64]) -> BTreeMap<i64, Vec<u64>> {
+    let mut by_second: BTreeMap<i64, Vec<u64>> = BTreeMap::new();
+    for (h, offset) in hosts.iter().zip(offsets) {
+        for row in &h.timeline {
+            let second = offset + (row.t - row.interval_s).round() as i64;
+            by_second.entry(second).or_default().push(row.ops);
+        }
+    }
+    by_second
+}
+
+/// The wall-clock end of each second of [`rows_by_second`]: its latest row's.
+fn want_ends(hosts: &[Report], offsets: &[i64]) -> Vec<f64> {
+    let mut ends: BTreeMap<i64, f64> = BTreeMap::new();
+    for (h, offset) in hosts.iter().zip(offsets) {
+        for row in &h.timeline {
+            let second = offset + (row.t - row.interval_s).round() as i64;
+            let end = ends.entry(second).or_insert(row.unix_s);
+            *end = end.max(row.unix_s);
+        }
+    }
+    ends.into_values().collect()
+}
+
+#[test]
+fn a_host_started_seconds_later_adds_its_rows_into_the_seconds_they_began() {
+    let server = Server::start(&[]);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 2, "rate": 600, "duration": "3s" },
+        "commands": [{ "name": "set" }],
+        "output": { "interval_histograms": true },
+    }));
+    // Host 1 starts 2 s after host 0: whole seconds, so that each of its rows falls in a
+    // known second of host 0's (a row is placed by the second nearest its start, and the
+    // hosts' start skews are a small fraction of one).
+    let at = now() + 1.0;
+    let offsets = [0, 2];
+    let handles: Vec<_> = (0..2u32)
+        .map(|i| {
+            let s = w
+                .shard(i, 2)
+                .unwrap()
+                .starting_at(at + offsets[i as usize] as f64)
+                .unwrap();
+            std::thread::spawn(move || run(&s).unwrap())
+        })
+        .collect();
+    let hosts: Vec<Report> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // The hosts started late by about the same (a busy machine wakes threads late): far
+    // from the half second between them that would move host 1's rows by one.
+    let skews: Vec<f64> = hosts.iter().map(|h| h.start_skew_ms.unwrap()).collect();
+    assert!((skews[1] - skews[0]).abs() < 400.0, "{skews:?}");
+    let want = rows_by_second(&hosts, &offsets);
+    // Host 0's three whole seconds, then host 1's two seconds later: they share second 2,
+    // and second 3 when host 0 has a short last row (it begins at its third second).
+    let both: Vec<i64> = want
+        .iter()
+        .filter(|(_, ops)| ops.len() == 2)
+        .map(|(&s, _)| s)
+        .collect();
+    assert!(both == [2, 3] || both == [2], "{want:?}");
+    let merged = Report::merge(&hosts).unwrap();
+    // One merged row per second of the union, in order, each the sum of that second's rows.
+    let got: Vec<u64> = merged.timeline.iter().map(|r| r.ops).collect();
+    let sums: Vec<u64> = want.values().map(|ops| ops.iter().sum()).collect();
+    assert_eq!(got, sums, "{want:?}");
+    // The union of the seconds: every host's row, less one per second they share.
+    let rows: usize = hosts.iter().map(|h| h.timeline.len()).sum();
+    assert_eq!(merged.timeline.len(), rows - both.len());
+    let conns: Vec<u32> = merged.timeline.iter().map(|r| r.connections).collect();
+    let hosts_of: Vec<u32> = want.values().map(|ops| ops.len() as u32).collect();
+    assert_eq!(conns, hosts_of, "one connection per host and row");
+    // Each merged row ends when its latest host's row ends (wall clock), its `t` counted
+    // from the first host's start: rising, and the phase measured for the whole span.
+    let start = hosts
+        .iter()
+        .map(|h| h.phases[0].started_at)
+        .fold(f64::INFINITY, f64::min);
+    for (r, ends) in merged.timeline.iter().zip(want_ends(&hosts, &offsets)) {
+        assert_eq!(r.unix_s, ends, "{:?}", merged.timeline);
+        assert!(
+            (r.t - (r.unix_s - start)).abs() < 0.01,
+            "{:?}",
+            merged.timeline
+        );
+    }
+    let ts: Vec<f64> = merged.timeline.iter().map(|r| r.t).collect();
+    assert!(ts.windows(2).all(|w| w[0] < w[1]), "{ts:?}");
+    let phase = &merged.phases[0];
+    let last = hosts
+        .iter()
+        .map(|h| h.phases[0].started_at + h.phases[0].duration_s)
+        .fold(0.0, f64::max);
+    assert!(
+        (phase.duration_s - (last - start)).abs() < 1e-6,
+        "{}",
+        phase.duration_s
+    );
+    assert!(phase.duration_s > 4.5 && ts.last().unwrap() <= &(phase.duration_s + 0.01));
+    assert_eq!(merged.duration_s, phase.duration_s);
+    // Together, every request the server executed.
+    assert_eq!(got.iter().sum::<u64>(), merged.totals.ops);
+    assert_eq!(merged.totals.ops, server.calls("set"));
+    assert_eq!(
+        merged.totals.ops,
+        hosts.iter().map(|h| h.totals.ops).sum::<u64>()
+    );
 }
 
 #[test]

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{workload, Server};
-use respload::run;
+use respload::tools::memtier::{parse_line, Invocation};
+use respload::{run, Workload};
 use serde_json::json;
 use std::process::Command;
 
@@ -55,6 +56,108 @@ fn three_shards_send_the_budget_exactly_and_write_every_key_once() {
     // Only shard 0 observes the server.
     assert!(reads[0].phases[0].server_load.is_some());
     assert!(reads[1].phases[0].server_load.is_none());
+}
+
+/// The workload of a memtier_benchmark command line against `server`.
+fn memtier(server: &Server, options: &str) -> Workload {
+    let line = format!(
+        "memtier_benchmark -s 127.0.0.1 -p {} {options}",
+        server.port
+    );
+    match parse_line(&line).unwrap_or_else(|e| panic!("{line}: {e}")) {
+        Invocation::Run(m) => m.workload,
+        other => panic!("{line}: {other:?}"),
+    }
+}
+
+/// Each shard of `w` (of `count`) run at once, one thread each, as hosts would.
+fn run_at_once(w: &Workload, count: u32) -> Vec<respload::Report> {
+    let handles: Vec<_> = (0..count)
+        .map(|i| w.shard(i, count).unwrap())
+        .map(|s| std::thread::spawn(move || run(&s).unwrap()))
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+/// `OBJECT FREQ` of `memtier-{k}` for each key of `keys`, through one redis-cli.
+fn freqs(server: &Server, keys: std::ops::RangeInclusive<u64>) -> Vec<u64> {
+    let commands: Vec<String> = keys.map(|k| format!("OBJECT FREQ memtier-{k}")).collect();
+    let replies = server.cli_batch(&commands);
+    assert_eq!(replies.len(), commands.len(), "{:?}", replies.last());
+    replies
+        .iter()
+        .map(|l| l.trim().parse().unwrap_or_else(|_| panic!("{l}")))
+        .collect()
+}
+
+#[test]
+fn three_shards_of_memtiers_parallel_pattern_write_and_read_every_key_once() {
+    // LFU counters with log factor 0 count every access and never decay: OBJECT FREQ tells
+    // how many times each key was read.
+    let server = Server::start(&[
+        "--maxmemory-policy",
+        "allkeys-lfu",
+        "--lfu-log-factor",
+        "0",
+        "--lfu-decay-time",
+        "0",
+    ]);
+    // The published populate line (P:P: each connection walks its own slice of the keys)
+    // at a small scale: 10,007 keys, 14 connections (7 clients on 2 threads), so that
+    // neither the keys nor the connections divide by 3.
+    let populate = memtier(
+        &server,
+        "--hide-histogram --key-minimum=100 --key-maximum=10106 -n allkeys -d 32 \
+         --key-pattern=P:P --ratio=1:0 -c 7 -t 2",
+    );
+    assert!(populate.phases[0].parallel_all_keys());
+    let ranges: Vec<[u64; 2]> = (0..3)
+        .map(|i| populate.shard(i, 3).unwrap().phases[0].spec.keys.range)
+        .collect();
+    assert_eq!(ranges, vec![[100, 3435], [3436, 6771], [6772, 10106]]);
+    let fills = run_at_once(&populate, 3);
+    let ops: Vec<(u64, u64, u32)> = fills
+        .iter()
+        .map(|r| (r.totals.ops, r.totals.errors, r.client.connections))
+        .collect();
+    assert_eq!(ops, vec![(3336, 0, 5), (3336, 0, 5), (3335, 0, 4)]);
+    // As many keys as SETs, and they are the range's: every key written exactly once.
+    assert_eq!(server.calls("set"), 10_007);
+    assert_eq!(server.dbsize(), 10_007);
+    let mut keys: Vec<u64> = server
+        .cli(&["--scan"])
+        .lines()
+        .map(|k| k.strip_prefix("memtier-").unwrap().parse().unwrap())
+        .collect();
+    keys.sort_unstable();
+    assert!(
+        keys.len() == 10_007 && keys.iter().zip(100..).all(|(&k, want)| k == want),
+        "{} keys, from {:?} to {:?}",
+        keys.len(),
+        keys.first(),
+        keys.last()
+    );
+
+    // The hot-set read line (P:P, GETs only) over part of the range, from 3 hosts: every key
+    // of that part read exactly once, none outside it.
+    let read = memtier(
+        &server,
+        "--hide-histogram --key-minimum=2000 --key-maximum=7000 -n allkeys \
+         --key-pattern=P:P --ratio=0:1 -c 7 -t 2",
+    );
+    let before = freqs(&server, 100..=10_106);
+    let reads = run_at_once(&read, 3);
+    let after = freqs(&server, 100..=10_106);
+    let got: Vec<(u64, u64, u64)> = reads
+        .iter()
+        .map(|r| (r.totals.ops, r.totals.hits, r.totals.misses))
+        .collect();
+    assert_eq!(got, vec![(1667, 1667, 0), (1667, 1667, 0), (1667, 1667, 0)]);
+    assert_eq!(server.calls("get"), 5001);
+    for (k, (a, b)) in (100..=10_106u64).zip(after.iter().zip(&before)) {
+        let want = u64::from((2000..=7000).contains(&k));
+        assert_eq!(a - b, want, "memtier-{k} read {} times", a - b);
+    }
 }
 
 #[test]

@@ -161,7 +161,11 @@ impl Report {
                 .iter()
                 .map(|r| r.started_at)
                 .fold(f64::INFINITY, f64::min),
-            duration_s: reports.iter().map(|r| r.duration_s).fold(0.0, f64::max),
+            // As a run sums it: the merged measured phases' seconds.
+            duration_s: phases
+                .iter()
+                .filter(|p| p.measured)
+                .fold(0.0, |sum, p| sum + p.duration_s),
             interrupted: reports.iter().any(|r| r.interrupted),
             error: (!errors.is_empty()).then(|| errors.join("; ")),
             passed: false,
@@ -373,6 +377,20 @@ pub(super) fn client_lag<'a>(
     }))
 }
 
+/// The seconds from the first host's start of measurement to the last host's end: hosts
+/// that did not start together measured for longer together than any one of them. (Each
+/// end counted from the first start, so that one host's span is its own duration exactly.)
+fn measured_span(parts: &[&PhaseReport]) -> f64 {
+    let first = parts
+        .iter()
+        .map(|p| p.started_at)
+        .fold(f64::INFINITY, f64::min);
+    parts
+        .iter()
+        .map(|p| (p.started_at - first) + p.duration_s)
+        .fold(0.0, f64::max)
+}
+
 fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
     let first = parts[0];
     let observed = parts
@@ -394,7 +412,7 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .map(|p| p.started_at)
             .fold(f64::INFINITY, f64::min),
         measured: first.measured,
-        duration_s: parts.iter().map(|p| p.duration_s).fold(0.0, f64::max),
+        duration_s: measured_span(parts),
         interrupted: parts.iter().any(|p| p.interrupted),
         totals: merge_stats(parts.iter().map(|p| &p.totals)),
         commands: merge_maps(parts.iter().map(|p| &p.commands)),
@@ -698,23 +716,50 @@ fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<Tim
     let by_t = parts
         .iter()
         .any(|rows| rows.iter().any(|r| r.unix_s == 0.0));
-    let reference = parts
+    // Each host's start of measurement; the first one's is the merged timeline's `t` 0.
+    let starts: Vec<f64> = parts
         .iter()
-        .flat_map(|rows| rows.first().map(|row| row.unix_s - row.t))
-        .fold(f64::INFINITY, f64::min);
-    let mut by_second: BTreeMap<i64, Vec<&TimelineRow>> = BTreeMap::new();
-    for rows in parts {
-        for row in rows {
-            let start = match by_t {
+        .map(|rows| rows.first().map_or(f64::INFINITY, |row| row.unix_s - row.t))
+        .collect();
+    let reference = starts.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut by_second: BTreeMap<i64, (Vec<&TimelineRow>, Vec<f64>)> = BTreeMap::new();
+    for (rows, start) in parts.iter().zip(&starts) {
+        // A host's `t` counts from its own start: this much after the first host's.
+        let offset = match by_t {
+            true => 0.0,
+            false => start - reference,
+        };
+        for row in *rows {
+            let begin = match by_t {
                 true => row.t - row.interval_s,
                 false => row.unix_s - row.interval_s - reference,
             };
-            by_second.entry(start.round() as i64).or_default().push(row);
+            let (rows, offsets) = by_second.entry(begin.round() as i64).or_default();
+            rows.push(row);
+            offsets.push(offset);
         }
     }
-    let seconds: Vec<Vec<&TimelineRow>> = by_second.into_values().collect();
+    let seconds: Vec<(Vec<&TimelineRow>, Vec<f64>)> = by_second.into_values().collect();
     // A row's histograms are added apart from the others': a long run's rows, on every core.
-    super::parallel::map(&seconds, 256, |rows| merge_row(rows))
+    super::parallel::map(&seconds, 256, |(rows, offsets)| {
+        let mut merged = merge_row(rows);
+        // It ends when its latest row ends, counted from the first host's start (the
+        // first host's own `t`, unchanged).
+        merged.t = rows[latest(rows)].t + offsets[latest(rows)];
+        merged
+    })
+}
+
+/// Which of `rows` (one second's, of several hosts) ends last: by the wall clock when every
+/// row has one (each host's `t` counts from its own start), else by `t`.
+fn latest(rows: &[&TimelineRow]) -> usize {
+    let by_t = rows.iter().any(|r| r.unix_s == 0.0);
+    (0..rows.len())
+        .max_by(|&a, &b| match by_t {
+            true => rows[a].t.total_cmp(&rows[b].t),
+            false => rows[a].unix_s.total_cmp(&rows[b].unix_s),
+        })
+        .unwrap_or(0)
 }
 
 impl Snapshot {
@@ -735,11 +780,7 @@ impl Snapshot {
 }
 
 pub(super) fn merge_row(rows: &[&TimelineRow]) -> TimelineRow {
-    let latest = rows
-        .iter()
-        .max_by(|a, b| a.t.total_cmp(&b.t))
-        .copied()
-        .unwrap_or(rows[0]);
+    let latest = rows[latest(rows)];
     let with_histograms = rows.iter().all(|r| !r.histogram.is_empty());
     let (latency_ms, histogram) = match with_histograms {
         true => {
