@@ -739,3 +739,114 @@ fn shards_run_by_hand_merge_on_the_command_line_as_in_the_library() {
     assert_eq!(std::fs::read(json(0)).unwrap(), kept);
     assert_eq!(server.calls("set") + server.calls("get"), 4001);
 }
+
+/// The one `Validity:` line of a table (panics unless there is exactly one).
+fn validity_line(stdout: &str) -> &str {
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Validity:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    lines[0]
+}
+
+/// Load into `server` a script that keeps it busy for `ARGV[1]` microseconds (it spins on
+/// `TIME`, as core/tests/calibration.rs does); its SHA1.
+fn load_spin_script(server: &Server) -> String {
+    let sha = server.cli(&[
+        "SCRIPT",
+        "LOAD",
+        "local s = redis.call('TIME') \
+         local t0 = tonumber(s[1]) * 1000000 + tonumber(s[2]) \
+         repeat local t = redis.call('TIME') \
+         until tonumber(t[1]) * 1000000 + tonumber(t[2]) - t0 >= tonumber(ARGV[1])",
+    ]);
+    assert_eq!(sha.len(), 40, "SCRIPT LOAD answered {sha:?}");
+    sha
+}
+
+#[test]
+fn the_table_says_whether_to_trust_the_figures_and_check_repeats_it_on_stderr() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let json = server.dir.join("r.json");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["run", "-p", &port, "-q", "--json", json.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        let written = std::fs::read_to_string(&json).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        let report: Report = serde_json::from_str(&written).unwrap();
+        (out.status.code(), stdout, stderr, report)
+    };
+
+    // A closed loop with room to spare: its one check (the client's busy fraction) passed.
+    let (code, stdout, stderr, report) = run(&["-c", "2", "-n", "2000"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(report.validity.trusted, "{:?}", report.validity);
+    assert_eq!(
+        validity_line(&stdout),
+        "Validity: trusted (1 checks passed: client_busy)"
+    );
+    assert!(!stderr.contains("not trusted"), "{stderr}");
+
+    // Open loop at 2,000/s on one connection to a server that takes over 1 ms a request
+    // (under 1,000/s achieved): the rate check fails, on any machine.
+    let sha = load_spin_script(&server);
+    let spec = server.dir.join("over.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "[load]\nconnections = 1\nthreads = 1\nrate = 2000\nduration = \"1s\"\n\
+             [[commands]]\ntemplate = \"EVALSHA {sha} 0 1000\"\n"
+        ),
+    )
+    .unwrap();
+    let spec = spec.to_str().unwrap();
+    let (code, stdout, stderr, report) = run(&[spec]);
+    let failures = report.validity.failures();
+    // Said, not failed: the exit status is 0.
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!report.validity.trusted);
+    assert!(
+        failures.iter().any(|f| f.starts_with("rate (main): ")
+            && f.ends_with("the rate asked for was not achieved")),
+        "{failures:?}"
+    );
+    // The line names every failed check, with its phase and why.
+    let line = validity_line(&stdout);
+    assert_eq!(
+        line,
+        format!("Validity: NOT TRUSTED: {}", failures.join("; ")),
+        "{stdout}"
+    );
+    assert!(line.contains("rate (main): "), "{line}");
+    // Without thresholds the table alone says it: no warning on stderr.
+    assert!(!stderr.contains("not trusted"), "{stderr}");
+
+    // With thresholds (met here), the same verdict is a warning on stderr, and the exit
+    // status is still 0.
+    let (code, stdout, stderr, report) = run(&[spec, "--check", "error_rate=0"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("THRESHOLDS (all 1 passed)"), "{stdout}");
+    let line = validity_line(&stdout);
+    assert!(
+        line.starts_with("Validity: NOT TRUSTED: ") && line.contains("rate (main): "),
+        "{stdout}"
+    );
+    let failures = report.validity.failures();
+    let warning = format!(
+        "respload: this report's figures are not trusted ({} of {} validity checks failed):{}\n",
+        failures.len(),
+        report.validity.checks.len(),
+        failures
+            .iter()
+            .map(|f| format!("\n  - {f}"))
+            .collect::<String>()
+    );
+    assert_eq!(stderr, warning);
+    assert!(stderr.contains("\n  - rate (main): "), "{stderr}");
+}
