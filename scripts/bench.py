@@ -1053,7 +1053,9 @@ def d3(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list
     # Ray's own cost: the hosts' whole processes against the same shards run as local
     # processes, one each (as many processes, so the same contention on this machine).
     ray_vs_procs = ray_over("procs", "process_cpu")
-    met = "met" if ray_vs_procs <= 1.05 else "NOT met"
+    # The issue's target: 3 hosts against one process with the same total load.
+    ray_vs_one = paired("ray", "process_cpu")
+    met = "met" if ray_vs_one <= 1.0 else "NOT met"
     return [
         "",
         f"D3: {n:,} GETs (1 KiB, 48 connections, closed loop) from one process, from 3 Ray "
@@ -1080,8 +1082,10 @@ def d3(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list
         f"and {paired('procs', 'process_cpu'):.2f}x. 3 Ray hosts, whole processes while "
         f"running, against the same shards as 3 local processes: {ray_vs_procs:.2f}x (since "
         f"the actors were created: {ray_over('procs', 'actor_cpu'):.2f}x); against one process "
-        f"with 3 threads: {ray_over('one3', 'process_cpu'):.2f}x. Target (a host's actor costs "
-        f"no more CPU per request than a local run of the same share, within 5%): {met}.",
+        f"with 3 threads: {ray_over('one3', 'process_cpu'):.2f}x. Target (3 hosts cost no more "
+        f"CPU per request than one process with the same total load): {met}, "
+        f"{ray_vs_one:.2f}x; Ray's own share (against the same shards as local processes): "
+        f"{ray_vs_procs:.2f}x.",
     ]
 
 
@@ -1108,8 +1112,9 @@ def m1(rounds: int, log: Callable[[str], None]) -> list[str]:
 
     return [
         "",
-        "M1: 16 hosts' reports of a one-hour run (a 2 s run's timeline stretched to 3,600 rows, "
-        f"scripts/bench_merge.py), medians of {rounds} rounds (range):",
+        "M1: 16 hosts' reports of a one-hour run (a 17 s run's 16 rows stretched to 3,600, each "
+        f"host starting at another row; scripts/bench_merge.py), medians of {rounds} rounds "
+        "(range):",
         "",
         "| reports | file size | `merge_reports` | `respload merge` (16 files) | "
         "`respload merge` (1 file) |",
