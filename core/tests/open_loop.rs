@@ -159,3 +159,45 @@ fn connections_waiting_for_their_next_request_end_once_the_requests_are_sent() {
     assert_eq!((report.totals.ops, report.totals.errors), (2, 0));
     assert_eq!(server.calls("get"), 2);
 }
+
+/// How many reads the server made (INFO stats `total_reads_processed`) while `f` ran: one
+/// per batch of requests that reached it together.
+fn server_reads<T>(server: &Server, f: impl FnOnce() -> T) -> (T, u64) {
+    let reads = || -> u64 { server.info("total_reads_processed").parse().unwrap() };
+    let before = reads();
+    let out = f();
+    // Less the read of the INFO that asked.
+    (out, reads() - before - 1)
+}
+
+#[test]
+fn requests_due_together_on_a_connection_go_in_one_write() {
+    let server = Server::start(&[]);
+    // One connection at 5,000/s with room for 16 in flight: with tokio's 1 ms timer (coarse)
+    // about 5 requests fall due at each tick and go out in one write, which the server
+    // reads at once; paced precisely, each goes out alone, 200 us after the one before.
+    let paced = |pacing: &str| {
+        let w = workload(json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 1, "threads": 1, "pipeline": 16, "rate": 5000,
+                      "duration": "2s", "pacing": pacing },
+            "commands": [{ "name": "get" }],
+            "observe": { "info": false },
+        }));
+        let (report, reads) = server_reads(&server, || run(&w).unwrap());
+        let ops = report.totals.ops;
+        assert_eq!(report.totals.errors, 0);
+        assert!(ops >= 9_000, "{pacing}: {ops} requests");
+        (ops, reads)
+    };
+    let (ops, reads) = paced("coarse");
+    assert!(reads * 2 < ops, "coarse: {reads} reads of {ops} requests");
+    // The control: the same requests, not due together, are read one by one (but for a
+    // pause of the machine, after which the overdue ones go together: measured again).
+    let ((ops, reads), runs) = common::measured(|| {
+        let (ops, reads) = paced("precise");
+        let figures = format!("{reads} reads of {ops} requests");
+        ((ops, reads), reads * 10 >= ops * 8, figures)
+    });
+    assert!(reads * 10 >= ops * 8, "precise: {runs:?}");
+}
