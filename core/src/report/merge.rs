@@ -380,14 +380,19 @@ pub(super) fn client_lag<'a>(
 /// The seconds from the first host's start of measurement to the last host's end: hosts
 /// that did not start together measured for longer together than any one of them. (Each
 /// end counted from the first start, so that one host's span is its own duration exactly.)
+/// A phase without a start (0: a report from before phases had one) counts its duration.
 fn measured_span(parts: &[&PhaseReport]) -> f64 {
     let first = parts
         .iter()
         .map(|p| p.started_at)
+        .filter(|&s| s > 0.0)
         .fold(f64::INFINITY, f64::min);
     parts
         .iter()
-        .map(|p| (p.started_at - first) + p.duration_s)
+        .map(|p| match p.started_at > 0.0 {
+            true => (p.started_at - first) + p.duration_s,
+            false => p.duration_s,
+        })
         .fold(0.0, f64::max)
 }
 
@@ -871,4 +876,32 @@ fn merge_interval<'a>(parts: impl Iterator<Item = (u64, &'a IntervalLatency)>) -
     }
     out.mean = if n > 0 { sum / n as f64 } else { 0.0 };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phase(started_at: f64, duration_s: f64) -> PhaseReport {
+        PhaseReport {
+            started_at,
+            duration_s,
+            ..PhaseReport::default()
+        }
+    }
+
+    #[test]
+    fn a_merged_phase_spans_from_the_first_start_to_the_last_end() {
+        let span = |parts: &[PhaseReport]| measured_span(&parts.iter().collect::<Vec<_>>());
+        let t0 = 1_795_800_000.123;
+        // One host: its own duration, bit for bit.
+        assert_eq!(span(&[phase(t0, 3.7)]), 3.7);
+        // Together: the longest; 2 s apart: from the first start to the last end.
+        assert_eq!(span(&[phase(t0, 3.0), phase(t0, 3.5)]), 3.5);
+        assert!((span(&[phase(t0, 3.0), phase(t0 + 2.0, 3.0)]) - 5.0).abs() < 1e-6);
+        // A phase without a start counts its duration, not its distance from 1970.
+        assert_eq!(span(&[phase(t0, 3.0), phase(0.0, 4.0)]), 4.0);
+        assert_eq!(span(&[phase(0.0, 2.0), phase(0.0, 1.0)]), 2.0);
+        assert_eq!(span(&[]), 0.0);
+    }
 }
