@@ -630,16 +630,23 @@ fn idle_open_loop(server: &Server, pacing: Option<&str>) -> Value {
     if let Some(p) = pacing {
         load["pacing"] = json!(p);
     }
-    let others = Others::start(server);
-    let (report, machine) = with_probe(|| {
-        run(&workload(json!({
+    paced_run(
+        server,
+        json!({
             "target": { "url": server.url() },
             "load": load,
             "commands": [{ "name": "get" }],
             "observe": { "info": false },
-        })))
-        .unwrap()
-    });
+        }),
+    )
+}
+
+/// `spec` run (GETs, no errors allowed): the report's JSON, with the lateness of a thread
+/// woken on a schedule beside the run as `machine_lag_ms` (see `with_probe`) and the cores
+/// other processes used as `others_cores`.
+fn paced_run(server: &Server, spec: Value) -> Value {
+    let others = Others::start(server);
+    let (report, machine) = with_probe(|| run(&workload(spec)).unwrap());
     let t = &report.totals;
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
     let mut v = as_json(&report);
@@ -903,24 +910,17 @@ fn precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not() {
 /// makes (while this one was busy compiling, 11 of 15 runs over 4 connections failed the
 /// check, 2 of 8 over 8, 1 of 14 over 16).
 fn poisson_open_loop(server: &Server, pacing: &str) -> Value {
-    let others = Others::start(server);
-    let (report, machine) = with_probe(|| {
-        run(&workload(json!({
+    paced_run(
+        server,
+        json!({
             "seed": 24,
             "target": { "url": server.url() },
             "load": { "connections": 16, "rate": 2000, "arrivals": "poisson",
                       "pacing": pacing, "duration": "3s" },
             "commands": [{ "name": "get" }],
             "observe": { "info": false },
-        })))
-        .unwrap()
-    });
-    let t = &report.totals;
-    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
-    let mut v = as_json(&report);
-    v["others_cores"] = json!(others.cores());
-    v["machine_lag_ms"] = machine;
-    v
+        }),
+    )
 }
 
 #[test]

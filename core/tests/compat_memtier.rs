@@ -66,14 +66,7 @@ fn mean(v: &[u64]) -> f64 {
 fn the_published_lines_run_unchanged_at_small_scale() {
     // LFU counters with log factor 0 count every access (up to 255) and never decay, so
     // OBJECT FREQ shows how often each key was hit.
-    let server = Server::start(&[
-        "--maxmemory-policy",
-        "allkeys-lfu",
-        "--lfu-log-factor",
-        "0",
-        "--lfu-decay-time",
-        "0",
-    ]);
+    let server = Server::start(common::COUNT_EVERY_READ);
 
     // 1. Populate: every key of the range exactly once, values of -d bytes.
     let m = parse(&line(POPULATE, &server, "--key-maximum=50000"));

@@ -94,14 +94,7 @@ fn freqs(server: &Server, keys: std::ops::RangeInclusive<u64>) -> Vec<u64> {
 fn three_shards_of_memtiers_parallel_pattern_write_and_read_every_key_once() {
     // LFU counters with log factor 0 count every access and never decay: OBJECT FREQ tells
     // how many times each key was read.
-    let server = Server::start(&[
-        "--maxmemory-policy",
-        "allkeys-lfu",
-        "--lfu-log-factor",
-        "0",
-        "--lfu-decay-time",
-        "0",
-    ]);
+    let server = Server::start(common::COUNT_EVERY_READ);
     // The published populate line (P:P: each connection walks its own slice of the keys)
     // at a small scale: 10,007 keys, 14 connections (7 clients on 2 threads), so that
     // neither the keys nor the connections divide by 3.

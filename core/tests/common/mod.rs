@@ -145,6 +145,17 @@ pub fn workload(spec: serde_json::Value) -> respload::Workload {
 /// Runs a timing test may take before its last one is judged: a fresh-clone `make test` of
 /// 2026-11-27 had three runs of the M/D/1 calibration in a row 36% to 11x over (the machine
 /// slow for a minute), which passed 4 times of 4 just after.
+/// redis-server options under which `OBJECT FREQ` counts every access of a key (LFU
+/// counters with log factor 0, up to 255) and never decays.
+pub const COUNT_EVERY_READ: &[&str] = &[
+    "--maxmemory-policy",
+    "allkeys-lfu",
+    "--lfu-log-factor",
+    "0",
+    "--lfu-decay-time",
+    "0",
+];
+
 pub const MEASURED_RUNS: usize = 5;
 
 /// `measure`'s last run and every run's figures: a run outside its timing bounds (`measure`
