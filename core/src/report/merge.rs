@@ -750,7 +750,8 @@ fn merge_timeline<'a>(parts: impl Iterator<Item = &'a [TimelineRow]>) -> Vec<Tim
         let mut merged = merge_row(rows);
         // It ends when its latest row ends, counted from the first host's start (the
         // first host's own `t`, unchanged).
-        merged.t = rows[latest(rows)].t + offsets[latest(rows)];
+        let last = latest(rows);
+        merged.t = rows[last].t + offsets[last];
         merged
     })
 }
