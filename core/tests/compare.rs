@@ -4,13 +4,24 @@
 
 mod common;
 
-use common::{workload, Server};
+use common::{measured, workload, Server};
 use respload::report::{Comparison, Limit};
 use respload::{run, Report};
 use serde_json::json;
 use std::process::Command;
+use std::sync::Mutex;
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+/// Held by each test for its run: the two spinning servers at once share 2 cores with their
+/// clients, and each test's medians are its figures.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// Each request spins ARGV[1] microseconds inside the server.
 const SPIN: &str = "local s = redis.call('TIME') \
@@ -39,25 +50,31 @@ fn row<'a>(c: &'a Comparison, command: &str, metric: &str) -> &'a respload::repo
 
 #[test]
 fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
+    let _alone = one_at_a_time();
     let server = Server::start(&[]);
     let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
     assert_eq!(sha.len(), 40, "{sha}");
-    let base = spins(&server, &sha, 100);
-    // The same server again, measured again (at most twice) when its median is more than
-    // 30% from the first: on this shared machine a paused second moves a 1.5 s run's p50
-    // past the +50% limit below (0.121 to 0.189 ms once), which is the machine, not the
-    // comparison.
     let p50 = |r: &Report| r.commands["SPIN"].latency_ms.p50;
-    let mut tries = 1;
-    let same = loop {
+    // The base and the same server again, both measured again when their medians are more
+    // than 30% apart: on this shared machine a busy second moves a 1.5 s run's p50 past the
+    // +50% limit below (0.121 to 0.216 ms in a CI run, three times running), which is the
+    // machine, not the comparison. The pair is measured anew since either may be the outlier.
+    let ((base, same), runs) = measured(|| {
+        let base = spins(&server, &sha, 100);
         let same = spins(&server, &sha, 100);
-        if (p50(&same) / p50(&base) - 1.0).abs() < 0.3 || tries == 3 {
-            break same;
-        }
-        tries += 1;
-    };
+        let (a, b) = (p50(&base), p50(&same));
+        (
+            (base, same),
+            (b / a - 1.0).abs() < 0.3,
+            format!("p50 {a} then {b}"),
+        )
+    });
     let slow = spins(&server, &sha, 400);
-    assert_eq!(server.calls("evalsha"), 1500 * (2 + tries));
+    assert_eq!(
+        server.calls("evalsha"),
+        1500 * (2 * runs.len() as u64 + 1),
+        "{runs:?}"
+    );
     let labels: Vec<String> = ["base", "same", "slow"].map(String::from).to_vec();
     let limits = [Limit::parse("p50=+50%").unwrap()];
     let c = Comparison::of(&[base.clone(), same, slow.clone()], &labels, &limits).unwrap();
@@ -66,9 +83,15 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     let p50 = row(&c, "SPIN", "p50");
     assert_eq!(p50.values[0], Some(base.commands["SPIN"].latency_ms.p50));
     assert_eq!(p50.values[2], Some(slow.commands["SPIN"].latency_ms.p50));
-    // 0.1 ms of spinning became 0.4 ms: about +300% at the median, beyond noise.
+    // 0.1 ms of spinning became 0.4 ms: the median at least doubles, beyond noise. (Not +300%:
+    // the client's own 60-100 us per request on this VM is in both medians.)
     let change = p50.changes[2].unwrap();
-    assert!(change > 1.5, "p50 change {change}");
+    let (from, to) = (p50.values[0].unwrap(), p50.values[2].unwrap());
+    assert_eq!(change, to / from - 1.0);
+    assert!(
+        change > 1.0 && to - from > 0.25,
+        "p50 from {from} to {to}, change {change} (runs: {runs:?})"
+    );
     assert!(!p50.worse[0] && p50.worse[2], "{:?}", p50.worse);
     assert!(row(&c, "ALL", "ops_per_sec").worse[2]);
     // The same server again: marked only past the noise floor (two runs on a busy machine
@@ -87,7 +110,7 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     assert!(!c.passed());
     assert!(
         c.failures.iter().all(|f| f.starts_with("slow: ")),
-        "{:?}",
+        "{:?} (runs: {runs:?})",
         c.failures
     );
     assert!(
@@ -133,6 +156,7 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
 
 #[test]
 fn compare_on_the_command_line_exits_1_past_a_limit() {
+    let _alone = one_at_a_time();
     let server = Server::start(&[]);
     let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
     let (a, b) = (server.dir.join("a.json"), server.dir.join("b.json"));
