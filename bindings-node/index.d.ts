@@ -304,6 +304,11 @@ export declare class ConnectError extends RespLoadError {
   readonly address: string
   /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
+  /**
+   * The operating system's error number (e.g. 111, `ECONNREFUSED` on Linux), positive as
+   * Python's `errno` (Node's own system errors negate it); absent when there is none.
+   */
+  readonly errno?: number
 }
 /**
  * The TLS handshake failed (`ERR_RESPLOAD_TLS`): certificate not trusted, wrong name or expired,
@@ -328,11 +333,13 @@ export declare class ProtocolError extends RespLoadError {
   /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
 }
-/** A spec file could not be read (`ERR_RESPLOAD_FILE`). */
+/** A spec file could not be read, or an output file written (`ERR_RESPLOAD_FILE`). */
 export declare class FileError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_FILE'
   /** The file. */
   readonly path: string
+  /** The operating system's error number (e.g. 2, `ENOENT`), as in `ConnectError`. */
+  readonly errno?: number
 }
 /** A failure inside respload itself (`ERR_RESPLOAD_INTERNAL`). */
 export declare class InternalError extends RespLoadError {

@@ -39,11 +39,15 @@ class SpecError extends RespLoadError {
   }
 }
 
-/** The server could not be reached; `address` is the address tried. */
+/**
+ * The server could not be reached; `address` is the address tried, `errno` the operating
+ * system's error number (positive, as Python's `errno`), when there is one.
+ */
 class ConnectError extends RespLoadError {
   constructor(message, options = {}) {
     super(message, { ...options, code: 'ERR_RESPLOAD_CONNECT' })
     this.address = options.address ?? options.addr ?? ''
+    if (options.errno !== undefined) this.errno = options.errno
   }
 }
 
@@ -74,11 +78,15 @@ class ProtocolError extends RespLoadError {
   }
 }
 
-/** Reading a spec file failed; `path` is the file. */
+/**
+ * Reading a spec file (or writing an output file) failed; `path` is the file, `errno` the
+ * operating system's error number (positive, as Python's `errno`), when there is one.
+ */
 class FileError extends RespLoadError {
   constructor(message, options = {}) {
     super(message, { ...options, code: 'ERR_RESPLOAD_FILE' })
     this.path = options.path ?? ''
+    if (options.errno !== undefined) this.errno = options.errno
   }
 }
 
@@ -125,11 +133,11 @@ const ERROR_CLASSES = {
   ERR_RESPLOAD_INTERNAL: InternalError,
 }
 
-/** The error the addon threw (a plain Error with code, path, address, reason), as our class. */
+/** The error the addon threw (a plain Error with code, path, address, reason, errno), as our class. */
 function fromNative(err) {
   const cls = err && typeof err.code === 'string' ? ERROR_CLASSES[err.code] : undefined
   if (!cls) return err
-  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason })
+  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason, errno: err.errno })
 }
 
 function callNative(fn) {

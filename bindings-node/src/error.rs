@@ -3,8 +3,9 @@
 //! The thrown value is a plain `Error` whose `code` is the core's stable code
 //! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the variant's fields:
 //! `path` for spec errors (the field, e.g. `load.connections`) and file errors (the file),
-//! `address` for connect, TLS, auth and protocol errors, `reason` for the cause (the names
-//! Python uses). The JavaScript layer rewraps it into its `RespLoadError` subclasses.
+//! `address` for connect, TLS, auth and protocol errors, `reason` for the cause, `errno` for
+//! the operating system's error number of a connect or file error, when there is one (the
+//! names Python uses). The JavaScript layer rewraps it into its `RespLoadError` subclasses.
 
 use napi::bindgen_prelude::*;
 use napi::JsError;
@@ -29,10 +30,12 @@ fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
         respload::Error::File { path, source } => {
             object.set_named_property("path", path.as_str())?;
             object.set_named_property("reason", source.to_string())?;
+            set_errno(&mut object, source)?;
         }
         respload::Error::Connect { address, source } => {
             object.set_named_property("address", address.as_str())?;
             object.set_named_property("reason", source.to_string())?;
+            set_errno(&mut object, source)?;
         }
         respload::Error::Auth { address, reason }
         | respload::Error::Tls { address, reason }
@@ -45,6 +48,15 @@ fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
         }
     }
     Ok(napi::Error::from(value))
+}
+
+/// `errno`: the OS error number, positive as in C and Python (Node's own system errors negate
+/// it); left unset when the error has none (a timeout, a name that did not resolve).
+fn set_errno(object: &mut Object, source: &std::io::Error) -> Result<()> {
+    match source.raw_os_error() {
+        Some(errno) => object.set_named_property("errno", errno),
+        None => Ok(()),
+    }
 }
 
 /// A failure of the binding itself (not of respload): serialization, a poisoned lock, misuse.

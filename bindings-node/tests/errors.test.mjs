@@ -88,6 +88,8 @@ test('an unreachable server rejects with ConnectError (ERR_RESPLOAD_CONNECT) and
   assert.equal(err.address, `127.0.0.1:${port}`)
   assert.match(err.reason, /refused/i)
   assert.match(err.message, /refused/i)
+  // The operating system's error number, positive as Python's `errno`.
+  assert.equal(err.errno, os.constants.errno.ECONNREFUSED)
   // The earlier names, deprecated, read the same values.
   assert.equal(err.addr, err.address)
   assert.equal(err.detail, err.reason)
@@ -195,6 +197,9 @@ test('loadSpec() errors: FileError for a missing file, SpecError with path for a
     assert.ok(err instanceof FileError && err instanceof RespLoadError)
     assert.equal(err.code, 'ERR_RESPLOAD_FILE')
     assert.equal(err.path, missing)
+    // The operating system's number and text, as Python's `errno` and `reason`.
+    assert.equal(err.errno, os.constants.errno.ENOENT)
+    assert.match(err.reason, /no such file/i)
     return true
   })
   const bad = path.join(dir, 'bad.toml')

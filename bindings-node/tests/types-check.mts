@@ -12,6 +12,7 @@ import respload, {
   validateSpec,
   Workload,
   ConnectError,
+  FileError,
   Report,
   SpecError,
   type Availability,
@@ -183,11 +184,16 @@ function read(report: Report): number[] {
   return [p99, p999, interval.p99, rowRate ?? 0, rowCpu ?? 0, cpu ?? 0, used ?? 0, fork ?? 0, steps.length]
 }
 
-/** Errors name the address and the reason as Python does. */
+/** Errors name the address, the reason and the OS error number as Python does. */
 function errorFields(e: unknown): string {
   if (e instanceof ConnectError) {
     const reason: string | undefined = e.reason
-    return `${e.address} ${reason ?? ''}`
+    const errno: number | undefined = e.errno
+    return `${e.address} ${reason ?? ''} ${errno ?? ''}`
+  }
+  if (e instanceof FileError) {
+    const errno: number | undefined = e.errno
+    return `${e.path} ${errno ?? ''}`
   }
   return ''
 }

@@ -48,6 +48,7 @@ fn build(py: Python<'_>, err: &Error) -> Result<PyErr, PyErr> {
         Error::Connect { address, source } => {
             kwargs.set_item("address", address)?;
             kwargs.set_item("errno", source.raw_os_error())?;
+            kwargs.set_item("reason", source.to_string())?;
         }
         Error::Auth { address, reason }
         | Error::Tls { address, reason }
@@ -58,8 +59,9 @@ fn build(py: Python<'_>, err: &Error) -> Result<PyErr, PyErr> {
         Error::File { path, source } => {
             kwargs.set_item("path", path)?;
             kwargs.set_item("errno", source.raw_os_error())?;
+            kwargs.set_item("reason", source.to_string())?;
         }
-        Error::Internal(_) => {}
+        Error::Internal(reason) => kwargs.set_item("reason", reason)?,
     }
     let class = module.getattr(class_name(err.code()))?;
     let value = class.call((message,), Some(&kwargs))?;

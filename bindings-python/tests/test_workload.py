@@ -70,6 +70,9 @@ def test_connect_error_names_the_address(closed_port: int) -> None:
     assert err.address == f"127.0.0.1:{closed_port}"
     assert f"cannot connect to 127.0.0.1:{closed_port}" in str(err)
     assert err.errno == errno.ECONNREFUSED
+    # The operating system's text, without the address (the names Node uses too).
+    assert "refused" in err.reason.lower()
+    assert "127.0.0.1" not in err.reason
     assert err.code == "ERR_RESPLOAD_CONNECT"
     assert isinstance(err, ConnectionError)
 
@@ -206,6 +209,8 @@ def test_from_file_errors(tmp_path: Path) -> None:
     with pytest.raises(respload.FileError) as caught:
         respload.Workload.from_file(tmp_path / "missing.toml")
     assert caught.value.errno == errno.ENOENT
+    assert "no such file" in caught.value.reason.lower()
+    assert "missing.toml" not in caught.value.reason
     assert caught.value.path.endswith("missing.toml")
     assert isinstance(caught.value, OSError)
 

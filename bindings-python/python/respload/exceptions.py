@@ -32,14 +32,18 @@ class RespLoadError(Exception):
 
     Attributes:
         code: the core's stable error code, e.g. ``"ERR_RESPLOAD_SPEC"``.
+        reason: the underlying reason, without the context of the message (the operating
+            system's text for a connect or file error, e.g. ``"Connection refused (os error
+            111)"``); the message itself when none was given.
     """
 
     code: str = "ERR_RESPLOAD"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
+    def __init__(self, message: str, *, code: str | None = None, reason: str | None = None) -> None:
         super().__init__(message)
         if code is not None:
             self.code = code
+        self.reason = message if reason is None else reason
 
     @property
     def message(self) -> str:
@@ -69,9 +73,8 @@ class SpecError(RespLoadError, ValueError):
         reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code)
+        super().__init__(message, code=code, reason=reason)
         self.path = path
-        self.reason = message if reason is None else reason
 
 
 class ConnectError(RespLoadError, ConnectionError):
@@ -80,6 +83,7 @@ class ConnectError(RespLoadError, ConnectionError):
     Attributes:
         address: the address that was tried, e.g. ``"127.0.0.1:6379"``.
         errno: the operating system's error number, when there is one.
+        reason: the operating system's text, e.g. ``"Connection refused (os error 111)"``.
     """
 
     code = "ERR_RESPLOAD_CONNECT"
@@ -90,9 +94,10 @@ class ConnectError(RespLoadError, ConnectionError):
         *,
         address: str = "",
         errno: int | None = None,
+        reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code)
+        super().__init__(message, code=code, reason=reason)
         self.address = address
         self.errno = errno
 
@@ -117,8 +122,7 @@ class TlsError(ConnectError):
         reason: str = "",
         code: str | None = None,
     ) -> None:
-        super().__init__(message, address=address, code=code)
-        self.reason = reason
+        super().__init__(message, address=address, reason=reason, code=code)
 
 
 class AuthError(RespLoadError):
@@ -139,9 +143,8 @@ class AuthError(RespLoadError):
         reason: str = "",
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code)
+        super().__init__(message, code=code, reason=reason)
         self.address = address
-        self.reason = reason
 
 
 class ProtocolError(RespLoadError):
@@ -162,9 +165,8 @@ class ProtocolError(RespLoadError):
         reason: str = "",
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code)
+        super().__init__(message, code=code, reason=reason)
         self.address = address
-        self.reason = reason
 
 
 class FileError(RespLoadError, OSError):
@@ -173,6 +175,7 @@ class FileError(RespLoadError, OSError):
     Attributes:
         path: the file.
         errno: the operating system's error number, when there is one.
+        reason: the operating system's text, e.g. ``"No such file or directory (os error 2)"``.
     """
 
     code = "ERR_RESPLOAD_FILE"
@@ -183,16 +186,17 @@ class FileError(RespLoadError, OSError):
         *,
         path: str = "",
         errno: int | None = None,
+        reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code)
+        super().__init__(message, code=code, reason=reason)
         self.path = path
         self.filename = path
         self.errno = errno
 
 
 class InternalError(RespLoadError, RuntimeError):
-    """A failure inside respload itself (please report it)."""
+    """A failure inside respload itself (please report it); ``reason`` is what failed."""
 
     code = "ERR_RESPLOAD_INTERNAL"
 
