@@ -5,8 +5,10 @@ synchronized start, a lost host, Ctrl-C, and the CLI."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -311,15 +313,43 @@ def test_an_open_loop_rate_is_achieved_and_the_timeline_lines_up(
     assert all(0 <= h.start_skew_ms < 100 for h in merged.hosts), merged.hosts
 
 
-def _kill_host(index: int) -> None:
-    """Kill the actor of host ``index`` of the run going on (as a node lost would)."""
+def _host_actor(index: int) -> Any:
+    """The actor of host ``index`` of the run going on."""
     names = [
         a["name"]
         for a in ray.util.list_named_actors(all_namespaces=True)
         if a["namespace"] == "respload" and a["name"].endswith(f"-host-{index}")
     ]
     assert len(names) == 1, names
-    ray.kill(ray.get_actor(names[0], namespace="respload"), no_restart=True)
+    return ray.get_actor(names[0], namespace="respload")
+
+
+def _kill_host(index: int) -> None:
+    """Kill the actor of host ``index`` of the run going on (as a node lost would)."""
+    ray.kill(_host_actor(index), no_restart=True)
+
+
+def _gone(pid: int, within: float) -> bool:
+    """Whether process ``pid`` has exited (and been reaped) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                return True  # dead, its parent yet to reap it
+        time.sleep(0.05)
+    return False
+
+
+def _hang_host(index: int) -> int:
+    """Stop the process of host ``index``'s actor with SIGSTOP (a host that hangs: neither
+    dead nor answering, as a frozen VM or a network partition); its pid."""
+    pid = int(ray.get(_host_actor(index).__ray_call__.remote(lambda _self: os.getpid()), timeout=5))
+    os.kill(pid, signal.SIGSTOP)
+    return pid
 
 
 def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
@@ -371,6 +401,58 @@ def test_a_host_lost_mid_run_is_marked_failed_and_the_others_kept(
     assert "host 1" in merged.error
     # The server saw every request the report holds, and at most the lost host's last
     # second more (sent after its last snapshot).
+    assert 0 <= server.calls("set") - merged.totals.ops <= 600
+
+
+def test_a_host_that_hangs_is_lost_after_10_s_of_silence_and_the_others_kept(
+    ray_cluster: str, server: RedisServer
+) -> None:
+    hung: list[tuple[int, float]] = []
+
+    def hang_on_second(s: respload.Snapshot) -> None:
+        if s.measured and s.t >= 2 and not hung:
+            hung.append((_hang_host(1), time.monotonic()))
+
+    try:
+        done = respload.distributed.run_hosts(
+            sets_at_1500(server, "3s"),
+            hosts=HOSTS,
+            on_progress=hang_on_second,
+            **START,
+        )
+        ended = time.monotonic()
+        # The driver killed the silent host's actor: its stopped process goes away.
+        killed = _gone(hung[0][0], within=10) if hung else False
+    finally:
+        # The driver kills a silent host's actor; a stopped process left over would hold
+        # its node's worker.
+        for pid, _ in hung:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert hung
+    merged = done.report
+    lost = merged.hosts[1]
+    assert lost.interrupted
+    assert lost.error is not None
+    assert "host 1" in lost.error
+    assert "no answer for 10 s" in lost.error
+    # Taken as lost only after 10 s without an answer (the poll's wait and its 2 s grace
+    # on top at most), not at the end of the others' run (about 1 s after the hang).
+    silence = ended - hung[0][1]
+    assert 10 <= silence < 16, silence
+    # What it streamed before it hung: two seconds or more of its share (500 ops/s), less
+    # than the whole 3 s.
+    assert 900 <= lost.ops < 1500
+    assert lost.seed is None
+    for kept in (merged.hosts[0], merged.hosts[2]):
+        assert not kept.interrupted
+        assert kept.error is None
+        assert kept.ops == pytest.approx(1500, rel=0.02)
+    assert merged.totals.ops == sum(h.ops for h in merged.hosts)
+    assert any(c.check == "host_lost" and not c.passed for c in merged.validity.checks)
+    assert merged.error is not None
+    assert "host 1" in merged.error
+    assert killed, "the hung host's process outlived the run"
     assert 0 <= server.calls("set") - merged.totals.ops <= 600
 
 
