@@ -162,8 +162,7 @@ impl Others {
 /// One calibration at a time, after the machine has been quiet for a second (or 30 s have
 /// passed): a spinning server takes a core, and timing figures need the other one.
 fn exclusive() -> std::sync::MutexGuard<'static, ()> {
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = common::one_at_a_time();
     // Fraction of all CPUs busy over 500 ms.
     let busy = || -> f64 {
         let (t0, i0) = cpu_ticks();

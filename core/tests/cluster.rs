@@ -5,14 +5,11 @@ mod common;
 use common::{workload, Cluster};
 use respload::run;
 use serde_json::json;
-use std::sync::Mutex;
 
 /// One cluster at a time: six servers per test racing for free ports (and for two CPU
 /// cores, with the failover timing) would make these tests flaky.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
 fn start(primaries: usize, replicas: usize) -> (std::sync::MutexGuard<'static, ()>, Cluster) {
-    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let guard = common::one_at_a_time();
     (guard, Cluster::start(primaries, replicas))
 }
 
@@ -704,7 +701,7 @@ fn tryagain_is_retried_and_counted_as_an_error_only_when_the_tries_run_out() {
 
 #[test]
 fn a_tls_cluster_is_loaded_over_rediss_on_its_tls_ports() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = common::one_at_a_time();
     let certs = common::Certs::generate();
     let cluster = Cluster::start_tls(3, 1, &certs);
     let report = run(&workload(json!({

@@ -4,24 +4,13 @@
 
 mod common;
 
-use common::{measured, workload, Server};
+use common::{measured, one_at_a_time, workload, Server};
 use respload::report::{Comparison, Limit};
 use respload::{run, Report};
 use serde_json::json;
 use std::process::Command;
-use std::sync::Mutex;
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
-
-/// Held by each test for its run: the two spinning servers at once share 2 cores with their
-/// clients, and each test's medians are its figures.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Each request spins ARGV[1] microseconds inside the server.
 const SPIN: &str = "local s = redis.call('TIME') \

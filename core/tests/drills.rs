@@ -8,15 +8,10 @@ use common::{primary_and_replica, workload, Cluster, Server};
 use respload::report::EventReport;
 use respload::run;
 use serde_json::json;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// One test at a time: the drills' timings (a 500 ms pause, a failover) on two shared cores.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn one() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
+// One test at a time (`common::one_at_a_time`): the drills' timings (a 500 ms pause, a
+// failover) on two shared cores.
 
 fn show(e: &EventReport) -> String {
     serde_json::to_string(e).unwrap()
@@ -24,7 +19,7 @@ fn show(e: &EventReport) -> String {
 
 #[test]
 fn bgsave_and_bgrewriteaof_report_their_fork_time() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let server = Server::start(&[]);
     let report = run(&workload(json!({
         "target": { "url": server.url() },
@@ -93,7 +88,7 @@ fn bgsave_and_bgrewriteaof_report_their_fork_time() {
 
 #[test]
 fn a_rewrite_already_running_is_waited_out_and_the_drill_forks_its_own() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let server = Server::start(&["--enable-debug-command", "local"]);
     // 2,000 keys at 0.5 ms each: the server's own rewrite takes about a second.
     assert_eq!(server.cli(&["DEBUG", "POPULATE", "2000"]), "OK");
@@ -124,7 +119,7 @@ fn a_rewrite_already_running_is_waited_out_and_the_drill_forks_its_own() {
 
 #[test]
 fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let server = Server::start(&[]);
     // Open loop: every request due during the pause waits for it, and its latency says so.
     let report = run(&workload(json!({
@@ -175,7 +170,7 @@ fn a_pause_shows_as_a_gap_and_in_the_p99_during_it() {
 
 #[test]
 fn a_resynced_replica_reports_its_sync_time_and_is_back_in_sync() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let (primary, replica) = primary_and_replica();
     let report = run(&workload(json!({
         "target": { "url": primary.url() },
@@ -216,7 +211,7 @@ fn a_resynced_replica_reports_its_sync_time_and_is_back_in_sync() {
 
 #[test]
 fn a_failover_without_a_replica_is_refused_before_any_traffic() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let server = Server::start(&[]);
     let err = run(&workload(json!({
         "target": { "url": server.url() },
@@ -238,7 +233,7 @@ fn a_failover_without_a_replica_is_refused_before_any_traffic() {
 
 #[test]
 fn a_drill_given_a_server_that_is_not_the_targets_replica_is_refused_before_any_traffic() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let target = Server::start(&[]);
     let other = Server::start(&[]);
     let other_port = other.port.to_string();
@@ -277,7 +272,7 @@ fn a_drill_given_a_server_that_is_not_the_targets_replica_is_refused_before_any_
 
 #[test]
 fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let cluster = Cluster::start(3, 1);
     let primaries = cluster.primaries();
     let victim = primaries[0].port;
@@ -342,7 +337,7 @@ fn a_killed_primary_fails_over_with_its_errors_and_recovery_reported() {
 
 #[test]
 fn a_cluster_failover_promotes_the_replica_of_the_primary_serving_slot_0() {
-    let _one = one();
+    let _one = common::one_at_a_time();
     let cluster = Cluster::start(3, 1);
     let report = run(&workload(json!({
         "target": { "port": cluster.port(), "cluster": true },

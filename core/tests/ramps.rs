@@ -3,18 +3,12 @@
 
 mod common;
 
-use common::{workload, Server};
+use common::{one_at_a_time, workload, Server};
 use respload::{run, Runner};
 use serde_json::json;
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Timing tests run one at a time, so that they do not disturb each other.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 #[test]
 fn a_rate_ramp_achieves_each_steps_rate() {
     let _one = one_at_a_time();

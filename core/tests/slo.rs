@@ -7,10 +7,9 @@ use common::{workload, Server};
 use respload::report::SloResult;
 use respload::{run, Report};
 use serde_json::json;
-use std::sync::Mutex;
 
-/// Searches measure latency: one at a time, so that they do not disturb each other.
-static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+// Searches measure latency: one at a time (`common::one_at_a_time`), so that they do not
+// disturb each other.
 
 /// Every point of the curve is judged by the rules, and `best_rate` is the highest met.
 fn check_curve(slo: &SloResult) {
@@ -32,7 +31,7 @@ fn check_curve(slo: &SloResult) {
 }
 
 fn search(server: &Server, commands: serde_json::Value, slo: serde_json::Value) -> Report {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = common::one_at_a_time();
     run(&workload(json!({
         "target": { "url": server.url() },
         "load": { "connections": 4 },
@@ -82,7 +81,7 @@ fn a_generous_budget_finds_a_rate_that_meets_it_again() {
     );
 
     // The rate found, run again on its own, meets the budget.
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = common::one_at_a_time();
     let again = run(&workload(json!({
         "target": { "url": server.url() },
         "load": { "connections": 4, "rate": slo.best_rate, "duration": "2s" },
@@ -242,7 +241,7 @@ fn short_gap_shares(report: &Report, times: &[f64]) -> Vec<f64> {
 fn a_search_with_poisson_arrivals_sends_each_step_as_a_poisson_process() {
     let server = Server::start(&[]);
     let search = |arrivals: &str| {
-        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = common::one_at_a_time();
         let mut report = None;
         let times = gets_seen_by_monitor(&server, || {
             report = Some(

@@ -11,7 +11,7 @@ use respload::resp::{Framer, Reply};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// A TCP proxy in front of a real server that counts, per connection, how many requests
@@ -155,6 +155,14 @@ pub const COUNT_EVERY_READ: &[&str] = &[
     "--lfu-decay-time",
     "0",
 ];
+
+/// The test file's lock, held by its tests that must not run beside each other (a spinning
+/// server takes a core; timing figures need the other one). Each test file is its own
+/// binary, so each has its own lock. A test that panicked holding it does not block the rest.
+pub fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 pub const MEASURED_RUNS: usize = 5;
 
