@@ -504,6 +504,11 @@ export interface PhaseReport {
    * measured has none).
    */
   validity: Validity
+  /**
+   * A trace replay (`replay`): what was replayed, what was skipped and why, and how well the
+   * recorded schedule was kept; left out otherwise.
+   */
+  replay?: ReplayFidelity
   /** The normalized settings of this phase, secrets redacted. */
   workload: PhaseSpec
 }
@@ -699,6 +704,63 @@ export interface ValidityCheck {
   limit: number
   /** One sentence saying what the value means. */
   detail: string
+}
+
+/** How faithfully a trace was replayed (a phase's `replay`). */
+export interface ReplayFidelity {
+  /** The trace file. */
+  file: string
+  /** Its format: `respload`, `monitor` or `twitter`. */
+  format: string
+  /** Commands the trace holds (malformed lines not counted). */
+  traced: number
+  /**
+   * Requests the replay was to send: the trace's commands not skipped (and a `SELECT` before a
+   * command on another database than its connection's), every pass.
+   */
+  planned: number
+  /** Requests sent and answered (or failed) in the measured replay. */
+  replayed: number
+  /**
+   * Commands of the trace not replayed, by reason (`dropped: FLUSHALL`: dropped by default or by
+   * `replay.drop`/`keep`), per pass.
+   */
+  skipped: Record<string, number>
+  /** Malformed lines of the trace (not replayed). */
+  malformed: number
+  /** The first malformed lines: `line N: reason`. */
+  malformedLines?: string[]
+  /** The speed (recorded offsets divided by it). */
+  speed: number
+  /** The trace's own mean rate (requests per second over its span). */
+  traceRate: number
+  /** The mean rate replayed at (the trace's times the speed). */
+  rate: number
+  /** Passes over the trace. */
+  loops: number
+  /** Connections: one per recorded client, or `replay.connections`. */
+  connections: number
+  /** Whether each recorded client had a connection of its own. */
+  perClient: boolean
+  /**
+   * How the recorded schedule was kept: the send lag (ms) from each request's recorded instant
+   * (scaled by the speed) to its write.
+   */
+  scheduleMs: Latency | null
+  /** The keys written before the replay (read by the trace before it wrote them). */
+  prefill?: PrefillReport
+}
+
+/** The prefill of a replay: keys the trace reads before writing them, written first. */
+export interface PrefillReport {
+  /** Keys written (with SET). */
+  keys: number
+  /** SETs the server refused (error replies). */
+  errors: number
+  /** Seconds the prefill took. */
+  durationS: number
+  /** Keys read first by commands of other types (not strings), not prefilled: by command. */
+  notPrefilled?: Record<string, number>
 }
 
 /**

@@ -79,6 +79,12 @@ export interface PhaseSpec {
    */
   thresholds?: Thresholds
   /**
+   * Replay a recorded trace instead of generating requests: its commands at their recorded instants
+   * (open loop), each recorded client's in order (docs/traffic.md). `commands`, `keys` and `values`
+   * do not apply to a replay.
+   */
+  replay?: ReplaySpec
+  /**
    * Run the phase this many times in a row, as phases named `NAME #1` ... `NAME #N` (`main #1` ...
    * without a name); a top-level `repeat` applies to every phase. The normalized spec has the
    * copies instead.
@@ -369,6 +375,12 @@ export interface CommandSpec {
    * `keys.writes`).
    */
   distribution?: Distribution
+  /**
+   * With a `chain`: each pick sends one of its steps instead of all of them in a row (see `Pick`).
+   * Steps are then reported by command name, steps of one name together (`LABEL:COMMAND` when the
+   * chain has a label).
+   */
+  pick?: Pick
 }
 
 /** Server observation (`[observe]` in a spec). */
@@ -466,6 +478,59 @@ export interface OutputSpec {
    * histogram either way. The CLI's `--hdr-log` and memtier's `--json-out-file` turn it on.
    */
   interval_histograms?: boolean
+}
+
+/** How a trace is replayed (`replay` in a phase). */
+export interface ReplaySpec {
+  /**
+   * The trace file: respload's JSON lines (`.jsonl`, `.jsonl.gz`), a `redis-cli MONITOR` log, or a
+   * Twitter cache-trace CSV (told apart by their first line).
+   */
+  file: string
+  /** The trace's format, when its first line does not tell: `respload`, `monitor` or `twitter`. */
+  format?: string
+  /**
+   * How much faster than recorded (default 1.0; 2.0 sends every command at half its recorded
+   * offset). Give `speed` or `rate`, not both.
+   */
+  speed?: number
+  /**
+   * The mean rate to replay at, in requests per second: the speed that makes the trace's own mean
+   * rate this one.
+   */
+  rate?: number
+  /**
+   * Connections to hash the recorded clients onto; absent (default), each recorded client gets a
+   * connection of its own. Either way a client's commands keep their order.
+   */
+  connections?: number
+  /**
+   * Written before every key (e.g. `"replay:"`), so a replay does not touch the keys of the
+   * application it was captured from.
+   */
+  key_prefix?: string
+  /**
+   * Replace every key with a hash of it (16 hex digits; the same key always gets the same hash), so
+   * a trace can be replayed or shared without its key names.
+   */
+  key_hash?: boolean
+  /**
+   * Replay only these commands (names, any case). A command dropped by default (FLUSHALL, CONFIG,
+   * blocking commands, ...) is replayed only when listed here.
+   */
+  keep?: string[]
+  /** Never replay these commands (names, any case), besides those dropped by default. */
+  drop?: string[]
+  /** How many times the trace is replayed, one pass after the other (default 1). */
+  loops?: number
+  /**
+   * Before the measured replay, write the keys the trace reads before it writes them (strings, with
+   * the size of the trace's later write of the key, else `prefill_size`), so a replay against an
+   * empty server measures hits (default true).
+   */
+  prefill?: boolean
+  /** The value size of a prefilled key whose size the trace does not tell (default 64). */
+  prefill_size?: number
 }
 
 /**
@@ -621,6 +686,17 @@ export type ValueData = 'random' | 'fixed' | 'compressible'
  * - `string[]`: One argument per element, taken as is (nothing is split).
  */
 export type Template = string | string[]
+
+/**
+ * Which step of a chain one pick sends (`pick` on a chain).
+ *
+ * - `'sequential'`: The steps in turn, cycling: connection `i` of `n` sends steps `i`, `i + n`, `i
+ *   + 2n`, ... (modulo the chain's length), so that together the connections walk the chain in
+ *   order, as one counter shared by all of them would (memtier_benchmark's `--monitor-pattern=S`).
+ *   With one connection: step 1, 2, ..., the last, 1, ...
+ * - `'random'`: One step drawn at random, every step with the same chance.
+ */
+export type Pick = 'sequential' | 'random'
 
 /**
  * The drills.

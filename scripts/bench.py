@@ -595,6 +595,82 @@ def w5(srv: Servers, conns: int, seconds: int, log: Callable[[str], None]) -> li
     ]
 
 
+def write_trace(path: Path, n: int, clients: int, rate: int, size: int) -> None:
+    """A respload trace of n commands (GET and SET of `size`-byte values, 1:1, over 100,000
+    keys) from `clients` clients, evenly spaced at `rate` per second."""
+    value = "v" * size
+    with path.open("w") as f:
+        for i in range(n):
+            t_us = 1_700_000_000_000_000 + i * 1_000_000 // rate
+            key = f"key:{(i * 7919) % 100_000:012d}"
+            args = f'["GET","{key}"]' if i % 2 else f'["SET","{key}","{value}"]'
+            f.write(f'{{"t_us":{t_us},"client":"c{i % clients}","args":{args}}}\n')
+
+
+def replay_run(t: Target, trace: Path, extra: list[str]) -> tuple[dict, float, float]:
+    """`respload replay` of `trace` against `t`: (its report, client CPU s, peak RSS MiB)."""
+    with tempfile.TemporaryDirectory() as d:
+        report = Path(d) / "report.json"
+        cmd = [str(RESPLOAD), "replay", str(trace), "-H", "127.0.0.1", "--port", str(t.port)]
+        cmd += ["-q", "--no-prefill", "--json", str(report), *extra]
+        _, _, cpu, rss = run_child(cmd)
+        return json.loads(report.read_text()), cpu, rss
+
+
+def tr1(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list[str]:
+    """TR1: a trace replayed against the same commands generated, in alternating rounds:
+    client CPU per request and peak RSS. TR2: a 1 GB trace replayed: peak RSS."""
+    rate, clients, secs = 20_000, 50, max(2, int(10 * scale))
+    n = rate * secs
+    rows = []
+    with tempfile.TemporaryDirectory() as d:
+        trace = Path(d) / "tr1.jsonl"
+        write_trace(trace, n, clients, rate, 100)
+        synthetic = {
+            "load": {"connections": clients, "rate": rate, "duration": f"{secs}s"},
+            "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+            "values": {"size": 100},
+            "commands": [{"name": "get"}, {"name": "set"}],
+        }
+        for r in range(rounds):
+            rep, cpu, rss = replay_run(t, trace, [])
+            ops = rep["totals"]["ops"]
+            assert ops == n and rep["totals"]["errors"] == 0, rep["totals"]
+            syn, scpu, srss = respload_report(t, synthetic)
+            sops = syn["totals"]["ops"]
+            rows.append((cpu / ops * 1e6, rss, scpu / sops * 1e6, srss))
+            log(
+                f"  TR1 round {r + 1}: replay {rows[-1][0]:.2f} CPU s/M ({rss:.1f} MiB), "
+                f"synthetic {rows[-1][2]:.2f} CPU s/M ({srss:.1f} MiB)"
+            )
+        big = Path(d) / "tr2.jsonl"
+        big_n = max(10_000, int(1_000_000 * scale))
+        write_trace(big, big_n, 200, 50_000, 2000)
+        gb = big.stat().st_size / 1e9
+        rep, cpu, big_rss = replay_run(t, big, ["-c", "50"])
+        assert rep["totals"]["ops"] == big_n, rep["totals"]
+        log(f"  TR2: {gb:.2f} GB trace, {big_n:,} commands: {big_rss:.1f} MiB peak RSS")
+    ratio = med([a / b for a, _, b, _ in rows])
+    ok = ratio <= 1.0
+    return [
+        "",
+        f"TR1: a trace of {n:,} GET/SET (100 B values) from {clients} clients at {rate:,}/s, "
+        f"replayed, against the same commands generated (open loop, {clients} connections, "
+        f"{rate:,}/s), {rounds} rounds in alternation; medians:",
+        "",
+        "| run | client CPU s per million requests | peak RSS MiB |",
+        "|---|---|---|",
+        f"| replay | {med([r[0] for r in rows]):.2f} | {med([r[1] for r in rows]):.1f} |",
+        f"| synthetic | {med([r[2] for r in rows]):.2f} | {med([r[3] for r in rows]):.1f} |",
+        f"| ratio (replay / synthetic, paired) | {ratio:.2f}x "
+        f"| target: no more CPU per request, {'met' if ok else 'NOT met'} |",
+        "",
+        f"TR2: a {gb:.2f} GB trace ({big_n:,} SET/GET of 2,000 B values, 200 clients hashed "
+        f"onto 50 connections, 50,000/s) replayed: {big_rss:.1f} MiB peak client RSS "
+        f"(target under 50 MB: {'met' if big_rss < 50 else 'NOT met'}).",
+    ]
+
+
 def w5c(srv: Servers, clients: int, seconds: int, log: Callable[[str], None]) -> list[str]:
     """W5 against the cluster: each client holds a connection to each of the 3 primaries."""
     s = respload(srv.targets()["cluster"], idle_ish_spec(clients, seconds), None)
@@ -1158,7 +1234,7 @@ def main() -> None:
     ap.add_argument(
         "--only",
         default="",
-        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2,D3,M1",
+        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2,D3,M1,TR1",
     )
     ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
@@ -1191,6 +1267,7 @@ def main() -> None:
             "OL2",
             "D3",
             "M1",
+            "TR1",
         }
         rounds, scale = args.rounds, args.scale
     if args.soak:
@@ -1235,6 +1312,8 @@ def main() -> None:
             extra += d3(tg["plain"], rounds, scale, log)
         if "M1" in only:
             extra += m1(rounds, log)
+        if "TR1" in only:
+            extra += tr1(tg["plain"], rounds, scale, log)
         if "W5" in only:
             extra += w5(srv, args.connections, 20, log)
         if "W5C" in only:

@@ -18,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod capture;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub(crate) mod engine;
@@ -32,6 +33,7 @@ mod runs;
 pub mod spec;
 pub(crate) mod stats;
 pub mod tools;
+pub mod trace;
 
 pub use engine::{PhaseEnd, Runner, StopHandle};
 pub use error::{Error, Result};

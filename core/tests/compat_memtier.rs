@@ -596,3 +596,198 @@ fn close_to(cell: &str, want: f64, text: &str) {
         "{got} vs {want}:\n{text}"
     );
 }
+
+/// A MONITOR capture as `redis-cli MONITOR` prints it (its `OK` first), with the server's
+/// quoting: spaces inside quotes, `\"`, `\\` and `\xHH`; one line with a proxy's prefix
+/// (memtier reads a line from its first double quote).
+const CAPTURE: &str = r#"OK
+1700000000.000001 [0 127.0.0.1:5000] "SET" "mon:plain" "v"
+1700000000.000002 [0 127.0.0.1:5000] "SET" "mon:key with space" "say \"hi\" caf\xc3\xa9 \\ \x01end"
+[ proxy7 ] 1700000000.000003 [0 127.0.0.1:5000] "RPUSH" "mon:seq" "1"
+1700000000.000004 [0 127.0.0.1:5000] "RPUSH" "mon:seq" "2"
+1700000000.000005 [0 127.0.0.1:5000] "RPUSH" "mon:seq" "3"
+1700000000.000006 [0 127.0.0.1:5000] "RPUSH" "mon:seq" "4"
+1700000000.000007 [0 127.0.0.1:5000] "RPUSH" "mon:seq" "5"
+"#;
+
+#[test]
+fn monitor_input_replays_one_captured_command() {
+    let server = Server::start(&[]);
+    let capture = server.dir.join("monitor.txt");
+    std::fs::write(&capture, CAPTURE).unwrap();
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} --monitor-input={} --command=__monitor_line2__ -n 100 -c 2 -t 3",
+        server.port,
+        capture.display()
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    // 100 requests x 2 clients x 3 threads, all the same SET, with its quoting undone.
+    assert_eq!(report.totals.ops, 600);
+    assert_eq!(server.calls("set"), 600);
+    assert_eq!(server.calls("rpush"), 0);
+    assert_eq!(server.dbsize(), 1);
+    assert_eq!(
+        server.cli(&["GET", "mon:key with space"]).as_bytes(),
+        "say \"hi\" café \\ \x01end".as_bytes()
+    );
+    let text = respload::tools::memtier::text(&report, &m.options);
+    assert!(
+        row(&text, "Sets")[0].parse::<f64>().unwrap() > 0.0,
+        "{text}"
+    );
+    // By line, memtier names it by its line of the file.
+    let mut by_line = m.options.clone();
+    by_line.stats_by_line = true;
+    let text = respload::tools::memtier::text(&report, &by_line);
+    assert!(text.contains("\nSet (line 2)s "), "{text}");
+}
+
+#[test]
+fn monitor_line_each_in_turn_and_at_random() {
+    let server = Server::start(&[]);
+    let capture = server.dir.join("monitor.txt");
+    std::fs::write(&capture, CAPTURE).unwrap();
+    let line = |extra: &str| {
+        format!(
+            "-s 127.0.0.1 -p {} --monitor-input={} --command=__monitor_line@__ {extra}",
+            server.port,
+            capture.display()
+        )
+    };
+    let list = |server: &Server| -> Vec<String> {
+        server
+            .cli(&["LRANGE", "mon:seq", "0", "-1"])
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+
+    // S (memtier's default): the file's commands in order, then again from the first:
+    // 17 requests = twice the 7 commands, then the 2 SETs and the first RPUSH.
+    let m = parse(&line("-n 17 -c 1 -t 1"));
+    let report = run(&m.workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (17, 0));
+    assert_eq!(
+        list(&server),
+        ["1", "2", "3", "4", "5", "1", "2", "3", "4", "5", "1"]
+    );
+    assert_eq!(server.calls("set"), 6);
+    assert_eq!(server.cli(&["GET", "mon:plain"]), "v");
+    // Reported under the commands' own names: Sets and Rpushs, no placeholder row.
+    let text = respload::tools::memtier::text(&report, &m.options);
+    assert!(
+        row(&text, "Rpushs")[0].parse::<f64>().unwrap() > 0.0,
+        "{text}"
+    );
+    assert!(
+        row(&text, "Sets")[0].parse::<f64>().unwrap() > 0.0,
+        "{text}"
+    );
+    assert!(!text.contains("Monitor_randoms"), "{text}");
+    assert_eq!(report.commands["MONITOR:RPUSH"].ops, 11);
+    assert_eq!(report.commands["MONITOR:SET"].ops, 6);
+
+    // Several connections walk the file together, as memtier's one shared counter does:
+    // 4 connections x 35 requests = 140 = 20 passes over the 7 commands.
+    server.cli(&["FLUSHALL"]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let m = parse(&line("--monitor-pattern=S -n 35 -c 2 -t 2"));
+    let report = run(&m.workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (140, 0));
+    let got = list(&server);
+    assert_eq!(got.len() as u64, server.calls("rpush"));
+    for v in ["1", "2", "3", "4", "5"] {
+        let n = got.iter().filter(|x| *x == v).count();
+        // 20 each when every connection sends its 35; a connection may send a few more
+        // than another (each thread has one budget for its connections).
+        assert!((16..=24).contains(&n), "{v}: {n} in {got:?}");
+    }
+
+    // R: one command drawn per request, every one with the same chance.
+    server.cli(&["FLUSHALL"]);
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let m = parse(&line(
+        "--monitor-pattern=R -n 700 -c 2 -t 2 --distinct-client-seed",
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (2800, 0));
+    let got = list(&server);
+    assert_eq!(server.calls("rpush") + server.calls("set"), 2800, "{got:?}");
+    // 400 each expected of the 7 commands: 5 RPUSH values, 2 SETs.
+    for v in ["1", "2", "3", "4", "5"] {
+        let n = got.iter().filter(|x| *x == v).count();
+        assert!((320..=480).contains(&n), "{v}: {n}");
+    }
+    let sets = server.calls("set");
+    assert!((640..=960).contains(&sets), "{sets}");
+}
+
+#[test]
+fn monitor_input_from_the_cli_with_memtiers_rows() {
+    let server = Server::start(&[]);
+    let capture = server.dir.join("monitor.txt");
+    std::fs::write(&capture, CAPTURE).unwrap();
+    let port = server.port.to_string();
+    let input = format!("--monitor-input={}", capture.display());
+    let o = memtier_cli(&[
+        "-s",
+        "127.0.0.1",
+        "-p",
+        &port,
+        &input,
+        "--command=GET mon:plain",
+        "--command=__monitor_line@__",
+        "--command-stats-breakdown=line",
+        "-n",
+        "20",
+        "-c",
+        "1",
+        "-t",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    // memtier's rows by line: the GET, the placeholder's (never counted), then one per
+    // command name of the file.
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Type "))
+        .skip(2)
+        .map_while(|l| l.split_whitespace().next())
+        .take_while(|n| *n != "Totals")
+        .collect();
+    assert_eq!(
+        rows,
+        ["Gets", "Monitor_randoms", "Sets", "Rpushs"],
+        "{text}"
+    );
+    assert_eq!(row(&text, "Monitor_randoms")[0], "0.00");
+    assert_eq!(
+        server.calls("get") + server.calls("set") + server.calls("rpush"),
+        20
+    );
+
+    // Errors before any traffic, naming the option and the value.
+    for (args, needle) in [
+        (
+            vec![input.as_str(), "--command=__monitor_line9__"],
+            "__monitor_line9__",
+        ),
+        (vec!["--command=__monitor_line1__"], "--monitor-input=FILE"),
+        (vec![input.as_str(), "--monitor-pattern=Q"], "`Q`"),
+        (
+            vec!["--monitor-input=/nonexistent/monitor.txt"],
+            "cannot open",
+        ),
+    ] {
+        let o = memtier_cli(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    assert_eq!(
+        server.calls("get") + server.calls("set") + server.calls("rpush"),
+        20
+    );
+}

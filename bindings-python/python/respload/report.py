@@ -1032,6 +1032,99 @@ class SloResult:
     # end generated: SloResult
 
 
+# generated: PrefillReport (from core/src/report/phase.rs by scripts/gen_reference.py)
+@dataclass(frozen=True)
+class PrefillReport:
+    """The prefill of a replay: keys the trace reads before writing them, written first."""
+
+    keys: int
+    """Keys written (with SET)."""
+    errors: int
+    """SETs the server refused (error replies)."""
+    duration_s: float
+    """Seconds the prefill took."""
+    not_prefilled: dict[str, int] = field(default_factory=dict)
+    """Keys read first by commands of other types (not strings), not prefilled: by command."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> PrefillReport:
+        """A PrefillReport from its JSON object."""
+        return cls(
+            keys=d["keys"],
+            errors=d["errors"],
+            duration_s=d["duration_s"],
+            not_prefilled=dict(d.get("not_prefilled", {})),
+        )
+
+    # end generated: PrefillReport
+
+
+# generated: ReplayFidelity (from core/src/report/phase.rs by scripts/gen_reference.py)
+@dataclass(frozen=True)
+class ReplayFidelity:
+    """How faithfully a trace was replayed (a phase's ``replay``)."""
+
+    file: str
+    """The trace file."""
+    format: str
+    """Its format: ``respload``, ``monitor`` or ``twitter``."""
+    traced: int
+    """Commands the trace holds (malformed lines not counted)."""
+    planned: int
+    """Requests the replay was to send: the trace's commands not skipped (and a ``SELECT`` before a
+    command on another database than its connection's), every pass."""
+    replayed: int
+    """Requests sent and answered (or failed) in the measured replay."""
+    skipped: dict[str, int]
+    """Commands of the trace not replayed, by reason (``dropped: FLUSHALL``: dropped by default or
+    by ``replay.drop``/``keep``), per pass."""
+    malformed: int
+    """Malformed lines of the trace (not replayed)."""
+    speed: float
+    """The speed (recorded offsets divided by it)."""
+    trace_rate: float
+    """The trace's own mean rate (requests per second over its span)."""
+    rate: float
+    """The mean rate replayed at (the trace's times the speed)."""
+    loops: int
+    """Passes over the trace."""
+    connections: int
+    """Connections: one per recorded client, or ``replay.connections``."""
+    per_client: bool
+    """Whether each recorded client had a connection of its own."""
+    schedule_ms: Latency | None
+    """How the recorded schedule was kept: the send lag (ms) from each request's recorded instant
+    (scaled by the speed) to its write."""
+    malformed_lines: list[str] = field(default_factory=list)
+    """The first malformed lines: ``line N: reason``."""
+    prefill: PrefillReport | None = None
+    """The keys written before the replay (read by the trace before it wrote them)."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ReplayFidelity:
+        """A ReplayFidelity from its JSON object."""
+        return cls(
+            file=d["file"],
+            format=d["format"],
+            traced=d["traced"],
+            planned=d["planned"],
+            replayed=d["replayed"],
+            skipped=dict(d["skipped"]),
+            malformed=d["malformed"],
+            malformed_lines=list(d.get("malformed_lines", [])),
+            speed=d["speed"],
+            trace_rate=d["trace_rate"],
+            rate=d["rate"],
+            loops=d["loops"],
+            connections=d["connections"],
+            per_client=d["per_client"],
+            schedule_ms=_maybe(Latency.from_dict, d.get("schedule_ms")),
+            prefill=_maybe(PrefillReport.from_dict, d.get("prefill")),
+        )
+
+    # end generated: ReplayFidelity
+
+
 def _maybe(make: Callable[[Any], _T], value: Any) -> _T | None:
     """``make(value)``, or ``None`` for a key the JSON left out or wrote as null."""
     return None if value is None else make(value)
@@ -1123,6 +1216,9 @@ class PhaseReport:
     written (its intended send time, or later, when its connection's pipeline had room again or the
     connection was back after a failure) to its write. A slow server fills pipelines and raises
     ``send_lag_ms``, not this. Cluster mode: its send lag."""
+    replay: ReplayFidelity | None = None
+    """A trace replay (``replay``): what was replayed, what was skipped and why, and how well the
+    recorded schedule was kept; left out otherwise."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> PhaseReport:
@@ -1151,6 +1247,7 @@ class PhaseReport:
             unsent=_maybe(Unsent.from_dict, d.get("unsent")),
             client_lag_ms=_maybe(Latency.from_dict, d.get("client_lag_ms")),
             validity=_validity(d),
+            replay=_maybe(ReplayFidelity.from_dict, d.get("replay")),
             workload=d["workload"],
         )
 

@@ -23,6 +23,15 @@ pub(crate) enum Command {
         #[command(flatten)]
         vars: SpecVars,
     },
+    /// Replay a trace (a respload trace, a `redis-cli MONITOR` log or a Twitter cache-trace
+    /// CSV) against a server: each command at its recorded instant (open loop), each
+    /// recorded client's in order; see docs/traffic.md.
+    Replay(Box<ReplayArgs>),
+    /// Record what a server executes (through MONITOR) into a trace file, secrets redacted.
+    Capture(CaptureArgs),
+    /// Fit a workload spec to a trace (its command mix, key popularity, value sizes, TTLs
+    /// and rate), print how close it is, and write the spec (TOML) to --out.
+    Model(ModelArgs),
     /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
     /// default, -q or --csv); see docs/compat.md for every option.
     #[command(name = "redis-benchmark", disable_help_flag = true)]
@@ -116,21 +125,8 @@ impl MemtierArgs {
 pub(crate) struct RunArgs {
     /// The spec file (TOML or JSON). Without one, the defaults: SET:GET 1:10 against 127.0.0.1:6379.
     pub(crate) spec: Option<String>,
-    /// Write the report as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) json: Option<String>,
-    /// Write the timeline as an HdrHistogram interval log to this file.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) hdr_log: Option<String>,
-    /// Print nothing while running (no live line on stderr).
-    #[arg(short, long)]
-    pub(crate) quiet: bool,
-    /// A budget the report must meet, else exit status 1 (repeatable): p50_ms, p99_ms,
-    /// p99_9_ms, error_rate or min_ops_per_sec, on the totals or as commands.LABEL.LIMIT,
-    /// e.g. `--check p99_ms=5 --check error_rate=0.001 --check commands.GET.p99_ms=2`.
-    /// An interrupted run fails it too.
-    #[arg(long = "check", value_name = "LIMIT=VALUE", value_parser = parse_limit)]
-    pub(crate) checks: Vec<(String, f64)>,
+    #[command(flatten)]
+    pub(crate) report: ReportFlags,
     /// Run shard I of N (0-based) of the workload, as one of N hosts running it together:
     /// this host's share of the connections, requests, rate and keys walked in order
     /// (`Workload::shard`; docs/guide.md).
@@ -145,6 +141,133 @@ pub(crate) struct RunArgs {
     pub(crate) vars: SpecVars,
     #[command(flatten)]
     pub(crate) overrides: Overrides,
+}
+
+#[derive(Args)]
+pub(crate) struct ReplayArgs {
+    /// The trace file.
+    pub(crate) file: String,
+    /// The trace's format when its first line does not tell: respload, monitor or twitter.
+    #[arg(long)]
+    format: Option<String>,
+    /// How much faster than recorded (2 = twice as fast); or give --rate, the mean rate.
+    #[arg(long, conflicts_with = "rate")]
+    speed: Option<f64>,
+    /// Written before every key (e.g. replay:).
+    #[arg(long, value_name = "PREFIX")]
+    key_prefix: Option<String>,
+    /// Replace every key with a hash of it (16 hex digits).
+    #[arg(long)]
+    key_hash: bool,
+    /// Replay only these commands (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',', value_name = "COMMANDS")]
+    keep: Vec<String>,
+    /// Never replay these commands (comma-separated or repeated), besides those dropped by
+    /// default (FLUSHALL, CONFIG, blocking commands, ...).
+    #[arg(long, value_delimiter = ',', value_name = "COMMANDS")]
+    drop: Vec<String>,
+    /// Passes over the trace (default 1).
+    #[arg(long)]
+    loops: Option<u32>,
+    /// Do not write the keys the trace reads before it writes them first.
+    #[arg(long)]
+    no_prefill: bool,
+    /// Value size of a prefilled key whose size the trace does not tell (default 64).
+    #[arg(long, value_name = "BYTES")]
+    prefill_size: Option<u32>,
+    #[command(flatten)]
+    pub(crate) report: ReportFlags,
+    /// The target (--url, -H, -p, TLS, ...); `--rate` is the replay's mean rate and `-c`
+    /// the connections the recorded clients are hashed onto (default: one per client).
+    #[command(flatten)]
+    pub(crate) overrides: Overrides,
+}
+
+impl ReplayArgs {
+    /// The spec's `replay` table.
+    pub(crate) fn replay_json(&self) -> Value {
+        let mut r = json!({ "file": self.file });
+        let mut set = |k: &str, v: Value| {
+            r[k] = v;
+        };
+        if let Some(f) = &self.format {
+            set("format", json!(f));
+        }
+        if let Some(s) = self.speed {
+            set("speed", json!(s));
+        }
+        if let Some(p) = &self.key_prefix {
+            set("key_prefix", json!(p));
+        }
+        if self.key_hash {
+            set("key_hash", json!(true));
+        }
+        if !self.keep.is_empty() {
+            set("keep", json!(self.keep));
+        }
+        if !self.drop.is_empty() {
+            set("drop", json!(self.drop));
+        }
+        if let Some(n) = self.loops {
+            set("loops", json!(n));
+        }
+        if self.no_prefill {
+            set("prefill", json!(false));
+        }
+        if let Some(n) = self.prefill_size {
+            set("prefill_size", json!(n));
+        }
+        r
+    }
+}
+
+#[derive(Args)]
+pub(crate) struct ModelArgs {
+    /// The trace file (a respload trace, a MONITOR log or a Twitter cache-trace CSV).
+    pub(crate) file: String,
+    /// The trace's format when its first line does not tell: respload, monitor or twitter.
+    #[arg(long)]
+    pub(crate) format: Option<String>,
+    /// Write the spec (TOML) to this file; without it, to stdout after the summary.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<String>,
+    /// Scale the rate: 10 replays the trace's traffic at ten times its rate.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub(crate) rate_x: f64,
+    /// Scale the key space: 100 spreads the same popularity over a hundred times the keys.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub(crate) keys_x: f64,
+    /// The spec's target URL.
+    #[arg(long)]
+    pub(crate) url: Option<String>,
+    /// Write the fit (how close the model is to the trace) as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct CaptureArgs {
+    /// The server: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
+    /// unix:///path.sock. A cluster (--cluster) is captured from every primary.
+    pub(crate) url: String,
+    /// How long to capture (e.g. 60s, 5m); until Ctrl-C without it.
+    #[arg(long, short = 'd')]
+    pub(crate) duration: Option<String>,
+    /// The trace file to write (JSON lines; `.gz`: gzip-compressed).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: String,
+    /// Capture from every primary of the cluster the URL's server belongs to.
+    #[arg(long)]
+    pub(crate) cluster: bool,
+    /// Stop after this many commands.
+    #[arg(long, value_name = "N")]
+    pub(crate) max_commands: Option<u64>,
+    /// Write the capture's summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<String>,
+    /// Print nothing while capturing.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
 }
 
 /// The spec file's `[vars]`: a scale and single values.
@@ -211,15 +334,43 @@ fn parse_limit(text: &str) -> Result<(String, f64), String> {
     Ok((name.to_string(), value))
 }
 
-impl RunArgs {
+/// Where a run's report goes, and the budget it must meet (`run`'s and `replay`'s flags).
+#[derive(Args)]
+pub(crate) struct ReportFlags {
+    /// Write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<String>,
+    /// Write the timeline as an HdrHistogram interval log to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hdr_log: Option<String>,
+    /// Print nothing while running (no live line on stderr).
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// A budget the report must meet, else exit status 1 (repeatable): p50_ms, p99_ms,
+    /// p99_9_ms, error_rate or min_ops_per_sec, on the totals or as commands.LABEL.LIMIT,
+    /// e.g. `--check p99_ms=5 --check error_rate=0.001 --check commands.GET.p99_ms=2`.
+    /// An interrupted run fails it too.
+    #[arg(long = "check", value_name = "LIMIT=VALUE", value_parser = parse_limit)]
+    pub(crate) checks: Vec<(String, f64)>,
+}
+
+impl ReportFlags {
     /// The `--check` limits as a budget, checked before any traffic: an unknown limit or a
     /// value out of range is an error naming it.
     pub(crate) fn budget(&self) -> crate::Result<Option<crate::stats::Budget>> {
-        if self.checks.is_empty() {
+        budget(&self.checks)
+    }
+}
+
+/// `--check` limits as a budget, checked before any traffic: an unknown limit or a value
+/// out of range is an error naming it.
+fn budget(checks: &[(String, f64)]) -> crate::Result<Option<crate::stats::Budget>> {
+    {
+        if checks.is_empty() {
             return Ok(None);
         }
         let mut budget = json!({});
-        for (name, value) in &self.checks {
+        for (name, value) in checks {
             if name == "commands" {
                 return Err(crate::Error::spec(
                     "check.commands",

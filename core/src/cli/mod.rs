@@ -7,11 +7,12 @@
 //! Ctrl-C handler, and exits with 130 on a second press).
 
 mod args;
+mod capture;
 mod redis_benchmark;
 
 use crate::output::{progress_line, table, write_hdr_log, write_json};
 use crate::{Runner, StopHandle, Workload};
-use args::{Cli, Command, MemtierArgs, RunArgs, SchemaOf};
+use args::{Cli, Command, MemtierArgs, ReplayArgs, RunArgs, SchemaOf};
 use clap::Parser;
 use serde_json::json;
 use std::ffi::OsString;
@@ -112,6 +113,9 @@ where
     };
     let result = match cli.command {
         Command::Run(args) => run(*args, console, interrupt),
+        Command::Replay(args) => replay(*args, console, interrupt),
+        Command::Capture(args) => capture::run(args, console, interrupt),
+        Command::Model(args) => capture::model(args, console),
         Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
         Command::Memtier(args) => memtier(args, console, interrupt),
         Command::Check { spec, vars } => Workload::from_file_with(&spec, &vars.params())
@@ -176,7 +180,7 @@ fn output_error(e: std::io::Error) -> crate::Error {
 }
 
 fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<u8> {
-    let budget = args.budget()?;
+    let budget = args.report.budget()?;
     let base = match &args.spec {
         Some(path) => Workload::from_file_with(path, &args.vars.params())?,
         None if !args.vars.params().is_empty() => {
@@ -200,14 +204,43 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     if let Some(at) = args.start_at {
         workload = workload.starting_at(at)?;
     }
+    if let Some(b) = &budget {
+        workload.add_thresholds(b, "check")?;
+    }
+    let out = Outputs::of(&args.report);
+    run_workload(workload, out, console, interrupt)
+}
+
+/// Where a run's report goes besides the table on stdout.
+struct Outputs<'a> {
+    json: Option<&'a str>,
+    hdr_log: Option<&'a str>,
+    quiet: bool,
+}
+
+impl<'a> Outputs<'a> {
+    fn of(flags: &'a args::ReportFlags) -> Self {
+        Outputs {
+            json: flags.json.as_deref(),
+            hdr_log: flags.hdr_log.as_deref(),
+            quiet: flags.quiet,
+        }
+    }
+}
+
+/// Run `workload`, its progress on stderr (unless quiet), its report as a table on stdout
+/// and into the files asked for; the exit code.
+fn run_workload(
+    mut workload: Workload,
+    args: Outputs<'_>,
+    console: &mut Console<'_>,
+    interrupt: &Interrupt,
+) -> crate::Result<u8> {
     if args.hdr_log.is_some() {
         // The log is written from the timeline's interval histograms.
         for p in &mut workload.phases {
             p.spec.output.interval_histograms = true;
         }
-    }
-    if let Some(b) = &budget {
-        workload.add_thresholds(b, "check")?;
     }
     // The spec's own files (created by the runner) count against the command line's.
     let mut files: Vec<(String, &str)> = Vec::new();
@@ -217,12 +250,8 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
         }
     }
     let specs = files.len();
-    files.extend(args.json.iter().map(|p| ("--json".to_string(), p.as_str())));
-    files.extend(
-        args.hdr_log
-            .iter()
-            .map(|p| ("--hdr-log".to_string(), p.as_str())),
-    );
+    files.extend(args.json.iter().map(|p| ("--json".to_string(), *p)));
+    files.extend(args.hdr_log.iter().map(|p| ("--hdr-log".to_string(), *p)));
     let named: Vec<(&str, &str)> = files.iter().map(|(o, p)| (o.as_str(), *p)).collect();
     crate::output::paths::distinct(&named)?;
     let _claimed = crate::output::paths::claim(&named[specs..])?;
@@ -237,14 +266,42 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     }
     let report = runner.wait()?;
     write!(console.stdout, "{}", table(&report)).map_err(output_error)?;
-    if let Some(path) = &args.json {
+    if let Some(path) = args.json {
         write_json(&report, path)?;
     }
-    if let Some(path) = &args.hdr_log {
+    if let Some(path) = args.hdr_log {
         write_hdr_log(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
     Ok(thresholds_verdict(&report, code, console.stderr))
+}
+
+/// `respload replay FILE`: a spec of one replay phase made from the flags, run as `run` runs
+/// one. `--rate` and `-c` are the replay's (its mean rate; connections to hash the
+/// recorded clients onto).
+fn replay(args: ReplayArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate::Result<u8> {
+    let budget = args.report.budget()?;
+    let (target, rest) = args.overrides.to_json();
+    let mut spec = json!({ "replay": args.replay_json() });
+    if let Some(t) = target {
+        crate::spec::merge(&mut spec, t);
+    }
+    if let Some(mut rest) = rest {
+        if let Some(load) = rest.get_mut("load").and_then(|l| l.as_object_mut()) {
+            for field in ["rate", "connections"] {
+                if let Some(v) = load.remove(field) {
+                    spec["replay"][field] = v;
+                }
+            }
+        }
+        crate::spec::merge(&mut spec, rest);
+    }
+    let mut workload = Workload::from_json_value(spec)?;
+    if let Some(b) = &budget {
+        workload.add_thresholds(b, "check")?;
+    }
+    let out = Outputs::of(&args.report);
+    run_workload(workload, out, console, interrupt)
 }
 
 /// The exit code of a report with thresholds: 1 when one failed (named on stderr), else

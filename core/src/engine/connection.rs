@@ -233,9 +233,14 @@ impl Connection {
             && !shared.stopping.get()
             && !self.generator.exhausted()
         {
-            let intended = match &self.pacer {
+            let intended = match &mut self.pacer {
                 Some((p, _)) if shared.after_end(p.due()) => break,
                 Some((p, _)) if p.due() > self.now => break,
+                Some((p, _)) if p.waiting() => {
+                    // A replay looking again: due now, or later (then the loop ends).
+                    p.refresh();
+                    continue;
+                }
                 Some((p, _)) => p.due(),
                 None => self.now,
             };

@@ -315,6 +315,14 @@ impl Shared {
         let mut unsent = crate::stats::Timings::default();
         let mut n = 0u64;
         while pacer.due() < stop {
+            if pacer.waiting() {
+                // A replay's look-again time, not a request: read on, or nothing more was due.
+                pacer.refresh();
+                if pacer.waiting() {
+                    break;
+                }
+                continue;
+            }
             let due = pacer.due();
             if due >= self.measure_start {
                 unsent.record(stop.duration_since(due).as_nanos() as u64);

@@ -1,21 +1,43 @@
 //! Request generation: pick a command (or a chain) by weight, draw its key and value, encode
 //! it straight into the connection's write buffer. Nothing here allocates per request.
 
+use super::feed::Cursor;
 use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
 use super::values::ValueSource;
 use crate::net::cluster::slot_tag;
-use crate::plan::{CompiledCommand, Phase};
+use crate::plan::{CompiledCommand, Phase, PickedSteps};
 use crate::resp::encode::{
     decimal_len, write_array_header, write_bulk, write_bulk_header, write_bulk_prefixed_u64,
 };
-use crate::spec::{Arg, Part};
+use crate::spec::{Arg, Part, Pick};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// One pick of the mix, with its own key sampler.
 struct Entry {
     steps: Box<[u16]>,
     sampler: KeySampler,
+    /// A chain with `pick = "sequential"`: the step this connection sends next, and how far
+    /// it moves on each time (the phase's connection count, modulo the chain's length).
+    turn: usize,
+    stride: usize,
+}
+
+impl Entry {
+    /// The step of a `pick` chain that this pick sends.
+    #[inline]
+    fn choose(&mut self, picked: &PickedSteps, rng: &mut Rng) -> usize {
+        let n = picked.steps.len();
+        match picked.order {
+            Pick::Random => rng.below(n as u64) as usize,
+            Pick::Sequential => {
+                let step = self.turn;
+                self.turn = (self.turn + self.stride) % n;
+                step
+            }
+        }
+    }
 }
 
 /// A chain under way: which entry, which step comes next, and its key.
@@ -31,6 +53,9 @@ pub struct Generator {
     commands: Rc<[CompiledCommand]>,
     templates: Box<[Template]>,
     entries: Box<[Entry]>,
+    /// Each entry's steps when it is a chain with `pick` (apart from `entries`, which the
+    /// encoder borrows mutably while it reads a step).
+    picks: Box<[Option<Arc<PickedSteps>>]>,
     cumulative: Box<[u64]>,
     total_weight: u64,
     keys: KeyFormat,
@@ -44,6 +69,9 @@ pub struct Generator {
     /// chain); `tag` is the one drawn.
     node_slots: Option<Rc<[u16]>>,
     tag: u16,
+    /// A replay: the connection's recorded requests, sent as they are (dropped from the
+    /// queue here when `true`, in closed loop; by the pacer in open loop).
+    replay: Option<(Cursor, bool)>,
 }
 
 /// A command's encoding prepared once: its array header and leading literal arguments
@@ -172,15 +200,23 @@ impl Generator {
         let entries = phase
             .mix
             .iter()
-            .map(|e| Entry {
-                steps: e.steps.iter().map(|&i| i as u16).collect(),
-                sampler: KeySampler::new(e.distribution, keys.range[0], span, index, total),
+            .map(|e| {
+                // Connection `index` starts at its own step and moves on by the connection
+                // count: together the connections walk the chain in order.
+                let n = e.pick.as_ref().map_or(1, |p| p.steps.len().max(1)) as u64;
+                Entry {
+                    steps: e.steps.iter().map(|&i| i as u16).collect(),
+                    sampler: KeySampler::new(e.distribution, keys.range[0], span, index, total),
+                    turn: (index % n) as usize,
+                    stride: (total % n) as usize,
+                }
             })
             .collect();
         Generator {
             templates: commands.iter().map(Template::new).collect(),
             commands,
             entries,
+            picks: phase.mix.iter().map(|e| e.pick.clone()).collect(),
             cumulative,
             total_weight: acc,
             keys: KeyFormat::new(
@@ -197,7 +233,14 @@ impl Generator {
             scratch: Vec::new(),
             node_slots: None,
             tag: 0,
+            replay: None,
         }
+    }
+
+    /// Send the requests of a replay's connection instead of generating any; `pop` in
+    /// closed loop (no pacer to drop each one sent).
+    pub fn replay(&mut self, cursor: Cursor, pop: bool) {
+        self.replay = Some((cursor, pop));
     }
 
     /// Write `{node_tag}` as a hash tag of one of `slots` (those of the connection's primary),
@@ -209,7 +252,7 @@ impl Generator {
     /// Whether this connection has sent all it may (parallel keys with `all_keys`).
     #[inline]
     pub fn exhausted(&self) -> bool {
-        self.cap == Some(0)
+        self.cap == Some(0) || self.replay.as_ref().is_some_and(|(c, _)| c.exhausted())
     }
 
     #[inline]
@@ -225,6 +268,9 @@ impl Generator {
     /// many more requests this thread may send (bounds sequential key chunks).
     #[inline]
     pub fn next(&mut self, buf: &mut Vec<u8>, budget_left: u64) -> usize {
+        if let Some((cursor, pop)) = &self.replay {
+            return cursor.write(buf, *pop) as usize;
+        }
         if let Some(c) = self.cap.as_mut() {
             *c = c.saturating_sub(1);
         }
@@ -241,16 +287,21 @@ impl Generator {
                     &self.sequence,
                     budget_left,
                 );
-                ChainAt {
-                    entry,
-                    step: 0,
-                    key,
-                }
+                let step = match &self.picks[entry] {
+                    Some(p) => self.entries[entry].choose(p, &mut self.rng),
+                    None => 0,
+                };
+                ChainAt { entry, step, key }
             }
         };
+        let picked = self.picks[at.entry].as_deref().map(|p| &p.steps[at.step]);
         let steps = &self.entries[at.entry].steps;
-        let index = steps[at.step] as usize;
-        self.chain = (at.step + 1 < steps.len()).then_some(ChainAt {
+        let index = match picked {
+            Some((command, _)) => *command,
+            None => steps[at.step] as usize,
+        };
+        // A picked step is the whole pick; a chain's steps follow one another.
+        self.chain = (picked.is_none() && at.step + 1 < steps.len()).then_some(ChainAt {
             step: at.step + 1,
             ..at
         });
@@ -266,17 +317,29 @@ impl Generator {
             tag,
             ..
         } = self;
-        let cmd = &commands[index];
-        let template = &templates[index];
-        // A TTL of 0 drops `EX n` from the SET, so it is drawn before the header is written.
         let mut ttl = 0;
-        if let (true, Some(Arg::Expiry(lo, hi))) = (template.expiry, cmd.args.last()) {
-            ttl = rng.between(*lo as i64, *hi as i64) as u64;
-            let n = cmd.args.len();
-            write_array_header(buf, if ttl == 0 { n - 1 } else { n + 1 });
-        }
-        buf.extend_from_slice(&template.head);
-        for arg in &cmd.args[template.rest..] {
+        let (args, rest): (&[Arg], usize) = match picked {
+            // A picked step's arguments are its own (its command only names it in the
+            // report): encoded whole, without a prepared head.
+            Some((_, args)) => {
+                write_array_header(buf, args.len());
+                (args, 0)
+            }
+            None => {
+                let cmd = &commands[index];
+                let template = &templates[index];
+                // A TTL of 0 drops `EX n` from the SET, so it is drawn before the header is
+                // written.
+                if let (true, Some(Arg::Expiry(lo, hi))) = (template.expiry, cmd.args.last()) {
+                    ttl = rng.between(*lo as i64, *hi as i64) as u64;
+                    let n = cmd.args.len();
+                    write_array_header(buf, if ttl == 0 { n - 1 } else { n + 1 });
+                }
+                buf.extend_from_slice(&template.head);
+                (&cmd.args, template.rest)
+            }
+        };
+        for arg in &args[rest..] {
             match arg {
                 Arg::Lit(bytes) => write_bulk(buf, bytes),
                 Arg::Key => keys.write(buf, keys.lo + at.key),
@@ -360,6 +423,11 @@ mod tests {
     use std::sync::Arc;
 
     fn generator(toml: &str, seed: u64) -> Generator {
+        generator_at(toml, seed, (0, 1))
+    }
+
+    /// The generator of connection `index` of `total`.
+    fn generator_at(toml: &str, seed: u64, (index, total): (u64, u64)) -> Generator {
         let w = Workload::from_toml_str(toml).unwrap();
         let p = &w.phases[0];
         let mut rng = Rng::new(seed);
@@ -371,7 +439,7 @@ mod tests {
             ValueSource::new(&p.spec.values, pool, p.spec.keys.count()),
             seq,
             Rng::for_stream(seed, 0, 0),
-            (0, 1),
+            (index, total),
         )
     }
 
@@ -500,6 +568,46 @@ mod tests {
         assert!(chains > 200 && gets.len() > 200, "{chains} {}", gets.len());
         // The GET entry has its own (sequential) pattern.
         assert_eq!(gets[..3], ["key:1", "key:2", "key:3"]);
+    }
+
+    #[test]
+    fn picked_chains_send_one_step_per_pick() {
+        let chain = r#"
+            values = { size = 3, data = "fixed" }
+            [[commands]]
+            chain = ["RPUSH l a", "RPUSH l b", "SET k {value}", ["RPUSH", "l", "c"]]
+            label = "cap"
+            pick = "PICK"
+        "#;
+        let w = Workload::from_toml_str(&chain.replace("PICK", "sequential")).unwrap();
+        let labels: Vec<_> = w.phases[0].commands.iter().map(|c| &c.label).collect();
+        assert_eq!(labels, ["CAP:RPUSH", "CAP:SET"]);
+        let sent = |g: &mut Generator, n: usize| {
+            let mut buf = Vec::new();
+            let index: Vec<usize> = (0..n).map(|_| g.next(&mut buf, 100)).collect();
+            let last: Vec<String> = commands(&buf)
+                .iter()
+                .map(|c| String::from_utf8_lossy(c.last().unwrap()).into_owned())
+                .collect();
+            (index, last)
+        };
+        // One connection: the steps in order, cycling, each under its command's label.
+        let spec = chain.replace("PICK", "sequential");
+        let (index, last) = sent(&mut generator(&spec, 1), 6);
+        assert_eq!(last, ["a", "b", "xxx", "c", "a", "b"]);
+        assert_eq!(index, [0, 0, 1, 0, 0, 0]);
+        // Connection 1 of 3 takes steps 1, 4, 7, 10 (modulo the 4 steps: b, a, c, SET): the
+        // connections together walk the chain in order.
+        let (_, last) = sent(&mut generator_at(&spec, 1, (1, 3)), 4);
+        assert_eq!(last, ["b", "a", "c", "xxx"]);
+        // Random: one step per pick, each step about a quarter of them.
+        let (index, last) = sent(&mut generator(&chain.replace("PICK", "random"), 3), 4000);
+        let sets = last.iter().filter(|l| *l == "xxx").count();
+        assert_eq!(index.iter().filter(|&&i| i == 1).count(), sets);
+        for step in ["a", "b", "c", "xxx"] {
+            let n = last.iter().filter(|l| *l == step).count();
+            assert!((850..1150).contains(&n), "{step}: {n}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Open-loop pacing: each connection's intended send times, evenly spaced or Poisson, at a
 //! fixed rate or along a rate staircase.
 
+use super::feed::Cursor;
 use super::rng::Rng;
 use crate::spec::Arrivals;
 use std::sync::Arc;
@@ -73,6 +74,9 @@ pub struct Pacer {
     rng: Rng,
     /// With a rate ramp: the staircase, and the step `offset` lies in.
     ramp: Option<(Staircase, usize)>,
+    /// A replay: the recorded schedule, and whether `next` is only when to look again
+    /// (nothing was queued for the connection yet).
+    replay: Option<(Cursor, bool)>,
 }
 
 impl Pacer {
@@ -89,6 +93,38 @@ impl Pacer {
             poisson: arrivals == Arrivals::Poisson,
             rng,
             ramp: None,
+            replay: None,
+        }
+    }
+
+    /// A replay's schedule: each request at its recorded instant (`cursor`); `gap` is the
+    /// connection's mean gap, for the figures that need one.
+    pub fn replayed(cursor: Cursor, gap: f64) -> Self {
+        let (next, waiting) = cursor.due();
+        Pacer {
+            base: next,
+            offset: 0.0,
+            next,
+            gap,
+            poisson: false,
+            rng: Rng::for_stream(0, 0, 0),
+            ramp: None,
+            replay: Some((cursor, waiting)),
+        }
+    }
+
+    /// A replay with nothing queued yet: `due` is only when to look again.
+    #[inline]
+    pub fn waiting(&self) -> bool {
+        matches!(self.replay, Some((_, true)))
+    }
+
+    /// A replay: look again for the next request (when [`Pacer::waiting`]).
+    pub fn refresh(&mut self) {
+        if let Some((cursor, waiting)) = &mut self.replay {
+            let (next, w) = cursor.due();
+            self.next = next;
+            *waiting = w;
         }
     }
 
@@ -146,6 +182,15 @@ impl Pacer {
     /// Move on to the request after.
     #[inline]
     pub fn advance(&mut self) {
+        if let Some((cursor, waiting)) = &mut self.replay {
+            if !*waiting {
+                cursor.pop();
+            }
+            let (next, w) = cursor.due();
+            self.next = next;
+            *waiting = w;
+            return;
+        }
         // One gap's worth of "work": 1 for even gaps, Exp(1) for Poisson; 1 - U lies in
         // (0, 1], so ln is finite.
         let units = if self.poisson {

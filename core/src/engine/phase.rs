@@ -230,6 +230,20 @@ fn join_all(joins: Vec<JoinHandle<()>>) {
 /// Each thread's share of the phase's request budget (unbounded without one).
 fn thread_budgets(phase: &Phase, conns: &[usize]) -> Vec<u64> {
     let load = &phase.spec.load;
+    if let Some(plan) = &phase.replay {
+        // Each thread sends what its connections' recorded clients sent, every pass.
+        let passes = plan.spec.loops as u64;
+        let mut first = 0;
+        return conns
+            .iter()
+            .map(|&c| {
+                let end = (first + c).min(plan.per_connection.len());
+                let n: u64 = plan.per_connection[first.min(end)..end].iter().sum();
+                first += c;
+                n * passes
+            })
+            .collect();
+    }
     match load.request_budget(&phase.spec.keys) {
         Some(n) if phase.parallel_all_keys() => {
             // Each connection walks exactly its own slice: a thread's budget is its slices.
@@ -548,6 +562,7 @@ pub fn run_phase(
         unsent: Unsent::of(total.unsent.as_deref()),
         client_lag_ms: total.client_lag.as_deref().map(crate::stats::latency_of),
         validity: Validity::default(),
+        replay: None,
         workload: phase.redacted(),
     };
     if phase.spec.measured {

@@ -277,7 +277,19 @@ fn execute(
                 ),
                 metrics: endpoint.as_ref().map(|e| Arc::clone(&e.metrics)),
             };
-            run_phase(phase, i, plans_i, phase_seed, options, stop, tx)
+            match super::replay::prefill(phase, stop) {
+                Ok(prefilled) => {
+                    run_phase(phase, i, plans_i, phase_seed, options, stop, tx).map(|mut o| {
+                        if let Some(plan) = &phase.replay {
+                            let mut f = super::replay::fidelity(plan, &o.report);
+                            f.prefill = prefilled;
+                            o.report.replay = Some(f);
+                        }
+                        o
+                    })
+                }
+                Err(e) => Err(e),
+            }
         };
         let mut outcome = match started {
             Ok(mut outcome) => {

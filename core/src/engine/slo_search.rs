@@ -164,6 +164,7 @@ pub fn run_search(
             unsent: None,
             client_lag_ms: None,
             validity: crate::stats::Validity::default(),
+            replay: None,
             workload: phase.redacted(),
         },
         recorder: total,

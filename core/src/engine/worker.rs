@@ -5,6 +5,7 @@
 use super::cluster::{Cluster, ClusterClient};
 use super::connection::{Connection, READ_BUFFER};
 use super::control::{ConnCtl, Interrupt, Shared, TaskEnd};
+use super::feed::{Cursor, Feed};
 use super::generator::Generator;
 use super::keys::Sequence;
 use super::pacer::Pacer;
@@ -173,6 +174,23 @@ async fn worker(s: WorkerSetup) {
     let (now_local, later): (Vec<usize>, Vec<usize>) =
         (0..s.connections).partition(|&l| opens_at_step(&s, ramp, l) == 0);
     let (cluster, links, failure) = open_links(&s, &now_local).await;
+    // A replay's trace, opened again for this thread's connections.
+    let feed = match &s.phase.replay {
+        Some(plan) => Feed::new(
+            Arc::clone(plan),
+            s.first_connection,
+            s.connections,
+            Instant::now(),
+            s.phase.spec.load.open_loop(),
+        )
+        .map(|f| Some(Rc::new(RefCell::new(f))))
+        .map_err(|reason| Error::spec(format!("{}replay.file", s.phase.prefix), reason)),
+        None => Ok(None),
+    };
+    let (feed, failure) = match feed {
+        Ok(f) => (f, failure),
+        Err(e) => (None, failure.or(Some(e))),
+    };
     let ready = match failure {
         Some(e) => Err(e),
         None => Ok(()),
@@ -240,6 +258,7 @@ async fn worker(s: WorkerSetup) {
         ramp_rates: load
             .rate_ramp
             .map(|r| r.rates().iter().map(|rate| rate / total).collect()),
+        feed,
     });
     let now = Instant::now();
     // Open loop: the connections' schedules start with the phase, not when this thread got
@@ -247,6 +266,9 @@ async fn worker(s: WorkerSetup) {
     // their lateness in the send lag, rather than never falling due.
     let warmup = load.warmup.map_or(Duration::ZERO, |w| w.0);
     let phase_start = measure_start.checked_sub(warmup).unwrap_or(measure_start);
+    if let Some(f) = &spawner.feed {
+        f.borrow_mut().start(phase_start);
+    }
     let mut ctls = Vec::with_capacity(s.connections);
     for (l, link) in links {
         let ctl = Rc::new(ConnCtl::new(now));
@@ -484,6 +506,8 @@ struct Spawner {
     cluster: Option<Rc<Cluster>>,
     /// With a rate ramp: each step's rate for one connection.
     ramp_rates: Option<Arc<[f64]>>,
+    /// A replay: this thread's share of the trace.
+    feed: Option<Rc<RefCell<Feed>>>,
 }
 
 impl Spawner {
@@ -505,7 +529,7 @@ impl Spawner {
             0
         };
         let rng = Rng::for_stream(s.seed, s.phase_index as u64, stream_index);
-        let generator = Generator::new(
+        let mut generator = Generator::new(
             &s.phase,
             Rc::clone(&s.commands),
             ValueSource::new(&s.phase.spec.values, Rc::clone(&s.pool), s.key_span),
@@ -530,6 +554,15 @@ impl Spawner {
             )),
             (_, _, Some(rate)) => Some(Pacer::new(now, rate / total, arrivals, stagger, pacing)),
             _ => None,
+        };
+        let pacer = match &s.feed {
+            Some(feed) => {
+                let cursor = Cursor::new(feed, index as usize);
+                generator.replay(cursor.clone(), pacer.is_none());
+                let rate = load.rate.unwrap_or(1.0) / total;
+                pacer.map(|_| Pacer::replayed(cursor, 1.0 / rate))
+            }
+            None => pacer,
         };
         if let Some((start, stairs)) = pacer.as_ref().and_then(Pacer::staircase) {
             ctl.ramped(start, stairs);

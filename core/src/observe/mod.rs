@@ -9,4 +9,4 @@ pub use crate::report::{NodeServer, ServerLoad, ServerSample};
 pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Plan as DrillPlan};
 pub use prometheus::{Endpoint, Metrics, BUCKETS_S};
 pub use sampler::{join_server_cpu, Sampler};
-pub use server_info::read_facts;
+pub use server_info::{parse_info, read_facts};

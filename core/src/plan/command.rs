@@ -2,8 +2,9 @@
 //! into what the generator sends ([`CompiledCommand`]), and the mix over them.
 
 use crate::spec::{
-    parse_template, Arg, CommandSpec, Distribution, Template, BUILTINS, READ_COMMANDS,
+    parse_template, Arg, CommandSpec, Distribution, Pick, Template, BUILTINS, READ_COMMANDS,
 };
+use std::sync::Arc;
 
 /// A command ready for the generator: one per label in the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,11 +25,25 @@ pub struct CompiledCommand {
 pub struct MixEntry {
     /// Relative share.
     pub weight: u32,
-    /// CompiledCommand commands sent in order on one key.
+    /// CompiledCommand commands sent in order on one key; with `pick`, the commands its
+    /// steps are reported under, each once.
     pub steps: Vec<usize>,
     /// The key distribution this entry uses (resolved from the command, `keys.reads` /
     /// `keys.writes`, or `keys.distribution`).
     pub distribution: Distribution,
+    /// A chain with `pick`: one of these steps per pick. Shared, as a chain of a captured
+    /// workload may have many steps and every connection reads them.
+    pub pick: Option<Arc<PickedSteps>>,
+}
+
+/// The steps of a chain with `pick`, one of which each pick sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickedSteps {
+    /// How the step is chosen.
+    pub order: Pick,
+    /// Each step in chain order: the index of the command it is reported under (steps of
+    /// one label share it) and its own arguments.
+    pub steps: Vec<(usize, Vec<Arg>)>,
 }
 
 /// Reading commands that also write (pop, delete, touch the TTL): a replica refuses them,
@@ -181,6 +196,12 @@ impl CommandSpec {
                 ))
             }
         };
+        if self.pick.is_some() && self.chain.is_none() {
+            return Err(crate::Error::spec(
+                format!("{path}.pick"),
+                "applies to a `chain` only: give the steps to pick from as `chain`",
+            ));
+        }
         if self.weight == 0 || self.weight > 1_000_000 {
             return Err(crate::Error::spec(
                 format!("{path}.weight"),
@@ -190,7 +211,16 @@ impl CommandSpec {
         if let (Some(label), None) = (&self.label, &self.chain) {
             steps[0].label = label.to_ascii_uppercase();
         }
-        if self.chain.is_some() {
+        if self.chain.is_some() && self.pick.is_some() {
+            // One step per pick: steps of one command name are reported together (a chain
+            // of a captured workload may hold thousands of SETs).
+            if let Some(label) = &self.label {
+                let label = label.to_ascii_uppercase();
+                for s in &mut steps {
+                    s.label = format!("{label}:{}", s.label);
+                }
+            }
+        } else if self.chain.is_some() {
             // A command repeated within a chain gets its step number: `APPEND#3`.
             let names: Vec<String> = steps.iter().map(|s| s.label.clone()).collect();
             for (i, s) in steps.iter_mut().enumerate() {
@@ -209,6 +239,45 @@ impl CommandSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn picked_chains_group_steps_by_label_and_say_what_is_wrong() {
+        let w = crate::plan::Workload::from_toml_str(
+            "[[commands]]\nchain = ['SET a 1', 'GET a', 'set b 2']\npick = 'random'\n\
+             [[commands]]\nchain = ['SET c 3']\npick = 'sequential'\nlabel = 'x'",
+        )
+        .unwrap();
+        let p = &w.phases[0];
+        let labels: Vec<_> = p.commands.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["SET", "GET", "X:SET"]);
+        assert_eq!(p.mix[0].steps, [0, 1]);
+        let picked = p.mix[0].pick.as_deref().unwrap();
+        assert_eq!(picked.order, Pick::Random);
+        let commands: Vec<usize> = picked.steps.iter().map(|s| s.0).collect();
+        assert_eq!(commands, [0, 1, 0]);
+        assert_eq!(picked.steps[2].1[0], Arg::Lit(b"set"[..].into()));
+        assert!(p.mix[1].pick.is_some() && p.mix[1].steps == [2]);
+        let err = |toml: &str| {
+            crate::plan::Workload::from_toml_str(toml)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("[[commands]]\ntemplate = 'GET a'\npick = 'random'");
+        assert!(e.contains("commands[0].pick") && e.contains("chain"), "{e}");
+        let e = err("[[commands]]\nchain = ['GET a']\npick = 'sometimes'");
+        assert!(
+            e.contains("commands[0].pick") && e.contains("sequential"),
+            "{e}"
+        );
+        let e = err("[[commands]]\nname = 'get'\n[[commands]]\nchain = ['GET a']\npick = 'random'");
+        assert!(e.contains("a second command labelled `GET`"), "{e}");
+        let e =
+            err("target = { cluster = true }\n[[commands]]\nchain = ['GET a']\npick = 'random'");
+        assert!(
+            e.contains("commands[0].pick") && e.contains("cluster"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn every_builtin_compiles() {

@@ -1,13 +1,15 @@
 //! One phase resolved: its spec checked and normalized, its target resolved, its commands
 //! compiled and its mix made ([`Phase`]).
 
-use super::{CompiledCommand, ConnectOptions, MixEntry};
+use super::{CompiledCommand, ConnectOptions, MixEntry, PickedSteps, ReplayPlan};
 use crate::spec::{
     redact_url, uses_node_tag, Arg, Distribution, PhaseSpec, Refill, Requests, Thresholds,
     MAX_COMMANDS,
 };
 use crate::{Error, Result};
 use serde_json::Value as Json;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One validated phase, ready to run.
 #[derive(Debug, Clone)]
@@ -23,6 +25,8 @@ pub struct Phase {
     pub mix: Vec<MixEntry>,
     /// The prefix of this phase's field paths in errors (`phases[1].`, or empty).
     pub prefix: String,
+    /// A trace replay (`replay`): what the pass over its trace found.
+    pub replay: Option<std::sync::Arc<ReplayPlan>>,
 }
 
 impl Phase {
@@ -70,7 +74,8 @@ impl Phase {
 }
 
 impl Phase {
-    pub(super) fn from_json(raw: Json, prefix: &str) -> Result<Self> {
+    pub(super) fn from_json(mut raw: Json, prefix: &str) -> Result<Self> {
+        replay_pipeline(&mut raw);
         if let Some(t) = raw.get("thresholds").filter(|t| !t.is_null()) {
             // Read first for its errors' full path (the serde reader names `thresholds`).
             Thresholds::from_json(t, &format!("{prefix}thresholds"))?;
@@ -105,6 +110,9 @@ impl Phase {
                  request goes out at its intended time; remove the rate, or set refill = \"eager\"",
             ));
         }
+        if spec.replay.is_some() {
+            return Self::replay(spec, connect, prefix);
+        }
         super::events::validate(
             &spec.events,
             prefix,
@@ -126,13 +134,28 @@ impl Phase {
             if let Some(d) = &c.distribution {
                 d.validate(&format!("{path}.distribution"), spec.keys.range)?;
             }
+            if c.pick.is_some() && connect.cluster.is_some() {
+                return Err(Error::spec(
+                    format!("{path}.pick"),
+                    "is not supported in cluster mode (target.cluster) yet: its steps share \
+                     their label's routing; send the chain whole (remove `pick`)",
+                ));
+            }
             let mut steps = Vec::new();
+            // With `pick`: each step (its label's command, its arguments), and the command of
+            // each label.
+            let mut picked: Vec<(usize, Vec<Arg>)> = Vec::new();
+            let mut by_label: HashMap<String, usize> = HashMap::new();
             for (j, mut compiled) in c.compile(&path)?.into_iter().enumerate() {
                 let field = match (&c.chain, &c.template) {
                     (Some(_), _) => format!("{path}.chain[{j}]"),
                     (None, Some(_)) => format!("{path}.template"),
                     (None, None) => format!("{path}.name"),
                 };
+                if let Some(&at) = by_label.get(&compiled.label) {
+                    picked.push((at, compiled.args));
+                    continue;
+                }
                 if connect.cluster.is_some() {
                     super::slots::cluster_check(&compiled, &spec.keys.prefix, &field)?;
                 } else if uses_node_tag(&compiled.args) {
@@ -155,6 +178,10 @@ impl Phase {
                 if let (true, Some([lo, hi])) = (compiled.builtin_set, spec.values.expiry) {
                     compiled.args.push(Arg::Expiry(lo as u32, hi as u32));
                 }
+                if c.pick.is_some() {
+                    by_label.insert(compiled.label.clone(), commands.len());
+                    picked.push((commands.len(), compiled.args.clone()));
+                }
                 steps.push(commands.len());
                 commands.push(compiled);
             }
@@ -164,6 +191,12 @@ impl Phase {
                 weight: c.weight,
                 distribution: spec.keys.distribution_for(c.distribution, reads),
                 steps,
+                pick: c.pick.map(|order| {
+                    Arc::new(PickedSteps {
+                        order,
+                        steps: picked,
+                    })
+                }),
             });
         }
         too_many_commands(commands.len(), prefix)?;
@@ -173,7 +206,119 @@ impl Phase {
             commands,
             mix,
             prefix: prefix.to_string(),
+            replay: None,
         })
+    }
+
+    /// A replay phase: the trace read once (its commands become the phase's labels), the
+    /// load set from it (connections, requests, the open-loop rate).
+    fn replay(mut spec: PhaseSpec, connect: ConnectOptions, prefix: &str) -> Result<Self> {
+        let Some(replay) = spec.replay.clone() else {
+            return Err(Error::Internal("not a replay phase".into()));
+        };
+        replay.validate(prefix)?;
+        let refuse = |field: &str, why: &str| Err(Error::spec(format!("{prefix}{field}"), why));
+        if connect.cluster.is_some() {
+            return refuse(
+                "target.cluster",
+                "a replay runs against one server (standalone or a cluster's node) for now: \
+                 remove target.cluster",
+            );
+        }
+        let load = &spec.load;
+        for (field, set) in [
+            ("load.rate_ramp", load.rate_ramp.is_some()),
+            ("load.warmup", load.warmup.is_some()),
+            ("load.connections_ramp", load.connections_ramp.is_some()),
+            ("load.requests", load.requests.is_some()),
+            ("slo", spec.slo.is_some()),
+            ("events", !spec.events.is_empty()),
+        ] {
+            if set {
+                return refuse(
+                    field,
+                    "does not apply to a replay, whose trace sets the schedule and the \
+                     requests: remove it (replay.speed or replay.rate set the pace)",
+                );
+            }
+        }
+        if load.idle || !load.keepalive {
+            return refuse(
+                "load.keepalive",
+                "a replay keeps each connection open: remove load.idle / load.keepalive",
+            );
+        }
+        let plan = ReplayPlan::scan(&replay, prefix, connect.db, replay.prefill)?;
+        let rate = plan.rate();
+        if rate > crate::spec::MAX_RATE {
+            return refuse(
+                "replay.speed",
+                &format!(
+                    "replays the trace at {rate:.0} requests per second: allowed are up to {}",
+                    crate::spec::MAX_RATE
+                ),
+            );
+        }
+        let rate = rate.max(crate::spec::MIN_RATE);
+        // The rate set here is the trace's: a spec read back (to_json_value) has it already.
+        if let Some(given) = spec.load.rate.filter(|r| (r / rate - 1.0).abs() > 1e-9) {
+            return refuse(
+                "load.rate",
+                &format!(
+                    "{given}: a replay's rate is its trace's ({rate:.3} requests per second \
+                     at replay.speed {}): set replay.rate or replay.speed instead",
+                    plan.speed
+                ),
+            );
+        }
+        spec.load.connections = plan.connections;
+        spec.load.rate = Some(rate);
+        spec.load.normalize();
+        let commands: Vec<CompiledCommand> = plan
+            .labels
+            .iter()
+            .map(|label| CompiledCommand {
+                label: label.clone(),
+                args: vec![Arg::Lit(label.as_bytes().into())],
+                reads: crate::spec::READ_COMMANDS
+                    .iter()
+                    .any(|r| r.eq_ignore_ascii_case(label)),
+                builtin_set: false,
+            })
+            .collect();
+        let mix = vec![MixEntry {
+            weight: 1,
+            steps: vec![0],
+            distribution: spec.keys.distribution_for(None, false),
+            pick: None,
+        }];
+        Ok(Phase {
+            spec,
+            connect,
+            commands,
+            mix,
+            prefix: prefix.to_string(),
+            replay: Some(std::sync::Arc::new(plan)),
+        })
+    }
+}
+
+/// Requests a replay connection may have in flight unless `load.pipeline` says otherwise: a
+/// recorded client whose commands came faster than their replies (it pipelined, or ran a
+/// transaction) is replayed as it sent them, not held to one at a time.
+pub const REPLAY_PIPELINE: u32 = 64;
+
+/// A replay phase without a `load.pipeline` of its own gets [`REPLAY_PIPELINE`].
+fn replay_pipeline(raw: &mut Json) {
+    let Some(o) = raw.as_object_mut() else { return };
+    if o.get("replay").is_none_or(Json::is_null) {
+        return;
+    }
+    let load = o
+        .entry("load")
+        .or_insert_with(|| Json::Object(Default::default()));
+    if let Some(l) = load.as_object_mut() {
+        l.entry("pipeline").or_insert(REPLAY_PIPELINE.into());
     }
 }
 

@@ -74,6 +74,15 @@ impl Workload {
                 ..self.clone()
             });
         }
+        if let Some(p) = self.phases.iter().find(|p| p.replay.is_some()) {
+            return Err(Error::spec(
+                format!("{}replay", p.prefix),
+                format!(
+                    "{index}/{count}: a replay is not split over hosts yet (each would send the \
+                     whole trace): run it on one host, or give each host a trace of its own"
+                ),
+            ));
+        }
         let n = self.phases.len();
         let mut raw = Vec::with_capacity(n);
         for (i, phase) in self.phases.iter().enumerate() {

@@ -435,6 +435,7 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .find(|p| !p.events.is_empty())
             .map_or_else(Vec::new, |p| p.events.clone()),
         steps: merge_steps(parts),
+        replay: first.replay.clone(),
         slo: first.slo.clone(),
         output_error: parts.iter().find_map(|p| p.output_error.clone()),
         server: observed.server.clone(),

@@ -30,7 +30,9 @@ pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_d
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use lost::HOST_LOST;
 pub use merge::{HostReport, ShardOf};
-pub use phase::{PhaseReport, RampStep, ServerFacts, SloPoint, SloResult};
+pub use phase::{
+    PhaseReport, PrefillReport, RampStep, ReplayFidelity, ServerFacts, SloPoint, SloResult,
+};
 #[cfg(feature = "schema")]
 pub(crate) use schema::field_order;
 #[cfg(feature = "schema")]

@@ -104,8 +104,70 @@ pub struct PhaseReport {
     /// not measured has none).
     #[serde(default)]
     pub validity: Validity,
+    /// A trace replay (`replay`): what was replayed, what was skipped and why, and how
+    /// well the recorded schedule was kept; left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayFidelity>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
+}
+
+/// How faithfully a trace was replayed (a phase's `replay`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReplayFidelity {
+    /// The trace file.
+    pub file: String,
+    /// Its format: `respload`, `monitor` or `twitter`.
+    pub format: String,
+    /// Commands the trace holds (malformed lines not counted).
+    pub traced: u64,
+    /// Requests the replay was to send: the trace's commands not skipped (and a `SELECT`
+    /// before a command on another database than its connection's), every pass.
+    pub planned: u64,
+    /// Requests sent and answered (or failed) in the measured replay.
+    pub replayed: u64,
+    /// Commands of the trace not replayed, by reason (`dropped: FLUSHALL`: dropped by
+    /// default or by `replay.drop`/`keep`), per pass.
+    pub skipped: std::collections::BTreeMap<String, u64>,
+    /// Malformed lines of the trace (not replayed).
+    pub malformed: u64,
+    /// The first malformed lines: `line N: reason`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub malformed_lines: Vec<String>,
+    /// The speed (recorded offsets divided by it).
+    pub speed: f64,
+    /// The trace's own mean rate (requests per second over its span).
+    pub trace_rate: f64,
+    /// The mean rate replayed at (the trace's times the speed).
+    pub rate: f64,
+    /// Passes over the trace.
+    pub loops: u32,
+    /// Connections: one per recorded client, or `replay.connections`.
+    pub connections: u32,
+    /// Whether each recorded client had a connection of its own.
+    pub per_client: bool,
+    /// How the recorded schedule was kept: the send lag (ms) from each request's recorded
+    /// instant (scaled by the speed) to its write.
+    pub schedule_ms: Option<Latency>,
+    /// The keys written before the replay (read by the trace before it wrote them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<PrefillReport>,
+}
+
+/// The prefill of a replay: keys the trace reads before writing them, written first.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct PrefillReport {
+    /// Keys written (with SET).
+    pub keys: u64,
+    /// SETs the server refused (error replies).
+    pub errors: u64,
+    /// Seconds the prefill took.
+    pub duration_s: f64,
+    /// Keys read first by commands of other types (not strings), not prefilled: by command.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub not_prefilled: std::collections::BTreeMap<String, u64>,
 }
 
 /// One step of a ramp: its part of the timeline, summarized.

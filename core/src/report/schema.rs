@@ -4,9 +4,9 @@
 
 use super::{
     Availability, ClientStats, EventReport, HostReport, IntervalLatency, Latency, NodeServer,
-    PhaseReport, RampStep, Report, ServerFacts, ServerLoad, ServerSample, ShardOf, SloPoint,
-    SloResult, Snapshot, Stats, Threshold, TimelineRow, Unsent, Validity, ValidityCheck,
-    SCHEMA_VERSION,
+    PhaseReport, PrefillReport, RampStep, ReplayFidelity, Report, ServerFacts, ServerLoad,
+    ServerSample, ShardOf, SloPoint, SloResult, Snapshot, Stats, Threshold, TimelineRow, Unsent,
+    Validity, ValidityCheck, SCHEMA_VERSION,
 };
 use serde::de::{self, Deserialize, Visitor};
 use serde_json::Value;
@@ -66,6 +66,8 @@ fn field_orders() -> Vec<(&'static str, &'static [&'static str])> {
         Availability,
         NodeServer,
         PhaseReport,
+        ReplayFidelity,
+        PrefillReport,
         EventReport,
         RampStep,
         SloResult,

@@ -34,6 +34,25 @@ pub struct CommandSpec {
     /// `keys.writes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distribution: Option<Distribution>,
+    /// With a `chain`: each pick sends one of its steps instead of all of them in a row
+    /// (see [`Pick`]). Steps are then reported by command name, steps of one name together
+    /// (`LABEL:COMMAND` when the chain has a label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<Pick>,
+}
+
+/// Which step of a chain one pick sends (`pick` on a chain).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Pick {
+    /// The steps in turn, cycling: connection `i` of `n` sends steps `i`, `i + n`,
+    /// `i + 2n`, ... (modulo the chain's length), so that together the connections walk the
+    /// chain in order, as one counter shared by all of them would (memtier_benchmark's
+    /// `--monitor-pattern=S`). With one connection: step 1, 2, ..., the last, 1, ...
+    Sequential,
+    /// One step drawn at random, every step with the same chance.
+    Random,
 }
 
 fn default_weight() -> u32 {
@@ -50,6 +69,7 @@ impl CommandSpec {
             label: None,
             weight: 1,
             distribution: None,
+            pick: None,
         }
     }
 }

@@ -12,6 +12,7 @@ mod keys;
 mod load;
 mod node_addr;
 mod output;
+mod replay;
 #[cfg(feature = "schema")]
 mod schema;
 mod slo;
@@ -25,7 +26,7 @@ mod vars;
 
 pub use crate::report::ShardOf;
 pub(crate) use command::READ_COMMANDS;
-pub use command::{CommandSpec, BUILTINS};
+pub use command::{CommandSpec, Pick, BUILTINS};
 pub use duration::SpecDuration;
 pub use events::{Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys};
@@ -35,6 +36,7 @@ pub use load::{
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;
+pub use replay::{Replay, DROPPED_BY_DEFAULT, MAX_REPLAY_CONNECTIONS};
 #[cfg(feature = "schema")]
 pub use schema::json_schema;
 pub use slo::Slo;
@@ -112,6 +114,11 @@ pub struct PhaseSpec {
     /// the report's `totals` and `commands`); in a `[[phases]]` table, on that phase's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<Thresholds>,
+    /// Replay a recorded trace instead of generating requests: its commands at their
+    /// recorded instants (open loop), each recorded client's in order (docs/traffic.md).
+    /// `commands`, `keys` and `values` do not apply to a replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<Replay>,
 }
 
 /// The old name of [`PhaseSpec`] (the settings of one phase), kept for one release.

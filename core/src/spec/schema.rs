@@ -9,7 +9,8 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateRamp, ReadFrom, Refill, Slo, Target, Tls, ValueData, Values,
+    Pacing, PhaseSpec, RampShare, RateRamp, ReadFrom, Refill, Replay, Slo, Target, Tls, ValueData,
+    Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -89,6 +90,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         Event,
         Slo,
         Output,
+        Replay,
     );
     for (name, fields) in orders {
         let Some(fields) = fields else { continue };
@@ -381,8 +383,8 @@ mod tests {
             checked += 1;
         }
         // Target, Tls, Load, its two ramps and share, Keys, Values, CommandSpec, Observe,
-        // Event, Slo, Output.
-        assert_eq!(checked, 13);
+        // Event, Slo, Output, Replay.
+        assert_eq!(checked, 14);
     }
 
     #[test]

@@ -183,3 +183,15 @@ pub fn measured<T>(mut measure: impl FnMut() -> (T, bool, String)) -> (T, Vec<St
         eprintln!("out of bounds, measured again: {runs:?}");
     }
 }
+
+/// Wait until every one of `servers` has a client in MONITOR (a capture has started).
+pub fn monitor_on(servers: &[&Server]) {
+    let t0 = std::time::Instant::now();
+    while !servers
+        .iter()
+        .all(|s| s.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"))
+    {
+        assert!(t0.elapsed() < Duration::from_secs(20), "MONITOR never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

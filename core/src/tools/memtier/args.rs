@@ -12,9 +12,11 @@
 //! per client (`-n allkeys`: every key of the range, `requests = "all_keys"`);
 //! `--ratio=SET:GET` is a weighted mix of the built-in `set` and `get`; `--key-pattern`
 //! sets `keys.writes` / `keys.reads`; each `--command` is a template with its own weight
-//! (`--command-ratio`) and distribution (`--command-key-pattern`); `--run-count=N` gives
+//! (`--command-ratio`) and distribution (`--command-key-pattern`); `--monitor-input`
+//! placeholders replay captured commands ([`monitor`]); `--run-count=N` gives
 //! N measured phases `run 1` ... `run N`.
 
+use super::monitor;
 use super::options::{unsupported, Flag, OptionDef, OPTIONS};
 use super::report::{Options, DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
 use crate::plan::Workload;
@@ -95,10 +97,13 @@ pub(super) enum Req {
 /// `--command-key-pattern`.
 #[derive(Debug, Clone)]
 pub(super) struct UserCommand {
-    /// Its words, split as memtier splits them.
+    /// Its words, split as memtier splits them (none for a monitor placeholder).
     pub(super) args: Vec<Vec<u8>>,
     pub(super) ratio: u32,
     pub(super) pattern: char,
+    /// A monitor placeholder (`__monitor_line2__`, `__monitor_line@__`) as written: read
+    /// once the `--monitor-input` file is, which may come later on the line.
+    pub(super) monitor: Option<String>,
 }
 
 /// Every option as read from the command line, before the workload is built from them.
@@ -158,6 +163,10 @@ pub(super) struct Settings {
     pub(super) clients_start: Option<u32>,
     pub(super) clients_step: Option<u32>,
     pub(super) step_duration: Option<u32>,
+    /// --monitor-input: a file of MONITOR output.
+    pub(super) monitor_input: Option<String>,
+    /// --monitor-pattern: `S` (sequential, memtier's default) or `R` (random).
+    pub(super) monitor_pattern: char,
 }
 
 impl Default for Settings {
@@ -212,6 +221,8 @@ impl Default for Settings {
             clients_start: None,
             clients_step: None,
             step_duration: None,
+            monitor_input: None,
+            monitor_pattern: 'S',
         }
     }
 }
@@ -610,6 +621,21 @@ fn apply(
         Flag::DistinctClientSeed => cfg.distinct_client_seed = true,
         Flag::Randomize => cfg.randomize = true,
         Flag::Command => cfg.commands.push(command(opt, v)?),
+        Flag::MonitorInput => cfg.monitor_input = Some(v.to_string()),
+        Flag::MonitorPattern => {
+            // memtier takes one letter, in either case.
+            cfg.monitor_pattern = match v {
+                "S" | "s" => 'S',
+                "R" | "r" => 'R',
+                _ => {
+                    return Err(bad(
+                        opt,
+                        v,
+                        "S (sequential, the default) or R (random), one letter",
+                    ))
+                }
+            }
+        }
         Flag::CommandRatio => {
             let n: u32 = number(
                 opt,
@@ -753,7 +779,16 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// One `--command`, split and checked as memtier does.
 fn command(opt: &str, text: &str) -> Result<UserCommand> {
-    let args = split_command(text).map_err(|m| bad(opt, text, &m))?;
+    if monitor::is_placeholder(text) {
+        return Ok(UserCommand {
+            args: Vec::new(),
+            ratio: 1,
+            pattern: 'R',
+            monitor: Some(text.to_string()),
+        });
+    }
+    monitor::check_old_spelling(opt, text)?;
+    let args = split_command(text.as_bytes()).map_err(|m| bad(opt, text, &m))?;
     let Some(first) = args.first() else {
         return Err(bad(
             opt,
@@ -799,6 +834,7 @@ fn command(opt: &str, text: &str) -> Result<UserCommand> {
         args,
         ratio: 1,
         pattern: 'R',
+        monitor: None,
     })
 }
 
@@ -806,8 +842,8 @@ fn command(opt: &str, text: &str) -> Result<UserCommand> {
 /// `"double quotes"` take `\xHH`, `\n`, `\r`, `\t`, `\b`, `\a` and `\<c>` escapes,
 /// `'single quotes'` take `\'`, a quote may open inside a word, and a closing quote must be
 /// followed by a blank or the end.
-pub(super) fn split_command(text: &str) -> std::result::Result<Vec<Vec<u8>>, String> {
-    let b = text.as_bytes();
+pub(super) fn split_command(text: &[u8]) -> std::result::Result<Vec<Vec<u8>>, String> {
+    let b = text;
     let mut out = Vec::new();
     let mut i = 0;
     let blank = |c: u8| matches!(c, b' ' | b'\n' | b'\r' | b'\t' | 0x0b | 0x0c);
@@ -824,7 +860,7 @@ pub(super) fn split_command(text: &str) -> std::result::Result<Vec<Vec<u8>>, Str
             let c = b.get(i).copied();
             if dq {
                 match c {
-                    None => return Err("a --command with an unclosed \" quote".into()),
+                    None => return Err("an unclosed \" quote".into()),
                     Some(b'\\')
                         if b.get(i + 1) == Some(&b'x')
                             && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
@@ -856,7 +892,7 @@ pub(super) fn split_command(text: &str) -> std::result::Result<Vec<Vec<u8>>, Str
                 }
             } else if sq {
                 match c {
-                    None => return Err("a --command with an unclosed ' quote".into()),
+                    None => return Err("an unclosed ' quote".into()),
                     Some(b'\\') if b.get(i + 1) == Some(&b'\'') => {
                         i += 1;
                         word.push(b'\'');
@@ -900,12 +936,12 @@ fn quote_arg(arg: &[u8]) -> String {
     s
 }
 
-/// A `--command` as a respload template: a list of arguments when all are text, else a line
-/// with quoted arguments. Braces in literal arguments are escaped (`{lbrace}`), so that text
-/// such as `{key}` or a hash tag is sent as it is.
-pub(super) fn template(cmd: &UserCommand) -> Json {
-    let words: Option<Vec<String>> = cmd
-        .args
+/// A `--command` (or a command of a `--monitor-input` file) as a respload template: a list
+/// of arguments when all are text, else a line with quoted arguments. Braces in literal
+/// arguments are escaped (`{lbrace}`), so that text such as `{key}` or a hash tag is sent as
+/// it is.
+pub(super) fn template(args: &[Vec<u8>]) -> Json {
+    let words: Option<Vec<String>> = args
         .iter()
         .map(|a| match a.as_slice() {
             KEY_PLACEHOLDER => Some("{key}".to_string()),
@@ -918,8 +954,7 @@ pub(super) fn template(cmd: &UserCommand) -> Json {
     match words {
         Some(list) => json!(list),
         // Bytes that are not UTF-8: a line with every literal argument quoted.
-        None => json!(cmd
-            .args
+        None => json!(args
             .iter()
             .map(|a| match a.as_slice() {
                 KEY_PLACEHOLDER => "{key}".to_string(),

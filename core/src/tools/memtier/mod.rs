@@ -1,11 +1,13 @@
 //! memtier_benchmark: its command line read ([`args`], against the table of its options in
-//! [`options`]) into a workload ([`workload`](mod@workload)), and its report ([`report`]:
+//! [`options`], with the commands of a `--monitor-input` file from [`monitor`]) into a
+//! workload ([`workload`](mod@workload)), and its report ([`report`]:
 //! the settings and the figures it shows) as its text ([`text`](mod@text)), JSON
 //! ([`json`](mod@json)) and HdrHistogram files ([`hdr`]).
 
 pub mod args;
 pub mod hdr;
 pub mod json;
+pub mod monitor;
 pub mod options;
 pub mod report;
 pub mod text;

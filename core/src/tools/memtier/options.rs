@@ -298,7 +298,6 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
             "respload's SET/GET workload sends single-key GETs only \
                            (use --command=\"MGET __key__ __key__\")"
         }
-        Flag::MonitorInput | Flag::MonitorPattern => "respload does not replay MONITOR captures",
         Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
             "respload does not follow SCAN cursors"
         }
@@ -346,6 +345,10 @@ Arbitrary commands:
       --command=COMMAND          A command with __key__ and __data__ placeholders (repeatable)
       --command-ratio=NUMBER     Weight of the --command before it (default: 1)
       --command-key-pattern=P    Key pattern of the --command before it: R, S, G, Z or P
+      --monitor-input=FILE       Commands captured with MONITOR: --command=__monitor_lineN__
+                                 sends the file's Nth command, --command=__monitor_line@__
+                                 one of them per request
+      --monitor-pattern=S|R      __monitor_line@__ takes them in turn (S, default) or at random
 Objects:
   -d, --data-size=SIZE           Value size in bytes (default: 32)
   -R, --random-data              Random values (default: 'x' repeated)

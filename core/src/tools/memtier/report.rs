@@ -17,11 +17,22 @@ pub(super) const NS_PER_MS: f64 = 1e6;
 /// One `--command`: its label in respload's report and its name in memtier's table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandRow {
-    /// The label of its `[[commands]]` entry (`SET`, `SET#2` for a second SET, ...).
+    /// The label of its `[[commands]]` entry (`SET`, `SET#2` for a second SET, ...), or of
+    /// the steps of one command name of a `--monitor-input` chain (`MONITOR:SET`); empty for
+    /// a row that gets no requests.
     pub label: String,
-    /// memtier's command name: the first word, upper-cased (rows are `Sets`, `Hsets`, ...).
+    /// memtier's command name: the first word, upper-cased (rows are `Sets`, `Hsets`, ...);
+    /// rows of one name are added up unless `--command-stats-breakdown=line`.
     pub name: String,
+    /// Its name with `--command-stats-breakdown=line` when memtier shows another
+    /// (`SET (Line 2)` for `__monitor_line2__`); `None`: `name`.
+    pub line_name: Option<String>,
 }
+
+/// memtier's name for the row of a `__monitor_line@__` placeholder: its requests are counted
+/// under their own commands' rows, so it shows (empty) only with
+/// `--command-stats-breakdown=line`.
+pub const MONITOR_RANDOM: &str = "MONITOR_RANDOM";
 
 /// memtier_benchmark's report settings, and its configuration as it would echo it.
 #[derive(Debug, Clone)]
@@ -279,19 +290,33 @@ pub(super) fn rows_of(
         ],
         Some(list) => {
             let mut rows: Vec<Row> = Vec::new();
-            for CommandRow { label, name } in list {
+            for CommandRow {
+                label,
+                name,
+                line_name,
+            } in list
+            {
+                if name == MONITOR_RANDOM && !options.stats_by_line {
+                    continue;
+                }
                 let mut cell = cell_of(commands, label);
                 if !options.miss_tracking {
                     cell.zero_hits();
                 }
                 match rows.iter_mut().find(|r| r.command == *name) {
                     Some(row) if !options.stats_by_line => row.cell.add(&cell),
-                    _ => rows.push(Row {
-                        name: pretty(name),
-                        command: name.clone(),
-                        kind: Kind::Full,
-                        cell,
-                    }),
+                    _ => {
+                        let shown = match line_name {
+                            Some(n) if options.stats_by_line => n,
+                            _ => name,
+                        };
+                        rows.push(Row {
+                            name: pretty(shown),
+                            command: shown.clone(),
+                            kind: Kind::Full,
+                            cell,
+                        })
+                    }
                 }
             }
             rows

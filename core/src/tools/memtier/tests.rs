@@ -2,7 +2,7 @@
 
 use super::args::*;
 use super::report::CommandRow;
-use crate::spec::{Arg, Distribution, Requests, ValueData, ValueSize};
+use crate::spec::{Arg, Distribution, Pick, Requests, ValueData, ValueSize};
 
 fn args(line: &str) -> Vec<String> {
     crate::tools::command_line::split_command_line(line).unwrap()
@@ -148,7 +148,8 @@ fn commands_become_templates() {
         rows[2],
         CommandRow {
             label: "SET#2".into(),
-            name: "SET".into()
+            name: "SET".into(),
+            line_name: None,
         }
     );
     // Binary bytes survive as a quoted line.
@@ -168,15 +169,15 @@ fn commands_become_templates() {
 
 #[test]
 fn splits_commands_like_memtier() {
-    let s = |t: &str| split_command(t).unwrap();
+    let s = |t: &str| split_command(t.as_bytes()).unwrap();
     assert_eq!(
         s(r#"SET "a b" 'c d'"#),
         [b"SET".to_vec(), b"a b".to_vec(), b"c d".to_vec()]
     );
     assert_eq!(s(r#"SET k"a b""#), [b"SET".to_vec(), b"ka b".to_vec()]);
     assert_eq!(s(r#"X "\x41\n\q""#)[1], b"A\nq".to_vec());
-    assert!(split_command(r#"X "a"b"#).is_err());
-    assert!(split_command("X 'open").is_err());
+    assert!(split_command(br#"X "a"b"#).is_err());
+    assert!(split_command(b"X 'open").is_err());
 }
 
 #[test]
@@ -363,4 +364,212 @@ fn sizes_expiry_and_patterns() {
     assert_eq!(s.values.size, ValueSize::List(vec![[10, 1], [200, 3]]));
     let m = run("-n allkeys --key-minimum=1 --key-maximum=1000 -c 3 -t 2");
     assert_eq!(m.options.requests_per_client, Some(167));
+}
+
+/// A file of MONITOR output in the temp directory, named for the test.
+fn monitor_file(name: &str, body: &[u8]) -> String {
+    let path = std::env::temp_dir().join(format!(
+        "respload-memtier-monitor-{}-{name}.txt",
+        std::process::id()
+    ));
+    std::fs::write(&path, body).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// Captured lines as MONITOR prints them, with redis-cli's `OK` first and a proxy's prefix on
+/// one (memtier reads each from its first double quote).
+const CAPTURE: &[u8] = b"OK\n\
+    1700000000.000001 [0 127.0.0.1:5000] \"SET\" \"k 1\" \"say \\\"hi\\\"\"\n\
+    \n\
+    [ proxy1 ] 1700000000.000002 [0 127.0.0.1:5000] \"rpush\" \"l\" \"\\xc3\\xa9\\x00{key}\"\r\n\
+    1700000000.000003 [3 lua] \"GET\" \"k 1\"\n\
+    1700000000.000004 [0 unix:/tmp/r.sock] \"set\" \"k2\" \"v\"\n";
+
+#[test]
+fn monitor_lines_become_literal_templates() {
+    let path = monitor_file("lines", CAPTURE);
+    let m = run(&format!(
+        "--monitor-input={path} --command=__monitor_line2__ --command-ratio=3 \
+         --command=__monitor_line1__ --command=__monitor_line4__ --command-key-pattern=S"
+    ));
+    let p = &m.workload.phases[0];
+    let labels: Vec<_> = p.commands.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["RPUSH", "SET", "SET#2"]);
+    let lit = |b: &[u8]| Arg::Lit(b.into());
+    assert_eq!(
+        p.commands[0].args,
+        [lit(b"rpush"), lit(b"l"), lit(b"\xc3\xa9\x00{key}")]
+    );
+    assert_eq!(
+        p.commands[1].args,
+        [lit(b"SET"), lit(b"k 1"), lit(b"say \"hi\"")]
+    );
+    assert_eq!(p.commands[2].args, [lit(b"set"), lit(b"k2"), lit(b"v")]);
+    assert_eq!(p.mix[0].weight, 3);
+    assert_eq!(p.mix[2].distribution, Distribution::Sequential);
+    let rows = m.options.commands.unwrap();
+    assert_eq!(
+        rows[0],
+        CommandRow {
+            label: "RPUSH".into(),
+            name: "RPUSH".into(),
+            line_name: Some("RPUSH (Line 2)".into()),
+        }
+    );
+    assert_eq!(rows[2].line_name.as_deref(), Some("SET (Line 4)"));
+}
+
+#[test]
+fn monitor_line_each_is_a_picked_chain() {
+    let path = monitor_file("each", CAPTURE);
+    let line = format!(
+        "--monitor-input={path} --command='SET __key__ __data__' --command=__monitor_line@__ \
+         --command-ratio=2"
+    );
+    for (pattern, order) in [
+        ("", Pick::Sequential),
+        (" --monitor-pattern=S", Pick::Sequential),
+        (" --monitor-pattern=r", Pick::Random),
+    ] {
+        let m = run(&format!("{line}{pattern}"));
+        let p = &m.workload.phases[0];
+        let labels: Vec<_> = p.commands.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["SET", "MONITOR:SET", "MONITOR:RPUSH", "MONITOR:GET"]
+        );
+        assert_eq!(p.mix.len(), 2);
+        assert_eq!(p.mix[1].weight, 2);
+        let picked = p.mix[1].pick.as_deref().unwrap();
+        assert_eq!(picked.order, order);
+        // Every command of the file, in order, each under its name's label.
+        let steps: Vec<usize> = picked.steps.iter().map(|s| s.0).collect();
+        assert_eq!(steps, [1, 2, 3, 1]);
+        assert_eq!(picked.steps[3].1[0], Arg::Lit(b"set"[..].into()));
+        let rows = m.options.commands.unwrap();
+        let rows: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.label.as_str(), r.name.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("SET", "SET"),
+                ("", "MONITOR_RANDOM"),
+                ("MONITOR:SET", "SET"),
+                ("MONITOR:RPUSH", "RPUSH"),
+                ("MONITOR:GET", "GET"),
+            ]
+        );
+    }
+    // The file is read (and checked) even when no --command uses it, as memtier does.
+    let m = run(&format!("--monitor-input={path} -n 5"));
+    assert!(m.options.commands.is_none());
+}
+
+#[test]
+fn monitor_errors_name_the_option_and_the_value() {
+    let path = monitor_file("errors", CAPTURE);
+    let bad_line = monitor_file(
+        "bad",
+        b"1.0 [0 lua] \"SET\" \"a\"\n1.0 [0 lua] \"GET\" \"open\n",
+    );
+    let empty = monitor_file("empty", b"OK\n\n");
+    let missing = format!("{path}.missing");
+    for (line, opt, text) in [
+        (
+            format!("--monitor-input={path} --command=__monitor_line5__"),
+            "--command",
+            "__monitor_line1__ to __monitor_line4__",
+        ),
+        (
+            format!("--monitor-input={path} --command=__monitor_line0__"),
+            "--command",
+            "`__monitor_line0__`",
+        ),
+        (
+            format!(
+                "--command=__monitor_line@__ --monitor-input={path} --command=__monitor_lineX__"
+            ),
+            "--command",
+            "or __monitor_line@__",
+        ),
+        (
+            "--command=__monitor_line1__".to_string(),
+            "--command",
+            "give --monitor-input=FILE",
+        ),
+        (
+            "--command=__monitor_c2__".to_string(),
+            "--command",
+            "spells it __monitor_line2__",
+        ),
+        (
+            format!("--monitor-input={path} --monitor-pattern=X"),
+            "--monitor-pattern",
+            "`X`",
+        ),
+        (
+            format!("--monitor-input={path} --monitor-pattern=SR"),
+            "--monitor-pattern",
+            "one letter",
+        ),
+        (
+            format!("--monitor-input={missing} --command=__monitor_line1__"),
+            "--monitor-input",
+            "cannot open",
+        ),
+        (
+            format!("--monitor-input={empty}"),
+            "--monitor-input",
+            "no commands",
+        ),
+        (
+            format!("--monitor-input={bad_line} --command=__monitor_line@__"),
+            "--monitor-input",
+            "command 2 (line 2: an unclosed",
+        ),
+        (
+            format!("--monitor-input={path} --cluster-mode"),
+            "--monitor-input",
+            "cluster",
+        ),
+    ] {
+        let e = err(&line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+    // Only the lines used need to be commands, as in memtier.
+    run(&format!(
+        "--monitor-input={bad_line} --command=__monitor_line1__"
+    ));
+    for p in [path, bad_line, empty] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+#[test]
+fn monitor_files_are_capped() {
+    let mut body = Vec::new();
+    for i in 0..super::monitor::MAX_MONITOR_COMMANDS {
+        body.extend_from_slice(format!("1.0 [0 lua] \"SET\" \"k{i}\" \"v\"\n").as_bytes());
+    }
+    let path = monitor_file("cap", &body);
+    // The most a file may hold: 100000 steps in one chain, grouped under one label.
+    let m = run(&format!(
+        "--monitor-input={path} --command=__monitor_line@__ -n 1 -c 1 -t 1"
+    ));
+    let p = &m.workload.phases[0];
+    assert_eq!(p.commands.len(), 1);
+    assert_eq!(p.mix[0].pick.as_deref().unwrap().steps.len(), 100_000);
+    body.extend_from_slice(b"1.0 [0 lua] \"GET\" \"k\"\n");
+    std::fs::write(&path, &body).unwrap();
+    let e = err(&format!("--monitor-input={path}"));
+    assert!(
+        e.contains("`--monitor-input`") && e.contains("at most 100000"),
+        "{e}"
+    );
+    let _ = std::fs::remove_file(path);
 }

@@ -191,6 +191,7 @@ pub fn phase_text(phase: &crate::plan::Phase, report: &PhaseReport, started_at: 
             .map(|c| CommandRow {
                 label: c.label.clone(),
                 name: c.label.split('#').next().unwrap_or("").to_uppercase(),
+                line_name: None,
             })
             .collect()
     });

@@ -1,7 +1,8 @@
 //! The workload and report settings built from memtier_benchmark's options as read.
 
 use super::args::{bad, number, template, Memtier, Req, Settings};
-use super::report::{CommandRow, Options};
+use super::monitor::{self, Captured, Placeholder};
+use super::report::{CommandRow, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
@@ -327,24 +328,79 @@ impl Settings {
         // Commands.
         let mut commands = Vec::new();
         let mut rows = None;
+        let captured = self.monitor_commands()?;
         if arbitrary {
-            let mut list = Vec::new();
+            let mut list: Vec<CommandRow> = Vec::new();
+            // memtier counts the requests of `__monitor_line@__` under their own commands'
+            // names, in rows after those of every --command.
+            let mut tail: Vec<CommandRow> = Vec::new();
+            let mut each = 0;
             for c in &self.commands {
-                let name = String::from_utf8_lossy(&c.args[0]).to_ascii_uppercase();
-                let n = list.iter().filter(|r: &&CommandRow| r.name == name).count();
+                let (args, line) = match (&c.monitor, &captured) {
+                    (None, _) => (c.args.clone(), None),
+                    (Some(text), None) => {
+                        return Err(Error::spec(
+                            "--command",
+                            format!(
+                                "`{text}` replays a command of a --monitor-input file, and \
+                                 there is none: give --monitor-input=FILE"
+                            ),
+                        ))
+                    }
+                    (Some(text), Some((path, file))) => {
+                        match monitor::placeholder("--command", text, file.len())? {
+                            Placeholder::Line(n) => (monitor::take(file, n, path)?, Some(n)),
+                            Placeholder::Each => {
+                                each += 1;
+                                let label = if each == 1 {
+                                    "MONITOR".to_string()
+                                } else {
+                                    format!("MONITOR#{each}")
+                                };
+                                commands.push(self.monitor_chain(c, &label, path, file)?);
+                                list.push(CommandRow {
+                                    label: String::new(),
+                                    name: MONITOR_RANDOM.into(),
+                                    line_name: None,
+                                });
+                                // The chain's steps are reported as `MONITOR:NAME`, by name.
+                                for args in file.iter().flatten() {
+                                    let name = command_name(args);
+                                    let label = format!("{label}:{name}");
+                                    if !tail.iter().any(|r| r.label == label) {
+                                        tail.push(CommandRow {
+                                            label,
+                                            name,
+                                            line_name: None,
+                                        });
+                                    }
+                                }
+                                continue;
+                            }
+                        }
+                    }
+                };
+                let name = command_name(&args);
+                let n = list.iter().filter(|r| r.name == name).count();
                 let label = if n == 0 {
                     name.clone()
                 } else {
                     format!("{name}#{}", n + 1)
                 };
                 commands.push(json!({
-                    "template": template(c),
+                    "template": template(&args),
                     "label": label,
                     "weight": c.ratio,
                     "distribution": self.distribution(c.pattern),
                 }));
-                list.push(CommandRow { label, name });
+                list.push(CommandRow {
+                    label,
+                    // memtier's name of `__monitor_lineN__` by line: `SET (Line 2)`.
+                    line_name: line.map(|n| format!("{name} (Line {n})")),
+                    name,
+                });
             }
+            list.extend(tail);
             rows = Some(list);
         } else {
             let (a, b) = self.ratio.unwrap_or((1, 10));
@@ -434,6 +490,44 @@ impl Settings {
                 config,
             },
         })
+    }
+
+    /// The commands of the `--monitor-input` file, with its path; `None` without one.
+    /// memtier reads the file whether or not a `--command` uses it, so a bad file is an
+    /// error either way.
+    fn monitor_commands(&self) -> Result<Option<(&str, Vec<Captured>)>> {
+        let Some(path) = &self.monitor_input else {
+            return Ok(None);
+        };
+        if self.cluster_mode {
+            return Err(Error::spec(
+                "--monitor-input",
+                "is not supported with --cluster-mode (as in memtier_benchmark)",
+            ));
+        }
+        Ok(Some((path, monitor::load(path)?)))
+    }
+
+    /// `__monitor_line@__`: a chain of the file's commands, one sent per pick, in turn
+    /// (`--monitor-pattern=S`, memtier's one counter over all connections) or at random
+    /// (`R`, each command with the same chance).
+    fn monitor_chain(
+        &self,
+        c: &super::args::UserCommand,
+        label: &str,
+        path: &str,
+        file: &[Captured],
+    ) -> Result<Json> {
+        let steps = (1..=file.len())
+            .map(|n| monitor::take(file, n, path).map(|args| template(&args)))
+            .collect::<Result<Vec<Json>>>()?;
+        Ok(json!({
+            "chain": steps,
+            "pick": if self.monitor_pattern == 'R' { "random" } else { "sequential" },
+            "label": label,
+            "weight": c.ratio,
+            "distribution": self.distribution(c.pattern),
+        }))
     }
 
     /// memtier's configuration object (the keys of its `config_print_to_json`).
@@ -547,4 +641,11 @@ impl Settings {
         let _ = self.reconnect_on_error;
         items.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
+}
+
+/// A command's name as memtier shows it: its first word, upper-cased.
+fn command_name(args: &[Vec<u8>]) -> String {
+    args.first()
+        .map(|a| String::from_utf8_lossy(a).to_ascii_uppercase())
+        .unwrap_or_default()
 }

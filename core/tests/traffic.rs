@@ -1,0 +1,564 @@
+//! The user's own traffic against real servers: capture (MONITOR into a trace), replay (a
+//! trace's commands at their recorded instants, each client's in order), prefill.
+
+mod common;
+
+use common::{workload, Server};
+use respload::capture::{capture, CaptureSpec};
+use respload::trace::{jsonl, Record, TraceArg, TraceReader};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn temp(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("respload-traffic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name).display().to_string()
+}
+
+/// Every record of a trace file.
+fn records(path: &str) -> Vec<Record> {
+    let mut r = TraceReader::open(path, None).unwrap();
+    let mut out = Vec::new();
+    let mut rec = Record::default();
+    while r.next_record(&mut rec).unwrap() {
+        out.push(rec.clone());
+    }
+    assert_eq!(r.malformed(), 0, "{:?}", r.malformed_lines());
+    out
+}
+
+fn text(a: TraceArg<'_>) -> String {
+    match a {
+        TraceArg::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
+        TraceArg::Size(n) => format!("<{n}>"),
+    }
+}
+
+fn name(r: &Record) -> String {
+    String::from_utf8_lossy(r.name().unwrap()).to_uppercase()
+}
+
+/// `calls` of each command in `INFO commandstats`.
+fn commandstats(server: &Server) -> BTreeMap<String, u64> {
+    let info = server.cli(&["INFO", "commandstats"]);
+    info.lines()
+        .filter_map(|l| {
+            let (cmd, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = rest.split(',').find_map(|f| f.strip_prefix("calls="))?;
+            Some((cmd.to_uppercase(), calls.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Start capturing `server` on a thread; returns once MONITOR is on.
+fn start_capture(
+    server: &Server,
+    out: &str,
+) -> (
+    Arc<AtomicBool>,
+    std::thread::JoinHandle<respload::Result<respload::capture::CaptureReport>>,
+) {
+    let spec =
+        CaptureSpec::from_json_value(json!({ "target": { "url": server.url() }, "out": out }))
+            .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let handle = std::thread::spawn(move || capture(&spec, &flag));
+    common::monitor_on(&[server]);
+    (stop, handle)
+}
+
+#[test]
+fn a_capture_holds_exactly_the_commands_respload_sent_in_their_order() {
+    let server = Server::start(&[]);
+    let out = temp("capture.jsonl");
+    let (stop, handle) = start_capture(&server, &out);
+    // One connection walking the keys in order: the trace must hold that order. Then four
+    // connections of a mix: the trace must hold their counts exactly.
+    let seq = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 1, "requests": 500 },
+        "keys": { "prefix": "seq:", "range": [0, 499], "distribution": "sequential" },
+        "commands": [{ "name": "set" }],
+    }));
+    let seq_report = respload::run(&seq).unwrap();
+    let mix = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "connections": 4, "requests": 2000, "pipeline": 4 },
+        "keys": { "prefix": "mix:", "range": [0, 99] },
+        "commands": [{ "name": "get", "weight": 3 }, { "name": "incr", "weight": 1 }],
+    }));
+    let mix_report = respload::run(&mix).unwrap();
+    // MONITOR writes a command after it ran: the last replies are in, so are their lines.
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    let report = handle.join().unwrap().unwrap();
+    assert!(report.interrupted);
+    let trace = records(&out);
+    assert_eq!(report.commands, trace.len() as u64);
+    let sets: Vec<&Record> = trace
+        .iter()
+        .filter(|r| name(r) == "SET" && text(r.arg(1).unwrap()).starts_with("seq:"))
+        .collect();
+    assert_eq!(sets.len() as u64, seq_report.commands["SET"].ops);
+    let keys: Vec<String> = sets.iter().map(|r| text(r.arg(1).unwrap())).collect();
+    let want: Vec<String> = (0..500).map(|i| format!("seq:{i}")).collect();
+    assert_eq!(keys, want, "one connection's SETs in the order sent");
+    assert_eq!(
+        sets.iter()
+            .map(|r| &r.client)
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
+        1
+    );
+    let count = |cmd: &str, prefix: &str| {
+        trace
+            .iter()
+            .filter(|r| name(r) == cmd && text(r.arg(1).unwrap()).starts_with(prefix))
+            .count() as u64
+    };
+    assert_eq!(count("GET", "mix:"), mix_report.commands["GET"].ops);
+    assert_eq!(count("INCR", "counter:"), mix_report.commands["INCR"].ops);
+    assert_eq!(
+        mix_report.commands["GET"].ops + mix_report.commands["INCR"].ops,
+        2000
+    );
+    // Instants: microseconds of the server's clock, in order per client.
+    let mut last: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in &trace {
+        let t = last.entry(&r.client).or_default();
+        assert!(r.t_us >= *t, "a client's instants go forward");
+        *t = r.t_us;
+    }
+    // The capture's own INFO readings are not in it.
+    assert!(!trace
+        .iter()
+        .any(|r| name(r) == "INFO" && r.len() == 2 && text(r.arg(1).unwrap()) == "cpu"));
+    let node = &report.nodes[0];
+    assert_eq!(node.commands, report.commands);
+    assert!(node.cpu_before_percent.is_some() && node.cpu_during_percent.is_some());
+}
+
+#[test]
+fn secrets_never_reach_a_trace() {
+    let server = Server::start(&[]);
+    let out = temp("secrets.jsonl.gz");
+    let (stop, handle) = start_capture(&server, &out);
+    for cmd in [
+        vec!["CONFIG", "SET", "masterauth", "s3cret-1"],
+        vec!["AUTH", "s3cret-2"],
+        vec!["HELLO", "3", "AUTH", "default", "s3cret-3"],
+        vec!["ACL", "SETUSER", "bob", "on", ">s3cret-4", "~*", "+get"],
+        vec!["SET", "visible", "value"],
+    ] {
+        server.cli(&cmd);
+    }
+    let t0 = Instant::now();
+    while !records_so_far(&out).iter().any(|r| name(r) == "SET") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the SET never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let report = handle.join().unwrap().unwrap();
+    let mut raw = Vec::new();
+    use std::io::Read;
+    flate2_read(&out).read_to_end(&mut raw).unwrap();
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(!raw.contains("s3cret"), "{raw}");
+    let trace = records(&out);
+    // Redis 7 leaves CONFIG and ACL out of MONITOR and redacts AUTH and HELLO itself; the
+    // capture's own redaction (trace::redact's tests) covers servers that do not.
+    let auth = trace
+        .iter()
+        .find(|r| name(r) == "AUTH")
+        .expect("AUTH captured");
+    assert_eq!(text(auth.arg(1).unwrap()), "(redacted)");
+    let hello = trace
+        .iter()
+        .find(|r| name(r) == "HELLO")
+        .expect("HELLO captured");
+    assert_eq!(text(hello.arg(4).unwrap()), "(redacted)");
+    assert_eq!(report.commands, trace.len() as u64);
+}
+
+/// What a gzip trace holds so far (a capture flushes every 100 ms).
+fn records_so_far(path: &str) -> Vec<Record> {
+    let Ok(mut r) = TraceReader::open(path, Some(respload::trace::Format::Respload)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut rec = Record::default();
+    while let Ok(true) = r.next_record(&mut rec) {
+        out.push(rec.clone());
+    }
+    out
+}
+
+fn flate2_read(path: &str) -> Box<dyn std::io::Read> {
+    let file = std::fs::File::open(path).unwrap();
+    Box::new(miniz_reader(file))
+}
+
+/// A gzip file's content (the test's own decoder: the crate's reader is under test).
+fn miniz_reader(mut file: std::fs::File) -> std::io::Cursor<Vec<u8>> {
+    use std::io::Read;
+    let mut gz = Vec::new();
+    file.read_to_end(&mut gz).unwrap();
+    // gzip: a 10-byte header (no optional fields from our writer), deflate data, 8 bytes.
+    assert_eq!(&gz[..2], &[0x1f, 0x8b]);
+    let data = miniz_oxide::inflate::decompress_to_vec(&gz[10..gz.len() - 8]).unwrap();
+    std::io::Cursor::new(data)
+}
+
+/// Write `recs` (client, offset in ms, args) as a respload trace.
+fn write_trace(path: &str, recs: &[(&str, u64, Vec<String>)]) {
+    let mut w = jsonl::Writer::create(path).unwrap();
+    let mut rec = Record::default();
+    for (client, ms, args) in recs {
+        rec.clear();
+        rec.client = client.to_string();
+        rec.t_us = 1_700_000_000_000_000 + ms * 1000;
+        for a in args {
+            rec.push_bytes(a.as_bytes());
+        }
+        w.write(&rec).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_replay_sends_exactly_the_trace_and_keeps_each_clients_order() {
+    let server = Server::start(&[]);
+    let path = temp("replay.jsonl");
+    let mut recs = Vec::new();
+    for i in 0..300u64 {
+        recs.push(("10.0.0.1:1", i, args(&["RPUSH", "list:a", &i.to_string()])));
+        recs.push(("10.0.0.2:2", i, args(&["RPUSH", "list:b", &i.to_string()])));
+        if i % 3 == 0 {
+            recs.push(("10.0.0.3:3", i, args(&["INCR", "n"])));
+            recs.push(("10.0.0.3:3", i, args(&["SET", &format!("k{i}"), "v"])));
+        }
+    }
+    recs.push(("10.0.0.3:3", 150, args(&["FLUSHALL"])));
+    recs.push((
+        "10.0.0.3:3",
+        151,
+        args(&["CONFIG", "SET", "maxmemory", "1"]),
+    ));
+    recs.sort_by_key(|r| r.1);
+    write_trace(&path, &recs);
+    let before = commandstats(&server);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path, "speed": 4.0 },
+    }));
+    let report = respload::run(&w).unwrap();
+    let after = commandstats(&server);
+    let delta = |c: &str| after.get(c).unwrap_or(&0) - before.get(c).unwrap_or(&0);
+    assert_eq!(delta("RPUSH"), 600);
+    assert_eq!(delta("INCR"), 100);
+    assert_eq!(delta("SET"), 100);
+    assert_eq!(delta("FLUSHALL"), 0);
+    // Each recorded client's order kept: the lists hold 0..299 in order.
+    let want: Vec<String> = (0..300).map(|i| i.to_string()).collect();
+    for list in ["list:a", "list:b"] {
+        let got = server.cli(&["LRANGE", list, "0", "-1"]);
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "{list}");
+    }
+    assert_eq!(server.cli(&["GET", "n"]), "100");
+    assert_eq!(report.totals.ops, 800);
+    assert_eq!(report.totals.errors, 0);
+    let f = report.phases[0].replay.as_ref().expect("a replay section");
+    assert_eq!((f.traced, f.planned, f.replayed), (802, 800, 800));
+    assert_eq!(f.skipped.get("dropped: FLUSHALL"), Some(&1));
+    assert_eq!(f.skipped.get("dropped: CONFIG"), Some(&1));
+    assert_eq!(f.connections, 3);
+    assert!(f.per_client);
+    assert!(f.schedule_ms.is_some());
+}
+
+#[test]
+fn a_replay_at_speed_2_takes_half_the_recorded_time() {
+    let server = Server::start(&[]);
+    let path = temp("speed.jsonl");
+    // 2 s of trace: 401 commands 5 ms apart on two clients.
+    let recs: Vec<_> = (0..=400u64)
+        .map(|i| {
+            let c = if i % 2 == 0 { "c:1" } else { "c:2" };
+            (c, i * 5, args(&["SET", &format!("k{i}"), "v"]))
+        })
+        .collect();
+    write_trace(&path, &recs);
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path, "speed": 2.0 },
+    }));
+    let report = respload::run(&w).unwrap();
+    let p = &report.phases[0];
+    let f = p.replay.as_ref().unwrap();
+    assert_eq!(p.totals.ops, 401);
+    // 401 commands over 2 s of trace, twice as fast.
+    assert!((f.rate - 401.0).abs() < 1e-6, "{}", f.rate);
+    let lag = f.schedule_ms.as_ref().unwrap();
+    // The last command was due 1.000 s in; it ended after its send lag and latency.
+    let bound = 1.0 + (lag.max + p.totals.latency_ms.max) / 1000.0 + 0.01;
+    assert!(
+        p.duration_s >= 0.99 && p.duration_s <= bound,
+        "{} s, bound {bound} s",
+        p.duration_s
+    );
+}
+
+#[test]
+fn prefill_writes_the_keys_read_before_written_so_the_replay_hits() {
+    let path = temp("prefill.jsonl");
+    // GETs of keys never written before (hits only when prefilled), a key written then
+    // read (never prefilled: it exists by then), and a hash read (not a string: reported).
+    let mut recs = Vec::new();
+    for i in 0..50u64 {
+        recs.push(("a:1", i, args(&["GET", &format!("cold{i}")])));
+    }
+    recs.push(("a:1", 60, args(&["SET", "warm", "12345"])));
+    recs.push(("a:1", 61, args(&["GET", "warm"])));
+    recs.push(("a:1", 62, args(&["SET", "cold0", "0123456789"])));
+    recs.push(("a:1", 63, args(&["HGET", "h", "f"])));
+    write_trace(&path, &recs);
+    for prefill in [true, false] {
+        let server = Server::start(&[]);
+        let w = workload(json!({
+            "target": { "url": server.url() },
+            "replay": { "file": path, "prefill": prefill, "key_prefix": "r:" },
+        }));
+        let report = respload::run(&w).unwrap();
+        let get = &report.commands["GET"];
+        let f = report.phases[0].replay.as_ref().unwrap();
+        if prefill {
+            assert_eq!((get.hits, get.misses), (51, 0));
+            let p = f.prefill.as_ref().unwrap();
+            assert_eq!((p.keys, p.errors), (50, 0));
+            assert_eq!(p.not_prefilled.get("HGET"), Some(&1));
+            // The size of the key's later write; else the default 64 bytes.
+            assert_eq!(server.cli(&["STRLEN", "r:cold1"]), "64");
+            assert_eq!(server.cli(&["DBSIZE"]), "51");
+        } else {
+            assert_eq!((get.hits, get.misses), (1, 50));
+            assert!(f.prefill.is_none());
+        }
+        assert_eq!(server.cli(&["GET", "r:warm"]), "12345");
+    }
+}
+
+#[test]
+fn a_monitor_log_replays_with_its_quoting_and_a_hashed_key_space() {
+    let server = Server::start(&[]);
+    let path = temp("monitor.log");
+    let log = "OK\n\
+        1700000000.000001 [0 127.0.0.1:50001] \"SET\" \"a b\" \"say \\\"hi\\\"\"\n\
+        1700000000.000500 [0 127.0.0.1:50001] \"SET\" \"bin\" \"\\x00\\xff\\r\\n\"\n\
+        1700000000.001000 [0 lua] \"GET\" \"a b\"\n\
+        this line is not a command\n\
+        1700000000.002000 [0 unix:/tmp/redis.sock] \"APPEND\" \"bin\" \"!\"\n";
+    std::fs::write(&path, log).unwrap();
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path, "connections": 2, "key_hash": true },
+    }));
+    let report = respload::run(&w).unwrap();
+    let f = report.phases[0].replay.as_ref().unwrap();
+    assert_eq!((f.format.as_str(), f.traced, f.replayed), ("monitor", 4, 4));
+    assert_eq!(f.malformed, 1);
+    assert!(
+        f.malformed_lines[0].starts_with("line 5:"),
+        "{:?}",
+        f.malformed_lines
+    );
+    assert_eq!(f.connections, 2);
+    // No key kept its name: two keys, each 16 hex digits.
+    let keys = server.cli(&["KEYS", "*"]);
+    let keys: Vec<&str> = keys.lines().collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    assert!(keys
+        .iter()
+        .all(|k| k.len() == 16 && k.bytes().all(|b| b.is_ascii_hexdigit())));
+    // The binary value arrived whole, its APPEND after it: 4 bytes + 1.
+    assert!(keys.iter().any(|k| server.cli(&["STRLEN", k]) == "5"));
+}
+
+#[test]
+fn a_replay_spec_is_checked_before_any_traffic() {
+    let path = temp("check.jsonl");
+    write_trace(&path, &[("c", 0, args(&["PING"]))]);
+    let err = |spec: serde_json::Value| match respload::Workload::from_json_value(spec) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    let e = err(json!({ "replay": { "file": path, "speed": 0 } }));
+    assert!(e.contains("replay.speed") && e.contains("above 0"), "{e}");
+    let e = err(json!({ "replay": { "file": path, "speed": 2, "rate": 5 } }));
+    assert!(e.contains("replay.rate"), "{e}");
+    let e = err(json!({ "replay": { "file": path }, "load": { "requests": 10 } }));
+    assert!(
+        e.contains("load.requests") && e.contains("does not apply"),
+        "{e}"
+    );
+    let e = err(json!({ "replay": { "file": "/nonexistent/trace.jsonl" } }));
+    assert!(e.contains("/nonexistent/trace.jsonl"), "{e}");
+    let empty = temp("empty.jsonl");
+    write_trace(&empty, &[("c", 0, args(&["FLUSHALL"]))]);
+    let e = err(json!({ "replay": { "file": empty } }));
+    assert!(
+        e.contains("no command to replay") && e.contains("dropped: FLUSHALL"),
+        "{e}"
+    );
+    // The trace's rate: a spec read back keeps it, another one is refused.
+    let w = respload::Workload::from_json_value(json!({ "replay": { "file": path } })).unwrap();
+    respload::Workload::from_json_value(w.to_json_value()).unwrap();
+    let e = err(json!({ "replay": { "file": path }, "load": { "rate": 12345 } }));
+    assert!(e.contains("load.rate") && e.contains("12345"), "{e}");
+    // Not split over hosts.
+    let e = w
+        .shard(0, 2)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(e.contains("replay") && e.contains("0/2"), "{e}");
+}
+
+/// Ranks 0..n drawn with weight (rank + 1)^-s, by inverse CDF (xorshift64* for the draws).
+fn zipf_ranks(n: usize, s: f64, count: usize, seed: u64) -> Vec<usize> {
+    let mut cdf = Vec::with_capacity(n);
+    let mut acc = 0.0;
+    for r in 1..=n {
+        acc += (r as f64).powf(-s);
+        cdf.push(acc);
+    }
+    let mut x = seed;
+    (0..count)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let u = (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+            cdf.partition_point(|&c| c < u * acc).min(n - 1)
+        })
+        .collect()
+}
+
+#[test]
+fn a_model_run_against_a_server_gives_back_the_traces_mix_and_popularity() {
+    use respload::trace::model::{ModelBuilder, ModelOptions};
+    let server = Server::start(&[]);
+    // The trace: 20,000 commands over 2 s, GET:SET 4:1, Zipf(0.99) keys over 2,000 keys.
+    let path = temp("zipf.jsonl");
+    let ranks = zipf_ranks(2000, 0.99, 20_000, 0x9e37_79b9_7f4a_7c15);
+    let recs: Vec<_> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let key = format!("user:{r}");
+            let a = match i % 5 {
+                4 => args(&["SET", &key, "0123456789"]),
+                _ => args(&["GET", &key]),
+            };
+            (["c:1", "c:2", "c:3", "c:4"][i % 4], i as u64 / 10, a)
+        })
+        .collect();
+    write_trace(&path, &recs);
+    let opts = ModelOptions {
+        target_url: Some(server.url()),
+        ..ModelOptions::default()
+    };
+    let model = respload::trace::fit_file(&path, None, &opts).unwrap();
+    let traced = model.fit.zipf_exponent.expect("a zipf fit");
+    assert!((traced - 0.99).abs() < 0.05, "{traced}");
+    // The model run, captured; the capture fitted again on its GETs and SETs.
+    let out = temp("model-run.jsonl");
+    let (stop, handle) = start_capture(&server, &out);
+    let w = respload::Workload::from_json_value(model.spec.clone()).unwrap();
+    let report = respload::run(&w).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    handle.join().unwrap().unwrap();
+    let mut again = ModelBuilder::new();
+    let mut n = 0u64;
+    for r in records(&out) {
+        if matches!(name(&r).as_str(), "GET" | "SET") {
+            again.observe(&r);
+            n += 1;
+        }
+    }
+    assert_eq!(n, report.totals.ops);
+    let refit = again.fit(&ModelOptions::default());
+    let share = |m: &respload::trace::model::Model, cmd: &str| {
+        m.fit
+            .mix
+            .iter()
+            .find(|s| s.name == cmd)
+            .map_or(0.0, |s| s.trace_share)
+    };
+    for cmd in ["GET", "SET"] {
+        let (want, got) = (share(&model, cmd), share(&refit, cmd));
+        // Binomial noise of n draws: well within 1.5 points at n ~ 20,000.
+        assert!((want - got).abs() < 0.015, "{cmd}: trace {want}, run {got}");
+    }
+    let ran = refit.fit.zipf_exponent.expect("a zipf fit of the run");
+    assert!((ran - traced).abs() < 0.05, "trace {traced}, run {ran}");
+    // The rate: the trace's 10,000/s, achieved.
+    let achieved = report.totals.ops_per_sec;
+    assert!((achieved / 10_000.0 - 1.0).abs() < 0.1, "{achieved}");
+}
+
+#[test]
+fn a_cluster_is_captured_from_every_primary_into_one_trace() {
+    let cluster = common::Cluster::start(3, 0);
+    let out = temp("cluster.jsonl");
+    let spec = CaptureSpec::from_json_value(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "out": out,
+    }))
+    .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let handle = std::thread::spawn(move || capture(&spec, &flag));
+    common::monitor_on(&cluster.primaries());
+    let w = workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "load": { "connections": 3, "requests": 3000 },
+        "keys": { "prefix": "c:", "range": [0, 999] },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    }));
+    let run = respload::run(&w).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    let report = handle.join().unwrap().unwrap();
+    assert_eq!(report.nodes.len(), 3);
+    let trace = records(&out);
+    let count = |cmd: &str| {
+        trace
+            .iter()
+            .filter(|r| name(r) == cmd && text(r.arg(1).unwrap()).starts_with("c:"))
+            .count() as u64
+    };
+    // Every request ran once, on the primary of its key's slot, and was captured there.
+    assert_eq!(count("SET"), run.commands["SET"].ops);
+    assert_eq!(count("GET"), run.commands["GET"].ops);
+    assert!(
+        report.nodes.iter().all(|n| n.commands > 0),
+        "{:?}",
+        report.nodes
+    );
+    assert_eq!(
+        report.nodes.iter().map(|n| n.commands).sum::<u64>(),
+        trace.len() as u64
+    );
+}
