@@ -4,9 +4,10 @@
 // The workload spec (spec.d.ts: snake_case keys, as in spec files) and the report objects
 // (report.d.ts: camelCase keys, see docs/node.md for the rule) are generated from the Rust types
 // and their doc comments by scripts/gen_reference.py. What is written here is the JavaScript
-// layer's own: the Report class's methods, budgets, runs, spec loading and errors.
+// layer's own: the Report class's methods, budgets, runs, spec loading, traces (records, models,
+// capture reports: not in the generated schemas) and errors.
 
-import type { Spec } from './spec'
+import type { Spec, TargetSpec } from './spec'
 import type { PhaseReport, ReportFields, Snapshot } from './report'
 
 export * from './spec'
@@ -272,6 +273,273 @@ export declare function fromRedisBenchmark(line: string): Spec
 export declare function fromMemtier(line: string): Spec
 
 // ---------------------------------------------------------------------------------------------
+// Traces
+
+/**
+ * One argument of a traced command: its text; its bytes as a `Buffer` when they are not UTF-8;
+ * or `{ size }`, a value of that many bytes whose content the trace does not hold (Twitter
+ * cache traces give sizes only; a replay writes that many bytes of filler).
+ */
+export type TraceArg = string | Uint8Array | { size: number }
+
+/** One command of a trace (a line of respload's JSON lines: `t_us`, `db`, `client`, `args`). */
+export interface TraceRecord {
+  /**
+   * When the server ran it: microseconds since the UNIX epoch (MONITOR's clock), or on the
+   * trace's own clock (a Twitter trace's seconds).
+   */
+  tUs: number
+  /** The database it ran on. */
+  db: number
+  /** Who sent it: `ADDR:PORT`, `unix:PATH`, `lua`, or a trace's own client id. */
+  client: string
+  /** The command's name, then its arguments. */
+  args: TraceArg[]
+}
+
+export type TraceFormat = 'respload' | 'monitor' | 'twitter'
+
+export interface TraceOpenOptions {
+  /** The file's format, when its first line does not tell. */
+  format?: TraceFormat | null
+}
+
+/** Options of `trace.model()`. */
+export interface ModelOptions {
+  /** Multiply the trace's rate by this (default 1). */
+  rateX?: number
+  /** Multiply the number of keys by this (default 1). */
+  keysX?: number
+  /** `target.url` of the spec (default none: the spec's default target). */
+  url?: string
+  /** How many of the most popular keys the popularity error compares (default 1000; 0: all). */
+  topKeys?: number
+}
+
+/** One command of a model's mix: its share of the trace and of the model. */
+export interface MixShare {
+  /** The command name, upper-cased. */
+  name: string
+  /** Its share of the trace's commands (0 to 1). */
+  traceShare: number
+  /** Its share of the model's picks (0 to 1; 0 when left out). */
+  modelShare: number
+  /** What the spec sends for it (`get`, a template, or why it is left out). */
+  modelledAs: string
+}
+
+/** How close a model is to its trace (camelCase; `toJSON()` gives the core's snake_case). */
+export interface ModelFit {
+  /** Commands read (records with a command name). */
+  commands: number
+  /** Distinct keys the commands touched. */
+  distinctKeys: number
+  /** From the first command to the last, seconds. */
+  durationS: number
+  /** Commands per second over the trace. */
+  meanRate: number
+  /** The command mix, most frequent first. */
+  mix: MixShare[]
+  /** The Zipf exponent fitted to the keys' popularity (null with fewer than 2 keys). */
+  zipfExponent: number | null
+  /** The Zipf exponents of reads' and writes' keys, when the spec gives each its own. */
+  zipfReadsWrites: [number, number] | null
+  /**
+   * Largest difference between the trace's and the model's cumulative share of accesses over
+   * the most popular keys (ranks 1 to `topKeys`), 0 to 1.
+   */
+  popularityError: number
+  /** The key distribution chosen: `zipf`, `hotset`, `uniform`, or `none` (no keys). */
+  popularity: string
+  /** Value sizes written: [bytes, share], at most 16 buckets. */
+  sizes: Array<[number, number]>
+  /** TTLs set: [seconds, share], at most 16 buckets. */
+  ttls: Array<[number, number]>
+  /** Commands per second, one entry per `rateStepS` seconds of the trace. */
+  rateProfile: number[]
+  /** Seconds per entry of `rateProfile`. */
+  rateStepS: number
+  /** What the spec could not express, one sentence each. */
+  notes: string[]
+}
+
+/** A workload spec fitted to a trace (`trace.model()`). */
+export declare class Model {
+  private constructor()
+  /** The fitted spec (snake_case), ready for `run()` and `new Workload()`. */
+  readonly spec: Spec
+  /** How close it is to the trace. */
+  readonly fit: ModelFit
+  /** The spec as a validated `Workload` (throws `SpecError` as `new Workload()` does). */
+  workload(): Workload
+  /** The spec as TOML, the fit summarized in comments at the top (what `respload model` writes). */
+  toToml(): string
+  /** The fit in a few human-readable lines. */
+  summary(): string
+  /** `{ spec, fit }` in the core's snake_case form. */
+  toJSON(): { spec: Spec; fit: Record<string, unknown> }
+}
+
+/** Options of `Trace.capture()` and `Trace.startCapture()`. */
+export interface CaptureOptions {
+  /** The server's URL (`redis://host:port`, `rediss://`, with credentials); wins over `target.url`. */
+  url?: string | URL
+  /**
+   * The server as a spec's `target` (host/port, TLS, credentials; `cluster: true`: every
+   * primary, into the one file). Neither: the spec's default target.
+   */
+  target?: TargetSpec
+  /** The trace file to write: JSON lines, gzip-compressed when it ends in `.gz`. */
+  out: string | URL
+  /** How long to capture (`'60s'`, or seconds); until stopped without it. */
+  duration?: string | number
+  /** Stop after this many commands. */
+  maxCommands?: number
+  /** Aborting stops the capture; the file keeps what was written. */
+  signal?: AbortSignal
+}
+
+/** One server's part of a capture. */
+export interface NodeCapture {
+  /** Its address. */
+  address: string
+  /** Commands captured from it. */
+  commands: number
+  /** Its CPU (percent of one core) over the second before MONITOR started. */
+  cpuBeforePercent: number | null
+  /** Its CPU over the capture, MONITOR's cost included. */
+  cpuDuringPercent: number | null
+}
+
+/** What a capture recorded (camelCase). */
+export interface CaptureReport {
+  /** The trace file written. */
+  out: string
+  /** Commands written to it. */
+  commands: number
+  /** Seconds from MONITOR's start to the capture's end. */
+  durationS: number
+  /** Arguments redacted (passwords and ACL rules). */
+  redacted: number
+  /** MONITOR lines that could not be read as a command (not written). */
+  malformed: number
+  /** Whether it was stopped (`stop()`, the signal) before its duration or command count. */
+  interrupted: boolean
+  /** Each server captured. */
+  nodes: NodeCapture[]
+}
+
+/** A capture in progress (`Trace.startCapture()`). */
+export declare class Capture {
+  private constructor()
+  /** Whether the capture is over. */
+  readonly done: boolean
+  /** The report once it is over; rejects with `ConnectError`, `AuthError`, `FileError`, ... */
+  wait(): Promise<CaptureReport>
+  /** Stop now (within 100 ms; the file keeps what was written): the report, marked `interrupted`. */
+  stop(): Promise<CaptureReport>
+  /** `await using capture = Trace.startCapture(...)`: stops it (if still going) when the scope ends. */
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+/** The lines of a trace that could not be read as a command. */
+export interface TraceMalformed {
+  /** How many. */
+  count: number
+  /** The first of them, as `line N: reason`. */
+  lines: string[]
+}
+
+/**
+ * A trace file (respload's JSON lines, plain or `.gz`; a `redis-cli MONITOR` log; a Twitter
+ * cache-trace CSV). Each pass (`for (const rec of trace)` on the event loop's thread,
+ * `for await (const rec of trace)` off it, `model()`) reads the file anew, in batches, never
+ * whole. Malformed lines are skipped and counted.
+ */
+export declare class Trace implements Iterable<TraceRecord>, AsyncIterable<TraceRecord> {
+  /** Open the trace at `path` (same as `Trace.open`). */
+  constructor(path: string | URL, options?: TraceOpenOptions)
+  /**
+   * Open the trace at `path`. Throws `FileError` when it cannot be read, `SpecError` (path
+   * `format`) for an unknown format.
+   */
+  static open(path: string | URL, options?: TraceOpenOptions): Trace
+  /**
+   * Capture what a server executes into the trace file `out` through MONITOR (secrets
+   * redacted) until `duration` or `maxCommands` is reached, and resolve with the capture
+   * report. Rejects with `SpecError`, `ConnectError`, `AuthError`, `FileError`, ... or, when
+   * `signal` is aborted, an `AbortError` whose `report` is the capture report (the file keeps
+   * what was written).
+   */
+  static capture(options: CaptureOptions): Promise<CaptureReport>
+  /** Start a capture (as `capture()`) and return its handle, to `stop()` when done. */
+  static startCapture(options: CaptureOptions): Capture
+  /** The file. */
+  readonly path: string
+  /** Its format (told by its first line, or given). */
+  readonly format: TraceFormat
+  /**
+   * The lines that could not be read as a command. Known after a whole pass over the file;
+   * read here with one pass (on the event loop's thread) when none was made yet.
+   */
+  readonly malformed: TraceMalformed
+  /**
+   * Fit a workload spec to the trace in one pass, off the event loop's thread: its command
+   * mix, key popularity, value sizes, TTLs and rate. Rejects with `FileError`.
+   */
+  model(options?: ModelOptions): Promise<Model>
+  /** Replay this trace: `replay(this, options)`, in its format. */
+  replay(options?: ReplayOptions): Promise<Report>
+  [Symbol.iterator](): Iterator<TraceRecord>
+  [Symbol.asyncIterator](): AsyncIterator<TraceRecord>
+}
+
+/**
+ * Options of `replay()`: the server, the spec's `replay` table in camelCase, run options, and
+ * spec fields that apply to a replay (`name`, `observe`, `output`, `thresholds`: snake_case, as
+ * in a spec).
+ */
+export interface ReplayOptions
+  extends Pick<RunOptions, 'signal' | 'onProgress' | 'progress'>,
+    Pick<Spec, 'name' | 'observe' | 'output' | 'thresholds'> {
+  /** The server's URL; wins over `target.url`. Neither: the spec's default target. */
+  url?: string | URL
+  /** The server as a spec's `target`. */
+  target?: TargetSpec
+  /** The trace's format, when its first line does not tell (a `Trace` given tells its own). */
+  format?: TraceFormat
+  /** How much faster than recorded (default 1). Give `speed` or `rate`, not both. */
+  speed?: number
+  /** The mean rate to replay at, in requests per second. */
+  rate?: number
+  /** Connections to hash the recorded clients onto (default: one per recorded client). */
+  connections?: number
+  /** Written before every key (e.g. `'replay:'`). */
+  keyPrefix?: string
+  /** Replace every key with a hash of it (16 hex digits). */
+  keyHash?: boolean
+  /** Replay only these commands (a command dropped by default only when listed here). */
+  keep?: string[]
+  /** Never replay these commands, besides those dropped by default. */
+  drop?: string[]
+  /** Passes over the trace (default 1). */
+  loops?: number
+  /** Write the keys the trace reads before it writes them first (default true). */
+  prefill?: boolean
+  /** The value size of a prefilled key whose size the trace does not tell (default 64). */
+  prefillSize?: number
+}
+
+/**
+ * Replay a trace (its path, or a `Trace`) against a server: its commands at their recorded
+ * instants (scaled by `speed`, or to the mean `rate`), each recorded client's in order. An
+ * ordinary run of the spec `{ target, replay: { file, ... } }` (as `run()`: rejects with
+ * `SpecError` before any traffic, `ConnectError`, ..., or an `AbortError` with the partial
+ * report); the report's `phases[0].replay` says how faithful it was.
+ */
+export declare function replay(file: string | URL | Trace, options?: ReplayOptions): Promise<Report>
+
+// ---------------------------------------------------------------------------------------------
 // Errors
 
 export type RespLoadErrorCode =
@@ -345,12 +613,15 @@ export declare class FileError extends RespLoadError {
 export declare class InternalError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_INTERNAL'
 }
-/** The run was aborted through its signal (Node's convention: code `ABORT_ERR`, `cause` = the signal's reason). */
-export declare class AbortError extends Error {
+/** The run (or capture) was aborted through its signal (Node's convention: code `ABORT_ERR`, `cause` = the signal's reason). */
+export declare class AbortError<R = Report> extends Error {
   readonly name: 'AbortError'
   readonly code: 'ABORT_ERR'
-  /** The partial report, marked `interrupted`; undefined when the signal was aborted before the start. */
-  readonly report?: Report
+  /**
+   * The partial report, marked `interrupted` (of an aborted `Trace.capture()`, its
+   * `CaptureReport`); undefined when the signal was aborted before the start.
+   */
+  readonly report?: R
 }
 
 declare const respload: {
@@ -367,6 +638,10 @@ declare const respload: {
   compare: typeof compare
   fromRedisBenchmark: typeof fromRedisBenchmark
   fromMemtier: typeof fromMemtier
+  Trace: typeof Trace
+  Model: typeof Model
+  Capture: typeof Capture
+  replay: typeof replay
   RespLoadError: typeof RespLoadError
   SpecError: typeof SpecError
   ConnectError: typeof ConnectError

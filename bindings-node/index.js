@@ -98,9 +98,10 @@ class InternalError extends RespLoadError {
 }
 
 /**
- * The run was aborted through its AbortSignal (Node's convention: name `AbortError`, code
- * `ABORT_ERR`, the signal's reason as `cause`). `report` is the partial report (marked
- * `interrupted`), or undefined when the signal was aborted before the run started.
+ * The run (or capture) was aborted through its AbortSignal (Node's convention: name
+ * `AbortError`, code `ABORT_ERR`, the signal's reason as `cause`). `report` is the partial
+ * report (marked `interrupted`; of a capture, its capture report), or undefined when the
+ * signal was aborted before the start.
  */
 class AbortError extends Error {
   constructor(message = 'The operation was aborted', options = {}) {
@@ -152,8 +153,11 @@ function callNative(fn) {
 // snake_case JSON -> camelCase objects
 
 // Fields whose value is a map: their keys are data (command labels, error kinds, config
-// names, cluster nodes' host:port) and stay as they are; their values are converted.
-const MAP_FIELDS = new Set(['commands', 'errors_by_kind', 'config', 'nodes', 'server_nodes'])
+// names, cluster nodes' host:port, a replay's skip reasons and command names) and stay as
+// they are; their values are converted.
+const MAP_FIELDS = new Set([
+  'commands', 'errors_by_kind', 'config', 'nodes', 'server_nodes', 'skipped', 'not_prefilled',
+])
 // Fields kept verbatim: the normalized workload is a spec, and specs are snake_case.
 const VERBATIM_FIELDS = new Set(['workload'])
 
@@ -777,6 +781,397 @@ async function run(workload, options = {}) {
   return report
 }
 
+// ---------------------------------------------------------------------------------------------
+// Traces
+
+// Records read from the file per call into the addon.
+const TRACE_BATCH = 1024
+
+/** A record's argument: text, the bytes of one that is not UTF-8, or `{ size }` (no content). */
+function traceArg(arg) {
+  if (arg !== null && typeof arg === 'object' && typeof arg.b64 === 'string') return Buffer.from(arg.b64, 'base64')
+  return arg
+}
+
+/** A record of the core's JSON (`t_us`, `db`, `client`, `args`) as a JavaScript object. */
+function traceRecord(r) {
+  return { tUs: r.t_us, db: r.db, client: r.client, args: r.args.map(traceArg) }
+}
+
+/** `options` checked to hold only `allowed` keys: a misspelt option is a TypeError, not ignored. */
+function knownOptions(options, allowed, where) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(`${where}: options must be an object`)
+  }
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(`${where}: unknown option \`${key}\` (allowed: ${allowed.join(', ')})`)
+    }
+  }
+  return options
+}
+
+/** A spec `target` from `url` and `target` (a spec's target table): `url` wins over `target.url`. */
+function targetOf(options, where) {
+  const { url, target } = options
+  if (target != null && (typeof target !== 'object' || Array.isArray(target))) {
+    throw new TypeError(`${where}: target must be a spec's target table ({ url, host, port, tls, ... })`)
+  }
+  const table = { ...(target ?? {}) }
+  if (url != null) {
+    if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError(`${where}: url must be a string`)
+    table.url = String(url)
+  }
+  return table
+}
+
+/**
+ * A workload spec fitted to a trace (`trace.model()`): `spec` (snake_case, ready for `run()` and
+ * `new Workload()`) and `fit`, how close it is (camelCase: the command mix, the keys'
+ * popularity, sizes, TTLs, rate, and what the spec could not express).
+ */
+class Model {
+  #fit
+  #toml
+  #summary
+
+  constructor(json) {
+    this.#fit = json.fit
+    this.#toml = json.toml
+    this.#summary = json.summary
+    /** The fitted spec. */
+    this.spec = json.spec
+    /** How close it is to the trace. */
+    this.fit = camelize(json.fit)
+  }
+
+  /** The spec as a validated `Workload` (throws `SpecError` as `new Workload()` does). */
+  workload() {
+    return new Workload(this.spec)
+  }
+
+  /** The spec as TOML, the fit summarized in comments at the top (what `respload model` writes). */
+  toToml() {
+    return this.#toml
+  }
+
+  /** The fit in a few human-readable lines. */
+  summary() {
+    return this.#summary
+  }
+
+  /** `{ spec, fit }` in the core's snake_case form. */
+  toJSON() {
+    return { spec: structuredClone(this.spec), fit: structuredClone(this.#fit) }
+  }
+
+  [inspect.custom](_depth, options) {
+    const f = this.fit
+    return options.stylize(
+      `Model ${f.commands} commands, ${f.distinctKeys} keys, ${f.popularity} popularity, ` +
+        `${f.meanRate.toFixed(1)} ops/s`,
+      'special',
+    )
+  }
+}
+
+const CAPTURE_OPTIONS = ['url', 'target', 'out', 'duration', 'maxCommands', 'signal']
+
+/** The core's capture spec (snake_case JSON text) of `Trace.capture()`'s options. */
+function captureSpecJson(options) {
+  knownOptions(options, CAPTURE_OPTIONS, 'capture()')
+  const { out, duration, maxCommands } = options
+  const spec = { target: targetOf(options, 'capture()') }
+  if (out != null) spec.out = toPath(out)
+  if (duration != null) spec.duration = duration
+  if (maxCommands != null) spec.max_commands = maxCommands
+  return specJson(spec, '')
+}
+
+/**
+ * A capture in progress (`Trace.startCapture()`): what the server executes, recorded through
+ * MONITOR into a trace file on the core's own thread. `wait()` gives the capture report once
+ * its duration or command count is reached; `stop()` ends it early.
+ */
+class Capture {
+  #native
+  #result
+  #settle
+  #signal
+  #onAbort
+  #done = false
+
+  constructor(options = {}) {
+    const given = options ?? {}
+    const { signal } = given
+    if (signal !== undefined && !isAbortSignal(signal)) throw new TypeError('signal must be an AbortSignal')
+    const json = captureSpecJson(given)
+    if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason })
+    this.#result = new Promise((resolve, reject) => {
+      this.#settle = { resolve, reject }
+    })
+    // Errors reach the caller through wait() or capture(); never as unhandled.
+    this.#result.catch(() => {})
+    this.#native = callNative(() => new native.NativeCapture(json, () => this.#onDone()))
+    if (signal !== undefined) {
+      this.#signal = signal
+      this.#onAbort = () => this.stop()
+      signal.addEventListener('abort', this.#onAbort, { once: true })
+    }
+  }
+
+  #onDone() {
+    this.#done = true
+    this.#signal?.removeEventListener('abort', this.#onAbort)
+    try {
+      this.#settle.resolve(camelize(JSON.parse(this.#native.takeReport())))
+    } catch (err) {
+      this.#settle.reject(fromNative(err))
+    }
+  }
+
+  /** Whether the capture is over (its report, or error, is ready). */
+  get done() {
+    return this.#done
+  }
+
+  /** The capture report once it is over; rejects with `ConnectError`, `FileError`, ... */
+  wait() {
+    return this.#result
+  }
+
+  /** Stop now (within 100 ms; the file keeps what was written) and return the report, marked interrupted. */
+  stop() {
+    if (!this.#done) this.#native.stop()
+    return this.#result
+  }
+
+  [inspect.custom](_depth, options) {
+    return options.stylize(`Capture ${this.#done ? 'done' : 'running'}`, 'special')
+  }
+}
+
+if (Symbol.asyncDispose) {
+  /** `await using capture = Trace.startCapture(...)`: stops the capture when the scope ends. */
+  Capture.prototype[Symbol.asyncDispose] = async function () {
+    await this.stop().catch(() => {})
+  }
+}
+
+/**
+ * A trace file (respload's JSON lines, plain or `.gz`; a `redis-cli MONITOR` log; a Twitter
+ * cache-trace CSV). Each pass (`for...of` on the event loop's thread, `for await...of` off it,
+ * `model()`) reads the file anew, in batches, never whole. A record is
+ * `{ tUs, db, client, args }`, each argument a string, a `Buffer` (bytes that are not UTF-8) or
+ * `{ size }` (a value whose content the trace lacks). Malformed lines are skipped and counted
+ * (`malformed`).
+ */
+class Trace {
+  #path
+  #format
+  // The file as opened to tell its format: the first pass reads it.
+  #opened
+  #malformed
+
+  /** Open the trace at `path` (same as `Trace.open`). */
+  constructor(path, options = {}) {
+    const { format } = knownOptions(options ?? {}, ['format'], 'Trace.open()')
+    if (format != null && typeof format !== 'string') throw new TypeError('format: expected "respload", "monitor" or "twitter"')
+    this.#path = toPath(path)
+    this.#opened = callNative(() => new native.NativeTraceFile(this.#path, format ?? undefined))
+    this.#format = this.#opened.format
+  }
+
+  /**
+   * Open the trace at `path`; `options.format` (`respload`, `monitor`, `twitter`) when its
+   * first line does not tell. Throws `FileError` (no such file) or `SpecError` (path `format`).
+   */
+  static open(path, options = {}) {
+    return new Trace(path, options)
+  }
+
+  /**
+   * Capture what a server executes into the trace file `out` (JSON lines, gzip when it ends
+   * in `.gz`) through MONITOR, secrets redacted, until `duration` or `maxCommands` is reached;
+   * resolves with the capture report. Aborting `signal` stops it (the file keeps what was
+   * written) and rejects with an `AbortError` whose `report` is the capture report.
+   */
+  static async capture(options = {}) {
+    const { signal } = options ?? {}
+    const report = await new Capture(options).wait()
+    if (signal?.aborted) throw new AbortError(undefined, { cause: signal.reason, report })
+    return report
+  }
+
+  /** Start a capture (as `capture()`) and return its handle: `wait()`, `stop()`. */
+  static startCapture(options = {}) {
+    return new Capture(options)
+  }
+
+  /** The file. */
+  get path() {
+    return this.#path
+  }
+
+  /** Its format: `respload`, `monitor` or `twitter`. */
+  get format() {
+    return this.#format
+  }
+
+  /**
+   * The lines that could not be read as a command: `{ count, lines }`, the first of them as
+   * `line N: reason`. Known after a whole pass over the file; read here with one pass (on the
+   * event loop's thread) when none was made yet.
+   */
+  get malformed() {
+    if (this.#malformed === undefined) {
+      const file = this.#pass()
+      let more = true
+      while (more) more = this.#batch(file, callNative(() => file.nextBatch(TRACE_BATCH))).length > 0
+    }
+    return { count: this.#malformed.count, lines: [...this.#malformed.lines] }
+  }
+
+  /** A native file for one pass: the one opened to tell the format first, then anew. */
+  #pass() {
+    const file = this.#opened ?? callNative(() => new native.NativeTraceFile(this.#path, this.#format))
+    this.#opened = undefined
+    return file
+  }
+
+  /** The batch's records; none at the end of the file, whose malformed lines are then kept. */
+  #batch(file, json) {
+    const batch = JSON.parse(json)
+    if (batch.length === 0) this.#malformed = file.malformed()
+    return batch
+  }
+
+  *[Symbol.iterator]() {
+    const file = this.#pass()
+    for (;;) {
+      const batch = this.#batch(file, callNative(() => file.nextBatch(TRACE_BATCH)))
+      if (batch.length === 0) return
+      for (const r of batch) yield traceRecord(r)
+    }
+  }
+
+  async *[Symbol.asyncIterator]() {
+    const file = this.#pass()
+    for (;;) {
+      let json
+      try {
+        json = await file.nextBatchAsync(TRACE_BATCH)
+      } catch (err) {
+        throw fromNative(err)
+      }
+      const batch = this.#batch(file, json)
+      if (batch.length === 0) return
+      for (const r of batch) yield traceRecord(r)
+    }
+  }
+
+  /**
+   * Fit a workload spec to the trace in one pass, off the event loop's thread: its command
+   * mix, key popularity (Zipf by maximum likelihood, or hotset or uniform, whichever is
+   * closest), value sizes, TTLs and rate. `rateX` and `keysX` multiply the rate and the
+   * number of keys, `url` becomes the spec's `target.url`, `topKeys` is how many of the most
+   * popular keys the popularity error compares (default 1000; 0: all).
+   */
+  async model(options = {}) {
+    const { rateX, keysX, url, topKeys } = knownOptions(options ?? {}, ['rateX', 'keysX', 'url', 'topKeys'], 'model()')
+    for (const [name, value] of [['rateX', rateX], ['keysX', keysX]]) {
+      if (value != null && (typeof value !== 'number' || !Number.isFinite(value))) {
+        throw new TypeError(`model(): ${name} must be a finite number, not ${String(value)}`)
+      }
+    }
+    if (url != null && typeof url !== 'string') throw new TypeError('model(): url must be a string')
+    if (topKeys != null && !(Number.isInteger(topKeys) && topKeys >= 0 && topKeys <= 0xffffffff)) {
+      throw new TypeError(`model(): topKeys must be a whole number of keys (0: all), not ${String(topKeys)}`)
+    }
+    let json
+    try {
+      json = await native.fitTraceModel(this.#path, this.#format, {
+        rateX: rateX ?? undefined,
+        keysX: keysX ?? undefined,
+        url: url ?? undefined,
+        topKeys: topKeys ?? undefined,
+      })
+    } catch (err) {
+      throw fromNative(err)
+    }
+    return new Model(JSON.parse(json))
+  }
+
+  /** Replay this trace: `replay(this, options)`, in its format. */
+  replay(options = {}) {
+    return replay(this, options)
+  }
+
+  [inspect.custom](_depth, options) {
+    return options.stylize(`Trace ${this.#path} (${this.#format})`, 'special')
+  }
+}
+
+// replay() options and their names in the spec's `replay` table.
+const REPLAY_FIELDS = {
+  format: 'format',
+  speed: 'speed',
+  rate: 'rate',
+  connections: 'connections',
+  keyPrefix: 'key_prefix',
+  keyHash: 'key_hash',
+  keep: 'keep',
+  drop: 'drop',
+  loops: 'loops',
+  prefill: 'prefill',
+  prefillSize: 'prefill_size',
+}
+// replay() options that are not the `replay` table's: the server and run()'s options.
+const REPLAY_RUN_OPTIONS = new Set(['url', 'target', 'signal', 'onProgress', 'progress'])
+
+/**
+ * The workload spec of `replay(file, options)`: `{ target, replay: { file, ... } }`, and the
+ * options that are neither replay nor run options as spec fields (`name`, `observe`,
+ * `output`, `thresholds`: the core refuses those that do not apply).
+ */
+function replaySpec(file, options) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError('replay(): options must be an object')
+  }
+  const table = {}
+  if (file instanceof Trace) {
+    table.file = file.path
+    table.format = file.format
+  } else {
+    table.file = toPath(file)
+  }
+  const fields = {}
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || REPLAY_RUN_OPTIONS.has(key)) continue
+    if (key in REPLAY_FIELDS) {
+      table[REPLAY_FIELDS[key]] = value
+    } else {
+      fields[key] = value
+    }
+  }
+  return { ...fields, target: targetOf(options, 'replay()'), replay: table }
+}
+
+/**
+ * Replay a trace (a path, or a `Trace`) against a server: its commands at their recorded
+ * instants (scaled by `speed`, or to the mean `rate`), each recorded client's in order on a
+ * connection of its own (or hashed onto `connections`), keys written first where the trace
+ * reads them before writing them (`prefill`). An ordinary run of the spec `{ target, replay }`
+ * (see `run()` for `signal`, `onProgress` and `progress`): the report's `phases[0].replay`
+ * says what was replayed, what was skipped and why, and how well the schedule was kept.
+ */
+async function replay(file, options = {}) {
+  const given = options ?? {}
+  const spec = replaySpec(file, given)
+  const { signal, onProgress, progress } = given
+  return run(spec, { signal, onProgress, progress })
+}
+
 module.exports = {
   run,
   start,
@@ -791,6 +1186,10 @@ module.exports = {
   shardSpec,
   fromRedisBenchmark,
   fromMemtier,
+  Trace,
+  Model,
+  Capture,
+  replay,
   RespLoadError,
   SpecError,
   ConnectError,

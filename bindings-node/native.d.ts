@@ -22,6 +22,29 @@ export declare class Cli {
   interrupt(): number
 }
 
+/** A capture in progress (the native half of the JavaScript `Capture`). */
+export declare class NativeCapture {
+  /**
+   * Check the capture spec (JSON text: `target`, `out`, `duration`, `max_commands`) and
+   * start capturing on a thread of its own. `onDone` is called once, when the capture is
+   * over: `takeReport()` gives the report from then on.
+   *
+   * Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid spec; connection and file
+   * failures come from `takeReport()`.
+   */
+  constructor(specJson: string, onDone: () => void)
+  /**
+   * Ask the capture to stop (within 100 ms): the file keeps what was written, and the
+   * report is marked `interrupted`. `onDone` follows.
+   */
+  stop(): void
+  /**
+   * The capture report as JSON text, once `onDone` was called (only once). Throws the
+   * capture's error (`ERR_RESPLOAD_CONNECT`, `ERR_RESPLOAD_FILE`, ...) when it failed.
+   */
+  takeReport(): string
+}
+
 /** A run in progress (the native half of the JavaScript `Runner`). */
 export declare class NativeRunner {
   /**
@@ -46,6 +69,32 @@ export declare class NativeRunner {
    * run's error (`ERR_RESPLOAD_CONNECT`, `ERR_RESPLOAD_AUTH`, ...) when it failed.
    */
   takeReport(): string
+}
+
+/** An open trace file, read forward in batches (the native half of the JavaScript `Trace`). */
+export declare class NativeTraceFile {
+  /**
+   * Open the trace at `path`; `format` (`respload`, `monitor`, `twitter`) when its first
+   * line does not tell.
+   *
+   * Throws `ERR_RESPLOAD_FILE` (with `path`) when it cannot be read and
+   * `ERR_RESPLOAD_SPEC` (path `format`) for an unknown format.
+   */
+  constructor(path: string, format?: string | undefined | null)
+  /** The file's format: `respload`, `monitor` or `twitter`. */
+  get format(): string
+  /**
+   * Up to `n` more records as JSON text (an array of `{"t_us", "db", "client", "args"}`,
+   * each argument a string, `{"b64": ...}` or `{"size": n}`); `[]` at the end. Reads on
+   * the JS thread.
+   *
+   * Throws `ERR_RESPLOAD_FILE` when reading fails.
+   */
+  nextBatch(n: number): string
+  /** As `nextBatch`, read on a libuv worker thread. */
+  nextBatchAsync(n: number): Promise<string>
+  /** Malformed lines read so far (not records), and the first of them as `line N: reason`. */
+  malformed(): TraceMalformed
 }
 
 /**
@@ -99,6 +148,15 @@ export declare function checkReport(reportJson: string, budgetJson: string): str
  * Throws `ERR_RESPLOAD_SPEC` for a bad limit (path `fail_on`) or fewer than two reports.
  */
 export declare function compareReports(reportsJson: Array<string>, labels: Array<string>, limits: Array<string>): string
+
+/**
+ * Fit a model to the trace at `path` in one pass, on a libuv worker thread. Resolves with
+ * JSON text `{"spec", "fit", "toml", "summary"}`: the spec, how close it is, the spec as
+ * TOML (the fit in comments at the top) and the fit in a few lines.
+ *
+ * Rejects with `ERR_RESPLOAD_FILE` or `ERR_RESPLOAD_SPEC` (path `format`).
+ */
+export declare function fitTraceModel(path: string, format?: string | undefined | null, options?: TraceModelOptions | undefined | null): Promise<string>
 
 /**
  * The report's timeline (its snake_case JSON text) as an HdrHistogram interval log.
@@ -264,6 +322,29 @@ export interface TestServerOptions {
   primaries?: number
   /** A cluster's replicas per primary. */
   replicas?: number
+}
+
+/** Malformed lines read so far. */
+export interface TraceMalformed {
+  /** How many. */
+  count: number
+  /** The first of them, as `line N: reason`. */
+  lines: Array<string>
+}
+
+/** Options of a model fit (`trace.model()`'s, camelCase). */
+export interface TraceModelOptions {
+  /** Multiply the trace's rate by this (default 1). */
+  rateX?: number
+  /** Multiply the number of keys by this (default 1). */
+  keysX?: number
+  /** `target.url` of the spec (default none: the spec's default target). */
+  url?: string
+  /**
+   * How many of the most popular keys the popularity error compares (default 1000; 0:
+   * all of them).
+   */
+  topKeys?: number
 }
 
 /**

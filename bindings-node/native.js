@@ -836,11 +836,14 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.Cli = nativeBinding.Cli
+module.exports.NativeCapture = nativeBinding.NativeCapture
 module.exports.NativeRunner = nativeBinding.NativeRunner
+module.exports.NativeTraceFile = nativeBinding.NativeTraceFile
 module.exports.TestClient = nativeBinding.TestClient
 module.exports.TestServer = nativeBinding.TestServer
 module.exports.checkReport = nativeBinding.checkReport
 module.exports.compareReports = nativeBinding.compareReports
+module.exports.fitTraceModel = nativeBinding.fitTraceModel
 module.exports.hdrLog = nativeBinding.hdrLog
 module.exports.loadReport = nativeBinding.loadReport
 module.exports.loadSpec = nativeBinding.loadSpec

@@ -15,7 +15,17 @@ import respload, {
   FileError,
   Report,
   SpecError,
+  Trace,
+  Capture,
+  Model,
+  replay,
+  AbortError,
   type Availability,
+  type CaptureReport,
+  type ModelFit,
+  type TraceArg,
+  type TraceMalformed,
+  type TraceRecord,
   type Budget,
   type BuiltinCommand,
   type ClientStats,
@@ -241,4 +251,67 @@ async function hosts(spec: Spec): Promise<Comparison> {
   return c.check({ p99: '+10%', error_rate: 0.001 })
 }
 
-export { errorFields, hosts, read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }
+// ---- traces: records, models, captures, replays ----------------------------------------------
+
+async function traces(url: string): Promise<Report> {
+  const captured: CaptureReport = await Trace.capture({ url, out: 'app.jsonl', duration: '5s', maxCommands: 100 })
+  const cpu: number | null = captured.nodes[0]?.cpuDuringPercent ?? null
+  // @ts-expect-error the capture report is camelCase
+  captured.duration_s
+  // @ts-expect-error `out` is required
+  await Trace.capture({ url })
+  const capture: Capture = Trace.startCapture({ target: { host: '127.0.0.1', port: 6379 }, out: new URL('file:///t.jsonl') })
+  const stopped: CaptureReport = await capture.stop()
+  try {
+    await Trace.capture({ url, out: 'x.jsonl', signal: AbortSignal.timeout(1000) })
+  } catch (err) {
+    if (err instanceof AbortError) console.log((err.report as CaptureReport | undefined)?.commands)
+  }
+  const trace = Trace.open('app.jsonl', { format: 'respload' })
+  // @ts-expect-error an unknown format
+  Trace.open('app.jsonl', { format: 'csv' })
+  for (const rec of trace) {
+    const t: number = rec.tUs
+    const first: TraceArg | undefined = rec.args[0]
+    if (typeof first === 'string') console.log(first.toUpperCase())
+    else if (first instanceof Uint8Array) console.log(first.byteLength)
+    else if (first) console.log(first.size)
+  }
+  for await (const rec of trace) {
+    const r: TraceRecord = rec
+    console.log(r.client, r.db)
+  }
+  const malformed: TraceMalformed = trace.malformed
+  const lines: string[] = malformed.lines
+  const model: Model = await trace.model({ rateX: 2, keysX: 0.5, url, topKeys: 0 })
+  // @ts-expect-error options are camelCase
+  await trace.model({ rate_x: 2 })
+  const fit: ModelFit = model.fit
+  const share: number | undefined = fit.mix[0]?.traceShare
+  const toml: string = model.toToml() + model.summary()
+  const fitted: Report = await run(model.spec)
+  const workload: Workload = model.workload()
+  await trace.replay({ url, speed: 2 })
+  const report = await replay('app.jsonl', {
+    url,
+    rate: 1000,
+    connections: 4,
+    keyPrefix: 'replay:',
+    keyHash: true,
+    keep: ['GET', 'SET'],
+    drop: ['DEL'],
+    loops: 2,
+    prefill: false,
+    prefillSize: 128,
+    output: { interval_histograms: true },
+    signal: AbortSignal.timeout(60_000),
+  })
+  // @ts-expect-error options are camelCase
+  await replay(trace, { key_prefix: 'x' })
+  // The same replay as a spec: its `replay` table is snake_case.
+  await run({ target: { url }, replay: { file: 'app.jsonl', rate: 1000, key_prefix: 'replay:' } })
+  const replayed: number | undefined = report.phases[0]?.replay?.replayed
+  return report
+}
+
+export { traces, errorFields, hosts, read, runs, phase, duration, distribution, misspelled, camelSpec, wrongType, wrongName, missingAt, wrongRange, pacing, wrongPacing }
