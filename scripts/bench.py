@@ -635,7 +635,8 @@ def tr1(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> lis
         for r in range(rounds):
             rep, cpu, rss = replay_run(t, trace, [])
             ops = rep["totals"]["ops"]
-            assert ops == n and rep["totals"]["errors"] == 0, rep["totals"]
+            assert ops == n, rep["totals"]
+            assert rep["totals"]["errors"] == 0, rep["totals"]
             syn, scpu, srss = respload_report(t, synthetic)
             sops = syn["totals"]["ops"]
             rows.append((cpu / ops * 1e6, rss, scpu / sops * 1e6, srss))

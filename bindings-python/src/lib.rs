@@ -1,8 +1,8 @@
 //! `respload._native`: the Python binding of the respload core.
 //!
-//! Conversions, GIL handling and error mapping only. Workloads come in and reports and
-//! snapshots go out as JSON text; the pure-Python package `respload` wraps them in typed
-//! objects. Every blocking call releases the GIL.
+//! Conversions, GIL handling and error mapping only. Workloads come in and reports,
+//! snapshots, trace records, models and capture reports go out as JSON text; the pure-Python
+//! package `respload` wraps them in typed objects. Every blocking call releases the GIL.
 
 use pyo3::prelude::*;
 
@@ -12,6 +12,7 @@ mod progress;
 mod report;
 mod runner;
 mod testing;
+mod trace;
 mod workload;
 
 #[pymodule]
@@ -29,6 +30,8 @@ mod _native {
     use super::runner::Runner;
     #[pymodule_export]
     use super::testing::{start_servers, TestClient, TestServer};
+    #[pymodule_export]
+    use super::trace::{fit_trace_model, Capture, TraceFile};
     #[pymodule_export]
     use super::workload::{parse_start_at, Workload};
 

@@ -43,6 +43,10 @@ _LEFT_OUT_WHEN = {
     "command": None,
     "value": None,
     "stopped_run": False,
+    "replay": None,
+    "malformed_lines": [],
+    "prefill": None,
+    "not_prefilled": {},
 }
 
 

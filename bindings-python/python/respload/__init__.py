@@ -10,7 +10,9 @@
     )
     print(report.totals.ops_per_sec, report.totals.latency_ms.p99)
 
-See ``docs/python.md``. The library never prints, exits or installs signal handlers.
+Your own traffic: :class:`Trace` captures, reads and models a trace file, :func:`replay`
+replays one. See ``docs/python.md``. The library never prints, exits or installs signal
+handlers.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from .report import (
     Latency,
     NodeServer,
     PhaseReport,
+    PrefillReport,
     RampStep,
+    ReplayFidelity,
     Report,
     ServerFacts,
     ServerLoad,
@@ -56,12 +60,28 @@ from .report import (
     merge_reports,
 )
 from .runner import ProgressCallback, Runner, run, run_async
+from .trace import (
+    Capture,
+    CaptureReport,
+    Malformed,
+    MixShare,
+    Model,
+    ModelFit,
+    NodeCapture,
+    Trace,
+    TraceArg,
+    TraceRecord,
+    ValueSize,
+    replay,
+)
 from .workload import StartAt, Workload, WorkloadLike
 
 __all__ = [
     "SCHEMA_VERSION",
     "AuthError",
     "Availability",
+    "Capture",
+    "CaptureReport",
     "ClientStats",
     "Comparison",
     "ComparisonRow",
@@ -72,11 +92,18 @@ __all__ = [
     "InternalError",
     "IntervalLatency",
     "Latency",
+    "Malformed",
+    "MixShare",
+    "Model",
+    "ModelFit",
+    "NodeCapture",
     "NodeServer",
     "PhaseReport",
+    "PrefillReport",
     "ProgressCallback",
     "ProtocolError",
     "RampStep",
+    "ReplayFidelity",
     "Report",
     "ReportLike",
     "RespLoadError",
@@ -94,16 +121,21 @@ __all__ = [
     "Threshold",
     "TimelineRow",
     "TlsError",
+    "Trace",
+    "TraceArg",
+    "TraceRecord",
     "Unsent",
     "UntrustedReportWarning",
     "Validity",
     "ValidityCheck",
+    "ValueSize",
     "Workload",
     "WorkloadLike",
     "__version__",
     "compare",
     "decode_histogram",
     "merge_reports",
+    "replay",
     "run",
     "run_async",
 ]

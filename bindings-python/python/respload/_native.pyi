@@ -86,6 +86,55 @@ class Runner:
     def stop(self) -> str: ...
     def wait(self) -> str: ...
 
+@final
+class TraceFile:
+    """An open trace file (respload JSON lines, MONITOR log or Twitter CSV), read in batches
+    of records; ``respload.Trace`` wraps it."""
+
+    @staticmethod
+    def open(path: str, format: str | None = None) -> TraceFile:
+        """Open the trace; ``format`` (``respload``, ``monitor``, ``twitter``) when its first
+        line does not tell. Raises ``FileError`` or ``SpecError``."""
+    def format(self) -> str:
+        """The file's format: ``respload``, ``monitor`` or ``twitter``."""
+    def next_batch(self, n: int) -> str:
+        """Up to ``n`` more records as JSON text: a list of ``{"t_us", "db", "client",
+        "args"}``, each argument a string, ``{"b64": ...}`` or ``{"size": n}``; ``[]`` at the
+        end (GIL released)."""
+    def malformed(self) -> tuple[int, list[str]]:
+        """Malformed lines read so far, and the first of them as ``line N: reason``."""
+
+def fit_trace_model(
+    path: str,
+    format: str | None = None,
+    rate_x: float = 1.0,
+    keys_x: float = 1.0,
+    url: str | None = None,
+    top_keys: int = 1000,
+) -> str:
+    """A model fitted to the trace at ``path`` in one pass (GIL released), as JSON text
+    ``{"spec", "fit", "toml", "summary"}``: the spec, how close it is, the spec as TOML (the
+    fit in comments at the top) and the fit in a few lines. Raises ``FileError`` or
+    ``SpecError``."""
+
+@final
+class Capture:
+    """A capture (MONITOR into a trace file) on a thread of its own; ``respload.Capture``
+    wraps it. Dropped while it runs, it is stopped."""
+
+    @staticmethod
+    def start(spec_json: str) -> Capture:
+        """Check the capture spec (JSON text: ``target``, ``out``, ``duration``,
+        ``max_commands``) and start capturing. Raises ``SpecError``."""
+    def wait(self, timeout: float) -> str | None:
+        """The report as JSON text once the capture ended (the same on every call), waiting
+        up to ``timeout`` seconds (GIL released); ``None`` on timeout. A failed capture raises
+        its error once."""
+    def is_finished(self) -> bool:
+        """Whether the capture thread has ended."""
+    def request_stop(self) -> None:
+        """Ask the capture to stop (within 100 ms, the file finished and kept)."""
+
 def progress_line(snapshot_json: str) -> str:
     """The CLI's live line of a snapshot (JSON text)."""
 

@@ -273,6 +273,12 @@ impl Phase {
         }
         spec.load.connections = plan.connections;
         spec.load.rate = Some(rate);
+        // Every worker thread parses the whole trace (keeping its own connections' lines):
+        // no more threads than the rate needs.
+        if spec.load.threads.is_none() {
+            let needed = (rate / REPLAY_RATE_PER_THREAD).ceil().max(1.0) as u32;
+            spec.load.threads = Some(needed.min(spec.load.effective_threads()));
+        }
         spec.load.normalize();
         let commands: Vec<CompiledCommand> = plan
             .labels
@@ -307,6 +313,10 @@ impl Phase {
 /// recorded client whose commands came faster than their replies (it pipelined, or ran a
 /// transaction) is replayed as it sent them, not held to one at a time.
 pub const REPLAY_PIPELINE: u32 = 64;
+
+/// The rate one worker thread of a replay is given (`load.threads` unset): well within
+/// what one thread sends (docs/performance.md), so a thread is added before one is busy.
+pub const REPLAY_RATE_PER_THREAD: f64 = 50_000.0;
 
 /// A replay phase without a `load.pipeline` of its own gets [`REPLAY_PIPELINE`].
 fn replay_pipeline(raw: &mut Json) {
