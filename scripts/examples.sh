@@ -2,8 +2,9 @@
 # `make examples`: replay every published scenario of examples/scenarios/ at CI scale on
 # local servers the replays start themselves, through the Python binding, the Node binding
 # and the notebooks (and scenario 2 from 3 hosts of a local Ray cluster), and the captured
-# trace of examples/traces/ through the Node binding; one verdict line per scenario and
-# runner, non-zero on any failure.
+# trace of examples/traces/ through the Node binding, and a capture, replay and model of the
+# example cache service's traffic (notebook your-own-traffic); one verdict line per scenario
+# and runner, non-zero on any failure.
 # Installs and builds what is missing first (the Python venv and module, the Node addon).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,4 +25,5 @@ python scripts/run-notebook.py \
   examples/notebooks/cluster-sizing-3x2.ipynb \
   examples/notebooks/ram-flash-tiering.ipynb \
   examples/notebooks/instance-comparison.ipynb \
-  examples/notebooks/distributed.ipynb
+  examples/notebooks/distributed.ipynb \
+  examples/notebooks/your-own-traffic.ipynb

@@ -191,7 +191,10 @@ pub fn monitor_on(servers: &[&Server]) {
         .iter()
         .all(|s| s.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"))
     {
-        assert!(t0.elapsed() < Duration::from_secs(20), "MONITOR never started");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "MONITOR never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
