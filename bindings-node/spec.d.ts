@@ -487,7 +487,10 @@ export interface ReplaySpec {
    * Twitter cache-trace CSV (told apart by their first line).
    */
   file: string
-  /** The trace's format, when its first line does not tell: `respload`, `monitor` or `twitter`. */
+  /**
+   * The trace's format, when its first line does not tell: `respload`, `monitor` or `twitter`
+   * (checked when the trace is read, by the trace layer that knows them).
+   */
   format?: string
   /**
    * How much faster than recorded (default 1.0; 2.0 sends every command at half its recorded

@@ -5,12 +5,13 @@
 //! Every module of the crate, bottom up: the leaves `resp` (the wire format and key slots) and
 //! `report` (everything a report's JSON holds: reading, writing, merging), which use nothing of
 //! the crate but its error type; `spec` (the schema and the checks of its fields) on them;
-//! `plan` (a spec resolved: the validated `Workload` and its phases, connection settings, TLS
+//! `trace` (trace files, their readers and the model fitted to one) on `spec`; `plan` (a spec resolved: the validated `Workload` and its phases, connection settings, TLS
 //! configurations, compiled commands) on `spec`; `net` on `plan`; `stats` (recorders,
 //! summaries) on `report`; `observe` (INFO sampling, drills, Prometheus) on `net` and `stats`;
 //! `output` (respload's own formats: tables, progress lines, the HdrHistogram log) and `tools`
 //! (each peer's command line and output formats together) on `plan` and `stats`; the `engine`
-//! on `observe` and below, never on a format; `runs` (the library's `Runner::start` and `run`:
+//! on `observe` and below, never on a format; `capture` (MONITOR into a trace) on `net`
+//! and `trace`; `runs` (the library's `Runner::start` and `run`:
 //! the engine with the phase-end hook that writes the output files) on the engine and
 //! `tools`; the `cli` on top (docs/development.md, "The core's layers").
 //!
@@ -25,7 +26,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("resp", &["error"]),
     ("report", &["error"]),
     ("spec", &["error", "resp", "report"]),
-    ("plan", &["error", "resp", "report", "spec"]),
+    ("trace", &["error", "resp", "report", "spec"]),
+    ("plan", &["error", "resp", "report", "spec", "trace"]),
     ("net", &["error", "plan", "resp", "spec"]),
     ("stats", &["error", "report"]),
     (
@@ -37,8 +39,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "engine",
         &[
-            "error", "net", "observe", "plan", "report", "resp", "spec", "stats",
+            "error", "net", "observe", "plan", "report", "resp", "spec", "stats", "trace",
         ],
+    ),
+    (
+        "capture",
+        &["error", "net", "observe", "plan", "spec", "trace"],
     ),
     (
         "runs",
@@ -47,7 +53,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "engine", "error", "output", "plan", "report", "runs", "spec", "stats", "tools",
+            "capture", "engine", "error", "output", "plan", "report", "runs", "spec", "stats",
+            "tools", "trace",
         ],
     ),
 ];

@@ -406,6 +406,8 @@ fn a_replay_spec_is_checked_before_any_traffic() {
     assert!(e.contains("replay.speed") && e.contains("above 0"), "{e}");
     let e = err(json!({ "replay": { "file": path, "speed": 2, "rate": 5 } }));
     assert!(e.contains("replay.rate"), "{e}");
+    let e = err(json!({ "replay": { "file": path, "format": "csv" } }));
+    assert!(e.contains("replay.format") && e.contains("csv"), "{e}");
     let e = err(json!({ "replay": { "file": path }, "load": { "requests": 10 } }));
     assert!(
         e.contains("load.requests") && e.contains("does not apply"),

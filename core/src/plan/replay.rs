@@ -157,7 +157,15 @@ impl ReplayPlan {
     /// Read the trace once and plan its replay; `db` is the database connections start on.
     /// `prefill` asks for the keys read before written.
     pub fn scan(spec: &Replay, prefix: &str, db: u32, prefill: bool) -> Result<ReplayPlan> {
-        let format = spec.format.as_deref().and_then(Format::parse);
+        let format = match spec.format.as_deref() {
+            None => None,
+            Some(f) => Some(Format::parse(f).ok_or_else(|| {
+                Error::spec(
+                    format!("{prefix}replay.format"),
+                    format!("`{f}`: allowed are \"respload\", \"monitor\" and \"twitter\""),
+                )
+            })?),
+        };
         let mut reader = TraceReader::open(&spec.file, format).map_err(|e| match e {
             Error::Spec { reason, .. } => Error::spec(format!("{prefix}replay.file"), reason),
             other => other,

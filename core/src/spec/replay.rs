@@ -13,7 +13,7 @@ pub struct Replay {
     /// log, or a Twitter cache-trace CSV (told apart by their first line).
     pub file: String,
     /// The trace's format, when its first line does not tell: `respload`, `monitor` or
-    /// `twitter`.
+    /// `twitter` (checked when the trace is read, by the trace layer that knows them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// How much faster than recorded (default 1.0; 2.0 sends every command at half its
@@ -127,14 +127,6 @@ impl Replay {
                 at("file"),
                 "is empty: give the trace file's path",
             ));
-        }
-        if let Some(f) = &self.format {
-            if crate::trace::Format::parse(f).is_none() {
-                return Err(Error::spec(
-                    at("format"),
-                    format!("`{f}`: allowed are \"respload\", \"monitor\" and \"twitter\""),
-                ));
-            }
         }
         match (self.speed, self.rate) {
             (Some(_), Some(_)) => {
