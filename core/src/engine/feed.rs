@@ -79,8 +79,6 @@ pub struct Feed {
     /// Bytes of the requests queued, every connection's.
     queued: usize,
     start: Instant,
-    /// Closed loop (the prefill): no schedule, each connection reads as far as it needs.
-    open_loop: bool,
     /// Set once reading failed: the replay ends with what was read.
     pub failed: Option<String>,
 }
@@ -103,7 +101,6 @@ impl Feed {
         first: usize,
         n: usize,
         start: Instant,
-        open_loop: bool,
     ) -> Result<Feed, String> {
         let reader = open(&plan)?;
         let db = plan.db;
@@ -120,7 +117,6 @@ impl Feed {
             read_to_us: 0,
             queued: 0,
             start,
-            open_loop,
             failed: None,
         })
     }
@@ -144,13 +140,6 @@ impl Feed {
     /// Read records until one lies beyond offset `until_us`, or the trace ends.
     fn pump(&mut self, until_us: u64) {
         while self.reader.is_some() && self.read_to_us <= until_us && self.queued < MAX_QUEUED {
-            self.read_one();
-        }
-    }
-
-    /// Read until connection `local` has a request queued, or the trace ends.
-    fn pump_for(&mut self, local: usize) {
-        while self.reader.is_some() && self.queues[local].items.is_empty() {
             self.read_one();
         }
     }
@@ -253,26 +242,25 @@ impl Cursor {
         }
     }
 
-    /// Append the next request's bytes to `buf` and return its label (dropping it from
-    /// the queue when `pop`). Called only with a request queued (see
-    /// [`Cursor::exhausted`] and [`Cursor::due`]); without one it writes a PING, so that
-    /// replies never fall out of step with requests.
-    pub fn write(&self, buf: &mut Vec<u8>, pop: bool) -> u16 {
-        let mut f = self.feed.borrow_mut();
-        let Some(q) = f.queues.get_mut(self.local) else {
-            buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
-            return 0;
-        };
-        let Some(&it) = q.items.front() else {
-            buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
-            return 0;
-        };
-        buf.extend_from_slice(&q.bytes[q.head..q.head + it.len as usize]);
-        if pop {
-            let n = q.pop();
-            f.queued -= n;
+    /// Append the next request's bytes to `buf` (the pacer drops it once sent) and return
+    /// its label. Called only with a request queued (see [`Cursor::due`]); without one it
+    /// writes a PING, so that replies never fall out of step with requests.
+    pub fn write(&self, buf: &mut Vec<u8>) -> u16 {
+        let f = self.feed.borrow();
+        match f
+            .queues
+            .get(self.local)
+            .and_then(|q| Some((q, *q.items.front()?)))
+        {
+            Some((q, it)) => {
+                buf.extend_from_slice(&q.bytes[q.head..q.head + it.len as usize]);
+                it.cmd
+            }
+            None => {
+                buf.extend_from_slice(b"*1\r\n$4\r\nPING\r\n");
+                0
+            }
         }
-        it.cmd
     }
 
     /// Drop the request just sent.
@@ -288,28 +276,25 @@ impl Cursor {
     /// queued yet, the trace read as far as the schedule needs).
     pub fn due(&self) -> (Instant, bool) {
         let mut f = self.feed.borrow_mut();
+        if let Some(it) = f.queues.get(self.local).and_then(|q| q.items.front()) {
+            return (f.instant(it.at_us), false);
+        }
+        // Nothing queued: read as far as the schedule needs (one clock reading, only here).
         let horizon = Instant::now() + AHEAD;
         let until = f.offset_at(horizon);
-        if f.queues.get(self.local).is_some_and(|q| q.items.is_empty()) {
-            f.pump(until);
-        }
+        f.pump(until);
         match f.queues.get(self.local).and_then(|q| q.items.front()) {
             Some(it) => (f.instant(it.at_us), false),
             None if f.reader.is_some() => (horizon, true),
-            None => (Instant::now() + NEVER, false),
+            None => (horizon + NEVER, false),
         }
     }
 
-    /// Whether nothing more will be sent on this connection. In closed loop (the prefill)
-    /// it reads as far as needed to know.
+    /// Whether nothing more will be sent on this connection.
     pub fn exhausted(&self) -> bool {
-        let mut f = self.feed.borrow_mut();
-        if self.local >= f.queues.len() {
-            return true;
-        }
-        if !f.open_loop {
-            f.pump_for(self.local);
-        }
-        f.queues[self.local].items.is_empty() && f.reader.is_none()
+        let f = self.feed.borrow();
+        f.queues
+            .get(self.local)
+            .is_none_or(|q| q.items.is_empty() && f.reader.is_none())
     }
 }

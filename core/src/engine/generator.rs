@@ -69,9 +69,9 @@ pub struct Generator {
     /// chain); `tag` is the one drawn.
     node_slots: Option<Rc<[u16]>>,
     tag: u16,
-    /// A replay: the connection's recorded requests, sent as they are (dropped from the
-    /// queue here when `true`, in closed loop; by the pacer in open loop).
-    replay: Option<(Cursor, bool)>,
+    /// A replay: the connection's recorded requests, sent as they are (the pacer drops
+    /// each from the queue once sent).
+    replay: Option<Cursor>,
 }
 
 /// A command's encoding prepared once: its array header and leading literal arguments
@@ -237,10 +237,9 @@ impl Generator {
         }
     }
 
-    /// Send the requests of a replay's connection instead of generating any; `pop` in
-    /// closed loop (no pacer to drop each one sent).
-    pub fn replay(&mut self, cursor: Cursor, pop: bool) {
-        self.replay = Some((cursor, pop));
+    /// Send the requests of a replay's connection instead of generating any.
+    pub fn replay(&mut self, cursor: Cursor) {
+        self.replay = Some(cursor);
     }
 
     /// Write `{node_tag}` as a hash tag of one of `slots` (those of the connection's primary),
@@ -252,7 +251,7 @@ impl Generator {
     /// Whether this connection has sent all it may (parallel keys with `all_keys`).
     #[inline]
     pub fn exhausted(&self) -> bool {
-        self.cap == Some(0) || self.replay.as_ref().is_some_and(|(c, _)| c.exhausted())
+        self.cap == Some(0) || self.replay.as_ref().is_some_and(Cursor::exhausted)
     }
 
     #[inline]
@@ -268,8 +267,8 @@ impl Generator {
     /// many more requests this thread may send (bounds sequential key chunks).
     #[inline]
     pub fn next(&mut self, buf: &mut Vec<u8>, budget_left: u64) -> usize {
-        if let Some((cursor, pop)) = &self.replay {
-            return cursor.write(buf, *pop) as usize;
+        if let Some(cursor) = &self.replay {
+            return cursor.write(buf) as usize;
         }
         if let Some(c) = self.cap.as_mut() {
             *c = c.saturating_sub(1);

@@ -181,7 +181,6 @@ async fn worker(s: WorkerSetup) {
             s.first_connection,
             s.connections,
             Instant::now(),
-            s.phase.spec.load.open_loop(),
         )
         .map(|f| Some(Rc::new(RefCell::new(f))))
         .map_err(|reason| Error::spec(format!("{}replay.file", s.phase.prefix), reason)),
@@ -556,11 +555,12 @@ impl Spawner {
             _ => None,
         };
         let pacer = match &s.feed {
+            // A replay is paced by its trace, always: the pacer drops each request sent.
             Some(feed) => {
                 let cursor = Cursor::new(feed, index as usize);
-                generator.replay(cursor.clone(), pacer.is_none());
+                generator.replay(cursor.clone());
                 let rate = load.rate.unwrap_or(1.0) / total;
-                pacer.map(|_| Pacer::replayed(cursor, 1.0 / rate))
+                Some(Pacer::replayed(cursor, 1.0 / rate))
             }
             None => pacer,
         };
