@@ -349,7 +349,10 @@ export interface ModelFit {
    * the most popular keys (ranks 1 to `topKeys`), 0 to 1.
    */
   popularityError: number
-  /** The key distribution chosen: `zipf`, `hotset`, `uniform`, or `none` (no keys). */
+  /**
+   * The key distribution chosen: `zipf`, `hotset`, `uniform`, `empirical` (the most popular
+   * keys' own shares and a fitted tail), or `none` (no keys).
+   */
   popularity: string
   /** Value sizes written: [bytes, share], at most 16 buckets. */
   sizes: Array<[number, number]>

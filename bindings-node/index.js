@@ -1073,7 +1073,8 @@ class Trace {
   /**
    * Fit a workload spec to the trace in one pass, off the event loop's thread: its command
    * mix, key popularity (Zipf by maximum likelihood, or hotset or uniform, whichever is
-   * closest), value sizes, TTLs and rate. `rateX` and `keysX` multiply the rate and the
+   * closest; the top keys' own shares and a fitted tail when none is within 2%), value sizes,
+   * TTLs and rate. `rateX` and `keysX` multiply the rate and the
    * number of keys, `url` becomes the spec's `target.url`, `topKeys` is how many of the most
    * popular keys the popularity error compares (default 1000; 0: all).
    */

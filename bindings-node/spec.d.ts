@@ -230,6 +230,12 @@ export interface LoadSpec {
    */
   rate_ramp?: RateRampSpec
   /**
+   * Open loop with a rate that follows a list instead of one `rate`: `rates[k]` requests per second
+   * during step k, each step `step_duration` long; the last rate holds until the end. What
+   * `respload model` writes for a trace whose rate neither holds steady nor follows a line.
+   */
+  rate_profile?: RateProfileSpec
+  /**
    * Open connections gradually: `start` at first, `step` more every `step_duration`, up to
    * `connections` (memtier_benchmark's `--clients-start`/`--clients-step`).
    */
@@ -264,6 +270,17 @@ export interface RateRampSpec {
   end: number
   /** How much the rate changes from one step to the next. */
   step: number
+  /** How long each step lasts: a whole number of seconds, so steps match timeline rows. */
+  step_duration: SpecDuration
+}
+
+/** A rate that follows a list, step by step (`load.rate_profile`). */
+export interface RateProfileSpec {
+  /**
+   * Requests per second in total during each step, in order (each 0.001 to 100,000,000; 1 to 10,000
+   * steps).
+   */
+  rates: number[]
   /** How long each step lasts: a whole number of seconds, so steps match timeline rows. */
   step_duration: SpecDuration
 }
@@ -631,6 +648,12 @@ export type Refill = 'eager' | 'batch'
  *   r^-exponent.
  * - `'hotset'`: `hot_ops` of the operations go to the first `hot_keys` of the range, the rest to
  *   the other keys, uniformly within each part.
+ * - `'empirical'`: Given popularity for the range's first keys, a Zipf tail for the rest: the key
+ *   of rank r (1 = the range's first) is picked with probability `shares[r-1]`; what the shares
+ *   leave (1 minus their sum) goes to the other keys, by Zipf(`tail_exponent`) of their rank among
+ *   themselves, or uniformly without `tail_exponent`. When the range holds no key beyond the
+ *   shares, the shares are relative weights. What `respload model` writes for a trace whose most
+ *   popular keys no single curve follows.
  */
 export type Distribution =
   | 'sequential'
@@ -639,6 +662,7 @@ export type Distribution =
   | 'gaussian'
   | 'zipf'
   | 'hotset'
+  | 'empirical'
   | { kind: 'sequential' | 'uniform' | 'parallel' }
   | {
       kind: 'gaussian'
@@ -658,6 +682,16 @@ export type Distribution =
       hot_keys?: number
       /** Fraction of operations on the hot keys, 0 <= x <= 1 (default 0.8). */
       hot_ops?: number
+    }
+  | {
+      kind: 'empirical'
+      /**
+       * Probability of each of the range's first keys, most popular first (1 to 100,000 numbers,
+       * each 0 to 1, summing to at most 1).
+       */
+      shares?: number[]
+      /** Zipf exponent of the tail, 0 < s <= 5; absent: the tail is uniform. */
+      tail_exponent?: number
     }
 
 /**

@@ -150,7 +150,7 @@ fn a_zipf_trace_gives_its_exponent_mix_sizes_and_ttls() {
     let spec = &w.phases[0].spec;
     assert_eq!(spec.keys.prefix, "user:");
     assert_eq!(spec.keys.range, [0, fit.distinct_keys - 1]);
-    match spec.keys.distribution {
+    match &spec.keys.distribution {
         Distribution::Zipf { exponent } => assert!((exponent - s).abs() < 1e-4, "{exponent}"),
         other => panic!("{other:?}"),
     }

@@ -456,6 +456,28 @@ fn zipf_ranks(n: usize, s: f64, count: usize, seed: u64) -> Vec<usize> {
         .collect()
 }
 
+/// A model's spec run against `server` while it is captured into `file`: the report, the
+/// workload, and the GETs and SETs captured (exactly the run's requests).
+fn run_captured(
+    server: &Server,
+    model: &respload::trace::model::Model,
+    file: &str,
+) -> (respload::Report, respload::Workload, Vec<Record>) {
+    let out = temp(file);
+    let (stop, handle) = start_capture(server, &out);
+    let w = respload::Workload::from_json_value(model.spec.clone()).unwrap();
+    let report = respload::run(&w).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::Relaxed);
+    handle.join().unwrap().unwrap();
+    let ran: Vec<Record> = records(&out)
+        .into_iter()
+        .filter(|r| matches!(name(r).as_str(), "GET" | "SET"))
+        .collect();
+    assert_eq!(ran.len() as u64, report.totals.ops);
+    (report, w, ran)
+}
+
 #[test]
 fn a_model_run_against_a_server_gives_back_the_traces_mix_and_popularity() {
     use respload::trace::model::{ModelBuilder, ModelOptions};
@@ -484,22 +506,9 @@ fn a_model_run_against_a_server_gives_back_the_traces_mix_and_popularity() {
     let traced = model.fit.zipf_exponent.expect("a zipf fit");
     assert!((traced - 0.99).abs() < 0.05, "{traced}");
     // The model run, captured; the capture fitted again on its GETs and SETs.
-    let out = temp("model-run.jsonl");
-    let (stop, handle) = start_capture(&server, &out);
-    let w = respload::Workload::from_json_value(model.spec.clone()).unwrap();
-    let report = respload::run(&w).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    stop.store(true, Ordering::Relaxed);
-    handle.join().unwrap().unwrap();
+    let (report, _, ran) = run_captured(&server, &model, "model-run.jsonl");
     let mut again = ModelBuilder::new();
-    let mut n = 0u64;
-    for r in records(&out) {
-        if matches!(name(&r).as_str(), "GET" | "SET") {
-            again.observe(&r);
-            n += 1;
-        }
-    }
-    assert_eq!(n, report.totals.ops);
+    ran.iter().for_each(|r| again.observe(r));
     let refit = again.fit(&ModelOptions::default());
     let share = |m: &respload::trace::model::Model, cmd: &str| {
         m.fit
@@ -563,4 +572,103 @@ fn a_cluster_is_captured_from_every_primary_into_one_trace() {
         report.nodes.iter().map(|n| n.commands).sum::<u64>(),
         trace.len() as u64
     );
+}
+
+#[test]
+fn a_model_of_hot_keys_and_a_changing_rate_runs_them_back() {
+    use respload::trace::model::{ModelBuilder, ModelOptions};
+    let server = Server::start(&[]);
+    // 12 s: 4 s at 500/s, 4 s at 2,000/s, 4 s at 800/s. Five keys take 8% of the commands
+    // each, the rest is Zipf(0.8) over 3,000 keys; GET:SET 4:1.
+    let path = temp("hot-head.jsonl");
+    let tail = zipf_ranks(3000, 0.8, 20_000, 0x2545_f491_4f6c_dd1d);
+    let mut w = jsonl::Writer::create(&path).unwrap();
+    let mut rec = Record::default();
+    let mut i = 0usize;
+    for (from_s, rate) in [(0u64, 500u64), (4, 2000), (8, 800)] {
+        for n in 0..4 * rate {
+            rec.clear();
+            rec.client = "10.0.0.9:4000".into();
+            rec.t_us = 1_700_000_000_000_000 + from_s * 1_000_000 + n * 1_000_000 / rate;
+            // Every fifth of the first 25 of each 50 goes to a hot key: 5 x 8% = 40%.
+            let key = match i % 50 {
+                j if j < 20 => format!("user:h{}", j % 5),
+                _ => format!("user:{}", tail[i % tail.len()]),
+            };
+            if i % 5 == 4 {
+                rec.push_bytes(b"SET");
+                rec.push_bytes(key.as_bytes());
+                rec.push_bytes(b"0123456789");
+            } else {
+                rec.push_bytes(b"GET");
+                rec.push_bytes(key.as_bytes());
+            }
+            w.write(&rec).unwrap();
+            i += 1;
+        }
+    }
+    w.finish().unwrap();
+    let traced_ops = i as u64;
+    let opts = ModelOptions {
+        target_url: Some(server.url()),
+        ..ModelOptions::default()
+    };
+    let model = respload::trace::fit_file(&path, None, &opts).unwrap();
+    assert_eq!(model.fit.popularity, "empirical", "{}", model.summary());
+    let profile = &model.spec["load"]["rate_profile"];
+    let rates: Vec<f64> = profile["rates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}", model.spec))
+        .iter()
+        .map(|r| r.as_f64().unwrap())
+        .collect();
+    let want: Vec<f64> = [500.0, 2000.0, 800.0]
+        .iter()
+        .flat_map(|&r| [r; 4])
+        .collect();
+    assert_eq!(rates, want);
+
+    let (report, w, ran) = run_captured(&server, &model, "hot-head-run.jsonl");
+    let p = &report.phases[0];
+    // Every intended request is sent (open loop), whatever the machine did meanwhile; the
+    // trace's count, less at most a request per connection in flight at the end.
+    let conns = u64::from(w.phases[0].spec.load.connections);
+    assert!(
+        report.totals.ops <= traced_ops && report.totals.ops + conns >= traced_ops,
+        "{} of {traced_ops}",
+        report.totals.ops
+    );
+    // Each 4 s block at its rate: requests count where they finished, so a block loses or
+    // gains at most what a stall at its edges moves (a connection's few requests).
+    assert_eq!(p.steps.len(), 12);
+    for (block, rate) in [500.0, 2000.0, 800.0].iter().enumerate() {
+        let steps = &p.steps[block * 4..block * 4 + 4];
+        assert!(steps.iter().all(|s| s.target_rate == Some(*rate)));
+        let ops: f64 = steps.iter().map(|s| s.ops_per_sec * s.duration_s).sum();
+        let asked = rate * 4.0;
+        assert!(
+            (ops - asked).abs() <= 0.05 * asked,
+            "block {block}: {ops} of {asked}; steps {steps:?}"
+        );
+    }
+    // The popularity: the five hot keys are the run's five first keys, each with its 8%.
+    let mut per_key: BTreeMap<String, u64> = BTreeMap::new();
+    let mut again = ModelBuilder::new();
+    for r in &ran {
+        *per_key.entry(text(r.arg(1).unwrap())).or_default() += 1;
+        again.observe(r);
+    }
+    let n = ran.len() as u64;
+    let prefix = model.spec["keys"]["prefix"].as_str().unwrap();
+    for k in 0..5 {
+        let got = per_key.get(&format!("{prefix}{k}")).copied().unwrap_or(0) as f64;
+        // Binomial: n = 13,200 draws of p = 0.08, sd about 31; within 4 sd.
+        let sd = (n as f64 * 0.08 * 0.92).sqrt();
+        assert!(
+            (got - 0.08 * n as f64).abs() <= 4.0 * sd,
+            "key {k}: {got} of {n}"
+        );
+    }
+    let refit = again.fit(&ModelOptions::default());
+    assert_eq!(refit.fit.popularity, "empirical", "{}", refit.summary());
 }

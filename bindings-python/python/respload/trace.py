@@ -315,7 +315,8 @@ class Trace:
     ) -> Model:
         """A workload spec fitted to the trace, in one pass (GIL released): its command mix,
         key popularity (Zipf by maximum likelihood, or hotset or uniform, whichever is
-        closest), value sizes, TTLs and rate. ``rate_x`` and ``keys_x`` multiply the rate
+        closest; the top keys' own shares and a fitted tail when none is within 2%), value
+        sizes, TTLs and rate. ``rate_x`` and ``keys_x`` multiply the rate
         and the number of keys; ``url`` becomes the spec's ``target.url``; ``top_keys`` is
         how many of the most popular keys the popularity error compares (0: all)."""
         for name, value in (("rate_x", rate_x), ("keys_x", keys_x)):
@@ -546,7 +547,8 @@ class ModelFit(TypedDict):
     """Largest difference between the trace's and the model's cumulative share of accesses over
     the most popular keys, 0 to 1."""
     popularity: str
-    """The key distribution chosen: ``zipf``, ``hotset``, ``uniform``, or ``none``."""
+    """The key distribution chosen: ``zipf``, ``hotset``, ``uniform``, ``empirical`` (the most
+    popular keys' own shares and a fitted tail), or ``none``."""
     sizes: list[tuple[int, float]]
     """Value sizes written (bytes, share), at most 16 buckets."""
     ttls: list[tuple[int, float]]

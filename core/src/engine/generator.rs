@@ -206,7 +206,7 @@ impl Generator {
                 let n = e.pick.as_ref().map_or(1, |p| p.steps.len().max(1)) as u64;
                 Entry {
                     steps: e.steps.iter().map(|&i| i as u16).collect(),
-                    sampler: KeySampler::new(e.distribution, keys.range[0], span, index, total),
+                    sampler: KeySampler::new(&e.distribution, keys.range[0], span, index, total),
                     turn: (index % n) as usize,
                     stride: (total % n) as usize,
                 }

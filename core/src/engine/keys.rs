@@ -2,7 +2,7 @@
 //! no allocation and at most a few floating-point operations per request.
 
 use super::rng::Rng;
-use crate::spec::Distribution;
+use crate::spec::{Distribution, Shares};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -83,12 +83,21 @@ pub enum KeySampler {
         /// Probability of a hot pick, scaled to 2^64.
         threshold: u64,
     },
+    /// Given shares for the range's first keys, a tail after them.
+    Empirical {
+        /// The first keys' shares, as running thresholds.
+        shares: Shares,
+        /// Keys after the shares' (0: the shares are relative weights).
+        tail_len: u64,
+        /// Zipf over the tail's own ranks; none: uniform over the tail.
+        tail: Option<Zipf>,
+    },
 }
 
 impl KeySampler {
     /// The sampler for `d` over `span` keys starting at `lo`, for connection `index` of `total`.
-    pub fn new(d: Distribution, lo: u64, span: u64, index: u64, total: u64) -> Self {
-        match d {
+    pub fn new(d: &Distribution, lo: u64, span: u64, index: u64, total: u64) -> Self {
+        match *d {
             Distribution::Uniform => KeySampler::Uniform,
             Distribution::Sequential => KeySampler::Sequential,
             Distribution::Parallel => {
@@ -109,6 +118,19 @@ impl KeySampler {
                 KeySampler::Hotset {
                     hot,
                     threshold: (hot_ops * u64::MAX as f64) as u64,
+                }
+            }
+            Distribution::Empirical {
+                ref shares,
+                tail_exponent,
+            } => {
+                let tail_len = span.saturating_sub(shares.as_slice().len() as u64);
+                KeySampler::Empirical {
+                    shares: shares.clone(),
+                    tail_len,
+                    tail: tail_exponent
+                        .filter(|_| tail_len > 0)
+                        .map(|s| Zipf::new(tail_len, s)),
                 }
             }
         }
@@ -141,6 +163,30 @@ impl KeySampler {
                 } else {
                     *hot + rng.below(span - *hot)
                 }
+            }
+            KeySampler::Empirical {
+                shares,
+                tail_len,
+                tail,
+            } => {
+                let cum = shares.cumulative();
+                let top = cum.last().copied().unwrap_or(0);
+                let u = if *tail_len == 0 {
+                    rng.below(top.max(1))
+                } else {
+                    rng.next_u64()
+                };
+                let k = if u < top || *tail_len == 0 {
+                    // The first rank whose running threshold passes u.
+                    (cum.partition_point(|&c| c <= u) as u64).min(cum.len() as u64 - 1)
+                } else {
+                    cum.len() as u64
+                        + match tail {
+                            Some(z) => z.sample(rng) - 1,
+                            None => rng.below(*tail_len),
+                        }
+                };
+                k.min(span - 1)
             }
         }
     }
@@ -233,7 +279,7 @@ mod tests {
 
     fn draws(d: Distribution, span: u64, n: usize) -> Vec<u64> {
         let seq = Sequence::new(Arc::new(AtomicU64::new(0)));
-        let mut s = KeySampler::new(d, 0, span, 0, 1);
+        let mut s = KeySampler::new(&d, 0, span, 0, 1);
         let mut rng = Rng::new(7);
         (0..n).map(|_| s.draw(&mut rng, span, &seq, 1)).collect()
     }
@@ -337,12 +383,68 @@ mod tests {
     }
 
     #[test]
+    fn empirical_gives_each_first_key_its_share_and_the_tail_the_rest() {
+        let shares = vec![0.3, 0.0, 0.1, 0.05];
+        let d = Distribution::Empirical {
+            shares: Shares::new(shares.clone()),
+            tail_exponent: Some(1.0),
+        };
+        let n = 400_000;
+        let span = 1004;
+        let mut counts = vec![0u64; span as usize];
+        for k in draws(d, span, n) {
+            counts[k as usize] += 1;
+        }
+        // Each share within 4 standard deviations of its binomial count; a 0 share never.
+        for (i, &p) in shares.iter().enumerate() {
+            let sd = (n as f64 * p * (1.0 - p)).sqrt();
+            let got = counts[i] as f64;
+            assert!(
+                (got - n as f64 * p).abs() <= 4.0 * sd,
+                "rank {}: {got}",
+                i + 1
+            );
+        }
+        assert_eq!(counts[1], 0);
+        // The tail: 55% over 1000 keys by Zipf(1) of their own ranks; its first key gets
+        // 0.55 / H(1000, 1).
+        let h: f64 = (1..=1000).map(|r| 1.0 / r as f64).sum();
+        let p = 0.55 / h;
+        let sd = (n as f64 * p * (1.0 - p)).sqrt();
+        assert!(
+            (counts[4] as f64 - n as f64 * p).abs() <= 4.0 * sd,
+            "{}",
+            counts[4]
+        );
+        let tail: u64 = counts[4..].iter().sum();
+        assert!((tail as f64 / n as f64 - 0.55).abs() < 0.005, "{tail}");
+        assert!(counts[span as usize - 1] > 0);
+
+        // Without a tail exponent, the tail is uniform; with no tail, shares are weights.
+        let d = Distribution::Empirical {
+            shares: Shares::new(vec![0.5]),
+            tail_exponent: None,
+        };
+        let xs = draws(d, 11, 100_000);
+        let mut c = vec![0u64; 11];
+        xs.iter().for_each(|&k| c[k as usize] += 1);
+        assert!(chi_square(&c[1..], &[0.1; 10]) < 27.9, "{c:?}"); // 9 dof, 99.9th percentile
+        let d = Distribution::Empirical {
+            shares: Shares::new(vec![0.2, 0.6]),
+            tail_exponent: Some(1.0),
+        };
+        let xs = draws(d, 2, 100_000);
+        let first = xs.iter().filter(|&&k| k == 0).count() as f64 / xs.len() as f64;
+        assert!((first - 0.25).abs() < 0.006, "{first}");
+    }
+
+    #[test]
     fn parallel_slices_cover_the_range_once() {
         let span = 1003;
         let mut seen = vec![0u32; span as usize];
         for c in 0..7 {
             let (start, len) = parallel_slice(c, 7, span);
-            let mut s = KeySampler::new(Distribution::Parallel, 0, span, c, 7);
+            let mut s = KeySampler::new(&Distribution::Parallel, 0, span, c, 7);
             let seq = Sequence::new(Arc::new(AtomicU64::new(0)));
             let mut rng = Rng::new(1);
             for i in 0..len {

@@ -358,7 +358,7 @@ pub fn run_phase(
     let mut arrivals = GapSample::default();
     // Drill figures and ramp steps are computed from the interval recorders at the end.
     let keep_intervals =
-        !events.is_empty() || load.rate_ramp.is_some() || load.connections_ramp.is_some();
+        !events.is_empty() || load.rate_steps().is_some() || load.connections_ramp.is_some();
     // Snapshots of the rows emitted, sent once the rows are published (`observe.prometheus`):
     // whoever reacts to a snapshot finds the endpoint at least as far on.
     let mut pending: Vec<Snapshot> = Vec::new();
@@ -646,8 +646,8 @@ fn event_reports(
 /// One summary per step of the phase's ramp (the rate ramp's when both are given): each
 /// step is a whole number of timeline rows, the last one runs to the end.
 fn ramp_steps(load: &Load, recs: &[(Recorder, Gauges)], rows: &[TimelineRow]) -> Vec<RampStep> {
-    let (step, n) = match (load.rate_ramp, load.connections_ramp) {
-        (Some(r), _) => (r.step_duration.0, r.rates().len()),
+    let (step, n) = match (load.rate_steps(), load.connections_ramp) {
+        (Some((rates, step)), _) => (step, rates.len()),
         (None, Some(c)) => (c.step_duration.0, c.counts(load.connections).len()),
         (None, None) => return Vec::new(),
     };

@@ -255,8 +255,8 @@ async fn worker(s: WorkerSetup) {
         shared: Rc::clone(&shared),
         cluster,
         ramp_rates: load
-            .rate_ramp
-            .map(|r| r.rates().iter().map(|rate| rate / total).collect()),
+            .rate_steps()
+            .map(|(rates, _)| rates.iter().map(|rate| rate / total).collect()),
         feed,
     });
     let now = Instant::now();
@@ -541,11 +541,12 @@ impl Spawner {
         let arrivals = load.arrivals.unwrap_or_default();
         let pacing = Rng::for_stream(s.seed ^ PACING_SEED, s.phase_index as u64, index);
         let stagger = index as f64 / total;
-        let pacer = match (&s.ramp_rates, load.rate_ramp, load.rate) {
-            (Some(rates), Some(r), _) => Some(Pacer::ramped(
+        let steps = load.rate_steps().map(|(_, step)| step);
+        let pacer = match (&s.ramp_rates, steps, load.rate) {
+            (Some(rates), Some(step), _) => Some(Pacer::ramped(
                 now,
                 s.shared.measure_start,
-                r.step_duration.0,
+                step,
                 rates,
                 arrivals,
                 stagger,

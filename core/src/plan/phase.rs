@@ -102,11 +102,11 @@ impl Phase {
                  keeps one connection per primary open for the whole run",
             ));
         }
-        let open_loop = spec.load.rate.is_some() || spec.load.rate_ramp.is_some();
+        let open_loop = spec.load.open_loop();
         if spec.load.refill == Refill::Batch && open_loop {
             return Err(Error::spec(
                 format!("{prefix}load.refill"),
-                "\"batch\" applies to closed loop only: with load.rate (or rate_ramp) each \
+                "\"batch\" applies to closed loop only: with load.rate (rate_ramp, rate_profile) each \
                  request goes out at its intended time; remove the rate, or set refill = \"eager\"",
             ));
         }
@@ -189,7 +189,7 @@ impl Phase {
             let reads = commands[steps[0]].reads;
             mix.push(MixEntry {
                 weight: c.weight,
-                distribution: spec.keys.distribution_for(c.distribution, reads),
+                distribution: spec.keys.distribution_for(c.distribution.clone(), reads),
                 steps,
                 pick: c.pick.map(|order| {
                     Arc::new(PickedSteps {
@@ -228,6 +228,7 @@ impl Phase {
         let load = &spec.load;
         for (field, set) in [
             ("load.rate_ramp", load.rate_ramp.is_some()),
+            ("load.rate_profile", load.rate_profile.is_some()),
             ("load.warmup", load.warmup.is_some()),
             ("load.connections_ramp", load.connections_ramp.is_some()),
             ("load.requests", load.requests.is_some()),

@@ -154,6 +154,10 @@ fn shard_phase(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Js
         raw["load"]["rate_ramp"]["end"] = json!(r.end * share);
         raw["load"]["rate_ramp"]["step"] = json!(r.step * share);
     }
+    if let Some(profile) = &load.rate_profile {
+        let rates: Vec<f64> = profile.rates.iter().map(|r| r * share).collect();
+        raw["load"]["rate_profile"]["rates"] = json!(rates);
+    }
     let ordered = phase.mix.iter().any(|e| {
         matches!(
             e.distribution,

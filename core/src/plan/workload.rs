@@ -679,6 +679,68 @@ mod tests {
     }
 
     #[test]
+    fn rate_profiles_are_checked_and_set_the_duration() {
+        let w = Workload::from_toml_str(
+            "[load]\nrate_profile = { rates = [300, 50, 1200], step_duration = '2s' }",
+        )
+        .unwrap();
+        let load = &w.phases[0].spec.load;
+        assert!(load.open_loop());
+        // Three steps of 2 s; the last rate holds past them.
+        assert_eq!(load.duration.map(|d| d.0.as_secs()), Some(6));
+        assert_eq!(
+            (
+                load.rate_at(1.9),
+                load.rate_at(2.0),
+                load.rate_at(5.0),
+                load.rate_at(60.0)
+            ),
+            (Some(300.0), Some(50.0), Some(1200.0), Some(1200.0))
+        );
+        assert_eq!(load.rate_at_step(1), Some(50.0));
+        for (toml, field, says) in [
+            (
+                "rate = 5\nrate_profile = { rates = [1], step_duration = '1s' }",
+                "load.rate_profile",
+                "not load.rate too",
+            ),
+            (
+                "rate_ramp = { start = 1, end = 2, step = 1, step_duration = '1s' }\n\
+                 rate_profile = { rates = [1], step_duration = '1s' }",
+                "load.rate_profile",
+                "not load.rate_ramp too",
+            ),
+            (
+                "rate_profile = { rates = [], step_duration = '1s' }",
+                "load.rate_profile.rates",
+                "0 steps: allowed are 1 to 10000",
+            ),
+            (
+                "rate_profile = { rates = [5, 0, 5], step_duration = '1s' }",
+                "load.rate_profile.rates[1]",
+                "0 is out of range",
+            ),
+            (
+                "rate_profile = { rates = [5], step_duration = '500ms' }",
+                "load.rate_profile.step_duration",
+                "whole number of seconds",
+            ),
+            (
+                "rate_profile = { rates = [5], step_duration = '1s' }\nrefill = 'batch'",
+                "load.refill",
+                "rate_profile",
+            ),
+        ] {
+            let e = err(&format!("[load]\n{toml}"));
+            assert!(e.contains(field) && e.contains(says), "{toml}: {e}");
+        }
+        let e = err(
+            "[load]\nrate_profile = { rates = [5], step_duration = '1s' }\n[slo]\nbudget_ms = 5",
+        );
+        assert!(e.contains("load.rate_profile") && e.contains("slo"), "{e}");
+    }
+
+    #[test]
     fn slo_fields_are_checked() {
         let w = Workload::from_toml_str("[slo]\nbudget_ms = 2").unwrap();
         let slo = w.phases[0].spec.slo.unwrap();

@@ -60,6 +60,12 @@ pub struct Load {
     /// steps of `step`, each held for `step_duration`; the last rate holds until the end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_ramp: Option<RateRamp>,
+    /// Open loop with a rate that follows a list instead of one `rate`: `rates[k]` requests
+    /// per second during step k, each step `step_duration` long; the last rate holds until
+    /// the end. What `respload model` writes for a trace whose rate neither holds steady nor
+    /// follows a line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_profile: Option<RateProfile>,
     /// Open connections gradually: `start` at first, `step` more every `step_duration`, up
     /// to `connections` (memtier_benchmark's `--clients-start`/`--clients-step`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,6 +133,18 @@ impl RateRamp {
             })
             .collect()
     }
+}
+
+/// A rate that follows a list, step by step (`load.rate_profile`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct RateProfile {
+    /// Requests per second in total during each step, in order (each 0.001 to 100,000,000;
+    /// 1 to 10,000 steps).
+    pub rates: Vec<f64>,
+    /// How long each step lasts: a whole number of seconds, so steps match timeline rows.
+    pub step_duration: SpecDuration,
 }
 
 /// A connection staircase (`load.connections_ramp`).
@@ -321,6 +339,7 @@ impl Default for Load {
             refill: Refill::Eager,
             idle: false,
             rate_ramp: None,
+            rate_profile: None,
             connections_ramp: None,
         }
     }
@@ -394,6 +413,43 @@ impl Load {
             }
             whole_seconds(&format!("{at}.step_duration"), ramp.step_duration)?;
         }
+        if let Some(profile) = &self.rate_profile {
+            let at = format!("{p}load.rate_profile");
+            if let Some(other) = [
+                ("rate", self.rate.is_some()),
+                ("rate_ramp", self.rate_ramp.is_some()),
+            ]
+            .iter()
+            .find_map(|(f, set)| set.then_some(f))
+            {
+                return Err(crate::Error::spec(
+                    at,
+                    format!(
+                        "sets the rate itself: give one of load.rate, load.rate_ramp and \
+                         load.rate_profile, not load.{other} too"
+                    ),
+                ));
+            }
+            let n = profile.rates.len();
+            if n == 0 || n > MAX_RAMP_STEPS {
+                return Err(crate::Error::spec(
+                    format!("{at}.rates"),
+                    format!("{n} steps: allowed are 1 to {MAX_RAMP_STEPS}"),
+                ));
+            }
+            if let Some((i, r)) = profile
+                .rates
+                .iter()
+                .enumerate()
+                .find(|(_, r)| !(MIN_RATE..=MAX_RATE).contains(*r))
+            {
+                return Err(crate::Error::spec(
+                    format!("{at}.rates[{i}]"),
+                    format!("{r} is out of range: allowed is {MIN_RATE} to {MAX_RATE} requests per second"),
+                ));
+            }
+            whole_seconds(&format!("{at}.step_duration"), profile.step_duration)?;
+        }
         if let Some(ramp) = &self.connections_ramp {
             let at = format!("{p}load.connections_ramp");
             let (whole, hint) = match ramp.share {
@@ -421,12 +477,12 @@ impl Load {
                 ));
             }
         }
-        let open_loop = self.rate.is_some() || self.rate_ramp.is_some() || searched;
+        let open_loop = self.open_loop() || searched;
         if let (Some(arrivals), false) = (self.arrivals, open_loop) {
             return Err(crate::Error::spec(
                 format!("{p}load.arrivals"),
                 format!(
-                    "\"{}\" applies to open loop only: set load.rate or load.rate_ramp too (or \
+                    "\"{}\" applies to open loop only: set load.rate, rate_ramp or rate_profile too (or \
                      search with [slo], whose steps are open loop)",
                     match arrivals {
                         Arrivals::Uniform => "uniform",
@@ -439,6 +495,7 @@ impl Load {
             ("requests", self.requests.is_some()),
             ("rate", self.rate.is_some()),
             ("rate_ramp", self.rate_ramp.is_some()),
+            ("rate_profile", self.rate_profile.is_some()),
             ("connections_ramp", self.connections_ramp.is_some()),
         ];
         if let (true, Some((field, _))) = (self.idle, paced.iter().find(|(_, set)| *set)) {
@@ -466,8 +523,8 @@ impl Load {
             return;
         }
         let rate = self
-            .rate_ramp
-            .map(|r| r.step_duration.0 * r.rates().len() as u32);
+            .rate_steps()
+            .map(|(rates, step)| step * rates.len() as u32);
         let conns = self
             .connections_ramp
             .map(|r| r.step_duration.0 * r.counts(self.connections).len() as u32);
@@ -478,27 +535,32 @@ impl Load {
 
     /// Whether requests are paced (open loop).
     pub fn open_loop(&self) -> bool {
-        self.rate.is_some() || self.rate_ramp.is_some()
+        self.rate.is_some() || self.rate_steps().is_some()
     }
 
-    /// The total rate asked for during ramp step `step` (or the fixed rate); `None` in
-    /// closed loop.
+    /// The rate of each step and the steps' length, with `rate_ramp` or `rate_profile`.
+    pub fn rate_steps(&self) -> Option<(Vec<f64>, Duration)> {
+        match (&self.rate_ramp, &self.rate_profile) {
+            (Some(r), _) => Some((r.rates(), r.step_duration.0)),
+            (None, Some(p)) => Some((p.rates.clone(), p.step_duration.0)),
+            (None, None) => None,
+        }
+    }
+
+    /// The total rate asked for during step `step` of a ramp or profile (or the fixed
+    /// rate); `None` in closed loop.
     pub fn rate_at_step(&self, step: usize) -> Option<f64> {
-        match &self.rate_ramp {
-            Some(r) => {
-                let rates = r.rates();
-                rates.get(step).or(rates.last()).copied()
-            }
+        match self.rate_steps() {
+            Some((rates, _)) => rates.get(step).or(rates.last()).copied(),
             None => self.rate,
         }
     }
 
     /// The total rate asked for `secs` seconds into measurement; `None` in closed loop.
     pub fn rate_at(&self, secs: f64) -> Option<f64> {
-        match &self.rate_ramp {
-            Some(r) => {
-                let rates = r.rates();
-                let k = (secs.max(0.0) / r.step_duration.0.as_secs_f64()).floor() as usize;
+        match self.rate_steps() {
+            Some((rates, step)) => {
+                let k = (secs.max(0.0) / step.as_secs_f64()).floor() as usize;
                 rates.get(k).or(rates.last()).copied()
             }
             None => self.rate,

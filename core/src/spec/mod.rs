@@ -29,9 +29,9 @@ pub(crate) use command::READ_COMMANDS;
 pub use command::{CommandSpec, Pick, BUILTINS};
 pub use duration::SpecDuration;
 pub use events::{Drill, DrillMode, Event, MAX_EVENTS};
-pub use keys::{Distribution, Keys};
+pub use keys::{Distribution, Keys, Shares, MAX_SHARES};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateRamp, Refill, Requests,
+    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateProfile, RateRamp, Refill, Requests,
     DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use node_addr::NodeAddr;

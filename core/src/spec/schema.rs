@@ -9,8 +9,8 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateRamp, ReadFrom, Refill, Replay, Slo, Target, Tls, ValueData,
-    Values,
+    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, Slo, Target,
+    Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -81,6 +81,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         Tls,
         Load,
         RateRamp,
+        RateProfile,
         ConnectionsRamp,
         RampShare,
         Keys,
@@ -382,9 +383,9 @@ mod tests {
             );
             checked += 1;
         }
-        // Target, Tls, Load, its two ramps and share, Keys, Values, CommandSpec, Observe,
-        // Event, Slo, Output, Replay.
-        assert_eq!(checked, 14);
+        // Target, Tls, Load, its two ramps, rate profile and share, Keys, Values,
+        // CommandSpec, Observe, Event, Slo, Output, Replay.
+        assert_eq!(checked, 15);
     }
 
     #[test]

@@ -128,6 +128,7 @@ impl Slo {
         for (field, set) in [
             ("rate", load.rate.is_some()),
             ("rate_ramp", load.rate_ramp.is_some()),
+            ("rate_profile", load.rate_profile.is_some()),
             ("connections_ramp", load.connections_ramp.is_some()),
             ("requests", load.requests.is_some()),
             ("duration", load.duration.is_some()),

@@ -6,9 +6,9 @@
 //! [`ModelBuilder::fit`] makes a [`Model`]: a spec that `Workload::from_json_str` accepts and
 //! a [`Fit`] saying how close it is. Key popularity is fitted as Zipf by maximum likelihood,
 //! and as hotset and uniform too; the spec gets whichever is closest to the trace's own
-//! popularity curve. The spec has no distribution of per-key weights, so a trace whose
-//! popularity none of these follows is modelled by the closest of them (the error says how
-//! far).
+//! popularity curve. When none is within 2% of it, the most popular keys get their own
+//! shares and the rest a Zipf tail fitted to them (an `empirical` distribution), if that is
+//! closer.
 
 use super::{Record, TraceArg};
 use crate::spec::{MAX_RATE, MAX_TEMPLATE_ARGS, MAX_VALUE_SIZE, MIN_RATE, READ_COMMANDS};
@@ -78,8 +78,9 @@ pub struct Fit {
     /// over the most popular keys (ranks 1 to `top_keys`), 0 to 1 (Kolmogorov-Smirnov
     /// style), for the distribution chosen over the trace's number of keys.
     pub popularity_error: f64,
-    /// The key distribution chosen, the closest: `zipf`, `hotset`, `uniform`, or `none`
-    /// (no keys).
+    /// The key distribution chosen, the closest: `zipf`, `hotset`, `uniform`, `empirical`
+    /// (the most popular keys' own shares and a fitted tail, when no single curve is within
+    /// 2%), or `none` (no keys).
     pub popularity: String,
     /// Value sizes written (bytes, share), at most 16 buckets.
     pub sizes: Vec<(u64, f64)>,
@@ -745,7 +746,7 @@ impl ModelBuilder {
         let mut keys = Map::new();
         keys.insert("prefix".into(), json!(self.key_prefix()));
         keys.insert("range".into(), json!([0, key_count - 1]));
-        keys.insert("distribution".into(), pop.chosen.to_json());
+        keys.insert("distribution".into(), pop.chosen.to_json(key_count));
         let mut zipf_reads_writes = None;
         if let Choice::Zipf(_) = pop.chosen {
             let class = |i: usize| {
@@ -769,10 +770,19 @@ impl ModelBuilder {
                 }
             }
         }
+        if let Choice::Empirical { shares, tail } = &pop.chosen {
+            let tail = tail.map_or("uniform".to_string(), |s| format!("Zipf({s:.3})"));
+            notes.push(format!(
+                "no single curve is within {:.0}% of the keys' popularity: the {} most popular \
+                 keys get their own shares ({:.1}% of the commands), the others a {tail} tail",
+                CURVE_GOOD_ENOUGH * 100.0,
+                shares.len(),
+                shares.iter().sum::<f64>() * 100.0
+            ));
+        }
         if distinct > 0 && pop.error > 0.05 {
             notes.push(format!(
-                "the keys' popularity is {:.0}% off at worst from the closest distribution the \
-                 spec has ({}); the spec has no distribution of per-key weights",
+                "the keys' popularity is {:.0}% off at worst from the closest distribution ({})",
                 pop.error * 100.0,
                 pop.chosen.name()
             ));
@@ -853,11 +863,14 @@ impl ModelBuilder {
                 }
             }
             RateShape::Varies(by) => {
-                load.insert("rate".into(), json!(clamp_rate(mean_rate * rate_x)));
+                let rates: Vec<f64> = profile.iter().map(|&r| clamp_rate(r * rate_x)).collect();
+                load.insert(
+                    "rate_profile".into(),
+                    json!({ "rates": rates, "step_duration": format!("{step_s}s") }),
+                );
                 notes.push(format!(
-                    "the rate varies by {:.0}% of its mean over the trace, not along a line: the \
-                     spec has no per-second rate profile (rate_ramp is a straight staircase), so \
-                     load.rate is the mean",
+                    "the rate varies by {:.0}% of its mean over the trace, not along a line: \
+                     modelled as a rate profile, one rate per {step_s} s",
                     by * 100.0
                 ));
             }
@@ -1196,13 +1209,28 @@ fn template_word(lit: &[u8], placeholder: &str) -> String {
 }
 
 /// The key distribution chosen.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Choice {
     None,
     Uniform,
     Zipf(f64),
-    Hotset { hot_keys: f64, hot_ops: f64 },
+    Hotset {
+        hot_keys: f64,
+        hot_ops: f64,
+    },
+    /// The head's own shares (most popular first), a Zipf tail (none: uniform).
+    Empirical {
+        shares: Vec<f64>,
+        tail: Option<f64>,
+    },
 }
+
+/// How many of the most popular keys an empirical model lists one by one.
+const HEAD_KEYS: usize = 100;
+
+/// A single curve (zipf, hotset, uniform) is kept while it is within this of the trace's
+/// cumulative popularity: the simpler spec, and one that `keys_x` scales smoothly.
+const CURVE_GOOD_ENOUGH: f64 = 0.02;
 
 impl Choice {
     fn name(&self) -> &'static str {
@@ -1211,17 +1239,35 @@ impl Choice {
             Choice::Uniform => "uniform",
             Choice::Zipf(_) => "zipf",
             Choice::Hotset { .. } => "hotset",
+            Choice::Empirical { .. } => "empirical",
         }
     }
 
-    fn to_json(self) -> Json {
-        match self {
+    /// The spec's distribution over `keys` keys (an empirical head longer than the range is
+    /// cut to it).
+    fn to_json(&self, keys: u64) -> Json {
+        match *self {
             Choice::None | Choice::Uniform => json!("uniform"),
             Choice::Zipf(s) => json!({"kind": "zipf", "exponent": zipf_param(s)}),
             Choice::Hotset { hot_keys, hot_ops } => {
                 // Rounded within the open interval the spec requires.
                 let hot_keys = round_to(hot_keys, 6).clamp(1e-6, 1.0 - 1e-6);
                 json!({"kind": "hotset", "hot_keys": hot_keys, "hot_ops": round_to(hot_ops, 6)})
+            }
+            Choice::Empirical { ref shares, tail } => {
+                let head = shares.len().min(keys.try_into().unwrap_or(usize::MAX));
+                // Rounded down, so that they never sum above 1.
+                let shares: Vec<f64> = shares[..head]
+                    .iter()
+                    .map(|p| (p * 1e8).floor() / 1e8)
+                    .collect();
+                let mut m = Map::new();
+                m.insert("kind".into(), json!("empirical"));
+                m.insert("shares".into(), json!(shares));
+                if let Some(s) = tail {
+                    m.insert("tail_exponent".into(), json!(zipf_param(s)));
+                }
+                Json::Object(m)
             }
         }
     }
@@ -1307,6 +1353,33 @@ fn popularity(counts: &[u64], top: usize) -> Popularity {
                     err,
                 );
             }
+        }
+    }
+    // The head's own shares and a Zipf fitted to the rest, when no single curve is close.
+    if best.1 > CURVE_GOOD_ENOUGH {
+        let head = n.min(HEAD_KEYS);
+        let shares: Vec<f64> = counts[..head].iter().map(|&c| c as f64 / total).collect();
+        let rest = &counts[head..];
+        let tail = fit_zipf(rest);
+        let head_total = trace[head - 1];
+        let mut model = Vec::with_capacity(k);
+        let mut acc_tail = 0.0;
+        let tail_terms = tail.map(|s| (s, harmonic(rest.len() as u64, s)));
+        for r in 1..=k {
+            model.push(if r <= head {
+                trace[r - 1]
+            } else {
+                let j = r - head;
+                acc_tail = match tail_terms {
+                    Some((s, h)) => acc_tail + (j as f64).powf(-s) / h,
+                    None => j as f64 / rest.len().max(1) as f64,
+                };
+                head_total + (1.0 - head_total) * acc_tail
+            });
+        }
+        let err = gap(&|r| model[r - 1]);
+        if err < best.1 {
+            best = (Choice::Empirical { shares, tail }, err);
         }
     }
     Popularity {
@@ -1519,6 +1592,48 @@ mod tests {
     }
 
     #[test]
+    fn a_head_no_curve_follows_gets_its_own_shares_and_a_fitted_tail() {
+        // Five keys with 8% of the commands each, then Zipf(0.8) over 20,000 keys.
+        let (n, s) = (20_000u64, 0.8);
+        let h = harmonic(n, s);
+        let mut counts: Vec<u64> = vec![8_000_000; 5];
+        counts.extend((1..=n).map(|r| (6e7 * (r as f64).powf(-s) / h).round().max(1.0) as u64));
+        let total: u64 = counts.iter().sum();
+        let p = popularity(&counts, 1000);
+        let Choice::Empirical { shares, tail } = &p.chosen else {
+            panic!("{:?} (error {})", p.chosen, p.error);
+        };
+        assert_eq!(shares.len(), HEAD_KEYS);
+        for (i, share) in shares.iter().enumerate() {
+            assert_eq!(*share, counts[i] as f64 / total as f64, "rank {}", i + 1);
+        }
+        // The tail after the first 100 keys: Zipf(0.8) of ranks 96.. of the tail's curve,
+        // fitted from its own ranks, so flatter than 0.8 but not flat.
+        let t = tail.expect("a tail exponent");
+        assert!(t > 0.3 && t < 0.8, "{t}");
+        assert!(p.error < CURVE_GOOD_ENOUGH, "{}", p.error);
+        // As a spec: the shares, cut to a smaller range, never above 1 in sum.
+        let j = p.chosen.to_json(20_105);
+        assert_eq!(j["kind"], "empirical");
+        assert_eq!(j["shares"].as_array().unwrap().len(), HEAD_KEYS);
+        let small = p.chosen.to_json(3);
+        let cut: Vec<f64> = small["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(cut.len(), 3);
+        let d: crate::spec::Distribution = serde_json::from_value(small).unwrap();
+        d.validate("keys.distribution", [0, 2]).unwrap();
+        // A curve that fits stays: the Zipf of the earlier test is not made empirical.
+        let zipf: Vec<u64> = (1..=n)
+            .map(|r| (1e8 * (r as f64).powf(-0.99) / harmonic(n, 0.99)).round() as u64)
+            .collect();
+        assert_eq!(popularity(&zipf, 1000).chosen.name(), "zipf");
+    }
+
+    #[test]
     fn round_sig_and_buckets() {
         assert_eq!(round_sig(999), 999);
         assert_eq!(round_sig(1234), 1230);
@@ -1616,7 +1731,7 @@ mod tests {
     }
 
     #[test]
-    fn a_rising_rate_becomes_a_ramp_and_a_jumpy_one_a_note() {
+    fn a_rising_rate_becomes_a_ramp_and_a_jumpy_one_a_profile() {
         let mut b = ModelBuilder::new();
         // 100 s, the rate rising from 10 to about 110 per second.
         for sec in 0..100u64 {
@@ -1644,14 +1759,33 @@ mod tests {
                 b.observe(&rec(sec * 1_000_000 + i * 1000, &[b"GET", b"k"]));
             }
         }
-        let m = b.fit(&ModelOptions::default());
-        assert!(m.spec["load"]["rate"].is_number());
+        let m = b.fit(&ModelOptions {
+            rate_x: 3.0,
+            ..ModelOptions::default()
+        });
+        assert!(m.spec["load"].get("rate").is_none(), "{}", m.spec);
+        let profile = &m.spec["load"]["rate_profile"];
+        assert_eq!(profile["step_duration"], "1s");
+        let rates: Vec<f64> = profile["rates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_f64().unwrap())
+            .collect();
+        // Second by second the trace's rate (the last second ends at its last record), times
+        // rate_x.
+        assert_eq!(rates.len(), 100);
+        for (sec, r) in rates.iter().enumerate().take(99) {
+            let want = if (sec / 10) % 2 == 0 { 30.0 } else { 300.0 };
+            assert_eq!(*r, want, "second {sec}: {rates:?}");
+        }
         assert!(
-            m.fit.notes.iter().any(|n| n.contains("per-second")),
+            m.fit.notes.iter().any(|n| n.contains("rate profile")),
             "{:?}",
             m.fit.notes
         );
         assert_eq!(m.fit.rate_profile.len(), 100);
+        loads(&m);
     }
 
     #[test]

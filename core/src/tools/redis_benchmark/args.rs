@@ -754,7 +754,7 @@ mod tests {
         for p in &rb.workload.phases {
             let k = &p.spec.keys;
             assert_eq!(
-                (k.pad, k.range, k.distribution),
+                (k.pad, k.range, k.distribution.clone()),
                 (12, [0, 999], Distribution::Uniform)
             );
             assert_eq!(p.spec.load.requests, Some(Requests::Count(2000)));
