@@ -72,6 +72,12 @@ export declare class Report {
    */
   percentileDistribution(command?: string): string
   /**
+   * The report as one self-contained HTML page (what `respload run --html` writes): the
+   * verdict, the timeline, the latency percentiles per phase and command, the commands,
+   * hosts and workload; scripts and data inlined, so it opens with no network.
+   */
+  toHtml(): string
+  /**
    * Assert budgets on the totals (and per command label under `commands`). Throws a
    * node:assert `AssertionError` listing every budget not met; a run that finished no
    * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a
@@ -236,6 +242,11 @@ export declare class Comparison {
   readonly failures: string[]
   /** The comparison as `respload compare` prints it: a table per phase (also `toString()`). */
   readonly text: string
+  /**
+   * The compared reports as one self-contained HTML page (what `respload report A.json
+   * B.json --html` writes): the verdicts, each report's timeline and percentiles overlaid.
+   */
+  toHtml(): string
   /** The rows where a later run is worse than the baseline beyond noise. */
   readonly worse: ComparisonRow[]
   /**

@@ -317,6 +317,15 @@ class Report {
   }
 
   /**
+   * The report as one self-contained HTML page (what `respload run --html` writes): the
+   * verdict, the timeline, the latency percentiles per phase and command, the commands,
+   * hosts and workload; scripts and data inlined, so it opens with no network.
+   */
+  toHtml() {
+    return callNative(() => native.reportsHtml([JSON.stringify(this.#json)], []))
+  }
+
+  /**
    * Assert latency, error and throughput budgets on the totals (and per command under
    * `commands`). Throws a node:assert `AssertionError` listing every budget that was not met;
    * a run that finished no request, or was interrupted, never passes. Returns the report
@@ -460,6 +469,15 @@ class Comparison {
   /** The comparison as `respload compare` prints it (`text`). */
   toString() {
     return this.text
+  }
+
+  /**
+   * The compared reports as one self-contained HTML page (what `respload report A.json
+   * B.json --html` writes): this comparison's verdicts, each report's timeline and latency
+   * percentiles overlaid.
+   */
+  toHtml() {
+    return callNative(() => native.reportsHtml(this.#texts, this.labels))
   }
 
   /** The rows where a later run is worse than the baseline beyond noise. */

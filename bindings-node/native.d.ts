@@ -260,6 +260,14 @@ export interface ReportInput {
 }
 
 /**
+ * The reports (snake_case JSON texts, the baseline first) as one self-contained HTML page
+ * (`respload::output::html` in the core), named by `labels` (empty: by their place).
+ *
+ * Throws `ERR_RESPLOAD_SPEC` for reports `compare` refuses.
+ */
+export declare function reportsHtml(reportsJson: Array<string>, labels: Array<string>): string
+
+/**
  * Shard `index` (0-based) of `count` hosts running a workload (JSON text) together: the
  * normalized spec of this host's share, as JSON text (`Workload::shard` in the core).
  *

@@ -855,6 +855,7 @@ module.exports.percentileDistribution = nativeBinding.percentileDistribution
 module.exports.progressLine = nativeBinding.progressLine
 module.exports.redactedSpec = nativeBinding.redactedSpec
 module.exports.redisBenchmarkSpec = nativeBinding.redisBenchmarkSpec
+module.exports.reportsHtml = nativeBinding.reportsHtml
 module.exports.shardSpec = nativeBinding.shardSpec
 module.exports.startServers = nativeBinding.startServers
 module.exports.validityWarning = nativeBinding.validityWarning

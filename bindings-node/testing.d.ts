@@ -103,8 +103,10 @@ export declare class ReplyError extends Error {
  * Start a redis-server and resolve once it answers the helper's client. It never outlives this
  * process: it is stopped when the process exits, crashes or is killed, even without `stop()`.
  * With the environment variable `RESPLOAD_URL` set (and none of `args`, `password`,
- * `redisServer`, `tls`, `tlsAuthClients` given), the server already running there instead, its
- * database emptied (`FLUSHDB`) and left running by `stop()`.
+ * `redisServer`, `tls`, `tlsAuthClients` given), the server already running there instead, left
+ * running by `stop()`. Its database is emptied (`FLUSHDB`) only when `RESPLOAD_ALLOW_FLUSH=1` is
+ * set too; without it, a database that holds keys is refused (the promise rejects with the code
+ * `ERR_RESPLOAD_TESTING_NOT_EMPTY`) and an empty one is used as it is.
  */
 export declare function startRedis(options?: StartRedisOptions): Promise<RedisServer>
 

@@ -8,7 +8,8 @@
 // in-process, in a directory held the same way. command() goes through the crate's client
 // too; this file holds connectRedis and the asyncDispose wrappers. With RESPLOAD_URL set, startRedis()
 // and withRedis() use the server already running there instead (connectRedis), so a suite can
-// run where redis-server cannot be installed.
+// run where redis-server cannot be installed; they empty it (FLUSHDB) only with
+// RESPLOAD_ALLOW_FLUSH=1, and otherwise refuse a database that holds keys.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -151,12 +152,34 @@ async function startRedis(options = {}) {
     options.tls || options.tlsAuthClients
   if (url && !configured) {
     const server = await connectRedis(url)
-    // Each test starts from an empty database, as with a server of its own.
-    await server.command('FLUSHDB')
+    if (flushAllowed()) {
+      // Opted in: each test starts from an empty database, as with a server of its own.
+      await server.command('FLUSHDB')
+      return server
+    }
+    // Someone else's server is never emptied without consent, nor written into when it holds
+    // keys: a workload's SETs could overwrite them.
+    const keys = await server.command('DBSIZE')
+    if (keys > 0) {
+      await server.stop()
+      const err = new Error(
+        `RESPLOAD_URL: the database of ${server.host}:${server.port} holds ${keys} keys, and startRedis() ` +
+          'never empties a server it did not start unless RESPLOAD_ALLOW_FLUSH=1 is set: set it to empty ' +
+          'that database (FLUSHDB) before each use, or point RESPLOAD_URL at an empty database (/DB)',
+      )
+      err.code = 'ERR_RESPLOAD_TESTING_NOT_EMPTY'
+      throw err
+    }
     return server
   }
   const [started] = await native.startServers(nativeOptions({ ...options, cluster: false })).catch(notFound)
   return ourServer(started, options)
+}
+
+/** Whether `RESPLOAD_ALLOW_FLUSH` (`1`, `true` or `yes`) lets `startRedis()` empty the server at
+ * `RESPLOAD_URL`. */
+function flushAllowed() {
+  return /^(1|true|yes)$/i.test((process.env.RESPLOAD_ALLOW_FLUSH ?? '').trim())
 }
 
 /** The native options of `startRedis()`'s and `startCluster()`'s. */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Build the documentation site (mkdocs-material) into site/, with `mkdocs build --strict`: a
-# broken link, a missing anchor or a missing snippet file fails the build.
+# broken link or a missing anchor fails the build.
 #
-#   scripts/docs.sh           # regenerate docs/reference/ from the Rust sources, then build
-#   scripts/docs.sh --check   # fail if docs/reference/ is stale, then build (what `make test` runs)
+#   scripts/docs.sh           # regenerate docs/reference/ from the Rust sources and the code the
+#                             # pages show from the files it comes from, then build
+#   scripts/docs.sh --check   # fail if docs/reference/ or a page's code is stale, naming it,
+#                             # then build (what `make test` runs)
 #
 # mkdocs-material is installed into .venv/ (created by scripts/venv.sh when
 # missing) only when it is not there; quick when everything is there.
@@ -20,9 +22,14 @@ if ! "$PY" -c "import material, pymdownx, mkdocs" 2>/dev/null; then
 fi
 
 if [ "${1:-}" = "--check" ]; then
-  "$PY" scripts/gen_reference.py --check
+  # Both checks run, so one run names everything that is out of date.
+  stale=0
+  "$PY" scripts/gen_reference.py --check || stale=1
+  "$PY" scripts/gen_includes.py --check || stale=1
+  [ "$stale" = 0 ] || exit 1
 else
   "$PY" scripts/gen_reference.py
+  "$PY" scripts/gen_includes.py
 fi
 NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict
 echo "docs: site built in site/ (open site/index.html)" >&2

@@ -20,7 +20,7 @@ pub use cli::Cli;
 pub use progress::progress_line;
 pub use report::{
     check_report, compare_reports, hdr_log, load_report, merge_reports, percentile_distribution,
-    validity_warning,
+    reports_html, validity_warning,
 };
 pub use runner::NativeRunner;
 pub use testing::{start_servers, TestClient, TestServer};

@@ -111,7 +111,7 @@ async function childJson(script, env) {
   return JSON.parse(out)
 }
 
-test('with RESPLOAD_URL, startRedis() and withRedis() use that server, emptied, and leave it running', async () => {
+test('with RESPLOAD_URL and RESPLOAD_ALLOW_FLUSH=1, startRedis() and withRedis() use that server, emptied, and leave it running', async () => {
   await withRedis(
     async (existing) => {
       const url = `${existing.url}/3`
@@ -134,7 +134,7 @@ test('with RESPLOAD_URL, startRedis() and withRedis() use that server, emptied, 
         console.log(JSON.stringify(out))
         `,
         // Starting a server would fail: what works, works on the existing one.
-        { RESPLOAD_URL: url, RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server' },
+        { RESPLOAD_URL: url, RESPLOAD_ALLOW_FLUSH: '1', RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server' },
       )
       assert.deepEqual(
         { url: seen.url, target: seen.target, port: seen.port, pid: seen.pid, dir: seen.dir, withRedis: seen.withRedis },
@@ -154,6 +154,53 @@ test('with RESPLOAD_URL, startRedis() and withRedis() use that server, emptied, 
     },
     { password: 'p/?%@:x' },
   )
+})
+
+test('without RESPLOAD_ALLOW_FLUSH, the server at RESPLOAD_URL keeps its keys: a database with keys is refused', async () => {
+  await withRedis(async (existing) => {
+    await existing.command('SET', 'kept', 'mine') // database 0
+    const script = `
+      import { run } from 'respload'
+      import { startRedis, withRedis } from 'respload/testing'
+      const out = {}
+      out.refused = await startRedis().then(
+        () => 'started',
+        (err) => ({ code: err.code, message: err.message }),
+      )
+      out.withRedis = await withRedis(() => 'ran').catch((err) => err.code)
+      console.log(JSON.stringify(out))
+    `
+    for (const allow of [undefined, '', '0', 'no']) {
+      const env = { RESPLOAD_URL: existing.url, RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server' }
+      const seen = await childJson(script, { ...env, RESPLOAD_ALLOW_FLUSH: allow ?? '' })
+      assert.equal(seen.refused.code, 'ERR_RESPLOAD_TESTING_NOT_EMPTY', `RESPLOAD_ALLOW_FLUSH=${allow}`)
+      assert.match(seen.refused.message, /holds 1 keys/)
+      assert.match(seen.refused.message, /RESPLOAD_ALLOW_FLUSH=1/)
+      assert.equal(seen.withRedis, 'ERR_RESPLOAD_TESTING_NOT_EMPTY')
+    }
+    const stats = await existing.command('INFO', 'commandstats')
+    assert.doesNotMatch(stats, /cmdstat_flushdb|cmdstat_flushall/, 'nothing was flushed')
+    assert.equal(await existing.command('GET', 'kept'), 'mine')
+    assert.equal(await existing.command('DBSIZE'), 1)
+
+    // An empty database is used as it is, and what the suite wrote stays there.
+    const empty = await childJson(
+      `
+      import { run } from 'respload'
+      import { startRedis } from 'respload/testing'
+      const redis = await startRedis()
+      const report = await run({ target: redis.target(), load: { requests: 50 }, keys: { prefix: 'suite:' } })
+      await redis.stop()
+      console.log(JSON.stringify({ ops: report.totals.ops }))
+      `,
+      { RESPLOAD_URL: `${existing.url}/2`, RESPLOAD_ALLOW_FLUSH: '', RESPLOAD_REDIS_SERVER: '/nonexistent/redis-server' },
+    )
+    assert.equal(empty.ops, 50)
+    assert.equal(await existing.command('GET', 'kept'), 'mine')
+    await existing.command('SELECT', '2')
+    assert.ok((await existing.command('DBSIZE')) > 0, 'the run wrote into database 2')
+    assert.doesNotMatch(await existing.command('INFO', 'commandstats'), /cmdstat_flushdb|cmdstat_flushall/)
+  })
 })
 
 test('a missing redis-server says how to install it or how to use a running server', async () => {

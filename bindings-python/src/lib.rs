@@ -24,7 +24,8 @@ mod _native {
     #[pymodule_export]
     use super::report::{
         check_report, compare_reports, hdr_log, join_reports, load_report, lost_host_report,
-        merge_reports, merge_snapshots, percentile_distribution, validity_warning, with_phases_of,
+        merge_reports, merge_snapshots, percentile_distribution, reports_html, validity_warning,
+        with_phases_of,
     };
     #[pymodule_export]
     use super::runner::Runner;

@@ -56,6 +56,22 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
         .map_err(to_py)
 }
 
+/// The reports (JSON texts, the baseline first) as one self-contained HTML page
+/// (`respload::output::html`), named by `labels` (empty: by their place). Raises
+/// `SpecError` for reports `compare` refuses.
+#[pyfunction]
+pub fn reports_html(
+    py: Python<'_>,
+    reports_json: Vec<PyBackedStr>,
+    labels: Vec<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let reports = respload::Report::from_json_strs(&reports_json)?;
+        respload::output::html::reports_html(&reports, &labels)
+    })
+    .map_err(to_py)
+}
+
 /// One report of the reports (JSON texts) of hosts that ran one workload together
 /// (`Report::merge`), as JSON text. Raises `SpecError` naming what makes them not one
 /// workload's (`reports[i]....`).

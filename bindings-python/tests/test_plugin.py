@@ -63,10 +63,13 @@ def test_fixtures_use_an_existing_server(
         # Starting a server would fail: the tests pass only on the existing one.
         monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
         args = ["-p", "no:cacheprovider"]
+        # Emptying it needs an explicit opt-in (without, it is refused: the next test).
         if how == "option":
-            args += ["--respload-url", url]
+            args += ["--respload-url", url, "--respload-allow-flush"]
+            monkeypatch.delenv("RESPLOAD_ALLOW_FLUSH", raising=False)
         else:
             monkeypatch.setenv("RESPLOAD_URL", url)
+            monkeypatch.setenv("RESPLOAD_ALLOW_FLUSH", "1")
         result = pytester.runpytest_subprocess(*args)
         result.assert_outcomes(passed=1)
         # The server saw the run, is still up, and keeps what the test left.
@@ -75,6 +78,53 @@ def test_fixtures_use_an_existing_server(
         assert existing.call("GET", "left") == "by the test"
         assert existing.running
         assert existing.dir.exists()
+
+
+_NO_FLUSH = """
+import respload
+
+def test_first(redis_server):
+    respload.run(target=redis_server.target(), load={"requests": 50}).check(error_rate=0)
+    redis_server.call("SET", "left", "by the first test")
+
+def test_second(redis_server):
+    pass
+"""
+
+
+@pytest.mark.parametrize("allow", [None, "", "0", "no"])
+def test_an_existing_server_is_never_flushed_without_the_opt_in(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, allow: str | None
+) -> None:
+    pytester.makepyfile(_NO_FLUSH)
+    if allow is None:
+        monkeypatch.delenv("RESPLOAD_ALLOW_FLUSH", raising=False)
+    else:
+        monkeypatch.setenv("RESPLOAD_ALLOW_FLUSH", allow)
+    with redis_server() as existing:
+        existing.call("SET", "kept", "mine")
+        # Starting a server would fail: the tests can only use the existing one.
+        monkeypatch.setenv("RESPLOAD_REDIS_SERVER", "/nonexistent/redis-server")
+        # Database 0 holds a key: every test that asks for it is refused, nothing is written.
+        monkeypatch.setenv("RESPLOAD_URL", existing.url)
+        refused = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+        refused.assert_outcomes(errors=2)
+        refused.stdout.fnmatch_lines(
+            ["*holds 1 keys*never empties a server it did not start*RESPLOAD_ALLOW_FLUSH=1*"]
+        )
+        assert existing.call("GET", "kept") == "mine"
+        assert existing.call("DBSIZE") == 1
+        assert existing.calls("set") == 1  # only ours
+
+        # An empty database (2) is used as it is: the first test runs and writes into it, and
+        # the second, finding its keys, is refused rather than flushing them.
+        used = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--respload-url", f"{existing.url}/2"
+        )
+        used.assert_outcomes(passed=1, errors=1)
+        assert existing.call("GET", "kept") == "mine"
+        assert existing.calls("flushdb") == existing.calls("flushall") == 0
+        assert existing.running
 
 
 def test_a_missing_redis_server_says_how_to_install_it_or_use_one(

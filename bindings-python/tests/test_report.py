@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -260,12 +261,37 @@ def test_plot_draws_throughput_latency_and_the_distribution(report: respload.Rep
     labels = [t.get_text() for t in dist.get_xticklabels()]
     assert labels[:4] == ["0%", "90%", "99%", "99.9%"]
     assert list(dist.get_xticks()[:4]) == pytest.approx([1, 10, 100, 1000])
-    # The whole decoded distribution: at x = 100 (p99) the histogram's own p99.
+    # The whole distribution: the core's percentile distribution (the .hgrm rows but the
+    # last, p = 1), each point the histogram's own value at its percentile.
     xs, ys = dist.get_lines()[-1].get_xdata(), dist.get_lines()[-1].get_ydata()
     assert len(xs) > 30
-    at_p99 = min(range(len(xs)), key=lambda i: abs(xs[i] - 100))
+    table = [ln.split() for ln in report.percentile_distribution().splitlines()]
+    hgrm = [(float(r[3]), float(r[0])) for r in table if len(r) == 4 and r[0][0].isdigit()]
+    assert list(zip(xs, ys)) == hgrm
     h = report.totals.decode_histogram()
-    assert ys[at_p99] == h.get_value_at_percentile(99) / 1e6
+    at_p99 = min(range(len(xs)), key=lambda i: abs(xs[i] - 100))
+    p = (1 - 1 / xs[at_p99]) * 100
+    assert ys[at_p99] == pytest.approx(h.get_value_at_percentile(p) / 1e6, abs=0.0015)
+    # One command's curve is that command's distribution.
+    gets = [ln.split() for ln in report.percentile_distribution("GET").splitlines()]
+    get_curve = [(float(r[3]), float(r[0])) for r in gets if len(r) == 4 and r[0][0].isdigit()]
+    gx, gy = dist.get_lines()[0].get_data()
+    assert list(zip(gx, gy)) == get_curve
+
+
+def test_plots_need_only_matplotlib(
+    report: respload.Report, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `pip install 'respload[plot]'` installs matplotlib, not the hdrhistogram package: the
+    # plots take their curves from the core.
+    monkeypatch.setitem(sys.modules, "hdrh", None)
+    monkeypatch.setitem(sys.modules, "hdrh.histogram", None)
+    with pytest.raises(ImportError, match="hdrhistogram"):
+        report.totals.decode_histogram()
+    fig = report.plot()
+    assert [len(ln.get_xdata()) > 30 for ln in fig.axes[2].get_lines()] == [True] * 3
+    fig = respload.compare(report, report, labels=["a", "b"]).plot()
+    assert [ln.get_label() for ln in fig.axes[0].get_lines()] == ["a", "b"]
 
 
 def test_open_loop_and_server_samples_are_typed(redis: RedisServer) -> None:

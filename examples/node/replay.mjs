@@ -6,11 +6,15 @@
 //   node examples/node/replay.mjs ram-flash-tiering --scale full --var url=redis://host:6379
 //
 // Without --var each scenario starts the servers it needs (respload/testing); with --var
-// nothing is started and only the report is checked.
+// nothing is started and only the report is checked. A drill that stops a server for good (a
+// `kill` failover: --var failover_mode=kill in managed-cache-guide) against a server that is
+// not on this machine (not a loopback address) is refused before any traffic unless
+// --allow-destructive is given.
 import { once } from 'node:events'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
+import { isIP } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Report, Workload, compare, run } from 'respload'
@@ -25,6 +29,31 @@ async function freePort() {
   const { port } = server.address()
   server.close()
   return port
+}
+
+/** Whether `url` names this machine: a loopback address or `localhost` (a host name is not
+ * resolved: any other name counts as another machine). */
+function isLoopback(url) {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
+  if (host === 'localhost') return true
+  if (isIP(host) === 4) return host.startsWith('127.')
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
+  return false
+}
+
+/** The drills of `workload` that stop a server for good (`failover` with `mode = "kill"`:
+ * SHUTDOWN NOSAVE, and respload restarts nothing) on a target that is not on this machine,
+ * one line each (passwords redacted). */
+export function destructiveDrills(workload) {
+  const found = []
+  for (const p of workload.toJSON().phases) {
+    const url = p.target?.url
+    if (url == null || isLoopback(url)) continue // a Unix socket, or this machine's own server
+    for (const e of p.events ?? []) {
+      if (e.drill === 'failover' && e.mode === 'kill') found.push(`phase ${p.name}: failover kill on ${url}`)
+    }
+  }
+  return found
 }
 
 /** Collects what a replay showed: figures, and what did not hold. */
@@ -91,7 +120,9 @@ const REPLAYS = {
       const url = `redis://127.0.0.1:${plain}`
       return {
         server,
-        vars: { url, tls_url: server.url, tls: server.tls.targetTls(), cluster_url: cluster.url, enterprise_url: url },
+        // These servers are ours and thrown away: the failover stops a primary for good.
+        vars: { url, tls_url: server.url, tls: server.tls.targetTls(), cluster_url: cluster.url, enterprise_url: url,
+          failover_mode: 'kill' },
         stop: () => Promise.all([server.stop(), cluster.stop()]),
       }
     },
@@ -113,7 +144,9 @@ const REPLAYS = {
       const fo = phase(report, 'failover')
       const e = fo.events[0]
       v.expect(e && e.error == null && e.finishedS != null, 'failover: the replica was never promoted')
-      v.expect(e && e.errorsDuring > 0, 'failover: a primary stopped but no request failed')
+      if (fo.workload.events[0]?.mode === 'kill') {
+        v.expect(e && e.errorsDuring > 0, 'failover: a primary stopped but no request failed')
+      }
       v.expect(e && e.recoveredAfterS != null, 'failover: throughput never came back to 80%')
       v.figures.push(
         `GET/s 1 KB ${fmt(plain)}, TLS ${fmt(tls)} (${(tls / plain).toFixed(2)}x), cluster ${fmt(cluster.totals.opsPerSec)}`,
@@ -230,12 +263,25 @@ const REPLAYS = {
   },
 }
 
-/** Run one scenario at `scale` and check it. */
-export async function replay(name, { scale = 'ci', vars } = {}) {
+/** Run one scenario at `scale` and check it. A drill that would stop a server on another
+ * machine for good throws (code `ERR_DESTRUCTIVE_DRILL`) before any traffic unless
+ * `allowDestructive`. */
+export async function replay(name, { scale = 'ci', vars, allowDestructive = false } = {}) {
   const here = vars ? null : await REPLAYS[name].local()
   try {
     const file = join(SCENARIOS, `${name}.toml`)
     const workload = Workload.fromFile(file, { scale, vars: vars ?? here.vars })
+    const drills = destructiveDrills(workload)
+    if (drills.length && !allowDestructive) {
+      const err = new Error(
+        `${name}: refusing to stop a server that is not on this machine: ${drills.join('; ')}. It would be ` +
+          'shut down for good (SHUTDOWN NOSAVE; nothing restarts it). Give --allow-destructive ' +
+          '(allowDestructive: true) if that is the plan, or leave failover_mode at its default, ' +
+          'cluster-failover (a coordinated failover).',
+      )
+      err.code = 'ERR_DESTRUCTIVE_DRILL'
+      throw err
+    }
     const report = await run(workload)
     return await REPLAYS[name].check(report, here)
   } finally {
@@ -247,8 +293,10 @@ async function main(argv) {
   const names = []
   let scale = 'ci'
   let vars = null
+  let allowDestructive = false
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--scale') scale = argv[++i] === 'full' ? null : argv[i]
+    else if (argv[i] === '--allow-destructive') allowDestructive = true
     else if (argv[i] === '--var') {
       const [k, ...rest] = argv[++i].split('=')
       const text = rest.join('=')
@@ -258,7 +306,15 @@ async function main(argv) {
   }
   let failed = 0
   for (const name of names.length ? names : Object.keys(REPLAYS)) {
-    const verdict = await replay(name, { scale, vars })
+    let verdict
+    try {
+      verdict = await replay(name, { scale, vars, allowDestructive })
+    } catch (err) {
+      if (err.code !== 'ERR_DESTRUCTIVE_DRILL') throw err
+      console.error(`REFUSED ${err.message}`)
+      failed++
+      continue
+    }
     console.log(verdict.line())
     if (!verdict.ok) failed++
   }

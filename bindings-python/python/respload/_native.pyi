@@ -21,6 +21,9 @@ def percentile_distribution(report_json: str, command: str | None = None) -> str
     """The latency distribution of the report's measured requests (or of one command
     label's) as HdrHistogram's ``.hgrm`` text; empty when none finished."""
 
+def reports_html(reports_json: list[str], labels: list[str]) -> str:
+    """The reports as one self-contained HTML page (the baseline first)."""
+
 def validity_warning(report_json: str) -> str | None:
     """The warning of a report whose validity checks failed; ``None`` when trusted."""
 

@@ -75,6 +75,12 @@ class Comparison:
             _reports=reports,
         )
 
+    def to_html(self) -> str:
+        """The compared reports as one self-contained HTML page (what ``respload report
+        A.json B.json --html`` writes): this comparison's verdicts, and each report's timeline
+        and latency percentiles overlaid."""
+        return _native.reports_html([r.to_json() for r in self._reports], list(self.labels))
+
     @property
     def worse(self) -> list[ComparisonRow]:
         """The rows where a later run is worse than the baseline beyond noise."""
@@ -126,7 +132,7 @@ class Comparison:
         fig = figure if figure is not None else _Figure(figsize=(11, 4.5), layout="constrained")
         dist, throughput = fig.subplots(1, 2)
         for label, report in zip(self.labels, self._reports):
-            dist.plot(*_percentile_curve(report.totals.histogram), label=label)
+            dist.plot(*_percentile_curve(report.to_json()), label=label)
             rows = [r for r in report.timeline if not r.partial]
             throughput.plot(
                 [r.t for r in rows], [r.ops_per_sec for r in rows], marker=".", label=label

@@ -5,8 +5,10 @@ Installing respload makes these fixtures available in every test suite (entry po
 
 - ``redis_server``: a fresh :class:`respload.testing.RedisServer` for each test, stopped
   after it. With ``--respload-url URL`` (or ``$RESPLOAD_URL``), the server already running
-  there instead (:func:`respload.testing.connect_redis`), its database emptied (``FLUSHDB``)
-  before each test and left running after: point it at a server that holds nothing you keep.
+  there instead (:func:`respload.testing.connect_redis`), left running after. It is never
+  emptied unless you opt in: with ``--respload-allow-flush`` (or ``RESPLOAD_ALLOW_FLUSH=1``)
+  its database is emptied (``FLUSHDB``) before each test; without, a database that holds keys
+  fails the test's setup, and an empty one is used as it is.
 - ``redis_url``: that server's URL (``redis://127.0.0.1:PORT``, or the one given).
 - ``redis_tls_server``: a fresh TLS-only server (throwaway certificates, no client
   certificate asked) for each test; ``redis_tls_server.target()`` is a workload ``target``
@@ -56,8 +58,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="URL",
         help="redis://[user[:password]@]host[:port][/db] of a server already running, for the "
         "redis_server and redis_url fixtures instead of a throwaway redis-server (default: "
-        "$RESPLOAD_URL). Its database is emptied before each test.",
+        "$RESPLOAD_URL). It is not emptied: a database that holds keys is refused, unless "
+        "--respload-allow-flush.",
     )
+    parser.getgroup("respload").addoption(
+        "--respload-allow-flush",
+        dest="respload_allow_flush",
+        action="store_true",
+        default=None,
+        help="empty (FLUSHDB) the database of --respload-url before each test that uses it "
+        "(default: $RESPLOAD_ALLOW_FLUSH=1). Only for a server that holds nothing you keep.",
+    )
+
+
+def _flush_allowed(config: pytest.Config) -> bool:
+    """Whether ``--respload-allow-flush`` or ``RESPLOAD_ALLOW_FLUSH`` (``1``, ``true`` or
+    ``yes``) lets the fixtures empty a server they did not start."""
+    if config.getoption("respload_allow_flush"):
+        return True
+    return os.environ.get("RESPLOAD_ALLOW_FLUSH", "").strip().lower() in ("1", "true", "yes")
 
 
 class _ClusterHolder:
@@ -104,12 +123,28 @@ def _respload_cluster_holder() -> Iterator[_ClusterHolder]:
 @pytest.fixture(name="redis_server")
 def redis_server_fixture(request: pytest.FixtureRequest) -> Iterator[RedisServer]:
     """A fresh ``redis-server`` on a free 127.0.0.1 port for this test, or the server at
-    ``--respload-url`` / ``$RESPLOAD_URL``, emptied."""
+    ``--respload-url`` / ``$RESPLOAD_URL``: emptied with ``--respload-allow-flush`` /
+    ``RESPLOAD_ALLOW_FLUSH=1``, else refused when it holds keys."""
     url = request.config.getoption("respload_url") or os.environ.get("RESPLOAD_URL")
     if url:
         server = connect_redis(url)
-        # Each test starts from an empty database, as with a server of its own.
-        server.call("FLUSHDB")
+        if _flush_allowed(request.config):
+            # Opted in: each test starts from an empty database, as with a server of its own.
+            server.call("FLUSHDB")
+        else:
+            # Someone else's server is never emptied without consent, nor written into when
+            # it holds keys: a workload's SETs could overwrite them.
+            keys = server.call("DBSIZE")
+            if keys:
+                server.stop()
+                pytest.fail(
+                    f"redis_server: the database of {server.host}:{server.port} "
+                    f"(--respload-url / RESPLOAD_URL) holds {keys} keys, and the fixture never "
+                    "empties a server it did not start unless --respload-allow-flush (or "
+                    "RESPLOAD_ALLOW_FLUSH=1) is given: give it to empty that database (FLUSHDB) "
+                    "before each test, or point the URL at an empty database (/DB)",
+                    pytrace=False,
+                )
     else:
         try:
             server = start_redis()

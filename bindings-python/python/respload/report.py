@@ -70,16 +70,31 @@ def _matplotlib() -> tuple[Any, Any, Any]:
     return Figure, FixedLocator, NullLocator
 
 
-# Percentiles drawn from a decoded histogram: 0 to 99.999, denser in the tail.
-_CURVE = [q / 100 for q in range(0, 90, 5)] + [1 - 10 ** (-k / 8) for k in range(8, 41)]
 _TICKS = [0.0, 0.9, 0.99, 0.999, 0.9999, 0.99999]
 
 
-def _percentile_curve(encoded: str) -> tuple[list[float], list[float]]:
-    """The whole latency distribution of an encoded histogram on HdrHistogram's percentile
-    axis: x is 1/(1-p), y the value at p in ms."""
-    h = decode_histogram(encoded)
-    return [1 / (1 - q) for q in _CURVE], [h.get_value_at_percentile(q * 100) / 1e6 for q in _CURVE]
+def _percentile_curve(
+    report_json: str, command: str | None = None
+) -> tuple[list[float], list[float]]:
+    """The whole latency distribution of a report's measured requests (or of one ``command``
+    label's) on HdrHistogram's percentile axis: x is 1/(1-p), y the value at p in ms. The
+    points are the core's percentile distribution (the ``.hgrm`` rows of
+    :meth:`Report.percentile_distribution`), so plotting needs no ``hdrhistogram`` package;
+    the last row (p = 1, where 1/(1-p) is infinite) is left out, as HdrHistogram's plotter
+    does. Empty when no request finished."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for line in _native.percentile_distribution(report_json, command).splitlines():
+        fields = line.split()
+        if len(fields) != 4 or fields[0].startswith("#"):
+            continue  # the header, the blank line, the last row, the summary lines
+        try:
+            value, _p, _count, inverse = (float(f) for f in fields)
+        except ValueError:
+            continue  # the column names
+        xs.append(inverse)
+        ys.append(value)
+    return xs, ys
 
 
 def _percentile_axis(ax: Any, fixed_locator: Any, null_locator: Any) -> None:
@@ -1501,6 +1516,16 @@ class Report:
         """Write :meth:`hdr_log` to ``path``."""
         Path(path).write_text(self.hdr_log(), encoding="ascii")
 
+    def to_html(self) -> str:
+        """The report as one self-contained HTML page (what ``respload run --html`` writes):
+        the verdict, the timeline, the latency percentiles per phase and command, the
+        commands, hosts and workload; scripts and data inlined, so it opens with no network."""
+        return _native.reports_html([self._json], [])
+
+    def write_html(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_html` to ``path``."""
+        Path(path).write_text(self.to_html(), encoding="utf-8")
+
     def histogram(self, command: str | None = None) -> HdrHistogram:
         """The latency histogram of all measured requests, or of one ``command`` label,
         decoded with the ``hdrhistogram`` package. Values are nanoseconds."""
@@ -1612,9 +1637,10 @@ class Report:
 
     def plot(self, figure: Figure | None = None) -> Figure:
         """Draw the run with matplotlib: throughput over time, p50/p99 latency over time,
-        and the whole latency distribution per command, decoded from its histogram, on
-        HdrHistogram's percentile axis (log scale of 1/(1-p), ticks at 90%, 99%, 99.9%, ...;
-        needs the ``hdrhistogram`` package). A ``partial`` last timeline row (the replies
+        and the whole latency distribution per command, from the core's percentile
+        distribution (:meth:`percentile_distribution`), on HdrHistogram's percentile axis
+        (log scale of 1/(1-p), ticks at 90%, 99%, 99.9%, ...; matplotlib is the only package
+        it needs). A ``partial`` last timeline row (the replies
         that came in after the measured time) is left out of the time plots. Returns the
         figure (drawn into ``figure`` when given)."""
         _Figure, FixedLocator, NullLocator = _matplotlib()
@@ -1632,8 +1658,9 @@ class Report:
         latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
         latency.set_ylim(bottom=0)
         latency.legend()
-        for label, s in [*self.commands.items(), ("all", self.totals)]:
-            dist.plot(*_percentile_curve(s.histogram), label=label)
+        curves: list[tuple[str, str | None]] = [(c, c) for c in self.commands]
+        for label, command in [*curves, ("all", None)]:
+            dist.plot(*_percentile_curve(self._json, command), label=label)
         _percentile_axis(dist, FixedLocator, NullLocator)
         dist.set(title="Latency by percentile", xlabel="percentile", ylabel="ms")
         dist.set_ylim(bottom=0)

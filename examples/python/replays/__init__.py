@@ -11,7 +11,13 @@ from __future__ import annotations
 from types import ModuleType
 
 from . import cluster_sizing_3x2, instance_comparison, managed_cache_guide, ram_flash_tiering
-from .common import SCENARIOS_DIR, Verdict, run_scenario, spec_path
+from .common import (
+    SCENARIOS_DIR,
+    DestructiveDrillError,
+    Verdict,
+    run_scenario,
+    spec_path,
+)
 
 #: Every replay, by scenario file name (without ``.toml``).
 REPLAYS: dict[str, ModuleType] = {
@@ -21,4 +27,11 @@ REPLAYS: dict[str, ModuleType] = {
     "instance-comparison": instance_comparison,
 }
 
-__all__ = ["REPLAYS", "SCENARIOS_DIR", "Verdict", "run_scenario", "spec_path"]
+__all__ = [
+    "REPLAYS",
+    "SCENARIOS_DIR",
+    "DestructiveDrillError",
+    "Verdict",
+    "run_scenario",
+    "spec_path",
+]

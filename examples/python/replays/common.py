@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +22,60 @@ def spec_path(name: str) -> Path:
     return SCENARIOS_DIR / f"{name}.toml"
 
 
+class DestructiveDrillError(ValueError):
+    """A scenario would stop a server that is not on this machine, and nobody said it may."""
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine: a loopback address or ``localhost`` (a host name is
+    not resolved: any other name counts as another machine)."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def destructive_drills(workload: respload.Workload) -> list[str]:
+    """The drills of ``workload`` that stop a server for good (``failover`` with ``mode =
+    "kill"``: ``SHUTDOWN NOSAVE``, and respload restarts nothing) on a target that is not on
+    this machine, one line each (``phase failover: failover kill on redis://cache:10000``;
+    passwords redacted)."""
+    found = []
+    for p in workload.to_dict()["phases"]:
+        target = p.get("target", {})
+        url = target.get("url")
+        if url is None or is_loopback(url):
+            continue  # a Unix socket, or a loopback address: this machine's own server
+        for e in p.get("events", []):
+            if e.get("drill") == "failover" and e.get("mode") == "kill":
+                found.append(f"phase {p['name']}: failover kill on {url}")
+    return found
+
+
 def run_scenario(
-    name: str, scale: str | None = "ci", variables: dict[str, Any] | None = None
+    name: str,
+    scale: str | None = "ci",
+    variables: dict[str, Any] | None = None,
+    *,
+    allow_destructive: bool = False,
 ) -> Report:
     """Run one scenario file at ``scale`` (``None``: the published scale) with ``variables``
-    (the servers' URLs, ...) set."""
+    (the servers' URLs, ...) set. A drill that would stop a server for good on another machine
+    (a ``kill`` failover against a target that is not a loopback address) raises
+    :class:`DestructiveDrillError` before any traffic unless ``allow_destructive``."""
     workload = respload.Workload.from_file(spec_path(name), scale=scale, vars=variables or {})
+    drills = destructive_drills(workload)
+    if drills and not allow_destructive:
+        raise DestructiveDrillError(
+            f"{name}: refusing to stop a server that is not on this machine: "
+            + "; ".join(drills)
+            + ". It would be shut down for good (SHUTDOWN NOSAVE; nothing restarts it). Give "
+            "--allow-destructive (allow_destructive=True) if that is the plan, or leave "
+            "failover_mode at its default, cluster-failover (a coordinated failover)."
+        )
     return respload.run(workload)
 
 
