@@ -7,6 +7,8 @@ command -v redis-cli >/dev/null 2>&1 || need_apt+=(redis-tools)
 command -v redis-benchmark >/dev/null 2>&1 || need_apt+=(redis-tools)
 # The TLS tests encrypt a client key with it, as a user would.
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+# The HTML report's tests open its pages in a real browser (headless).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "ensure-deps: installing ${need_apt[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

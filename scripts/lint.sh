@@ -63,14 +63,17 @@ check "cargo package" cargo package -p respload --allow-dirty --quiet
 check "ruff check" "$RUFF" check --quiet .
 check "ruff format" "$RUFF" format --check --quiet .
 
-# The repository's JavaScript: tracked files and new ones not ignored (so never node_modules/);
+# The repository's JavaScript: tracked files and new ones not ignored (so never node_modules/),
+# less the minified uPlot bundled into the HTML report as published;
 # outside a git checkout, every file but the ignored directories'.
 js_files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git ls-files --cached --others --exclude-standard -- '*.js' '*.mjs' '*.cjs'
+    git ls-files --cached --others --exclude-standard -- '*.js' '*.mjs' '*.cjs' \
+      ':!core/src/output/html/uplot.min.js'
   else
     find . \( -name .git -o -name node_modules -o -name target -o -name site -o -name '.venv*' \) \
-      -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.cjs' \) -print | sed 's|^\./||'
+      -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.cjs' \) \
+      ! -name uplot.min.js -print | sed 's|^\./||'
   fi
 }
 js=()
@@ -80,6 +83,8 @@ done < <(js_files | sort -u)
 check "node --check (${#js[@]} files)" node_check "${js[@]}"
 check "check-js" node scripts/check-js.mjs "${js[@]}"
 check "npm run typecheck" npm run --silent typecheck
+# The HTML report bundles uPlot as its npm package publishes it (the pinned devDependency).
+check "bundled uPlot" cmp node_modules/uplot/dist/uPlot.iife.min.js core/src/output/html/uplot.min.js
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint: FAILED: $(printf '%s, ' "${failed[@]}" | sed 's/, $//')" >&2

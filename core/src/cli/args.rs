@@ -62,6 +62,21 @@ pub(crate) enum Command {
         #[arg(long, value_name = "DIR")]
         hgrm: Option<String>,
     },
+    /// Show reports (`--json` files): one printed as `run` prints it, several compared as
+    /// `compare` does (the first the baseline); `--html` draws them into one self-contained
+    /// page (verdict, timeline, latency percentiles, commands, hosts, workload).
+    Report {
+        /// The report files (the baseline first).
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<String>,
+        /// Write the page to this file (no network needed to open it).
+        #[arg(long, value_name = "FILE")]
+        html: Option<String>,
+        /// Name the reports in the page and the comparison, in order (repeatable; default:
+        /// each file's name).
+        #[arg(long = "label", value_name = "NAME")]
+        labels: Vec<String>,
+    },
     /// Merge the reports (`--json` files) of hosts that ran one workload together (the
     /// shards of `run --shard`, each once) into one report, printed as `run` prints one.
     Merge {
@@ -343,6 +358,10 @@ pub(crate) struct ReportFlags {
     /// Write the timeline as an HdrHistogram interval log to this file.
     #[arg(long, value_name = "FILE")]
     pub(crate) hdr_log: Option<String>,
+    /// Write the report as a self-contained HTML page to this file: verdict, timeline,
+    /// latency percentiles, commands (no network needed to open it).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) html: Option<String>,
     /// Print nothing while running (no live line on stderr).
     #[arg(short, long)]
     pub(crate) quiet: bool,

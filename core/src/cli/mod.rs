@@ -125,6 +125,11 @@ where
             })
             .map(|()| 0),
         Command::Merge { reports, json } => merge(&reports, json.as_deref(), console),
+        Command::Report {
+            reports,
+            html,
+            labels,
+        } => show(&reports, html.as_deref(), &labels, console),
         Command::Schema { of } => {
             let schema = match of {
                 SchemaOf::Spec => crate::spec::json_schema(),
@@ -215,6 +220,7 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
 struct Outputs<'a> {
     json: Option<&'a str>,
     hdr_log: Option<&'a str>,
+    html: Option<&'a str>,
     quiet: bool,
 }
 
@@ -223,6 +229,7 @@ impl<'a> Outputs<'a> {
         Outputs {
             json: flags.json.as_deref(),
             hdr_log: flags.hdr_log.as_deref(),
+            html: flags.html.as_deref(),
             quiet: flags.quiet,
         }
     }
@@ -252,6 +259,7 @@ fn run_workload(
     let specs = files.len();
     files.extend(args.json.iter().map(|p| ("--json".to_string(), *p)));
     files.extend(args.hdr_log.iter().map(|p| ("--hdr-log".to_string(), *p)));
+    files.extend(args.html.iter().map(|p| ("--html".to_string(), *p)));
     let named: Vec<(&str, &str)> = files.iter().map(|(o, p)| (o.as_str(), *p)).collect();
     crate::output::paths::distinct(&named)?;
     let _claimed = crate::output::paths::claim(&named[specs..])?;
@@ -271,6 +279,9 @@ fn run_workload(
     }
     if let Some(path) = args.hdr_log {
         write_hdr_log(&report, path)?;
+    }
+    if let Some(path) = args.html {
+        crate::output::html::write_html(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
     Ok(thresholds_verdict(&report, code, console.stderr))
@@ -351,6 +362,58 @@ fn merge(paths: &[String], json: Option<&str>, console: &mut Console<'_>) -> cra
     );
     // The hosts' thresholds, judged again on the merged figures.
     Ok(thresholds_verdict(&merged, code, console.stderr))
+}
+
+/// `respload report`: one report printed as `run` prints it, several compared as `compare`
+/// prints them; `--html` writes them as one page.
+fn show(
+    paths: &[String],
+    html: Option<&str>,
+    labels: &[String],
+    console: &mut Console<'_>,
+) -> crate::Result<u8> {
+    if labels.len() > paths.len() {
+        return Err(crate::Error::spec(
+            "--label",
+            format!(
+                "{} labels for {} reports: give at most one per report",
+                labels.len(),
+                paths.len()
+            ),
+        ));
+    }
+    let _claimed = html
+        .map(|path| crate::output::paths::claim(&[("--html", path)]))
+        .transpose()?;
+    let reports = paths
+        .iter()
+        .map(crate::Report::from_file)
+        .collect::<crate::Result<Vec<_>>>()?;
+    // Each report named by its label, else its file's name.
+    let names: Vec<String> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            labels.get(i).cloned().unwrap_or_else(|| {
+                std::path::Path::new(p)
+                    .file_name()
+                    .map_or_else(|| p.clone(), |n| n.to_string_lossy().into_owned())
+            })
+        })
+        .collect();
+    let text = match reports.as_slice() {
+        [one] => table(one),
+        _ => crate::report::Comparison::of(&reports, &names, &[])?.text(),
+    };
+    write!(console.stdout, "{text}").map_err(output_error)?;
+    if let Some(path) = html {
+        let page = crate::output::html::reports_html(&reports, &names)?;
+        std::fs::write(path, page).map_err(|source| crate::Error::File {
+            path: path.to_string(),
+            source,
+        })?;
+    }
+    Ok(0)
 }
 
 /// `respload compare`: the reports read, compared, printed; exit status 1 when a limit was

@@ -1,7 +1,9 @@
-//! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log.
+//! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log,
+//! HTML page.
 //! The peer tools' formats are in the `tools` module.
 
 mod hdr_log;
+pub mod html;
 pub mod paths;
 mod progress;
 mod table;

@@ -1,0 +1,48 @@
+"""The HTML report from Python (issue 46): the page of a run and of a comparison carries the
+reports' own figures; the browser test is the core's (core/tests/html.rs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import respload
+from respload.testing import RedisServer
+
+
+def _data(page: str) -> dict:
+    start = page.index('id="respload-data">') + len('id="respload-data">')
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def _run(redis: RedisServer, requests: int) -> respload.Report:
+    return respload.run(
+        target=redis.target(),
+        load={"connections": 2, "requests": requests},
+        commands=[{"name": "set"}, {"name": "get"}],
+    )
+
+
+def test_a_reports_page_holds_its_figures(redis: RedisServer, tmp_path: Path) -> None:
+    report = _run(redis, 2000)
+    page = report.to_html()
+    assert page.startswith("<!DOCTYPE html>")
+    assert "<script src" not in page
+    run = _data(page)["runs"][0]
+    assert run["totals"]["ops"] == report.totals.ops == 2000
+    assert {c["label"]: c["ops"] for c in run["commands"]} == {
+        label: s.ops for label, s in report.commands.items()
+    }
+    out = tmp_path / "run.html"
+    report.write_html(out)
+    assert out.read_text(encoding="utf-8") == page
+
+
+def test_a_comparisons_page_holds_both_reports_and_the_verdicts(redis: RedisServer) -> None:
+    a, b = _run(redis, 1000), _run(redis, 3000)
+    page = respload.compare(a, b, labels=["small", "large"]).to_html()
+    data = _data(page)
+    assert [r["label"] for r in data["runs"]] == ["small", "large"]
+    assert [r["totals"]["ops"] for r in data["runs"]] == [1000, 3000]
+    assert data["comparison"]["labels"] == ["small", "large"]
+    assert any(r["metric"] == "p99" for r in data["comparison"]["rows"])

@@ -1,0 +1,328 @@
+// respload's report page: reads the JSON in #respload-data and draws it with uPlot.
+// Plain script, no build step: it is inlined into every page `respload report --html` writes.
+// When done, <body data-rendered="ok">; on a failure, data-rendered="error" and the message
+// in data-error (what the browser test reads).
+(function () {
+  'use strict';
+  // The bundled uPlot, defined by the script before this one.
+  const uPlot = /** @type {any} */ (window)['uPlot'];
+  const body = document.body;
+  const fail = (msg) => {
+    body.dataset.rendered = 'error';
+    body.dataset.error = String(msg);
+    const p = document.getElementById('page');
+    if (p) p.insertAdjacentHTML('afterbegin', '<p class="bad">The page could not be drawn: ' + esc(String(msg)) + '</p>');
+  };
+  window.addEventListener('error', (e) => fail(e.message));
+
+  const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+  const colour = (i) => COLOURS[i % COLOURS.length];
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+  }
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v; else e.setAttribute(k, v);
+    }
+    for (const c of children) {
+      if (c == null) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+  function num(x, digits) {
+    if (x == null) return '–';
+    if (typeof x !== 'number') return String(x);
+    if (Number.isInteger(x)) return x.toLocaleString('en-US');
+    return x.toFixed(digits == null ? 3 : digits);
+  }
+  function table(headers, rows, cls) {
+    const t = el('table', { class: cls || '' });
+    t.append(el('thead', null, el('tr', null, ...headers.map((h) => el('th', null, h)))));
+    const tb = el('tbody');
+    for (const r of rows) {
+      const tr = el('tr');
+      for (const c of r) tr.append(c instanceof Node ? el('td', null, c) : el('td', null, c == null ? '–' : c));
+      tb.append(tr);
+    }
+    t.append(tb);
+    return t;
+  }
+  function section(title, id) {
+    const s = el('section', { id });
+    s.append(el('h2', null, title));
+    return s;
+  }
+  function width(container) {
+    return Math.max(480, Math.min(1200, (container.clientWidth || 960) - 8));
+  }
+
+  // Shaded phases and event lines, drawn under the series of a timeline chart.
+  function marks(phases, events) {
+    return {
+      hooks: {
+        drawClear: [
+          (u) => {
+            const ctx = u.ctx;
+            const { top, height } = u.bbox;
+            ctx.save();
+            phases.forEach((p, i) => {
+              const x0 = u.valToPos(p.start, 'x', true);
+              const x1 = u.valToPos(p.end, 'x', true);
+              ctx.fillStyle = i % 2 ? 'rgba(0,0,0,0.03)' : 'rgba(31,119,180,0.07)';
+              ctx.fillRect(x0, top, x1 - x0, height);
+              ctx.fillStyle = '#555';
+              ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+              ctx.fillText(p.name, x0 + 4, top + 12 * devicePixelRatio);
+            });
+            ctx.restore();
+          },
+        ],
+        draw: [
+          (u) => {
+            const ctx = u.ctx;
+            const { top, height } = u.bbox;
+            ctx.save();
+            ctx.strokeStyle = '#d62728';
+            ctx.fillStyle = '#d62728';
+            ctx.setLineDash([4, 3]);
+            ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+            for (const e of events) {
+              const x = u.valToPos(e.t, 'x', true);
+              ctx.beginPath();
+              ctx.moveTo(x, top);
+              ctx.lineTo(x, top + height);
+              ctx.stroke();
+              ctx.fillText(e.label, x + 3, top + 26 * devicePixelRatio);
+            }
+            ctx.restore();
+          },
+        ],
+      },
+    };
+  }
+
+  // A chart of series over the runs' time axes, joined (each run's own `t`).
+  function timeChart(container, title, runs, pick, opts) {
+    const tables = [];
+    const series = [{ label: 's' }];
+    runs.forEach((run, ri) => {
+      const picked = pick(run).filter((s) => s.values.some((v) => v != null));
+      if (!picked.length) return;
+      tables.push([run.timeline.t.length ? s0(run, picked) : [], ...picked.map((s) => s.values)]);
+      picked.forEach((s, si) => {
+        series.push({
+          label: runs.length > 1 ? `${run.name}: ${s.label}` : s.label,
+          stroke: runs.length > 1 ? colour(ri) : colour(si),
+          dash: s.dash || (runs.length > 1 && si > 0 ? [6, 3] : undefined),
+          width: 1.5,
+          spanGaps: true,
+          scale: s.scale || 'y',
+          value: (_u, v) => (v == null ? '–' : num(v, 2)),
+        });
+      });
+    });
+    if (!tables.length) return null;
+    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
+    const box = el('div', { class: 'chart' });
+    container.append(box);
+    const axes = [{ label: 'seconds' }, { label: opts.y, size: 70 }];
+    const scales = { x: { time: false }, y: opts.log ? { distr: 3 } : {} };
+    if (opts.y2) {
+      axes.push({ side: 1, scale: 'y2', label: opts.y2, grid: { show: false }, size: 60 });
+      scales.y2 = {};
+    }
+    const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
+    new uPlot({ title, width: width(container), height: 260, series, axes, scales, plugins, cursor: { drag: { x: true, y: false } } }, data, box);
+    return box;
+    function s0(run) {
+      return run.timeline.t;
+    }
+  }
+
+  // The run's server samples, on their own time axis.
+  function serverChart(container, runs) {
+    const tables = [];
+    const series = [{ label: 's' }];
+    runs.forEach((run, ri) => {
+      if (!run.server.t.length) return;
+      tables.push([run.server.t, run.server.cpu, run.server.memory_mib]);
+      series.push({ label: runs.length > 1 ? `${run.name}: CPU %` : 'server CPU %', stroke: colour(2 * ri), width: 1.5, spanGaps: true });
+      series.push({ label: runs.length > 1 ? `${run.name}: memory MiB` : 'used memory MiB', stroke: colour(2 * ri + 1), width: 1.5, scale: 'mib', spanGaps: true });
+    });
+    if (!tables.length) return null;
+    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
+    const box = el('div', { class: 'chart' });
+    container.append(box);
+    const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
+    new uPlot({
+      title: 'Server',
+      width: width(container),
+      height: 220,
+      series,
+      scales: { x: { time: false }, mib: {} },
+      axes: [{ label: 'seconds' }, { label: 'CPU %', size: 60 }, { side: 1, scale: 'mib', label: 'MiB', grid: { show: false }, size: 60 }],
+      plugins,
+    }, data, box);
+    return box;
+  }
+
+  // Percentiles on HdrHistogram's axis: x = -log10(1 - p), labelled 50%, 90%, 99%, ...
+  function spectrumChart(container, runs, which) {
+    const tables = [];
+    const series = [{ label: 'percentile' }];
+    let k = 0;
+    runs.forEach((run) => {
+      for (const s of run.spectra) {
+        if (!which(run, s)) continue;
+        const xs = s.percentile.map((p) => -Math.log10(1 - p / 100));
+        tables.push([xs, s.ms]);
+        const name = (runs.length > 1 ? run.name + ': ' : '') + (run.phases.length > 1 ? s.phase + ' ' : '') + s.command;
+        series.push({ label: name, stroke: colour(k++), width: 1.5, spanGaps: true, value: (_u, v) => (v == null ? '–' : num(v, 3) + ' ms') });
+      }
+    });
+    if (!tables.length) return null;
+    // Rows must be in order of x for uPlot: join sorts them.
+    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
+    const box = el('div', { class: 'chart' });
+    container.append(box);
+    const nines = (_u, splits) => splits.map((x) => {
+      const p = 100 * (1 - Math.pow(10, -x));
+      return p >= 99 ? p.toFixed(Math.max(0, Math.round(x) - 2)) + '%' : Math.round(p) + '%';
+    });
+    new uPlot({
+      title: 'Latency by percentile (drag to zoom, double-click to reset)',
+      width: width(container),
+      height: 320,
+      series,
+      scales: { x: { time: false }, y: { distr: 3 } },
+      axes: [
+        { label: 'percentile', values: nines, splits: (_u, _ai, min, max) => { const out = []; for (let i = Math.ceil(min); i <= max; i++) out.push(i); return out.length > 1 ? out : [min, max]; } },
+        { label: 'ms', size: 70 },
+      ],
+      cursor: { drag: { x: true, y: false } },
+    }, data, box);
+    return box;
+  }
+
+  function verdict(page, runs) {
+    const s = section('Verdict', 'verdict');
+    for (const run of runs) {
+      const v = run.validity || { trusted: true, checks: [] };
+      const ok = run.passed && v.trusted && !run.interrupted && !run.error;
+      const box = el('div', { class: 'verdict ' + (ok ? 'good' : 'bad') });
+      const head = [];
+      if (runs.length > 1) head.push(run.name + ': ');
+      head.push(run.passed ? 'passed' : 'failed');
+      head.push(v.trusted ? ', measurements trusted' : ', measurements NOT trusted');
+      if (run.interrupted) head.push(', interrupted');
+      box.append(el('strong', null, head.join('')));
+      if (run.error) box.append(el('p', null, 'Error: ' + run.error));
+      if (run.stopped_by) box.append(el('p', null, 'Stopped by: ' + run.stopped_by));
+      const failed = (v.checks || []).filter((c) => !c.passed);
+      if (failed.length) {
+        box.append(el('p', null, 'Why not trusted:'));
+        box.append(table(['phase', 'check', 'value', 'limit', 'detail'], failed.map((c) => [c.phase, c.check, num(c.value), num(c.limit), c.detail])));
+      }
+      if (run.thresholds && run.thresholds.length) {
+        box.append(el('p', null, 'Thresholds:'));
+        box.append(table(['threshold', 'figure', 'limit', 'verdict'], run.thresholds.map((t) => [t.name || t.metric || '', num(t.value), num(t.limit), t.passed ? 'held' : 'FAILED'])));
+      }
+      const kinds = Object.entries(run.totals.errors_by_kind || {});
+      box.append(el('p', null, `${num(run.totals.ops)} requests, ${num(run.totals.ops_per_sec, 1)} ops/s, ${num(run.totals.errors)} errors` + (kinds.length ? ': ' + kinds.map(([k, n]) => `${k} ${num(n)}`).join(', ') : '')));
+      s.append(box);
+    }
+    page.append(s);
+  }
+
+  function comparison(page, c) {
+    if (!c) return;
+    const s = section('Comparison', 'comparison');
+    s.append(el('p', null, `Baseline: ${c.labels[0]}. A change is marked worse beyond the noise rule of respload compare.` + (c.passed ? '' : ' Failures: ' + c.failures.join('; '))));
+    const headers = ['phase', 'command', 'metric', ...c.labels];
+    const rows = c.rows.map((r) => [r.phase, r.command, r.metric, ...r.values.map((v, i) => {
+      if (i === 0) return num(v);
+      const ch = r.changes[i];
+      const text = num(v) + (ch == null ? '' : ` (${ch >= 0 ? '+' : ''}${(100 * ch).toFixed(1)}%)`);
+      return r.worse[i] ? el('span', { class: 'worse' }, text + ' worse') : text;
+    })]);
+    s.append(table(headers, rows, 'compare'));
+    page.append(s);
+  }
+
+  function commands(page, runs) {
+    const s = section('Commands', 'commands');
+    const headers = ['command', 'ops', 'ops/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms', 'errors', 'hits', 'misses'];
+    for (const run of runs) {
+      if (runs.length > 1) s.append(el('h3', null, run.name));
+      const rows = [...run.commands, run.totals].map((c) => [c.label, num(c.ops), num(c.ops_per_sec, 1), num(c.p50), num(c.p99), num(c.p99_9), num(c.max), num(c.errors), num(c.hits), num(c.misses)]);
+      s.append(table(headers, rows));
+    }
+    page.append(s);
+  }
+
+  function hosts(page, runs) {
+    const any = runs.some((r) => r.hosts.length);
+    if (!any) return;
+    const s = section('Hosts', 'hosts');
+    for (const run of runs) {
+      if (!run.hosts.length) continue;
+      if (runs.length > 1) s.append(el('h3', null, run.name));
+      s.append(table(['host', 'shard', 'ops', 'errors', 'start skew ms', 'client CPU s per million', 'interrupted', 'error'],
+        run.hosts.map((h) => [h.name, h.shard, num(h.ops), num(h.errors), num(h.start_skew_ms), num(h.cpu_s_per_million), h.interrupted ? 'yes' : 'no', h.error])));
+    }
+    page.append(s);
+  }
+
+  function workload(page, runs) {
+    const s = section('Workload', 'workload');
+    for (const run of runs) {
+      const d = el('details', runs.length === 1 ? { open: '' } : null);
+      d.append(el('summary', null, (runs.length > 1 ? run.name + ': ' : '') + `respload ${run.version}, ${run.server_facts.address || 'server'} (${run.server_facts.version || '?'} ${run.server_facts.mode || ''}), client ${run.client.threads} threads, ${run.client.connections} connections, ${num(run.client.cpu_s_per_million)} CPU s per million requests`));
+      d.append(el('pre', null, JSON.stringify(run.workload, null, 2)));
+      s.append(d);
+    }
+    page.append(s);
+  }
+
+  function draw() {
+    const data = JSON.parse(document.getElementById('respload-data').textContent);
+    const runs = data.runs.map((r, i) => Object.assign(r, { name: r.label || (data.runs.length > 1 ? (i === 0 ? 'baseline' : 'run ' + i) : '') }));
+    const page = document.getElementById('page');
+    page.textContent = '';
+    verdict(page, runs);
+    comparison(page, data.comparison);
+
+    const tl = section('Timeline', 'timeline');
+    page.append(tl);
+    const col = (run, key, label, extra) => Object.assign({ values: run.timeline[key], label }, extra || {});
+    timeChart(tl, 'Throughput (ops/s)', runs, (r) => [col(r, 'ops_per_sec', 'ops/s'), col(r, 'target_rate', 'target rate', { dash: [6, 3] })], { y: 'ops/s' });
+    timeChart(tl, 'Latency (ms, log scale)', runs, (r) => [
+      col(r, 'p50', 'p50'), col(r, 'p99', 'p99'), col(r, 'max', 'max'),
+      col(r, 'service_p99', 'service p99', { dash: [2, 2] }), col(r, 'send_lag_p99', 'send lag p99', { dash: [6, 3] }),
+    ], { y: 'ms', log: true });
+    timeChart(tl, 'Errors and connections', runs, (r) => [col(r, 'errors', 'errors'), col(r, 'connections', 'connections', { scale: 'y2' })], { y: 'errors', y2: 'connections' });
+    serverChart(tl, runs);
+
+    const sp = section('Latency percentiles', 'spectrum');
+    page.append(sp);
+    if (runs.length === 1) {
+      spectrumChart(sp, runs, () => true);
+    } else {
+      spectrumChart(sp, runs, (_run, s) => s.command === 'all');
+    }
+    commands(page, runs);
+    hosts(page, runs);
+    workload(page, runs);
+    body.dataset.charts = String(document.querySelectorAll('.uplot').length);
+    if (body.dataset.rendered !== 'error') body.dataset.rendered = 'ok';
+  }
+
+  try {
+    draw();
+  } catch (e) {
+    fail(e && e.stack ? e.stack : e);
+  }
+})();

@@ -1,0 +1,282 @@
+//! The HTML report, opened in a real browser: headless Chromium (Debian's `chromium`, which
+//! `make deps` installs) loads the page from a file with the network cut off, runs its
+//! script, and the DOM it leaves says what was drawn.
+
+mod common;
+
+use common::Server;
+use respload::Report;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_respload");
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("respload-html-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The DOM after Chromium loaded `page` and ran its scripts (up to 5 s of virtual time),
+/// with every network request refused: what a user opening the file offline sees. Fails
+/// unless the page's script drew it to the end.
+fn rendered(page: &Path) -> String {
+    let profile = page.with_extension("profile");
+    let out = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            // No name resolves and no proxy answers: a page that needed the network fails.
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--proxy-server=127.0.0.1:9",
+            "--virtual-time-budget=5000",
+            "--window-size=1280,2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("chromium could not start ({e}): `make deps` installs it"));
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8(out.stdout).unwrap();
+    // The page's script ran to its end without an error.
+    assert_eq!(
+        body_attr(&dom, "data-rendered").as_deref(),
+        Some("ok"),
+        "{:?}",
+        body_attr(&dom, "data-error")
+    );
+    dom
+}
+
+/// The attribute `name` of the page's `<body>`.
+fn body_attr(dom: &str, name: &str) -> Option<String> {
+    let start = dom.find("<body")?;
+    let tag = &dom[start..start + dom[start..].find('>')?];
+    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    Some(tag[at..at + tag[at..].find('"')?].to_string())
+}
+
+fn respload(args: &[&str]) -> String {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A spec of two measured phases against `server`: open loop with a BGSAVE drill, then
+/// closed loop; GET and SET.
+fn spec(dir: &Path, server: &Server, rate: u32) -> PathBuf {
+    let path = dir.join(format!("spec-{rate}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"
+            [target]
+            url = "{}"
+            [load]
+            connections = 4
+            [[commands]]
+            name = "set"
+            [[commands]]
+            name = "get"
+            [[phases]]
+            name = "paced"
+            load = {{ rate = {rate}, duration = "3s" }}
+            events = [{{ at = "1s", drill = "bgsave" }}]
+            [[phases]]
+            name = "flat-out"
+            load = {{ duration = "2s" }}
+            "#,
+            server.url()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// `respload run` of [`spec`] at `rate`, its report into `json`, with `more` arguments.
+fn run_spec(d: &Path, server: &Server, rate: u32, json: &Path, more: &[&str]) {
+    let spec = spec(d, server, rate);
+    let mut args = vec![
+        "run",
+        spec.to_str().unwrap(),
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    args.extend_from_slice(more);
+    respload(&args);
+}
+
+#[test]
+fn a_runs_page_draws_every_chart_offline_in_a_real_browser() {
+    let d = dir("run");
+    let server = Server::start(&[]);
+    let (json, html) = (d.join("run.json"), d.join("run.html"));
+    run_spec(
+        &d,
+        &server,
+        2000,
+        &json,
+        &["--html", html.to_str().unwrap()],
+    );
+    let report = Report::from_file(json.to_str().unwrap()).unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: nothing fetched from elsewhere.
+    for external in ["<script src", "<link", "@import", "url(http"] {
+        assert!(!page.contains(external), "{external}");
+    }
+    // The data the page draws is the report's: its requests, per command.
+    let start = page.find("id=\"respload-data\">").unwrap() + "id=\"respload-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&page[start..end]).unwrap();
+    let run = &data["runs"][0];
+    assert_eq!(run["totals"]["ops"], report.totals.ops);
+    assert_eq!(
+        run["timeline"]["t"].as_array().unwrap().len(),
+        report.timeline.len()
+    );
+    let phases: Vec<&str> = run["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["paced", "flat-out"]);
+    assert_eq!(
+        run["events"][0]["label"]
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .next(),
+        Some("bgsave")
+    );
+    // A spectrum per phase for all commands and each: 2 x 3, each rising with the percentile.
+    let spectra = run["spectra"].as_array().unwrap();
+    assert_eq!(spectra.len(), 6);
+    for s in spectra {
+        let ms: Vec<f64> = s["ms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(ms.len() > 10 && ms.windows(2).all(|w| w[0] <= w[1]), "{s}");
+    }
+
+    let dom = rendered(&html);
+    // Throughput, latency, errors and connections, server, the spectrum.
+    assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("5"));
+    assert_eq!(dom.matches("<canvas").count(), 5);
+    for id in ["verdict", "timeline", "spectrum", "commands", "workload"] {
+        assert!(dom.contains(&format!("<section id=\"{id}\"")), "{id}");
+    }
+    // The commands table holds the report's counts.
+    let get = report.commands["GET"].ops;
+    assert!(
+        dom.contains(&format!("<td>{}</td>", thousands(get))),
+        "GET {get}"
+    );
+}
+
+#[test]
+fn compared_reports_share_one_page_with_the_verdicts() {
+    let d = dir("compare");
+    let server = Server::start(&[]);
+    let mut files = Vec::new();
+    for rate in [1000, 3000] {
+        let json = d.join(format!("r{rate}.json"));
+        run_spec(&d, &server, rate, &json, &[]);
+        files.push(json.to_str().unwrap().to_string());
+    }
+    let html = d.join("compare.html");
+    let text = respload(&[
+        "report",
+        &files[0],
+        &files[1],
+        "--label",
+        "slow",
+        "--label",
+        "fast",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    // The comparison printed, as `compare` prints it.
+    assert!(text.contains("slow") && text.contains("fast"), "{text}");
+    let dom = rendered(&html);
+    assert!(dom.contains("<section id=\"comparison\""));
+    // Three times the rate: the paced phase's ops/s row shows the change (+200%, give or
+    // take what the machine did).
+    assert!(dom.contains("Baseline: slow"), "no baseline line");
+    let row = dom
+        .split("<tr>")
+        .find(|r| {
+            r.contains("<td>paced</td>")
+                && r.contains("<td>ALL</td>")
+                && r.contains("<td>ops_per_sec</td>")
+        })
+        .expect("the paced phase's ops/s row");
+    let change: f64 = row
+        .split("(+")
+        .nth(1)
+        .and_then(|r| r.split('%').next())
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{row}"));
+    assert!((change - 200.0).abs() < 20.0, "{row}");
+    // Both runs' series overlaid: throughput, latency, errors/connections, server, spectrum.
+    assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("5"));
+    assert!(dom.contains("slow: ops/s") && dom.contains("fast: ops/s"));
+}
+
+#[test]
+fn an_hours_page_stays_under_a_megabyte() {
+    // A run's report with its timeline stretched to an hour of rows (3,600), every series
+    // present: the page carries columns of numbers, not the histograms.
+    let d = dir("hour");
+    let server = Server::start(&[]);
+    let json = d.join("short.json");
+    run_spec(&d, &server, 2000, &json, &[]);
+    let mut report = Report::from_file(json.to_str().unwrap()).unwrap();
+    let row = report.timeline[1].clone();
+    report.timeline = (0..3600)
+        .map(|i| {
+            let mut r = row.clone();
+            r.t = i as f64 + 1.0;
+            r.unix_s += i as f64;
+            r.ops_per_sec *= 1.0 + (i % 7) as f64 / 100.0;
+            r.latency_ms.p99 *= 1.0 + (i % 13) as f64 / 100.0;
+            r
+        })
+        .collect();
+    report.phases.iter_mut().for_each(|p| p.timeline.clear());
+    report.phases[0].timeline = report.timeline.clone();
+    let page = respload::output::html::report_html(&report);
+    assert!(page.len() < 1_000_000, "{} bytes", page.len());
+    let file = d.join("hour.html");
+    std::fs::write(&file, &page).unwrap();
+    rendered(&file);
+}
+
+/// `n` as the page's tables write integers (`toLocaleString('en-US')`).
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
