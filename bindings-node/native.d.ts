@@ -261,7 +261,7 @@ export interface ReportInput {
 
 /**
  * The reports (snake_case JSON texts, the baseline first) as one self-contained HTML page
- * (`respload::output::html` in the core), named by `labels` (empty: by their place).
+ * (`respload::report::html` in the core), named by `labels` (empty: by their place).
  *
  * Throws `ERR_RESPLOAD_SPEC` for reports `compare` refuses.
  */

@@ -413,6 +413,13 @@ export interface ObserveSpec {
    * it gives the same address.
    */
   prometheus?: string
+  /**
+   * Serve a live dashboard on this address (`HOST:PORT`, e.g. `127.0.0.1:8089`; open
+   * `http://HOST:PORT/` in a browser) while the run lasts: the report page, its charts growing each
+   * second, then the final report. Loopback unless another address is given; every phase that sets
+   * it gives the same address.
+   */
+  dashboard?: string
 }
 
 /** One fault drill at a set time. */

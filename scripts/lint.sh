@@ -69,7 +69,7 @@ check "ruff format" "$RUFF" format --check --quiet .
 js_files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     git ls-files --cached --others --exclude-standard -- '*.js' '*.mjs' '*.cjs' \
-      ':!core/src/output/html/uplot.min.js'
+      ':!core/src/report/html/uplot.min.js'
   else
     find . \( -name .git -o -name node_modules -o -name target -o -name site -o -name '.venv*' \) \
       -prune -o -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.cjs' \) \
@@ -84,7 +84,7 @@ check "node --check (${#js[@]} files)" node_check "${js[@]}"
 check "check-js" node scripts/check-js.mjs "${js[@]}"
 check "npm run typecheck" npm run --silent typecheck
 # The HTML report bundles uPlot as its npm package publishes it (the pinned devDependency).
-check "bundled uPlot" cmp node_modules/uplot/dist/uPlot.iife.min.js core/src/output/html/uplot.min.js
+check "bundled uPlot" cmp node_modules/uplot/dist/uPlot.iife.min.js core/src/report/html/uplot.min.js
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "lint: FAILED: $(printf '%s, ' "${failed[@]}" | sed 's/, $//')" >&2

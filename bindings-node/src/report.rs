@@ -63,13 +63,13 @@ pub fn percentile_distribution(
 }
 
 /// The reports (snake_case JSON texts, the baseline first) as one self-contained HTML page
-/// (`respload::output::html` in the core), named by `labels` (empty: by their place).
+/// (`respload::report::html` in the core), named by `labels` (empty: by their place).
 ///
 /// Throws `ERR_RESPLOAD_SPEC` for reports `compare` refuses.
 #[napi]
 pub fn reports_html(env: Env, reports_json: Vec<String>, labels: Vec<String>) -> Result<String> {
     respload::Report::from_json_strs(&reports_json)
-        .and_then(|reports| respload::output::html::reports_html(&reports, &labels))
+        .and_then(|reports| respload::report::html::reports_html(&reports, &labels))
         .map_err(|e| to_js(&env, &e))
 }
 

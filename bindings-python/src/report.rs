@@ -57,7 +57,7 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
 }
 
 /// The reports (JSON texts, the baseline first) as one self-contained HTML page
-/// (`respload::output::html`), named by `labels` (empty: by their place). Raises
+/// (`respload::report::html`), named by `labels` (empty: by their place). Raises
 /// `SpecError` for reports `compare` refuses.
 #[pyfunction]
 pub fn reports_html(
@@ -67,7 +67,7 @@ pub fn reports_html(
 ) -> PyResult<String> {
     py.detach(|| {
         let reports = respload::Report::from_json_strs(&reports_json)?;
-        respload::output::html::reports_html(&reports, &labels)
+        respload::report::html::reports_html(&reports, &labels)
     })
     .map_err(to_py)
 }

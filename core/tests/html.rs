@@ -4,10 +4,13 @@
 
 mod common;
 
-use common::Server;
-use respload::Report;
+use common::{free_port, workload, Server};
+use respload::{Report, Runner};
+use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_respload");
 
@@ -21,22 +24,35 @@ fn dir(name: &str) -> PathBuf {
 /// with every network request refused: what a user opening the file offline sees. Fails
 /// unless the page's script drew it to the end.
 fn rendered(page: &Path) -> String {
-    let profile = page.with_extension("profile");
+    browse(
+        &format!("file://{}", page.display()),
+        &page.with_extension("profile"),
+    )
+}
+
+/// [`rendered`] of any URL, the browser's profile in `profile`.
+fn browse(url: &str, profile: &Path) -> String {
     let out = Command::new("chromium")
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
             "--no-first-run",
-            // No name resolves and no proxy answers: a page that needed the network fails.
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--proxy-server=127.0.0.1:9",
             "--virtual-time-budget=5000",
             "--window-size=1280,2000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
+        // A file's page gets no network at all (no name resolves, no proxy answers: a page
+        // that needed the network fails); the dashboard's, loopback only (no name resolves).
+        .args(match url.starts_with("file:") {
+            true => &[
+                "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--proxy-server=127.0.0.1:9",
+            ][..],
+            false => &["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"][..],
+        })
         .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
+        .arg(url)
         .output()
         .unwrap_or_else(|e| panic!("chromium could not start ({e}): `make deps` installs it"));
     assert!(
@@ -261,7 +277,7 @@ fn an_hours_page_stays_under_a_megabyte() {
         .collect();
     report.phases.iter_mut().for_each(|p| p.timeline.clear());
     report.phases[0].timeline = report.timeline.clone();
-    let page = respload::output::html::report_html(&report);
+    let page = respload::report::html::report_html(&report);
     assert!(page.len() < 1_000_000, "{} bytes", page.len());
     let file = d.join("hour.html");
     std::fs::write(&file, &page).unwrap();
@@ -279,4 +295,132 @@ fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// A run with `observe.dashboard` on a free port, at 1,000/s for `seconds`.
+fn dashboard_run(server: &Server, seconds: u32) -> (Runner, u16) {
+    let port = free_port();
+    let runner = Runner::start(workload(json!({
+        "target": { "url": server.url() },
+        "observe": { "dashboard": format!("127.0.0.1:{port}") },
+        "load": { "connections": 2, "rate": 1000, "duration": format!("{seconds}s") },
+        "commands": [{ "name": "set" }, { "name": "get" }],
+    })))
+    .unwrap();
+    (runner, port)
+}
+
+/// Connect to the dashboard once it listens (the runner binds it before any traffic).
+fn connect(port: u16) -> std::net::TcpStream {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => return s,
+            Err(e) if Instant::now() > until => panic!("no dashboard on {port}: {e}"),
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+#[test]
+fn the_dashboard_streams_each_second_as_it_comes_then_the_report() {
+    let server = Server::start(&[]);
+    let (runner, port) = dashboard_run(&server, 4);
+    let mut stream = connect(port);
+    write!(stream, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    assert_eq!(lines.next().unwrap().unwrap(), "HTTP/1.1 200 OK");
+    let mut rows: Vec<(Instant, serde_json::Value)> = Vec::new();
+    let mut report_data = None;
+    let mut event = String::new();
+    for line in lines {
+        let line = line.unwrap();
+        if let Some(name) = line.strip_prefix("event: ") {
+            event = name.to_string();
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            let value: serde_json::Value = serde_json::from_str(data).unwrap();
+            if event == "report" {
+                report_data = Some((Instant::now(), value));
+                break;
+            }
+            rows.push((Instant::now(), value));
+        }
+    }
+    let report = runner.wait().unwrap();
+    let (ended, data) = report_data.expect("the report event");
+    // One row per second of the run, each sent as it was emitted: the first well before the
+    // end (a stream flushed only at the end would deliver them together).
+    assert_eq!(rows.len(), report.timeline.len(), "{rows:?}");
+    assert!(
+        ended.duration_since(rows[0].0) > Duration::from_millis(2500),
+        "the first row came {:?} before the report",
+        ended.duration_since(rows[0].0)
+    );
+    for ((_, row), want) in rows.iter().zip(&report.timeline) {
+        assert_eq!(row["phase"], "main");
+        assert_eq!(row["connections"], want.connections);
+        assert_eq!(row["errors"], want.errors);
+    }
+    // The report event carries the final report's figures.
+    assert_eq!(data["runs"][0]["totals"]["ops"], report.totals.ops);
+}
+
+#[test]
+fn a_browser_on_the_dashboard_sees_the_rows_then_the_final_report() {
+    let server = Server::start(&[]);
+    let (runner, port) = dashboard_run(&server, 4);
+    drop(connect(port));
+    let profile = dir("dashboard").join("profile");
+    // The browser waits for the stream to end (the report), then the DOM is read.
+    let dom = browse(&format!("http://127.0.0.1:{port}/"), &profile);
+    let report = runner.wait().unwrap();
+    assert_eq!(body_attr(&dom, "data-final").as_deref(), Some("done"));
+    let rows: usize = body_attr(&dom, "data-live-rows").unwrap().parse().unwrap();
+    // It connected within the first second or two: most rows came live.
+    assert!(rows >= 2 && rows <= report.timeline.len(), "{rows}");
+    // The final page: every chart of a run's page.
+    assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("5"));
+    assert!(dom.contains("<section id=\"commands\""));
+    // A request to anything else is a 404.
+    let (runner, port) = dashboard_run(&server, 1);
+    let mut s = connect(port);
+    write!(s, "GET /nothing HTTP/1.1\r\n\r\n").unwrap();
+    let first = BufReader::new(s).lines().next().unwrap().unwrap();
+    assert_eq!(first, "HTTP/1.1 404 Not Found");
+    runner.wait().unwrap();
+}
+
+#[test]
+fn a_bad_or_taken_dashboard_address_fails_before_any_traffic() {
+    let err = |spec: serde_json::Value| {
+        respload::Workload::from_json_value(spec)
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(json!({ "observe": { "dashboard": "8089" } })),
+        "invalid spec at `observe.dashboard`: `8089` is not HOST:PORT: give e.g. \
+         \"127.0.0.1:8089\""
+    );
+    assert!(err(json!({ "phases": [
+        { "observe": { "dashboard": "127.0.0.1:8089" } },
+        { "observe": { "dashboard": "127.0.0.1:8090" } },
+    ] }))
+    .contains("a run serves one dashboard"));
+    let server = Server::start(&[]);
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let w = workload(json!({
+        "target": { "url": server.url() },
+        "load": { "requests": 100 },
+        "observe": { "dashboard": format!("127.0.0.1:{port}") },
+    }));
+    let e = respload::run(&w).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!(
+            "invalid spec at `observe.dashboard`: cannot listen on `127.0.0.1:{port}`"
+        )),
+        "{e}"
+    );
+    assert_eq!(server.calls("set") + server.calls("get"), 0);
 }

@@ -520,6 +520,11 @@ pub(crate) struct Overrides {
     /// /metrics`) while the run lasts; sets observe.prometheus.
     #[arg(long, value_name = "HOST:PORT")]
     prometheus: Option<String>,
+    /// Serve a live dashboard on HOST:PORT while the run lasts (open http://HOST:PORT/ in a
+    /// browser: the charts grow each second, then the final report); sets
+    /// observe.dashboard.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub(crate) dashboard: Option<String>,
 }
 
 impl Overrides {
@@ -580,8 +585,15 @@ impl Overrides {
         if let Some(seed) = self.seed {
             rest.insert("seed".into(), json!(seed));
         }
+        let mut observe = Map::new();
         if let Some(address) = &self.prometheus {
-            rest.insert("observe".into(), json!({ "prometheus": address }));
+            observe.insert("prometheus".into(), json!(address));
+        }
+        if let Some(address) = &self.dashboard {
+            observe.insert("dashboard".into(), json!(address));
+        }
+        if !observe.is_empty() {
+            rest.insert("observe".into(), Value::Object(observe));
         }
         let t = (!target.is_empty()).then(|| json!({ "target": target }));
         let r = (!rest.is_empty()).then_some(Value::Object(rest));

@@ -263,8 +263,15 @@ fn run_workload(
     let named: Vec<(&str, &str)> = files.iter().map(|(o, p)| (o.as_str(), *p)).collect();
     crate::output::paths::distinct(&named)?;
     let _claimed = crate::output::paths::claim(&named[specs..])?;
+    let dashboard = workload.dashboard().map(|(address, _)| address.to_string());
     let runner = Runner::start(workload)?;
     interrupt.watch(&runner);
+    if let (Some(address), false) = (dashboard, args.quiet) {
+        let _ = writeln!(
+            console.stderr,
+            "respload: live dashboard at http://{address}/ while the run lasts"
+        );
+    }
     while !runner.is_finished() {
         if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
             if !args.quiet {
@@ -281,7 +288,7 @@ fn run_workload(
         write_hdr_log(&report, path)?;
     }
     if let Some(path) = args.html {
-        crate::output::html::write_html(&report, path)?;
+        crate::report::html::write_html(&report, path)?;
     }
     let code = partial(&report, console.stderr, "the report above is partial");
     Ok(thresholds_verdict(&report, code, console.stderr))
@@ -407,7 +414,7 @@ fn show(
     };
     write!(console.stdout, "{text}").map_err(output_error)?;
     if let Some(path) = html {
-        let page = crate::output::html::reports_html(&reports, &names)?;
+        let page = crate::report::html::reports_html(&reports, &names)?;
         std::fs::write(path, page).map_err(|source| crate::Error::File {
             path: path.to_string(),
             source,

@@ -45,6 +45,8 @@ pub struct PhaseOptions {
     pub abort: Option<AbortCheck>,
     /// Where the phase publishes its results so far each second (`observe.prometheus`).
     pub metrics: Option<Arc<Metrics>>,
+    /// Where the phase hands each timeline row as it is emitted (`observe.dashboard`).
+    pub dashboard: Option<Arc<crate::observe::Live>>,
 }
 
 /// Split `total` into `parts` shares proportional to `weights`, summing exactly to `total`.
@@ -278,6 +280,7 @@ pub fn run_phase(
         start_at,
         abort,
         metrics,
+        dashboard,
     } = options;
     let mut stopped = None;
     let mut rows_seen = 0;
@@ -492,6 +495,9 @@ pub fn run_phase(
             }
         }
         for snapshot in pending.drain(..) {
+            if let Some(d) = &dashboard {
+                d.push(&snapshot);
+            }
             let _ = snapshots.send(snapshot);
         }
         // Every worker reported past the emitted intervals: their marks are all in.

@@ -251,6 +251,11 @@ fn execute(
         start_at: workload.start_at,
         ..Report::default()
     };
+    // The dashboard too, its page showing what is known before the first row.
+    let dashboard = match workload.dashboard() {
+        Some((address, field)) => Some(crate::observe::Dashboard::start(address, &field, &report)?),
+        None => None,
+    };
     let mut measured: Option<(Recorder, Vec<String>)> = None;
     let mut stopped: Option<Stopped> = None;
     let share = workload
@@ -276,6 +281,7 @@ fn execute(
                     share,
                 ),
                 metrics: endpoint.as_ref().map(|e| Arc::clone(&e.metrics)),
+                dashboard: dashboard.as_ref().map(|d| Arc::clone(&d.live)),
             };
             match super::replay::prefill(phase, stop) {
                 Ok(prefilled) => {
@@ -341,6 +347,9 @@ fn execute(
         report.stopped_by = Some(s.why);
     }
     report.judge_thresholds();
+    if let Some(d) = &dashboard {
+        d.live.finish(&report);
+    }
     Ok(report)
 }
 

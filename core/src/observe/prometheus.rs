@@ -9,8 +9,8 @@ use crate::plan::Phase;
 use crate::stats::{CommandRecorder, Recorder, TimelineRow};
 use crate::{Error, Result};
 use std::fmt::Write as _;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream, ToSocketAddrs};
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -238,19 +238,7 @@ impl Endpoint {
     /// Listen on `address` (`HOST:PORT`; `observe.prometheus` names it in errors): an address
     /// that does not resolve or cannot be bound is an error before any traffic.
     pub fn start(address: &str, field: &str) -> Result<Endpoint> {
-        let resolved = address
-            .to_socket_addrs()
-            .ok()
-            .and_then(|mut a| a.next())
-            .ok_or_else(|| {
-                Error::spec(
-                    field,
-                    format!("`{address}` is not an address to listen on: give HOST:PORT, e.g. 127.0.0.1:9464"),
-                )
-            })?;
-        let listener = TcpListener::bind(resolved)
-            .and_then(|l| l.set_nonblocking(true).map(|()| l))
-            .map_err(|e| Error::spec(field, format!("cannot listen on `{address}`: {e}")))?;
+        let listener = super::http::listen(address, field, 9464)?;
         let metrics = Arc::new(Metrics::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (m, s) = (Arc::clone(&metrics), Arc::clone(&stop));
@@ -288,21 +276,8 @@ fn serve(listener: &TcpListener, metrics: &Metrics, stop: &AtomicBool) {
 
 /// Answer one request: the metrics for `GET /metrics` (or `/`), 404 otherwise.
 fn answer(mut stream: TcpStream, metrics: &Metrics) {
-    let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut request = Vec::with_capacity(1024);
-    let mut buf = [0u8; 1024];
-    // Up to the end of the headers, at most 16 KB.
-    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 16 * 1024 {
-        match stream.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => request.extend_from_slice(&buf[..n]),
-        }
-    }
-    let line = String::from_utf8_lossy(&request);
-    let path = line.split_whitespace().nth(1).unwrap_or("");
-    let (status, body) = match (line.starts_with("GET "), path) {
-        (true, "/metrics" | "/") => ("200 OK", metrics.render()),
+    let (status, body) = match super::http::get_path(&mut stream).as_deref() {
+        Some("/metrics" | "/") => ("200 OK", metrics.render()),
         _ => (
             "404 Not Found",
             "respload serves GET /metrics\n".to_string(),

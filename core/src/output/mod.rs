@@ -1,9 +1,8 @@
-//! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log,
-//! HTML page.
+//! respload's own ways to show a report: text table, live line, JSON file, HdrHistogram log
+//! (the HTML page is the report's own: `report::html`, so the live dashboard serves it too).
 //! The peer tools' formats are in the `tools` module.
 
 mod hdr_log;
-pub mod html;
 pub mod paths;
 mod progress;
 mod table;

@@ -85,7 +85,12 @@ impl Workload {
         distinct_files(&phases)?;
         expiry_used(&phases)?;
         thresholds_apply(&phases, thresholds.as_ref())?;
-        one_metrics_address(&phases)?;
+        one_address(&phases, "prometheus", "9464", "metrics endpoint", |o| {
+            o.prometheus.as_deref()
+        })?;
+        one_address(&phases, "dashboard", "8089", "dashboard", |o| {
+            o.dashboard.as_deref()
+        })?;
         share_tls_configs(&mut phases);
         Ok(Workload {
             phases,
@@ -212,6 +217,14 @@ impl Workload {
         })
     }
 
+    /// The address of the run's live dashboard (`observe.dashboard`), and its field path.
+    pub fn dashboard(&self) -> Option<(&str, String)> {
+        self.phases.iter().find_map(|p| {
+            let address = p.spec.observe.dashboard.as_deref()?;
+            Some((address, format!("{}observe.dashboard", p.prefix)))
+        })
+    }
+
     /// Add `budget`'s limits to the run's thresholds (the CLI's `--check`), each replacing
     /// the same limit of the spec's. A limit on a command label no measured phase has is an
     /// error naming it under `path`.
@@ -323,36 +336,42 @@ fn thresholds_apply(phases: &[Phase], run: Option<&Thresholds>) -> Result<()> {
     Ok(())
 }
 
-/// The run serves one metrics endpoint: phases that set `observe.prometheus` give one
-/// address, of the form `HOST:PORT`.
-fn one_metrics_address(phases: &[Phase]) -> Result<()> {
+/// The run serves one metrics endpoint and one dashboard: phases that set
+/// `observe.FIELD` give one address, of the form `HOST:PORT` (`port` is an example).
+fn one_address(
+    phases: &[Phase],
+    field: &str,
+    port: &str,
+    what: &str,
+    of: impl Fn(&crate::spec::Observe) -> Option<&str>,
+) -> Result<()> {
     let mut first: Option<(&str, String)> = None;
     for p in phases {
-        let Some(address) = p.spec.observe.prometheus.as_deref() else {
+        let Some(address) = of(&p.spec.observe) else {
             continue;
         };
-        let field = format!("{}observe.prometheus", p.prefix);
-        let port = address
+        let at = format!("{}observe.{field}", p.prefix);
+        let parsed = address
             .rsplit_once(':')
             .map(|(h, port)| (h, port.parse::<u16>()));
-        if !matches!(port, Some((h, Ok(_))) if !h.is_empty()) {
+        if !matches!(parsed, Some((h, Ok(_))) if !h.is_empty()) {
             return Err(Error::spec(
-                field,
-                format!("`{address}` is not HOST:PORT: give e.g. \"127.0.0.1:9464\""),
+                at,
+                format!("`{address}` is not HOST:PORT: give e.g. \"127.0.0.1:{port}\""),
             ));
         }
         match &first {
-            Some((other, at)) if *other != address => {
+            Some((other, first_at)) if *other != address => {
                 return Err(Error::spec(
-                    field,
+                    at,
                     format!(
-                        "`{address}` differs from `{other}` at `{at}`: a run serves one \
-                         metrics endpoint, so phases that set it give the same address"
+                        "`{address}` differs from `{other}` at `{first_at}`: a run serves one \
+                         {what}, so phases that set it give the same address"
                     ),
                 ))
             }
             Some(_) => {}
-            None => first = Some((address, field)),
+            None => first = Some((address, at)),
         }
     }
     Ok(())

@@ -9,6 +9,7 @@ mod check;
 mod compare;
 mod file;
 mod histogram;
+pub mod html;
 mod join;
 mod lost;
 mod merge;

@@ -139,6 +139,12 @@ pub struct Observe {
     /// that sets it gives the same address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prometheus: Option<String>,
+    /// Serve a live dashboard on this address (`HOST:PORT`, e.g. `127.0.0.1:8089`; open
+    /// `http://HOST:PORT/` in a browser) while the run lasts: the report page, its charts
+    /// growing each second, then the final report. Loopback unless another address is given;
+    /// every phase that sets it gives the same address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboard: Option<String>,
 }
 
 impl Default for Observe {
@@ -146,6 +152,7 @@ impl Default for Observe {
         Observe {
             info: true,
             prometheus: None,
+            dashboard: None,
         }
     }
 }

@@ -287,8 +287,17 @@
     page.append(s);
   }
 
-  function draw() {
-    const data = JSON.parse(document.getElementById('respload-data').textContent);
+  function timelineCharts(tl, runs) {
+    const col = (run, key, label, extra) => Object.assign({ values: run.timeline[key], label }, extra || {});
+    timeChart(tl, 'Throughput (ops/s)', runs, (r) => [col(r, 'ops_per_sec', 'ops/s'), col(r, 'target_rate', 'target rate', { dash: [6, 3] })], { y: 'ops/s' });
+    timeChart(tl, 'Latency (ms, log scale)', runs, (r) => [
+      col(r, 'p50', 'p50'), col(r, 'p99', 'p99'), col(r, 'max', 'max'),
+      col(r, 'service_p99', 'service p99', { dash: [2, 2] }), col(r, 'send_lag_p99', 'send lag p99', { dash: [6, 3] }),
+    ], { y: 'ms', log: true });
+    timeChart(tl, 'Errors and connections', runs, (r) => [col(r, 'errors', 'errors'), col(r, 'connections', 'connections', { scale: 'y2' })], { y: 'errors', y2: 'connections' });
+  }
+
+  function draw(data) {
     const runs = data.runs.map((r, i) => Object.assign(r, { name: r.label || (data.runs.length > 1 ? (i === 0 ? 'baseline' : 'run ' + i) : '') }));
     const page = document.getElementById('page');
     page.textContent = '';
@@ -297,13 +306,7 @@
 
     const tl = section('Timeline', 'timeline');
     page.append(tl);
-    const col = (run, key, label, extra) => Object.assign({ values: run.timeline[key], label }, extra || {});
-    timeChart(tl, 'Throughput (ops/s)', runs, (r) => [col(r, 'ops_per_sec', 'ops/s'), col(r, 'target_rate', 'target rate', { dash: [6, 3] })], { y: 'ops/s' });
-    timeChart(tl, 'Latency (ms, log scale)', runs, (r) => [
-      col(r, 'p50', 'p50'), col(r, 'p99', 'p99'), col(r, 'max', 'max'),
-      col(r, 'service_p99', 'service p99', { dash: [2, 2] }), col(r, 'send_lag_p99', 'send lag p99', { dash: [6, 3] }),
-    ], { y: 'ms', log: true });
-    timeChart(tl, 'Errors and connections', runs, (r) => [col(r, 'errors', 'errors'), col(r, 'connections', 'connections', { scale: 'y2' })], { y: 'errors', y2: 'connections' });
+    timelineCharts(tl, runs);
     serverChart(tl, runs);
 
     const sp = section('Latency percentiles', 'spectrum');
@@ -320,8 +323,53 @@
     if (body.dataset.rendered !== 'error') body.dataset.rendered = 'ok';
   }
 
+  // The dashboard's page: rows streamed from `events` each second, the charts redrawn with
+  // each, then the final report drawn in full.
+  function live(data) {
+    const run = Object.assign(data.runs[0], { name: '' });
+    const keys = ['t', 'ops_per_sec', 'target_rate', 'p50', 'p99', 'max', 'service_p99', 'send_lag_p99', 'errors', 'connections', 'server_cpu'];
+    run.timeline = Object.fromEntries(keys.map((k) => [k, []]));
+    run.phases = [];
+    run.events = [];
+    const page = document.getElementById('page');
+    page.textContent = '';
+    const status = el('div', { class: 'verdict' }, el('strong', null, 'Running'), el('p', null, 'Waiting for the first second of figures…'));
+    page.append(status);
+    const tl = section('Timeline', 'timeline');
+    page.append(tl);
+    workload(page, [run]);
+    let rows = 0;
+    const es = new EventSource('events');
+    es.onmessage = (e) => {
+      const row = JSON.parse(e.data);
+      for (const k of keys) run.timeline[k].push(row[k]);
+      const last = run.phases[run.phases.length - 1];
+      if (last && last.name === row.phase) last.end = row.t;
+      else run.phases.push({ name: row.phase, start: Math.max(0, row.t - 1), end: row.t });
+      rows += 1;
+      status.lastChild.textContent = `${row.phase}: ${rows} s, ${num(row.ops_per_sec, 1)} ops/s, p99 ${num(row.p99)} ms, ${num(row.errors)} errors in the last second`;
+      tl.replaceChildren(tl.firstChild);
+      timelineCharts(tl, [run]);
+      body.dataset.liveRows = String(rows);
+      body.dataset.charts = String(document.querySelectorAll('.uplot').length);
+    };
+    es.addEventListener('report', (e) => {
+      es.close();
+      body.dataset.final = 'done';
+      draw(JSON.parse(e.data));
+    });
+    es.onerror = () => {
+      if (body.dataset.final) return;
+      es.close();
+      status.lastChild.textContent = 'The run\'s dashboard closed before its report came: the figures above are the last received.';
+    };
+    body.dataset.rendered = 'ok';
+  }
+
   try {
-    draw();
+    const data = JSON.parse(document.getElementById('respload-data').textContent);
+    if (data.live) live(data);
+    else draw(data);
   } catch (e) {
     fail(e && e.stack ? e.stack : e);
   }

@@ -2,7 +2,7 @@
 //! numbers to 4 significant digits) rather than the report itself, whose histograms would
 //! make an hour's page several megabytes.
 
-use crate::report::{decode_histogram, Comparison, PhaseReport, Report, Stats, TimelineRow};
+use super::super::{decode_histogram, Comparison, PhaseReport, Report, Stats, TimelineRow};
 use serde_json::{json, Map, Value as Json};
 
 /// The most points of one percentile spectrum (HdrHistogram's 5 ticks per half-distance
@@ -151,6 +151,25 @@ fn timeline(rows: &[TimelineRow]) -> Json {
         "errors": col(&|r| json!(r.errors)),
         "connections": col(&|r| json!(r.connections)),
         "server_cpu": col(&|r| opt(r.server_cpu_percent)),
+    })
+}
+
+/// One row as the dashboard streams it: the run's seconds, the phase, the series.
+pub(super) fn live_row(phase: &str, measured: bool, r: &TimelineRow, started_at: f64) -> Json {
+    json!({
+        "phase": phase,
+        "measured": measured,
+        "t": sig(r.unix_s - started_at),
+        "ops_per_sec": sig(r.ops_per_sec),
+        "target_rate": opt(r.target_rate),
+        "p50": sig(r.latency_ms.p50),
+        "p99": sig(r.latency_ms.p99),
+        "max": sig(r.latency_ms.max),
+        "service_p99": opt(r.service_ms.as_ref().map(|x| x.p99)),
+        "send_lag_p99": opt(r.send_lag_ms.as_ref().map(|x| x.p99)),
+        "errors": r.errors,
+        "connections": r.connections,
+        "server_cpu": opt(r.server_cpu_percent),
     })
 }
 

@@ -7,7 +7,7 @@
 
 mod data;
 
-use crate::report::{Comparison, Report};
+use super::{Comparison, Report};
 
 const UPLOT_JS: &str = include_str!("uplot.min.js");
 const UPLOT_CSS: &str = include_str!("uplot.min.css");
@@ -20,7 +20,28 @@ pub const UPLOT_VERSION: &str = "1.6.32";
 
 /// One report's page.
 pub fn report_html(report: &Report) -> String {
-    page(&[("", report)], None)
+    page(&[("", report)], None, false)
+}
+
+/// The live dashboard's page of a run in progress: `started` holds what is known before the
+/// first row (the workload, the server, the host); the page draws the rows streamed to it
+/// as server-sent events at `events` (relative to the page), one per second, each a
+/// [`live_row`], and then the final report's data ([`report_data`]) in an event named
+/// `report`.
+pub fn live_html(started: &Report) -> String {
+    page(&[("", started)], None, true)
+}
+
+/// The data a page draws for `report` (JSON text): what the dashboard sends when the run
+/// ends.
+pub fn report_data(report: &Report) -> String {
+    data::page_data(&[("", report)], None).to_string()
+}
+
+/// One timeline row as the dashboard streams it (JSON text): `t` in seconds since the run
+/// started (`started_at`, UNIX seconds), the phase, and the row's series.
+pub fn live_row(phase: &str, measured: bool, row: &super::TimelineRow, started_at: f64) -> String {
+    data::live_row(phase, measured, row, started_at).to_string()
 }
 
 /// A page of several reports, the first the baseline: `respload compare`'s verdicts (with
@@ -41,12 +62,15 @@ pub fn reports_html(reports: &[Report], labels: &[String]) -> crate::Result<Stri
             .collect(),
     };
     let runs: Vec<(&str, &Report)> = names.iter().map(String::as_str).zip(reports).collect();
-    Ok(page(&runs, comparison.as_ref()))
+    Ok(page(&runs, comparison.as_ref(), false))
 }
 
-fn page(runs: &[(&str, &Report)], comparison: Option<&Comparison>) -> String {
-    let data = data::page_data(runs, comparison).to_string();
+fn page(runs: &[(&str, &Report)], comparison: Option<&Comparison>, live: bool) -> String {
+    let mut data = data::page_data(runs, comparison);
+    data["live"] = live.into();
+    let data = data.to_string();
     let title = match runs {
+        [(_, r)] if live => format!("respload live: {}", workload_name(r)),
         [(_, r)] => format!("respload report: {}", workload_name(r)),
         _ => format!("respload: {} reports compared", runs.len()),
     };
