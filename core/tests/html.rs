@@ -39,6 +39,9 @@ fn browse(url: &str, profile: &Path) -> String {
             "--disable-gpu",
             "--no-first-run",
             "--virtual-time-budget=5000",
+            // The page's console on stderr: it writes nothing there unless something failed.
+            "--enable-logging=stderr",
+            "--v=0",
             "--window-size=1280,2000",
         ])
         .arg(format!("--user-data-dir={}", profile.display()))
@@ -61,6 +64,13 @@ fn browse(url: &str, profile: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     let dom = String::from_utf8(out.stdout).unwrap();
+    let console: Vec<&str> = std::str::from_utf8(&out.stderr)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .collect();
+    assert!(console.is_empty(), "the page's console: {console:?}");
+    assert_eq!(body_attr(&dom, "data-blank-charts").as_deref(), Some("0"));
     // The page's script ran to its end without an error.
     assert_eq!(
         body_attr(&dom, "data-rendered").as_deref(),
@@ -69,6 +79,50 @@ fn browse(url: &str, profile: &Path) -> String {
         body_attr(&dom, "data-error")
     );
     dom
+}
+
+/// With `RESPLOAD_SCREENSHOTS=DIR` set, a screenshot of `page` as `DIR/NAME.png` (the docs'
+/// pictures: `RESPLOAD_SCREENSHOTS=$PWD/docs/images cargo test --test html`).
+fn screenshot(page: &Path, name: &str, height: u32) {
+    let Some(dir) = std::env::var_os("RESPLOAD_SCREENSHOTS") else {
+        return;
+    };
+    let out = Path::new(&dir).join(format!("{name}.png"));
+    let status = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg("--virtual-time-budget=5000")
+        .arg(format!("--window-size=1200,{height}"))
+        .arg(format!(
+            "--user-data-dir={}",
+            page.with_extension("shot").display()
+        ))
+        .arg(format!("--screenshot={}", out.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(status.status.success() && out.exists(), "{}", out.display());
+}
+
+/// What the chart titled `title` was given, read back from its element: its first series'
+/// points and their sum.
+fn chart_data(dom: &str, title: &str) -> (usize, f64) {
+    let at = dom
+        .find(&format!("data-chart=\"{title}\""))
+        .unwrap_or_else(|| panic!("no chart {title}"));
+    let tag = &dom[at..at + dom[at..].find('>').unwrap()];
+    let attr = |name: &str| {
+        let i = tag.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        tag[i..i + tag[i..].find('"').unwrap()].to_string()
+    };
+    (
+        attr("data-points").parse().unwrap(),
+        attr("data-sum").parse().unwrap(),
+    )
 }
 
 /// The attribute `name` of the page's `<body>`.
@@ -189,15 +243,43 @@ fn a_runs_page_draws_every_chart_offline_in_a_real_browser() {
             .map(|x| x.as_f64().unwrap())
             .collect();
         assert!(ms.len() > 10 && ms.windows(2).all(|w| w[0] <= w[1]), "{s}");
+        // Their places on the axis of nines: finite (never 100%), rising, one per point.
+        let nines: Vec<f64> = s["nines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(nines.len(), ms.len());
+        assert!(nines.iter().all(|x| x.is_finite()), "{s}");
+        assert!(nines.windows(2).all(|w| w[0] < w[1]), "{s}");
     }
 
     let dom = rendered(&html);
+    screenshot(&html, "report", 2300);
     // Throughput, latency, errors and connections, server, the spectrum.
     assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("5"));
     assert_eq!(dom.matches("<canvas").count(), 5);
     for id in ["verdict", "timeline", "spectrum", "commands", "workload"] {
         assert!(dom.contains(&format!("<section id=\"{id}\"")), "{id}");
     }
+    // The charts drew the report's figures: one throughput point per timeline row, adding
+    // up to the rows' ops/s (the page keeps 4 significant digits).
+    let (points, sum) = chart_data(&dom, "Throughput (ops/s)");
+    let want: f64 = report.timeline.iter().map(|r| r.ops_per_sec).sum();
+    assert_eq!(points, report.timeline.len());
+    assert!((sum - want).abs() <= want * 1e-3, "{sum} against {want}");
+    let (points, sum) = chart_data(&dom, "Latency by percentile");
+    let first: Vec<f64> = spectra[0]["ms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(points, first.len());
+    assert!((sum - first.iter().sum::<f64>()).abs() < 1e-6 * sum.max(1.0));
+    let (points, _) = chart_data(&dom, "Server");
+    assert_eq!(points, report.server_timeline.len());
     // The commands table holds the report's counts.
     let get = report.commands["GET"].ops;
     assert!(
@@ -231,6 +313,7 @@ fn compared_reports_share_one_page_with_the_verdicts() {
     // The comparison printed, as `compare` prints it.
     assert!(text.contains("slow") && text.contains("fast"), "{text}");
     let dom = rendered(&html);
+    screenshot(&html, "compare", 1400);
     assert!(dom.contains("<section id=\"comparison\""));
     // Three times the rate: the paced phase's ops/s row shows the change (+200%, give or
     // take what the machine did).
@@ -423,4 +506,52 @@ fn a_bad_or_taken_dashboard_address_fails_before_any_traffic() {
         "{e}"
     );
     assert_eq!(server.calls("set") + server.calls("get"), 0);
+}
+
+#[test]
+fn a_merged_report_of_three_hosts_lists_each() {
+    let d = dir("merged");
+    let server = Server::start(&[]);
+    let spec = spec(&d, &server, 1500);
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let json = d.join(format!("shard{i}.json"));
+        respload(&[
+            "run",
+            spec.to_str().unwrap(),
+            "-q",
+            "--shard",
+            &format!("{i}/3"),
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        files.push(json.to_str().unwrap().to_string());
+    }
+    let merged = d.join("merged.json");
+    let mut args = vec!["merge"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--json", merged.to_str().unwrap()]);
+    respload(&args);
+    let html = d.join("merged.html");
+    respload(&[
+        "report",
+        merged.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    let report = Report::from_file(merged.to_str().unwrap()).unwrap();
+    assert_eq!(report.hosts.len(), 3);
+    let dom = rendered(&html);
+    assert!(dom.contains("<section id=\"hosts\""));
+    // One row per host, with its requests.
+    let hosts = &dom[dom.find("<section id=\"hosts\"").unwrap()..];
+    let hosts = &hosts[..hosts.find("</section>").unwrap()];
+    assert_eq!(hosts.matches("<tr>").count(), 1 + 3, "{hosts}");
+    for h in &report.hosts {
+        assert!(
+            hosts.contains(&format!("<td>{}</td>", thousands(h.ops))),
+            "{}",
+            h.ops
+        );
+    }
 }

@@ -234,17 +234,19 @@ fn push_spectrum(out: &mut Vec<Json>, p: &PhaseReport, command: &str, s: &Stats)
     if h.is_empty() {
         return;
     }
-    let mut q = Vec::new();
+    let mut nines = Vec::new();
     let mut ms = Vec::new();
     for v in h.iter_quantiles(5) {
-        let pct = v.quantile_iterated_to() * 100.0;
+        let q = v.quantile_iterated_to();
         // The last point is 100%: off a log axis of nines, so drawn as the count allows.
-        if pct >= 100.0 {
+        if q >= 1.0 {
             break;
         }
-        q.push(sig(pct));
+        // The axis position, -log10(1 - q): 1 at 90%, 2 at 99%, ... (a percentile rounded
+        // to 4 digits would put 99.9996% at 100%, infinitely far).
+        nines.push(sig(-(1.0 - q).log10()));
         ms.push(sig(h.highest_equivalent(v.value_iterated_to()) as f64 / 1e6));
-        if q.len() >= MAX_SPECTRUM_POINTS {
+        if nines.len() >= MAX_SPECTRUM_POINTS {
             break;
         }
     }
@@ -253,7 +255,7 @@ fn push_spectrum(out: &mut Vec<Json>, p: &PhaseReport, command: &str, s: &Stats)
         "command": command,
         "count": h.len(),
         "max": sig(s.latency_ms.max),
-        "percentile": q,
+        "nines": nines,
         "ms": ms,
     }));
 }

@@ -68,6 +68,8 @@
             const ctx = u.ctx;
             const { top, height } = u.bbox;
             ctx.save();
+            ctx.textAlign = 'left';
+            ctx.textBaseline = 'alphabetic';
             phases.forEach((p, i) => {
               const x0 = u.valToPos(p.start, 'x', true);
               const x1 = u.valToPos(p.end, 'x', true);
@@ -85,6 +87,8 @@
             const ctx = u.ctx;
             const { top, height } = u.bbox;
             ctx.save();
+            ctx.textAlign = 'left';
+            ctx.textBaseline = 'alphabetic';
             ctx.strokeStyle = '#d62728';
             ctx.fillStyle = '#d62728';
             ctx.setLineDash([4, 3]);
@@ -111,7 +115,9 @@
     runs.forEach((run, ri) => {
       const picked = pick(run).filter((s) => s.values.some((v) => v != null));
       if (!picked.length) return;
-      tables.push([run.timeline.t.length ? s0(run, picked) : [], ...picked.map((s) => s.values)]);
+      // A log scale has no 0 (an empty second's latency): left out of the line.
+      const values = (s) => (opts.log ? s.values.map((v) => (v > 0 ? v : null)) : s.values);
+      tables.push([run.timeline.t.length ? s0(run, picked) : [], ...picked.map(values)]);
       picked.forEach((s, si) => {
         series.push({
           label: runs.length > 1 ? `${run.name}: ${s.label}` : s.label,
@@ -126,7 +132,7 @@
     });
     if (!tables.length) return null;
     const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart' });
+    const box = el('div', { class: 'chart', 'data-chart': title });
     container.append(box);
     const axes = [{ label: 'seconds' }, { label: opts.y, size: 70 }];
     const scales = { x: { time: false }, y: opts.log ? { distr: 3 } : {} };
@@ -136,10 +142,19 @@
     }
     const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
     new uPlot({ title, width: width(container), height: 260, series, axes, scales, plugins, cursor: { drag: { x: true, y: false } } }, data, box);
+    readBack(box, data);
     return box;
     function s0(run) {
       return run.timeline.t;
     }
+  }
+
+  // What a chart was given, on its element: the points of its first series and their sum
+  // (the browser test compares them with the report's figures).
+  function readBack(box, data) {
+    const first = data[1] || [];
+    box.dataset.points = String(first.filter((v) => v != null).length);
+    box.dataset.sum = String(first.reduce((a, v) => a + (v == null ? 0 : v), 0));
   }
 
   // The run's server samples, on their own time axis.
@@ -154,7 +169,7 @@
     });
     if (!tables.length) return null;
     const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart' });
+    const box = el('div', { class: 'chart', 'data-chart': 'Server' });
     container.append(box);
     const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
     new uPlot({
@@ -166,6 +181,7 @@
       axes: [{ label: 'seconds' }, { label: 'CPU %', size: 60 }, { side: 1, scale: 'mib', label: 'MiB', grid: { show: false }, size: 60 }],
       plugins,
     }, data, box);
+    readBack(box, data);
     return box;
   }
 
@@ -177,8 +193,7 @@
     runs.forEach((run) => {
       for (const s of run.spectra) {
         if (!which(run, s)) continue;
-        const xs = s.percentile.map((p) => -Math.log10(1 - p / 100));
-        tables.push([xs, s.ms]);
+        tables.push([s.nines, s.ms]);
         const name = (runs.length > 1 ? run.name + ': ' : '') + (run.phases.length > 1 ? s.phase + ' ' : '') + s.command;
         series.push({ label: name, stroke: colour(k++), width: 1.5, spanGaps: true, value: (_u, v) => (v == null ? '–' : num(v, 3) + ' ms') });
       }
@@ -186,7 +201,7 @@
     if (!tables.length) return null;
     // Rows must be in order of x for uPlot: join sorts them.
     const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart' });
+    const box = el('div', { class: 'chart', 'data-chart': 'Latency by percentile' });
     container.append(box);
     const nines = (_u, splits) => splits.map((x) => {
       const p = 100 * (1 - Math.pow(10, -x));
@@ -204,6 +219,7 @@
       ],
       cursor: { drag: { x: true, y: false } },
     }, data, box);
+    readBack(box, data);
     return box;
   }
 
@@ -320,7 +336,25 @@
     hosts(page, runs);
     workload(page, runs);
     body.dataset.charts = String(document.querySelectorAll('.uplot').length);
-    if (body.dataset.rendered !== 'error') body.dataset.rendered = 'ok';
+    // uPlot paints on its next tick: look at the canvases after that.
+    setTimeout(() => {
+      body.dataset.blankCharts = String(blankCharts());
+      if (body.dataset.rendered !== 'error') body.dataset.rendered = 'ok';
+    }, 100);
+  }
+
+  // Charts whose canvas holds fewer than 3 colours: drawn blank (what a browser test reads).
+  function blankCharts() {
+    let blank = 0;
+    for (const c of document.querySelectorAll('.uplot canvas')) {
+      const ctx = c.getContext('2d');
+      if (!ctx || !c.width || !c.height) { blank += 1; continue; }
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < px.length && seen.size < 3; i += 4 * 97) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2] | (px[i + 3] << 24));
+      if (seen.size < 3) blank += 1;
+    }
+    return blank;
   }
 
   // The dashboard's page: rows streamed from `events` each second, the charts redrawn with
