@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 import respload
 from respload.testing import RedisServer
 
@@ -46,3 +48,44 @@ def test_a_comparisons_page_holds_both_reports_and_the_verdicts(redis: RedisServ
     assert [r["totals"]["ops"] for r in data["runs"]] == [1000, 3000]
     assert data["comparison"]["labels"] == ["small", "large"]
     assert any(r["metric"] == "p99" for r in data["comparison"]["rows"])
+
+
+def test_a_notebook_shows_the_table_or_the_interactive_page(redis: RedisServer) -> None:
+    report = _run(redis, 500)
+    assert report._repr_html_().startswith("<div><p>respload")
+    frame = report.interactive(height=700)._repr_html_()
+    assert frame.startswith('<iframe srcdoc="&lt;!DOCTYPE html&gt;')
+    assert "height: 700px" in frame
+    try:
+        respload.set_display("interactive")
+        assert report._repr_html_().startswith("<iframe srcdoc=")
+    finally:
+        respload.set_display("table")
+    assert report._repr_html_().startswith("<div>")
+    with pytest.raises(ValueError, match="expected 'table' or 'interactive'"):
+        respload.set_display("charts")  # type: ignore[arg-type]
+
+
+def test_the_live_progress_grows_a_timeline_per_phase() -> None:
+    from respload._progress import ProgressView
+
+    phase = {
+        "phase": "main",
+        "started": True,
+        "finished": False,
+        "fraction": 0.5,
+        "total": 10.0,
+        "done": 5.0,
+        "bound": "duration",
+        "ops_per_sec": 900.0,
+        "p50_ms": 0.1,
+        "p99_ms": 0.5,
+        "errors": 0,
+        "line": "",
+    }
+    assert "<svg" not in ProgressView([phase], {"main": [1000.0]})._repr_html_()
+    view = ProgressView([phase], {"main": [1000.0, 500.0, 900.0]})._repr_html_()
+    points = view.split('points="')[1].split('"')[0].split()
+    # One point per second, the highest at the top (y = 2), half of it halfway down.
+    assert len(points) == 3
+    assert [float(p.split(",")[1]) for p in points] == [2.0, 14.0, 4.4]

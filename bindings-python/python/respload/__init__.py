@@ -35,6 +35,7 @@ from .report import (
     ClientStats,
     EventReport,
     HostReport,
+    HtmlPage,
     IntervalLatency,
     Latency,
     NodeServer,
@@ -58,6 +59,7 @@ from .report import (
     ValidityCheck,
     decode_histogram,
     merge_reports,
+    set_display,
 )
 from .runner import ProgressCallback, Runner, run, run_async
 from .trace import (
@@ -89,6 +91,7 @@ __all__ = [
     "EventReport",
     "FileError",
     "HostReport",
+    "HtmlPage",
     "InternalError",
     "IntervalLatency",
     "Latency",
@@ -138,4 +141,5 @@ __all__ = [
     "replay",
     "run",
     "run_async",
+    "set_display",
 ]

@@ -53,8 +53,29 @@ class ProgressView:
     """What the notebook display shows: the phases' progress (the core's figures), as HTML
     with a bar per phase, and as text (one line per phase) for front ends without HTML."""
 
-    def __init__(self, phases: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, phases: list[dict[str, Any]], history: dict[str, list[float]] | None = None
+    ) -> None:
         self.phases = phases
+        self.history = history or {}
+
+    def _sparkline(self, phase: str) -> str:
+        """The phase's ops/s, second by second, as a small inline SVG line (the growing
+        timeline); empty before its second second."""
+        points = self.history.get(phase, [])
+        if len(points) < 2:
+            return ""
+        w, h = 160, 28
+        top = max(points) or 1.0
+        step = w / (len(points) - 1)
+        line = " ".join(
+            f"{i * step:.1f},{h - 2 - (v / top) * (h - 4):.1f}" for i, v in enumerate(points)
+        )
+        return (
+            f'<svg class="respload-timeline" width="{w}" height="{h}" viewBox="0 0 {w} {h}">'
+            f'<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="{line}"/>'
+            "</svg>"
+        )
 
     def _bar_text(self, p: dict[str, Any]) -> str:
         if p["total"] is None:
@@ -92,10 +113,13 @@ class ProgressView:
                     f"<td>{p['errors']}</td>"
                 )
             state = "done" if p["finished"] else ("running" if p["started"] else "")
-            rows.append(f"<tr><td>{name}</td><td>{bar}</td>{figures}<td>{state}</td></tr>")
+            spark = self._sparkline(p["phase"])
+            rows.append(
+                f"<tr><td>{name}</td><td>{bar}</td>{figures}<td>{spark}</td><td>{state}</td></tr>"
+            )
         head = (
             "<tr><th>phase</th><th></th><th>progress</th><th>ops/s</th><th>p50 ms</th>"
-            "<th>p99 ms</th><th>errors</th><th></th></tr>"
+            "<th>p99 ms</th><th>errors</th><th>ops/s over time</th><th></th></tr>"
         )
         return '<table class="respload-progress">' + head + "".join(rows) + "</table>"
 
@@ -107,9 +131,13 @@ class LiveProgress:
         self.mode = mode
         self._progress = _native.Progress(workload)
         self._handle: Any = None
+        # Each phase's ops/s, second by second: the growing timeline of the display.
+        self._history: dict[str, list[float]] = {}
 
     def update(self, snapshot_json: str) -> None:
         phases = json.loads(self._progress.update(snapshot_json))
+        snapshot = json.loads(snapshot_json)
+        self._history.setdefault(snapshot["phase"], []).append(float(snapshot["ops_per_sec"]))
         if self.mode == "terminal":
             print(_native.progress_line(snapshot_json), file=sys.stderr, flush=True)
         else:
@@ -123,7 +151,7 @@ class LiveProgress:
     def _show(self, phases: list[dict[str, Any]]) -> None:
         # IPython is there in a kernel; it is no dependency of respload.
         display: Any = importlib.import_module("IPython.display").display
-        view = ProgressView(phases)
+        view = ProgressView(phases, self._history)
         if self._handle is None:
             self._handle = display(view, display_id=True)
         else:

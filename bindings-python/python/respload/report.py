@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from . import _native
 from ._json import dumps as _dumps
@@ -1343,6 +1343,38 @@ class HostReport:
     # end generated: HostReport
 
 
+_DISPLAY: dict[str, str] = {"mode": "table"}
+
+
+def set_display(mode: Literal["table", "interactive"]) -> None:
+    """How a :class:`Report` shows as a notebook cell's value: ``"table"`` (the default, a
+    compact summary table) or ``"interactive"`` (the HTML report inline: verdict, timeline,
+    percentiles, zoomable charts)."""
+    if mode not in ("table", "interactive"):
+        raise ValueError(f"set_display: expected 'table' or 'interactive', not {mode!r}")
+    _DISPLAY["mode"] = mode
+
+
+class HtmlPage:
+    """A self-contained HTML page shown inline in a notebook (in a frame, so its scripts and
+    styles stay its own); ``str(page)`` is the page."""
+
+    def __init__(self, page: str, height: int = 900) -> None:
+        self.page = page
+        self.height = height
+
+    def __str__(self) -> str:
+        return self.page
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return (
+            f'<iframe srcdoc="{escape(self.page, quote=True)}" '
+            f'style="width: 100%; height: {self.height}px; border: 0"></iframe>'
+        )
+
+
 # generated: Report (from core/src/report/mod.rs by scripts/gen_reference.py)
 @dataclass(frozen=True, repr=False)
 class Report:
@@ -1515,6 +1547,12 @@ class Report:
     def write_hdr_log(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`hdr_log` to ``path``."""
         Path(path).write_text(self.hdr_log(), encoding="ascii")
+
+    def interactive(self, height: int = 900) -> HtmlPage:
+        """The page of :meth:`to_html` for a notebook: displayed (as a cell's last value, or
+        with ``IPython.display.display``) it shows inline in a frame ``height`` pixels high,
+        charts zoomable."""
+        return HtmlPage(self.to_html(), height)
 
     def to_html(self) -> str:
         """The report as one self-contained HTML page (what ``respload run --html`` writes):
@@ -1713,8 +1751,12 @@ class Report:
         return self
 
     def _repr_html_(self) -> str:
-        """A compact summary for Jupyter."""
+        """A compact summary for Jupyter; after ``respload.set_display("interactive")``, the
+        interactive page of :meth:`to_html` inline (:meth:`interactive` for one report)."""
         from html import escape
+
+        if _DISPLAY["mode"] == "interactive":
+            return self.interactive()._repr_html_()
 
         def row(label: str, s: Stats) -> str:
             lat = s.latency_ms
