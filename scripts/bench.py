@@ -27,10 +27,12 @@ import platform
 import re
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -672,6 +674,79 @@ def tr1(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> lis
     ]
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def attach_browser(port: int, seen: list[int]) -> None:
+    """Headless Chromium on the dashboard at `port` until the run's stream ends; the rows its
+    page received go into `seen`."""
+    until = time.monotonic() + 20
+    while time.monotonic() < until:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            break
+        time.sleep(0.02)
+    profile = f"--user-data-dir={tempfile.mkdtemp()}"
+    browser = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", profile]
+    out = subprocess.run(
+        [*browser, "--virtual-time-budget=2000", "--dump-dom", f"http://127.0.0.1:{port}/"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+    m = re.search(r'data-live-rows="(\d+)"', out)
+    seen.append(int(m.group(1)) if m else 0)
+
+
+def db1(t: Target, rounds: int, scale: float, log: Callable[[str], None]) -> list[str]:
+    """DB1: the live dashboard's cost: client CPU per request of an open-loop run without a
+    dashboard, with one nobody watches, and with a browser (headless Chromium) on it, in
+    alternating rounds."""
+    rate, conns, secs = 10_000, 50, max(3, int(10 * scale))
+    spec = {
+        "load": {"connections": conns, "rate": rate, "duration": f"{secs}s"},
+        "keys": {"prefix": "key:", "pad": 12, "range": [0, 99_999]},
+        "commands": [{"name": "get"}, {"name": "set"}],
+    }
+    rows = []
+    for r in range(rounds):
+        row = []
+        for mode in ("none", "idle", "browser"):
+            port, seen = free_port(), []
+            extra = [] if mode == "none" else ["--dashboard", f"127.0.0.1:{port}"]
+            browser = threading.Thread(target=attach_browser, args=(port, seen))
+            if mode == "browser":
+                browser.start()
+            rep, cpu, _ = respload_report(t, spec, extra)
+            if mode == "browser":
+                browser.join()
+                # The browser saw the run live: a row for most of its seconds.
+                assert seen, "the browser did not finish"
+                assert seen[0] >= secs - 2, f"the browser received {seen[0]} rows"
+            row.append(cpu / rep["totals"]["ops"] * 1e6)
+        rows.append(row)
+        log(
+            f"  DB1 round {r + 1}: CPU s/M without {row[0]:.2f}, idle dashboard {row[1]:.2f}, "
+            f"browser attached {row[2]:.2f}"
+        )
+    idle = med([b / a for a, b, _ in rows])
+    watched = med([c / a for a, _, c in rows])
+    return [
+        "",
+        f"DB1: the live dashboard (`--dashboard`), open loop {rate:,}/s over {conns} connections, "
+        f"{secs} s, {rounds} rounds in alternation; client CPU s per million requests, medians:",
+        "",
+        "| run | client CPU s per million requests | ratio to no dashboard (paired) |",
+        "|---|---|---|",
+        f"| no dashboard | {med([a for a, _, _ in rows]):.2f} | 1.00x |",
+        f"| dashboard, no browser | {med([b for _, b, _ in rows]):.2f} | {idle:.2f}x |",
+        f"| dashboard, headless Chromium attached | {med([c for _, _, c in rows]):.2f} "
+        f"| {watched:.2f}x |",
+    ]
+
+
 def w5c(srv: Servers, clients: int, seconds: int, log: Callable[[str], None]) -> list[str]:
     """W5 against the cluster: each client holds a connection to each of the 3 primaries."""
     s = respload(srv.targets()["cluster"], idle_ish_spec(clients, seconds), None)
@@ -1235,7 +1310,7 @@ def main() -> None:
     ap.add_argument(
         "--only",
         default="",
-        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2,D3,M1,TR1",
+        help="comma-separated scenarios: W1,W1E,W2,W3,W4,W4E,C1,C3,W5,W5C,OL1,OL2,D3,M1,TR1,DB1",
     )
     ap.add_argument("--quick", action="store_true", help="W1, W1E and W2 briefly (under a minute)")
     ap.add_argument("--connections", type=int, default=10_000, help="W5's connection count")
@@ -1269,6 +1344,7 @@ def main() -> None:
             "D3",
             "M1",
             "TR1",
+            "DB1",
         }
         rounds, scale = args.rounds, args.scale
     if args.soak:
@@ -1315,6 +1391,8 @@ def main() -> None:
             extra += m1(rounds, log)
         if "TR1" in only:
             extra += tr1(tg["plain"], rounds, scale, log)
+        if "DB1" in only:
+            extra += db1(tg["plain"], rounds, scale, log)
         if "W5" in only:
             extra += w5(srv, args.connections, 20, log)
         if "W5C" in only:
