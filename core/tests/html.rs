@@ -555,3 +555,21 @@ fn a_merged_report_of_three_hosts_lists_each() {
         );
     }
 }
+
+#[test]
+fn the_command_line_serves_the_dashboard_on_loopback_by_default() {
+    let server = Server::start(&[]);
+    // `--dashboard` alone: 127.0.0.1:8089, said on stderr before the run's first line.
+    let out = Command::new(BIN)
+        .args(["run", "--url", &server.url(), "-n", "2000", "--dashboard"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr
+            .starts_with("respload: live dashboard at http://127.0.0.1:8089/ while the run lasts"),
+        "{stderr}"
+    );
+    assert_eq!(server.calls("set") + server.calls("get"), 2000);
+}

@@ -520,10 +520,15 @@ pub(crate) struct Overrides {
     /// /metrics`) while the run lasts; sets observe.prometheus.
     #[arg(long, value_name = "HOST:PORT")]
     prometheus: Option<String>,
-    /// Serve a live dashboard on HOST:PORT while the run lasts (open http://HOST:PORT/ in a
-    /// browser: the charts grow each second, then the final report); sets
-    /// observe.dashboard.
-    #[arg(long, value_name = "HOST:PORT")]
+    /// Serve a live dashboard on HOST:PORT (alone: 127.0.0.1:8089) while the run lasts
+    /// (open http://HOST:PORT/ in a browser: the charts grow each second, then the final
+    /// report); sets observe.dashboard.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        num_args = 0..=1,
+        default_missing_value = "127.0.0.1:8089"
+    )]
     pub(crate) dashboard: Option<String>,
 }
 
