@@ -805,6 +805,24 @@ export interface HostReport {
   error?: string
   /** What the load generator cost on that host. */
   client: ClientStats
+  /**
+   * Its measured seconds, one row per timeline row of its own report (`t` from its own measurement
+   * start): what each host did over the run, to set side by side. Empty in reports merged before it
+   * was recorded.
+   */
+  timeline?: HostRow[]
+}
+
+/** One second of one host's part (`hosts[].timeline`). */
+export interface HostRow {
+  /** Seconds since its measurement began, at the end of the row (its report's `t`). */
+  t: number
+  /** Requests per second it finished in the row. */
+  opsPerSec: number
+  /** Its 99th percentile latency in the row (ms). */
+  p99Ms: number
+  /** Its failed requests in the row. */
+  errors: number
 }
 
 /** One interval's figures, streamed while a run goes on (the runner's progress). */

@@ -543,10 +543,18 @@ fn a_merged_report_of_three_hosts_lists_each() {
     assert_eq!(report.hosts.len(), 3);
     let dom = rendered(&html);
     assert!(dom.contains("<section id=\"hosts\""));
-    // One row per host, with its requests.
-    let hosts = &dom[dom.find("<section id=\"hosts\"").unwrap()..];
-    let hosts = &hosts[..hosts.find("</section>").unwrap()];
-    assert_eq!(hosts.matches("<tr>").count(), 1 + 3, "{hosts}");
+    // The hosts side by side: each one's throughput and p99, second by second.
+    assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("7"));
+    let first = &report.hosts[0].timeline;
+    assert!(first.len() >= 5, "{first:?}");
+    let (points, sum) = chart_data(&dom, "Throughput by host (ops/s)");
+    let want: f64 = first.iter().map(|r| r.ops_per_sec).sum();
+    assert_eq!(points, first.len());
+    assert!((sum - want).abs() <= want * 1e-3, "{sum} against {want}");
+    // The table: one row per host (and the header's), with its requests.
+    let hosts = &dom[dom.find("<th>host</th>").unwrap()..];
+    let hosts = &hosts[..hosts.find("</table>").unwrap()];
+    assert_eq!(hosts.matches("<tr>").count(), 3, "{hosts}");
     for h in &report.hosts {
         assert!(
             hosts.contains(&format!("<td>{}</td>", thousands(h.ops))),

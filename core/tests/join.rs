@@ -193,6 +193,17 @@ fn each_hosts_phases_joined_then_merged_hold_the_merged_phases_joined() {
     assert_eq!((a.p50, a.p99, a.max), (b.p50, b.p99, b.max));
     assert_eq!(joined.hosts[0].ops, hosts[0].totals.ops);
     assert_eq!(joined.timeline.len(), again.timeline.len());
+    // Each host's own seconds, joined run after run as its report's timeline is, and as
+    // merging the joined hosts gives them.
+    for (i, h) in hosts.iter().enumerate() {
+        let ts: Vec<f64> = joined.hosts[i].timeline.iter().map(|r| r.t).collect();
+        let want: Vec<f64> = h.timeline.iter().map(|r| r.t).collect();
+        assert_eq!(ts, want, "host {i}");
+        assert_eq!(
+            joined.hosts[i].timeline, again.hosts[i].timeline,
+            "host {i}"
+        );
+    }
 }
 
 #[test]

@@ -1295,6 +1295,33 @@ class ShardOf:
     # end generated: ShardOf
 
 
+# generated: HostRow (from core/src/report/merge.rs by scripts/gen_reference.py)
+@dataclass(frozen=True)
+class HostRow:
+    """One second of one host's part (``hosts[].timeline``)."""
+
+    t: float
+    """Seconds since its measurement began, at the end of the row (its report's ``t``)."""
+    ops_per_sec: float
+    """Requests per second it finished in the row."""
+    p99_ms: float
+    """Its 99th percentile latency in the row (ms)."""
+    errors: int
+    """Its failed requests in the row."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> HostRow:
+        """A HostRow from its JSON object."""
+        return cls(
+            t=d["t"],
+            ops_per_sec=d["ops_per_sec"],
+            p99_ms=d["p99_ms"],
+            errors=d["errors"],
+        )
+
+    # end generated: HostRow
+
+
 # generated: HostReport (from core/src/report/merge.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class HostReport:
@@ -1323,6 +1350,10 @@ class HostReport:
     again. Absent for a host lost mid-run, and in reports merged before it was recorded."""
     error: str | None = None
     """Its run's error, if a phase failed."""
+    timeline: list[HostRow] = field(default_factory=list)
+    """Its measured seconds, one row per timeline row of its own report (``t`` from its own
+    measurement start): what each host did over the run, to set side by side. Empty in reports
+    merged before it was recorded."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> HostReport:
@@ -1338,6 +1369,7 @@ class HostReport:
             interrupted=d["interrupted"],
             error=d.get("error"),
             client=ClientStats.from_dict(d["client"]),
+            timeline=_each(HostRow.from_dict, d.get("timeline", [])),
         )
 
     # end generated: HostReport

@@ -288,6 +288,8 @@ fn join_hosts(reports: &[Report]) -> Vec<HostReport> {
                 })
                 .collect();
             HostReport {
+                // The joined runs' seconds one after the other, as the joined timeline's.
+                timeline: joined_rows(&parts),
                 ops: parts.iter().map(|h| h.ops).sum(),
                 errors: parts.iter().map(|h| h.errors).sum(),
                 interrupted: parts.iter().any(|h| h.interrupted),
@@ -297,6 +299,19 @@ fn join_hosts(reports: &[Report]) -> Vec<HostReport> {
             }
         })
         .collect()
+}
+
+/// A host's rows across the joined runs, `t` continuing from one run's last row.
+fn joined_rows(parts: &[&HostReport]) -> Vec<super::HostRow> {
+    let mut out: Vec<super::HostRow> = Vec::new();
+    for h in parts {
+        let offset = out.last().map_or(0.0, |r| r.t);
+        out.extend(h.timeline.iter().map(|r| super::HostRow {
+            t: r.t + offset,
+            ..r.clone()
+        }));
+    }
+    out
 }
 
 /// The requests a host's CPU per million was computed over (its every phase's), read back

@@ -72,6 +72,40 @@ pub struct HostReport {
     pub error: Option<String>,
     /// What the load generator cost on that host.
     pub client: ClientStats,
+    /// Its measured seconds, one row per timeline row of its own report (`t` from its own
+    /// measurement start): what each host did over the run, to set side by side. Empty in
+    /// reports merged before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<HostRow>,
+}
+
+/// One second of one host's part (`hosts[].timeline`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct HostRow {
+    /// Seconds since its measurement began, at the end of the row (its report's `t`).
+    pub t: f64,
+    /// Requests per second it finished in the row.
+    pub ops_per_sec: f64,
+    /// Its 99th percentile latency in the row (ms).
+    pub p99_ms: f64,
+    /// Its failed requests in the row.
+    pub errors: u64,
+}
+
+impl HostRow {
+    /// A host's rows of its report's timeline.
+    pub(crate) fn of(timeline: &[super::TimelineRow]) -> Vec<HostRow> {
+        timeline
+            .iter()
+            .map(|r| HostRow {
+                t: r.t,
+                ops_per_sec: r.ops_per_sec,
+                p99_ms: r.latency_ms.p99,
+                errors: r.errors,
+            })
+            .collect()
+    }
 }
 
 impl Report {
@@ -130,6 +164,7 @@ impl Report {
                 interrupted: r.interrupted,
                 error: r.error.clone(),
                 client: r.client.clone(),
+                timeline: HostRow::of(&r.timeline),
             })
             .collect();
         let errors: Vec<String> = reports

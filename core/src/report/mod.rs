@@ -30,7 +30,7 @@ pub use file::ReportSource;
 pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_distribution};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use lost::HOST_LOST;
-pub use merge::{HostReport, ShardOf};
+pub use merge::{HostReport, HostRow, ShardOf};
 pub use phase::{
     PhaseReport, PrefillReport, RampStep, ReplayFidelity, ServerFacts, SloPoint, SloResult,
 };

@@ -3,10 +3,10 @@
 //! types are generated from (scripts/gen_reference.py), so none of them can drift from the code.
 
 use super::{
-    Availability, ClientStats, EventReport, HostReport, IntervalLatency, Latency, NodeServer,
-    PhaseReport, PrefillReport, RampStep, ReplayFidelity, Report, ServerFacts, ServerLoad,
-    ServerSample, ShardOf, SloPoint, SloResult, Snapshot, Stats, Threshold, TimelineRow, Unsent,
-    Validity, ValidityCheck, SCHEMA_VERSION,
+    Availability, ClientStats, EventReport, HostReport, HostRow, IntervalLatency, Latency,
+    NodeServer, PhaseReport, PrefillReport, RampStep, ReplayFidelity, Report, ServerFacts,
+    ServerLoad, ServerSample, ShardOf, SloPoint, SloResult, Snapshot, Stats, Threshold,
+    TimelineRow, Unsent, Validity, ValidityCheck, SCHEMA_VERSION,
 };
 use serde::de::{self, Deserialize, Visitor};
 use serde_json::Value;
@@ -77,6 +77,7 @@ fn field_orders() -> Vec<(&'static str, &'static [&'static str])> {
         ValidityCheck,
         ShardOf,
         HostReport,
+        HostRow,
         Threshold,
         Snapshot,
     )

@@ -87,6 +87,11 @@ fn run(label: &str, r: &Report) -> Json {
                         "error": h.error,
                         "start_skew_ms": sig(h.start_skew_ms),
                         "cpu_s_per_million": sig(h.client.cpu_s_per_million),
+                        "timeline": {
+                            "t": h.timeline.iter().map(|r| sig(r.t)).collect::<Vec<_>>(),
+                            "ops_per_sec": h.timeline.iter().map(|r| sig(r.ops_per_sec)).collect::<Vec<_>>(),
+                            "p99": h.timeline.iter().map(|r| sig(r.p99_ms)).collect::<Vec<_>>(),
+                        },
                     })
                 })
                 .collect(),

@@ -279,10 +279,36 @@
     page.append(s);
   }
 
+  // A merged report's hosts side by side: one line per host, on its own seconds.
+  function hostChart(container, run, key, title, log) {
+    const hosts = run.hosts.filter((h) => h.timeline && h.timeline.t.length);
+    if (hosts.length < 2) return null;
+    const clean = (vs) => (log ? vs.map((v) => (v > 0 ? v : null)) : vs);
+    const tables = hosts.map((h) => [h.timeline.t, clean(h.timeline[key])]);
+    const data = uPlot.join(tables);
+    const series = [{ label: 's' }, ...hosts.map((h, i) => ({ label: h.name, stroke: colour(i), width: 1.5, spanGaps: true }))];
+    const box = el('div', { class: 'chart', 'data-chart': title });
+    container.append(box);
+    new uPlot({
+      title,
+      width: width(container),
+      height: 220,
+      series,
+      scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
+      axes: [{ label: 'seconds' }, { label: log ? 'ms' : 'ops/s', size: 70 }],
+    }, data, box);
+    readBack(box, data);
+    return box;
+  }
+
   function hosts(page, runs) {
     const any = runs.some((r) => r.hosts.length);
     if (!any) return;
     const s = section('Hosts', 'hosts');
+    for (const run of runs) {
+      hostChart(s, run, 'ops_per_sec', 'Throughput by host (ops/s)', false);
+      hostChart(s, run, 'p99', 'p99 by host (ms, log scale)', true);
+    }
     for (const run of runs) {
       if (!run.hosts.length) continue;
       if (runs.length > 1) s.append(el('h3', null, run.name));
