@@ -43,12 +43,12 @@ dist: deps
 examples: deps
 	scripts/examples.sh
 
-# The docs site builds with no broken link, anchor or snippet, and the generated reference
-# pages match the Rust sources.
+# The docs site builds with no broken link or anchor, the generated reference pages match the
+# Rust sources, and the code the pages show matches the files it is copied from.
 test-docs:
 	scripts/docs.sh --check
 
-# The docs site, into site/ (the reference pages regenerated first).
+# The docs site, into site/ (the reference pages and the pages' code regenerated first).
 docs:
 	scripts/docs.sh
 
