@@ -392,10 +392,7 @@ fn show(
     let _claimed = html
         .map(|path| crate::output::paths::claim(&[("--html", path)]))
         .transpose()?;
-    let reports = paths
-        .iter()
-        .map(crate::Report::from_file)
-        .collect::<crate::Result<Vec<_>>>()?;
+    let reports = crate::Report::from_files(paths)?;
     // Each report named by its label, else its file's name.
     let names: Vec<String> = paths
         .iter()

@@ -538,11 +538,12 @@ impl Load {
         self.rate.is_some() || self.rate_steps().is_some()
     }
 
-    /// The rate of each step and the steps' length, with `rate_ramp` or `rate_profile`.
-    pub fn rate_steps(&self) -> Option<(Vec<f64>, Duration)> {
+    /// The rate of each step and the steps' length, with `rate_ramp` or `rate_profile` (a
+    /// profile's own list, borrowed).
+    pub fn rate_steps(&self) -> Option<(std::borrow::Cow<'_, [f64]>, Duration)> {
         match (&self.rate_ramp, &self.rate_profile) {
-            (Some(r), _) => Some((r.rates(), r.step_duration.0)),
-            (None, Some(p)) => Some((p.rates.clone(), p.step_duration.0)),
+            (Some(r), _) => Some((r.rates().into(), r.step_duration.0)),
+            (None, Some(p)) => Some((p.rates.as_slice().into(), p.step_duration.0)),
             (None, None) => None,
         }
     }

@@ -202,15 +202,10 @@ pub fn monitor_on(servers: &[&Server]) {
 /// The server's `keyspace_hits` and `keyspace_misses` (INFO stats): every read of a key that
 /// found it, and every one that did not, as the server counted them.
 pub fn keyspace(server: &Server) -> (u64, u64) {
-    let stats = server.cli(&["INFO", "stats"]);
     let field = |name: &str| -> u64 {
-        stats
-            .lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
-            .unwrap_or_else(|| panic!("no {name} in INFO stats: {stats}"))
-            .trim()
-            .parse()
-            .unwrap()
+        let v = server.info(name);
+        v.parse()
+            .unwrap_or_else(|_| panic!("INFO {name} is {v:?}, not a count"))
     };
     (field("keyspace_hits"), field("keyspace_misses"))
 }

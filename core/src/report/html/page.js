@@ -59,53 +59,56 @@
     return Math.max(480, Math.min(1200, (container.clientWidth || 960) - 8));
   }
 
+  // Paint on a chart's canvas with text set as these marks need it (uPlot leaves its own
+  // alignment behind): `paint(ctx, top, height)` inside save/restore.
+  function onCanvas(u, paint) {
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'alphabetic';
+    ctx.font = `${11 * devicePixelRatio}px sans-serif`;
+    paint(ctx, u.bbox.top, u.bbox.height);
+    ctx.restore();
+  }
+
   // Shaded phases and event lines, drawn under the series of a timeline chart.
   function marks(phases, events) {
-    return {
-      hooks: {
-        drawClear: [
-          (u) => {
-            const ctx = u.ctx;
-            const { top, height } = u.bbox;
-            ctx.save();
-            ctx.textAlign = 'left';
-            ctx.textBaseline = 'alphabetic';
-            phases.forEach((p, i) => {
-              const x0 = u.valToPos(p.start, 'x', true);
-              const x1 = u.valToPos(p.end, 'x', true);
-              ctx.fillStyle = i % 2 ? 'rgba(0,0,0,0.03)' : 'rgba(31,119,180,0.07)';
-              ctx.fillRect(x0, top, x1 - x0, height);
-              ctx.fillStyle = '#555';
-              ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-              ctx.fillText(p.name, x0 + 4, top + 12 * devicePixelRatio);
-            });
-            ctx.restore();
-          },
-        ],
-        draw: [
-          (u) => {
-            const ctx = u.ctx;
-            const { top, height } = u.bbox;
-            ctx.save();
-            ctx.textAlign = 'left';
-            ctx.textBaseline = 'alphabetic';
-            ctx.strokeStyle = '#d62728';
-            ctx.fillStyle = '#d62728';
-            ctx.setLineDash([4, 3]);
-            ctx.font = `${11 * devicePixelRatio}px sans-serif`;
-            for (const e of events) {
-              const x = u.valToPos(e.t, 'x', true);
-              ctx.beginPath();
-              ctx.moveTo(x, top);
-              ctx.lineTo(x, top + height);
-              ctx.stroke();
-              ctx.fillText(e.label, x + 3, top + 26 * devicePixelRatio);
-            }
-            ctx.restore();
-          },
-        ],
-      },
-    };
+    const shade = (u) => onCanvas(u, (ctx, top, height) => {
+      phases.forEach((p, i) => {
+        const x0 = u.valToPos(p.start, 'x', true);
+        const x1 = u.valToPos(p.end, 'x', true);
+        ctx.fillStyle = i % 2 ? 'rgba(0,0,0,0.03)' : 'rgba(31,119,180,0.07)';
+        ctx.fillRect(x0, top, x1 - x0, height);
+        ctx.fillStyle = '#555';
+        ctx.fillText(p.name, x0 + 4, top + 12 * devicePixelRatio);
+      });
+    });
+    const lines = (u) => onCanvas(u, (ctx, top, height) => {
+      ctx.strokeStyle = '#d62728';
+      ctx.fillStyle = '#d62728';
+      ctx.setLineDash([4, 3]);
+      for (const e of events) {
+        const x = u.valToPos(e.t, 'x', true);
+        ctx.beginPath();
+        ctx.moveTo(x, top);
+        ctx.lineTo(x, top + height);
+        ctx.stroke();
+        ctx.fillText(e.label, x + 3, top + 26 * devicePixelRatio);
+      }
+    });
+    return { hooks: { drawClear: [shade], draw: [lines] } };
+  }
+
+  // One chart: `tables` ([x, ...series] each) joined on x, drawn by uPlot with `opts` in a box
+  // named `name`, and what it was given written on the box (readBack).
+  function plot(container, name, tables, opts) {
+    if (!tables.length) return null;
+    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
+    const box = el('div', { class: 'chart', 'data-chart': name });
+    container.append(box);
+    new uPlot(Object.assign({ width: width(container), cursor: { drag: { x: true, y: false } } }, opts), data, box);
+    readBack(box, data);
+    return box;
   }
 
   // A chart of series over the runs' time axes, joined (each run's own `t`).
@@ -117,7 +120,7 @@
       if (!picked.length) return;
       // A log scale has no 0 (an empty second's latency): left out of the line.
       const values = (s) => (opts.log ? s.values.map((v) => (v > 0 ? v : null)) : s.values);
-      tables.push([run.timeline.t.length ? s0(run, picked) : [], ...picked.map(values)]);
+      tables.push([run.timeline.t, ...picked.map(values)]);
       picked.forEach((s, si) => {
         series.push({
           label: runs.length > 1 ? `${run.name}: ${s.label}` : s.label,
@@ -130,10 +133,6 @@
         });
       });
     });
-    if (!tables.length) return null;
-    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart', 'data-chart': title });
-    container.append(box);
     const axes = [{ label: 'seconds' }, { label: opts.y, size: 70 }];
     const scales = { x: { time: false }, y: opts.log ? { distr: 3 } : {} };
     if (opts.y2) {
@@ -141,12 +140,7 @@
       scales.y2 = {};
     }
     const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
-    new uPlot({ title, width: width(container), height: 260, series, axes, scales, plugins, cursor: { drag: { x: true, y: false } } }, data, box);
-    readBack(box, data);
-    return box;
-    function s0(run) {
-      return run.timeline.t;
-    }
+    return plot(container, title, tables, { title, height: 260, series, axes, scales, plugins });
   }
 
   // What a chart was given, on its element: the points of its first series and their sum
@@ -167,22 +161,15 @@
       series.push({ label: runs.length > 1 ? `${run.name}: CPU %` : 'server CPU %', stroke: colour(2 * ri), width: 1.5, spanGaps: true });
       series.push({ label: runs.length > 1 ? `${run.name}: memory MiB` : 'used memory MiB', stroke: colour(2 * ri + 1), width: 1.5, scale: 'mib', spanGaps: true });
     });
-    if (!tables.length) return null;
-    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart', 'data-chart': 'Server' });
-    container.append(box);
     const plugins = runs.length === 1 ? [marks(runs[0].phases, runs[0].events)] : [];
-    new uPlot({
+    return plot(container, 'Server', tables, {
       title: 'Server',
-      width: width(container),
       height: 220,
       series,
       scales: { x: { time: false }, mib: {} },
       axes: [{ label: 'seconds' }, { label: 'CPU %', size: 60 }, { side: 1, scale: 'mib', label: 'MiB', grid: { show: false }, size: 60 }],
       plugins,
-    }, data, box);
-    readBack(box, data);
-    return box;
+    });
   }
 
   // Percentiles on HdrHistogram's axis: x = -log10(1 - p), labelled 50%, 90%, 99%, ...
@@ -198,18 +185,13 @@
         series.push({ label: name, stroke: colour(k++), width: 1.5, spanGaps: true, value: (_u, v) => (v == null ? '–' : num(v, 3) + ' ms') });
       }
     });
-    if (!tables.length) return null;
-    // Rows must be in order of x for uPlot: join sorts them.
-    const data = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    const box = el('div', { class: 'chart', 'data-chart': 'Latency by percentile' });
-    container.append(box);
     const nines = (_u, splits) => splits.map((x) => {
       const p = 100 * (1 - Math.pow(10, -x));
       return p >= 99 ? p.toFixed(Math.max(0, Math.round(x) - 2)) + '%' : Math.round(p) + '%';
     });
-    new uPlot({
+    // Rows must be in order of x for uPlot: join sorts them.
+    return plot(container, 'Latency by percentile', tables, {
       title: 'Latency by percentile (drag to zoom, double-click to reset)',
-      width: width(container),
       height: 320,
       series,
       scales: { x: { time: false }, y: { distr: 3 } },
@@ -217,10 +199,7 @@
         { label: 'percentile', values: nines, splits: (_u, _ai, min, max) => { const out = []; for (let i = Math.ceil(min); i <= max; i++) out.push(i); return out.length > 1 ? out : [min, max]; } },
         { label: 'ms', size: 70 },
       ],
-      cursor: { drag: { x: true, y: false } },
-    }, data, box);
-    readBack(box, data);
-    return box;
+    });
   }
 
   function verdict(page, runs) {
@@ -285,20 +264,14 @@
     if (hosts.length < 2) return null;
     const clean = (vs) => (log ? vs.map((v) => (v > 0 ? v : null)) : vs);
     const tables = hosts.map((h) => [h.timeline.t, clean(h.timeline[key])]);
-    const data = uPlot.join(tables);
     const series = [{ label: 's' }, ...hosts.map((h, i) => ({ label: h.name, stroke: colour(i), width: 1.5, spanGaps: true }))];
-    const box = el('div', { class: 'chart', 'data-chart': title });
-    container.append(box);
-    new uPlot({
+    return plot(container, title, tables, {
       title,
-      width: width(container),
       height: 220,
       series,
       scales: { x: { time: false }, y: log ? { distr: 3 } : {} },
       axes: [{ label: 'seconds' }, { label: log ? 'ms' : 'ops/s', size: 70 }],
-    }, data, box);
-    readBack(box, data);
-    return box;
+    });
   }
 
   function hosts(page, runs) {
