@@ -154,6 +154,8 @@ fn spec(dir: &Path, server: &Server, rate: u32) -> PathBuf {
             r#"
             [target]
             url = "{}"
+            [thresholds]
+            error_rate = 0.5
             [load]
             connections = 4
             [[commands]]
@@ -260,6 +262,12 @@ fn a_runs_page_draws_every_chart_offline_in_a_real_browser() {
     // Throughput, latency, errors and connections, server, the spectrum.
     assert_eq!(body_attr(&dom, "data-charts").as_deref(), Some("5"));
     assert_eq!(dom.matches("<canvas").count(), 5);
+    // The verdict lists the threshold with its verdict.
+    assert_eq!(report.thresholds.len(), 1);
+    assert!(
+        dom.contains("<td>error_rate</td>") && dom.contains("<td>held</td>"),
+        "threshold"
+    );
     for id in ["verdict", "timeline", "spectrum", "commands", "workload"] {
         assert!(dom.contains(&format!("<section id=\"{id}\"")), "{id}");
     }
