@@ -287,9 +287,32 @@ fn schema_prints_the_json_schemas_as_published() {
         assert!(spec["properties"][key].is_object(), "{key}");
     }
     assert_eq!(spec["$defs"]["Phase"]["properties"]["repeat"]["minimum"], 1);
+    // The names the bindings generate their error classes, limits and comparison types from.
+    let out = Command::new(BIN)
+        .args(["schema", "bindings"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let names: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(names, respload::report::bindings_schema());
+    let codes: Vec<&str> = names["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["code"].as_str().unwrap())
+        .collect();
+    let all: Vec<&str> = respload::error::ErrorKind::ALL
+        .iter()
+        .map(|k| k.code())
+        .collect();
+    assert_eq!(codes, all);
+    assert_eq!(names["limits"][0]["name"], "p50_ms");
     let err = stderr_of_bad_input(&["schema", "nonsense"]);
     assert!(
-        err.contains("nonsense") && err.contains("spec") && err.contains("report"),
+        err.contains("nonsense")
+            && err.contains("spec")
+            && err.contains("report")
+            && err.contains("bindings"),
         "{err}"
     );
 }

@@ -104,6 +104,9 @@ pub(crate) enum SchemaOf {
     Spec,
     /// The report (`run --json`, `merge --json`).
     Report,
+    /// The names the Python and Node bindings share with the core: error kinds, codes and
+    /// fields, limit names, comparison metrics and the comparison's types.
+    Bindings,
 }
 
 #[derive(Args)]

@@ -134,6 +134,7 @@ where
             let schema = match of {
                 SchemaOf::Spec => crate::spec::json_schema(),
                 SchemaOf::Report => crate::report::json_schema(),
+                SchemaOf::Bindings => crate::report::bindings_schema(),
             };
             let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
             writeln!(console.stdout, "{text}")

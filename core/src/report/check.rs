@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 /// Limits on one set of stats (the totals, or one command's). A limit left out is not checked.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Limits {
     /// Highest p50 latency, in milliseconds.
     pub p50_ms: Option<f64>,

@@ -29,6 +29,7 @@ pub const ALL: &str = "ALL";
 
 /// Reports compared: a baseline and later runs.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Comparison {
     /// The reports' labels (file names by default), the baseline first.
     pub labels: Vec<String>,
@@ -42,6 +43,7 @@ pub struct Comparison {
 
 /// One metric of one command of one phase, in every report.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ComparisonRow {
     /// The phase (by name; a phase a report does not have leaves its value `null`).
     pub phase: String,

@@ -13,6 +13,8 @@ pub mod html;
 mod join;
 mod lost;
 mod merge;
+#[cfg(feature = "schema")]
+mod names;
 mod parallel;
 mod phase;
 #[cfg(feature = "schema")]
@@ -31,6 +33,8 @@ pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_d
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};
 pub use lost::HOST_LOST;
 pub use merge::{HostReport, HostRow, ShardOf};
+#[cfg(feature = "schema")]
+pub use names::bindings_schema;
 pub use phase::{
     PhaseReport, PrefillReport, RampStep, ReplayFidelity, ServerFacts, SloPoint, SloResult,
 };
