@@ -3,38 +3,23 @@
 //
 // The workload spec (spec.d.ts: snake_case keys, as in spec files) and the report objects
 // (report.d.ts: camelCase keys, see docs/node.md for the rule) are generated from the Rust types
-// and their doc comments by scripts/gen_reference.py. What is written here is the JavaScript
-// layer's own: the Report class's methods, budgets, runs, spec loading, traces (records, models,
-// capture reports: not in the generated schemas) and errors.
+// and their doc comments by scripts/gen_reference.py, and so are the error classes, the budget
+// of check() and the comparison's row and metric types (names.d.ts, from the core's names:
+// `respload schema bindings`). What is written here is the JavaScript layer's own: the Report
+// class's methods, runs, spec loading, traces (records, models, capture reports: not in the
+// generated schemas) and AbortError.
 
 import type { Spec, TargetSpec } from './spec'
 import type { PhaseReport, ReportFields, Snapshot } from './report'
+import type * as errors from './names'
+import type { Budget, CompareLimits, ComparisonRow } from './names'
 
 export * from './spec'
 export * from './report'
+export * from './names'
 
 // ---------------------------------------------------------------------------------------------
 // The report
-
-/** Budgets for `Report.check()`; every one given must be met. */
-export interface Budget {
-  /** Largest allowed median latency (ms). */
-  p50Ms?: number
-  /** Largest allowed 90th percentile latency (ms). */
-  p90Ms?: number
-  /** Largest allowed 99th percentile latency (ms). */
-  p99Ms?: number
-  /** Largest allowed 99.9th percentile latency (ms). */
-  p99_9Ms?: number
-  /** @deprecated The old name of `p99_9Ms` (kept for one release). */
-  p999Ms?: number
-  /** Largest allowed latency of any request (ms). */
-  maxMs?: number
-  /** Largest allowed error rate, 0 to 1. */
-  errorRate?: number
-  /** Smallest allowed throughput (ops/s over the measured time). */
-  minOpsPerSec?: number
-}
 
 /**
  * The result of a run: the report's JSON with camelCase keys (every field of `ReportFields`), and
@@ -216,20 +201,6 @@ export declare function shardSpec(workload: Spec | Workload, shard: [number, num
  */
 export declare function mergeReports(reports: Array<Report | string | URL>): Report
 
-/** One metric of one command (`ALL` for the totals) of one phase, in every report compared. */
-export interface ComparisonRow {
-  phase: string
-  command: string
-  /** `ops_per_sec`, `p50`, `p99`, `p99_9`, `max` (latencies in ms) or `error_rate`. */
-  metric: string
-  /** The value in each report, the baseline's first (`null` where a report lacks it). */
-  values: Array<number | null>
-  /** Each report's change against the baseline: relative, except `error_rate`'s difference. */
-  changes: Array<number | null>
-  /** Whether each report is worse than the baseline beyond noise. */
-  worse: boolean[]
-}
-
 /** Reports compared: a baseline and later runs. */
 export declare class Comparison {
   private constructor()
@@ -253,7 +224,7 @@ export declare class Comparison {
    * Throw an `AssertionError` naming every phase, command and metric that moved past `limits`
    * (`{ p99: '+10%', ops_per_sec: '-5%', error_rate: 0.001 }`); returns the checked comparison.
    */
-  check(limits?: Partial<Record<'ops_per_sec' | 'p50' | 'p99' | 'p99_9' | 'max' | 'error_rate', string | number>>): Comparison
+  check(limits?: CompareLimits): Comparison
 }
 
 /**
@@ -556,77 +527,6 @@ export declare function replay(file: string | URL | Trace, options?: ReplayOptio
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-export type RespLoadErrorCode =
-  | 'ERR_RESPLOAD_SPEC'
-  | 'ERR_RESPLOAD_CONNECT'
-  | 'ERR_RESPLOAD_TLS'
-  | 'ERR_RESPLOAD_AUTH'
-  | 'ERR_RESPLOAD_PROTOCOL'
-  | 'ERR_RESPLOAD_FILE'
-  | 'ERR_RESPLOAD_INTERNAL'
-
-/** Base class of every respload error. */
-export declare class RespLoadError extends Error {
-  readonly code: RespLoadErrorCode
-  /** The underlying reason, without the context in `message` (as Python's `reason`). */
-  readonly reason?: string
-  /** @deprecated The old name of `reason` (kept for one release). */
-  readonly detail?: string
-}
-/** The workload spec is invalid (`ERR_RESPLOAD_SPEC`). */
-export declare class SpecError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_SPEC'
-  /** The field, e.g. `load.connections`, `phases[1].keys.range` (empty for the whole spec). */
-  readonly path: string
-}
-/** The server could not be reached (`ERR_RESPLOAD_CONNECT`). */
-export declare class ConnectError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_CONNECT' | 'ERR_RESPLOAD_TLS'
-  /** The address tried, `host:port` or a socket path (as Python's `address`). */
-  readonly address: string
-  /** @deprecated The old name of `address` (kept for one release). */
-  readonly addr: string
-  /**
-   * The operating system's error number (e.g. 111, `ECONNREFUSED` on Linux), positive as
-   * Python's `errno` (Node's own system errors negate it); absent when there is none.
-   */
-  readonly errno?: number
-}
-/**
- * The TLS handshake failed (`ERR_RESPLOAD_TLS`): certificate not trusted, wrong name or expired,
- * a client certificate wanted or refused, or a plain-text port. `reason` says what to change.
- */
-export declare class TlsError extends ConnectError {
-  readonly code: 'ERR_RESPLOAD_TLS'
-}
-/** The server refused the credentials or the connection setup (`ERR_RESPLOAD_AUTH`). */
-export declare class AuthError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_AUTH'
-  /** The server's address. */
-  readonly address: string
-  /** @deprecated The old name of `address` (kept for one release). */
-  readonly addr: string
-}
-/** The server broke the protocol during the connection setup (`ERR_RESPLOAD_PROTOCOL`). */
-export declare class ProtocolError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_PROTOCOL'
-  /** The server's address. */
-  readonly address: string
-  /** @deprecated The old name of `address` (kept for one release). */
-  readonly addr: string
-}
-/** A spec file could not be read, or an output file written (`ERR_RESPLOAD_FILE`). */
-export declare class FileError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_FILE'
-  /** The file. */
-  readonly path: string
-  /** The operating system's error number (e.g. 2, `ENOENT`), as in `ConnectError`. */
-  readonly errno?: number
-}
-/** A failure inside respload itself (`ERR_RESPLOAD_INTERNAL`). */
-export declare class InternalError extends RespLoadError {
-  readonly code: 'ERR_RESPLOAD_INTERNAL'
-}
 /** The run (or capture) was aborted through its signal (Node's convention: code `ABORT_ERR`, `cause` = the signal's reason). */
 export declare class AbortError<R = Report> extends Error {
   readonly name: 'AbortError'
@@ -656,14 +556,6 @@ declare const respload: {
   Model: typeof Model
   Capture: typeof Capture
   replay: typeof replay
-  RespLoadError: typeof RespLoadError
-  SpecError: typeof SpecError
-  ConnectError: typeof ConnectError
-  TlsError: typeof TlsError
-  AuthError: typeof AuthError
-  ProtocolError: typeof ProtocolError
-  FileError: typeof FileError
-  InternalError: typeof InternalError
   AbortError: typeof AbortError
-}
+} & typeof errors
 export default respload

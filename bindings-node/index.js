@@ -16,86 +16,10 @@ const native = require('./native.js')
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-/** Base class of every error respload throws; `code` is stable (`ERR_RESPLOAD_...`). */
-class RespLoadError extends Error {
-  constructor(message, options = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
-    this.code = options.code ?? new.target.code ?? 'ERR_RESPLOAD_INTERNAL'
-    const reason = options.reason ?? options.detail
-    if (reason !== undefined) this.reason = reason
-  }
-
-  /** @deprecated `reason`, as Python names it (this name is kept for one release). */
-  get detail() {
-    return this.reason
-  }
-}
-
-/** The workload spec is invalid; `path` names the field (e.g. `load.connections`). */
-class SpecError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_SPEC' })
-    this.path = options.path ?? ''
-  }
-}
-
-/**
- * The server could not be reached; `address` is the address tried, `errno` the operating
- * system's error number (positive, as Python's `errno`), when there is one.
- */
-class ConnectError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_CONNECT' })
-    this.address = options.address ?? options.addr ?? ''
-    if (options.errno !== undefined) this.errno = options.errno
-  }
-}
-
-/**
- * The TLS handshake failed (certificate not trusted, wrong name, expired, client certificate
- * wanted or refused, a plain-text port); a `ConnectError` too, with code `ERR_RESPLOAD_TLS`.
- */
-class TlsError extends ConnectError {
-  constructor(message, options = {}) {
-    super(message, options)
-    this.code = 'ERR_RESPLOAD_TLS'
-  }
-}
-
-/** The server refused the credentials or the connection setup (AUTH, HELLO, SELECT). */
-class AuthError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_AUTH' })
-    this.address = options.address ?? options.addr ?? ''
-  }
-}
-
-/** The server answered the connection setup with something RESP does not allow. */
-class ProtocolError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_PROTOCOL' })
-    this.address = options.address ?? options.addr ?? ''
-  }
-}
-
-/**
- * Reading a spec file (or writing an output file) failed; `path` is the file, `errno` the
- * operating system's error number (positive, as Python's `errno`), when there is one.
- */
-class FileError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_FILE' })
-    this.path = options.path ?? ''
-    if (options.errno !== undefined) this.errno = options.errno
-  }
-}
-
-/** A failure inside respload itself. */
-class InternalError extends RespLoadError {
-  constructor(message, options = {}) {
-    super(message, { ...options, code: 'ERR_RESPLOAD_INTERNAL' })
-  }
-}
+// The error classes, one per kind of core error, and the names below are generated from the
+// core's list (names.js, by scripts/gen_reference.py).
+const { errorClasses, ERROR_CLASSES, BUDGET_KEYS } = require('./names.js')
+const { SpecError } = errorClasses
 
 /**
  * The run (or capture) was aborted through its AbortSignal (Node's convention: name
@@ -111,34 +35,14 @@ class AbortError extends Error {
   }
 }
 
-for (const cls of [RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, InternalError, AbortError]) {
-  Object.defineProperty(cls.prototype, 'name', { value: cls.name, writable: true, configurable: true })
-}
-// `addr`: the old name of `address` (as Python names it), kept for one release.
-for (const cls of [ConnectError, AuthError, ProtocolError]) {
-  Object.defineProperty(cls.prototype, 'addr', {
-    get() {
-      return this.address
-    },
-    configurable: true,
-  })
-}
-
-const ERROR_CLASSES = {
-  ERR_RESPLOAD_SPEC: SpecError,
-  ERR_RESPLOAD_CONNECT: ConnectError,
-  ERR_RESPLOAD_TLS: TlsError,
-  ERR_RESPLOAD_AUTH: AuthError,
-  ERR_RESPLOAD_PROTOCOL: ProtocolError,
-  ERR_RESPLOAD_FILE: FileError,
-  ERR_RESPLOAD_INTERNAL: InternalError,
-}
+Object.defineProperty(AbortError.prototype, 'name', { value: 'AbortError', writable: true, configurable: true })
 
 /** The error the addon threw (a plain Error with code, path, address, reason, errno), as our class. */
 function fromNative(err) {
   const cls = err && typeof err.code === 'string' ? ERROR_CLASSES[err.code] : undefined
   if (!cls) return err
-  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason, errno: err.errno })
+  // The addon set the fields the core declares for the kind; the class reads them by name.
+  return new cls(err.message, err)
 }
 
 function callNative(fn) {
@@ -188,29 +92,14 @@ function camelize(value) {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-// The budget keys of check() and their snake_case names in the core's budget.
-const BUDGET_KEYS = {
-  p50Ms: 'p50_ms',
-  p90Ms: 'p90_ms',
-  p99Ms: 'p99_ms',
-  p99_9Ms: 'p99_9_ms',
-  // The old name of p99_9Ms, kept for one release.
-  p999Ms: 'p99_9_ms',
-  maxMs: 'max_ms',
-  errorRate: 'error_rate',
-  minOpsPerSec: 'min_ops_per_sec',
-  commands: 'commands',
-}
 
 /** A check() budget in the core's snake_case form; unknown keys and non-numbers are TypeErrors. */
 function budgetJson(budget, where, allowCommands) {
   if (budget === null || typeof budget !== 'object') throw new TypeError(`${where}: a budget must be an object`)
   const out = {}
   for (const [key, value] of Object.entries(budget)) {
-    if (!(key in BUDGET_KEYS) || (key === 'commands' && !allowCommands)) {
-      const allowed = Object.keys(BUDGET_KEYS)
-        .filter((k) => (allowCommands || k !== 'commands') && k !== 'p999Ms')
-        .join(', ')
+    if (!Object.hasOwn(BUDGET_KEYS, key) && !(key === 'commands' && allowCommands)) {
+      const allowed = [...Object.keys(BUDGET_KEYS), ...(allowCommands ? ['commands'] : [])].join(', ')
       throw new TypeError(`${where}: unknown budget \`${key}\` (allowed: ${allowed})`)
     }
     if (value === undefined) continue
@@ -1209,14 +1098,7 @@ module.exports = {
   Model,
   Capture,
   replay,
-  RespLoadError,
-  SpecError,
-  ConnectError,
-  TlsError,
-  AuthError,
-  ProtocolError,
-  FileError,
-  InternalError,
+  ...errorClasses,
   AbortError,
 }
 // `import respload from 'respload'` and TypeScript's `require('respload').default` both work.

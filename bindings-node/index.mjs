@@ -19,6 +19,7 @@ export const {
   Model,
   Capture,
   replay,
+  // generated: errors (from core/src/error.rs by scripts/gen_reference.py)
   RespLoadError,
   SpecError,
   ConnectError,
@@ -27,6 +28,7 @@ export const {
   ProtocolError,
   FileError,
   InternalError,
+  // end generated: errors
   AbortError,
 } = respload
 

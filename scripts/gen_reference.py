@@ -10,8 +10,11 @@ docs/reference/spec.schema.json and report.schema.json): each field's `///` doc 
 type, its default, its allowed values (enums, the ranges validation checks, name lists) and
 each enum's variants come from there, so neither the reference pages (docs/reference/spec.md,
 report.md, written here), the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts,
-written by node_types.py) nor the Python report classes (the marked regions of
-bindings-python/python/respload/report.py, written by python_types.py) can drift from the code.
+written by node_types.py), the Python report classes (the marked regions of
+bindings-python/python/respload/report.py, written by python_types.py) nor the spec's
+TypedDicts (bindings-python/python/respload/spec_types.pyi, python_types.py) can drift from the code.
+A third document, `respload schema bindings`, gives the names both packages share with the core
+(error kinds, limit names, comparison types): binding_names.py writes them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import re
 import sys
 from pathlib import Path
 
+import binding_names
 import node_types
 import python_types
 import schema_source
@@ -278,7 +282,14 @@ def generate() -> dict[Path, str]:
     python = python_types.report_py(
         report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")
     )
-    return pages | node_types.generate(spec, report) | {python_types.OUT: python}
+    python_spec = {python_types.OUT_SPEC: python_types.spec_pyi(spec)}
+    return (
+        pages
+        | node_types.generate(spec, report)
+        | {python_types.OUT: python}
+        | python_spec
+        | binding_names.generate_all()
+    )
 
 
 def main() -> int:

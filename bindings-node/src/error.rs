@@ -1,14 +1,14 @@
 //! Mapping of [`respload::Error`] to JavaScript errors.
 //!
 //! The thrown value is a plain `Error` whose `code` is the core's stable code
-//! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the variant's fields:
-//! `path` for spec errors (the field, e.g. `load.connections`) and file errors (the file),
-//! `address` for connect, TLS, auth and protocol errors, `reason` for the cause, `errno` for
-//! the operating system's error number of a connect or file error, when there is one (the
-//! names Python uses). The JavaScript layer rewraps it into its `RespLoadError` subclasses.
+//! (`ERR_RESPLOAD_SPEC`, `ERR_RESPLOAD_CONNECT`, ...) and which carries the fields the core
+//! declares for its kind (`respload::Error::fields`: `path`, `address`, `reason`, `errno`
+//! when the operating system gave one; the names Python uses). The JavaScript layer rewraps
+//! it into its `RespLoadError` subclasses, generated from the same list.
 
 use napi::bindgen_prelude::*;
 use napi::JsError;
+use respload::error::ErrorValue;
 
 /// The JavaScript error for `err`, to return from a function running on the JS thread.
 pub fn to_js(env: &Env, err: &respload::Error) -> napi::Error {
@@ -22,41 +22,15 @@ pub fn to_js(env: &Env, err: &respload::Error) -> napi::Error {
 fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
     let value = JsError::from(napi::Error::new(err.code(), err.to_string())).into_unknown(*env);
     let mut object: Object = unsafe { value.cast()? };
-    match err {
-        respload::Error::Spec { path, reason } => {
-            object.set_named_property("path", path.as_str())?;
-            object.set_named_property("reason", reason.as_str())?;
-        }
-        respload::Error::File { path, source } => {
-            object.set_named_property("path", path.as_str())?;
-            object.set_named_property("reason", source.to_string())?;
-            set_errno(&mut object, source)?;
-        }
-        respload::Error::Connect { address, source } => {
-            object.set_named_property("address", address.as_str())?;
-            object.set_named_property("reason", source.to_string())?;
-            set_errno(&mut object, source)?;
-        }
-        respload::Error::Auth { address, reason }
-        | respload::Error::Tls { address, reason }
-        | respload::Error::Protocol { address, reason } => {
-            object.set_named_property("address", address.as_str())?;
-            object.set_named_property("reason", reason.as_str())?;
-        }
-        respload::Error::Internal(message) => {
-            object.set_named_property("reason", message.as_str())?;
+    // The fields the core declares for the error's kind; index.js's generated classes read
+    // them back by the same names.
+    for (name, field) in err.fields() {
+        match field {
+            ErrorValue::Text(text) => object.set_named_property(name, text)?,
+            ErrorValue::Int(n) => object.set_named_property(name, n)?,
         }
     }
     Ok(napi::Error::from(value))
-}
-
-/// `errno`: the OS error number, positive as in C and Python (Node's own system errors negate
-/// it); left unset when the error has none (a timeout, a name that did not resolve).
-fn set_errno(object: &mut Object, source: &std::io::Error) -> Result<()> {
-    match source.raw_os_error() {
-        Some(errno) => object.set_named_property("errno", errno),
-        None => Ok(()),
-    }
 }
 
 /// A failure of the binding itself (not of respload): serialization, a poisoned lock, misuse.

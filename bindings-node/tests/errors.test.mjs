@@ -90,9 +90,6 @@ test('an unreachable server rejects with ConnectError (ERR_RESPLOAD_CONNECT) and
   assert.match(err.message, /refused/i)
   // The operating system's error number, positive as Python's `errno`.
   assert.equal(err.errno, os.constants.errno.ECONNREFUSED)
-  // The earlier names, deprecated, read the same values.
-  assert.equal(err.addr, err.address)
-  assert.equal(err.detail, err.reason)
 })
 
 test('a failed TLS handshake rejects with TlsError (ERR_RESPLOAD_TLS), a ConnectError', async () => {

@@ -42,7 +42,7 @@ test('every path the package.json exports exists, declarations included', () => 
     targets.push(...(typeof entry === 'string' ? [entry] : Object.values(entry)))
   }
   for (const target of targets) assert.ok(existsSync(join(root, target)), `missing: ${target}`)
-  for (const dts of ['index.d.ts', 'testing.d.ts', 'spec.d.ts', 'report.d.ts', 'native.d.ts']) {
+  for (const dts of ['index.d.ts', 'testing.d.ts', 'spec.d.ts', 'report.d.ts', 'names.d.ts', 'native.d.ts']) {
     assert.ok(existsSync(join(root, 'bindings-node', dts)), `missing: bindings-node/${dts}`)
   }
 })

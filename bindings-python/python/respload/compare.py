@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _native
 from .report import Report, _matplotlib, _pandas, _percentile_axis, _percentile_curve
@@ -17,50 +17,71 @@ from .report import Report, _matplotlib, _pandas, _percentile_axis, _percentile_
 if TYPE_CHECKING:
     import pandas
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
+
+    from ._limits import CompareLimits
 
 __all__ = ["Comparison", "ComparisonRow", "ReportLike", "compare"]
+
+_Json = dict[str, Any]
 
 ReportLike = Union[Report, str, "os.PathLike[str]"]
 """A :class:`Report`, or the path of a report file."""
 
 
+# generated: ComparisonRow (from core/src/report/compare.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class ComparisonRow:
-    """One metric of one command of one phase, in every report compared."""
+    """One metric of one command of one phase, in every report."""
 
     phase: str
-    """The phase, by name."""
+    """The phase (by name; a phase a report does not have leaves its value ``null``)."""
     command: str
-    """The command's label, or ``"ALL"`` for the phase's totals."""
+    """The command's label, or ``ALL`` for the phase's totals."""
     metric: str
-    """``ops_per_sec``, ``p50``, ``p99``, ``p99_9``, ``max`` (latencies in ms) or
-    ``error_rate``."""
+    """``ops_per_sec``, ``p50``, ``p99``, ``p99_9``, ``max`` (latencies in ms) or ``error_rate``."""
     values: list[float | None]
-    """The value in each report, the baseline's first (``None`` where a report lacks the
-    phase or command)."""
+    """The value in each report, the baseline's first."""
     changes: list[float | None]
-    """Each report's change against the baseline: relative (0.1 is +10%) except for
-    ``error_rate`` (the difference); ``None`` for the baseline."""
+    """Each report's change against the baseline: relative (0.1 is +10%) for every metric but
+    ``error_rate``, whose change is the difference; ``null`` for the baseline itself and where
+    either value is missing (or the baseline's is 0 for a relative change)."""
     worse: list[bool]
-    """Whether each report is worse than the baseline beyond noise."""
+    """Whether each report is worse than the baseline beyond noise (the baseline's: false)."""
+
+    @classmethod
+    def from_dict(cls, d: _Json) -> ComparisonRow:
+        """A ComparisonRow from its JSON object."""
+        return cls(
+            phase=d["phase"],
+            command=d["command"],
+            metric=d["metric"],
+            values=list(d["values"]),
+            changes=list(d["changes"]),
+            worse=list(d["worse"]),
+        )
+
+    # end generated: ComparisonRow
 
 
+# generated: Comparison (from core/src/report/compare.rs by scripts/gen_reference.py)
 @dataclass(frozen=True, repr=False)
 class Comparison:
-    """Reports compared: a baseline and later runs (:func:`compare`)."""
+    """Reports compared: a baseline and later runs."""
 
     labels: list[str]
-    """The reports' labels, the baseline first."""
+    """The reports' labels (file names by default), the baseline first."""
     rows: list[ComparisonRow]
-    """One row per measured phase, command and metric."""
+    """One row per measured phase, command (``ALL`` for the phase's totals) and metric."""
     limits: list[str]
-    """The limits checked (``check()``'s), as read."""
+    """The limits given, as read (``p99=+10%``)."""
     failures: list[str]
-    """Each limit a later run crossed; empty when none was."""
+    """Each limit a later run crossed, one sentence each; empty when none was."""
     text: str
     """The comparison as ``respload compare`` prints it (also ``str(comparison)``): a table
     per phase, each value with its change, ``worse`` where worse beyond noise."""
     _reports: list[Report] = field(compare=False)
+    # end generated: Comparison
 
     @classmethod
     def _of(cls, reports: list[Report], labels: list[str], limits: list[str]) -> Comparison:
@@ -68,7 +89,7 @@ class Comparison:
         d = json.loads(_native.compare_reports(texts, labels, limits))
         return cls(
             labels=d["labels"],
-            rows=[ComparisonRow(**r) for r in d["rows"]],
+            rows=[ComparisonRow.from_dict(r) for r in d["rows"]],
             limits=d["limits"],
             failures=d["failures"],
             text=d["text"],
@@ -86,7 +107,7 @@ class Comparison:
         """The rows where a later run is worse than the baseline beyond noise."""
         return [r for r in self.rows if any(r.worse)]
 
-    def check(self, **limits: str | float) -> Comparison:
+    def check(self, **limits: Unpack[CompareLimits]) -> Comparison:
         """Assert that no later run moved past ``limits`` against the baseline, for test
         suites: ``check(p99="+10%", ops_per_sec="-5%", error_rate=0.001)`` (a percentage
         is relative; a number is in the metric's unit, ms for latencies; without a sign a

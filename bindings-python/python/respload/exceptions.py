@@ -4,6 +4,10 @@ and the warning :class:`UntrustedReportWarning`.
 The native module raises these directly, mapped from the core's error codes
 (``ERR_RESPLOAD_SPEC``, ``ERR_RESPLOAD_CONNECT``, ...). Error replies from the server during a
 run are not exceptions: they are counted in the report (``report.totals.errors_by_kind``).
+
+The class of each kind is generated from the core's list (``respload schema bindings``) by
+scripts/gen_reference.py, between the ``# generated`` marks: a new kind in the core appears here
+without a hand edit.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .report import ValidityCheck
 
+# generated: __all__ (from core/src/error.rs by scripts/gen_reference.py)
 __all__ = [
     "AuthError",
     "ConnectError",
@@ -25,6 +30,7 @@ __all__ = [
     "TlsError",
     "UntrustedReportWarning",
 ]
+# end generated: __all__
 
 
 class RespLoadError(Exception):
@@ -54,13 +60,14 @@ class RespLoadError(Exception):
         return self.message
 
 
+# generated: errors (from core/src/error.rs by scripts/gen_reference.py)
 class SpecError(RespLoadError, ValueError):
     """The workload spec is invalid; raised before any traffic is sent.
 
     Attributes:
-        path: dotted path of the field, e.g. ``"load.connections"`` or
-            ``"phases[1].keys.range"`` (``""`` for the spec as a whole).
-        reason: what is wrong and what is allowed, including the bad value.
+        path: The field's dotted path, e.g. ``load.connections`` or ``phases[1].keys.range`` (empty
+            for the spec as a whole).
+        reason: What is wrong and what is allowed, including the bad value.
     """
 
     code = "ERR_RESPLOAD_SPEC"
@@ -73,7 +80,7 @@ class SpecError(RespLoadError, ValueError):
         reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code, reason=reason)
+        super().__init__(message, reason=reason, code=code)
         self.path = path
 
 
@@ -81,9 +88,9 @@ class ConnectError(RespLoadError, ConnectionError):
     """The server could not be reached (refused, unreachable, timed out).
 
     Attributes:
-        address: the address that was tried, e.g. ``"127.0.0.1:6379"``.
-        errno: the operating system's error number, when there is one.
-        reason: the operating system's text, e.g. ``"Connection refused (os error 111)"``.
+        address: The address that was tried, e.g. ``127.0.0.1:6379``.
+        errno: The operating system's error number (positive, as in C), when there is one.
+        reason: The operating system's text, e.g. ``Connection refused (os error 111)``.
     """
 
     code = "ERR_RESPLOAD_CONNECT"
@@ -97,40 +104,31 @@ class ConnectError(RespLoadError, ConnectionError):
         reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code, reason=reason)
+        super().__init__(message, reason=reason, code=code)
         self.address = address
         self.errno = errno
 
 
 class TlsError(ConnectError):
-    """The TLS handshake failed: the server's certificate was not trusted (unknown CA, wrong
-    name, expired), the server wants or refused a client certificate, or the port does not
-    speak TLS. Raised before any traffic; a :class:`ConnectError` too.
+    """The TLS handshake failed: the server's certificate was not trusted (unknown CA, wrong name,
+    expired), the server wants or refused a client certificate, or the port does not speak TLS.
+    Raised before any traffic; a connect error too.
 
     Attributes:
-        address: the server's address.
-        reason: what went wrong and which setting changes it (``target.tls.ca_file``, ...).
+        address: The server's address, e.g. ``127.0.0.1:6379``.
+        errno: The operating system's error number (positive, as in C), when there is one.
+        reason: What went wrong and which setting changes it (``target.tls.ca_file``, ...).
     """
 
     code = "ERR_RESPLOAD_TLS"
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        address: str = "",
-        reason: str = "",
-        code: str | None = None,
-    ) -> None:
-        super().__init__(message, address=address, reason=reason, code=code)
 
 
 class AuthError(RespLoadError):
     """The server refused the credentials or the connection setup (AUTH, HELLO, SELECT).
 
     Attributes:
-        address: the server's address.
-        reason: the server's error reply.
+        address: The server's address, e.g. ``127.0.0.1:6379``.
+        reason: The server's error reply.
     """
 
     code = "ERR_RESPLOAD_AUTH"
@@ -140,10 +138,10 @@ class AuthError(RespLoadError):
         message: str,
         *,
         address: str = "",
-        reason: str = "",
+        reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code, reason=reason)
+        super().__init__(message, reason=reason, code=code)
         self.address = address
 
 
@@ -151,8 +149,8 @@ class ProtocolError(RespLoadError):
     """The server answered the connection setup with something RESP does not allow.
 
     Attributes:
-        address: the server's address.
-        reason: what was wrong.
+        address: The server's address, e.g. ``127.0.0.1:6379``.
+        reason: What was wrong.
     """
 
     code = "ERR_RESPLOAD_PROTOCOL"
@@ -162,10 +160,10 @@ class ProtocolError(RespLoadError):
         message: str,
         *,
         address: str = "",
-        reason: str = "",
+        reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code, reason=reason)
+        super().__init__(message, reason=reason, code=code)
         self.address = address
 
 
@@ -173,9 +171,9 @@ class FileError(RespLoadError, OSError):
     """Reading a spec file (or writing an output file) failed.
 
     Attributes:
-        path: the file.
-        errno: the operating system's error number, when there is one.
-        reason: the operating system's text, e.g. ``"No such file or directory (os error 2)"``.
+        path: The file.
+        errno: The operating system's error number (positive, as in C), when there is one.
+        reason: The operating system's text, e.g. ``No such file or directory (os error 2)``.
     """
 
     code = "ERR_RESPLOAD_FILE"
@@ -189,16 +187,33 @@ class FileError(RespLoadError, OSError):
         reason: str | None = None,
         code: str | None = None,
     ) -> None:
-        super().__init__(message, code=code, reason=reason)
+        super().__init__(message, reason=reason, code=code)
         self.path = path
-        self.filename = path
         self.errno = errno
+        self.filename = path  # OSError's name of the file
 
 
 class InternalError(RespLoadError, RuntimeError):
-    """A failure inside respload itself (please report it); ``reason`` is what failed."""
+    """A failure inside respload itself (please report it).
+
+    Attributes:
+        reason: What failed.
+    """
 
     code = "ERR_RESPLOAD_INTERNAL"
+
+
+# The class of each code, as the core names them.
+ERROR_CLASSES: dict[str, type[RespLoadError]] = {
+    "ERR_RESPLOAD_SPEC": SpecError,
+    "ERR_RESPLOAD_CONNECT": ConnectError,
+    "ERR_RESPLOAD_TLS": TlsError,
+    "ERR_RESPLOAD_AUTH": AuthError,
+    "ERR_RESPLOAD_PROTOCOL": ProtocolError,
+    "ERR_RESPLOAD_FILE": FileError,
+    "ERR_RESPLOAD_INTERNAL": InternalError,
+}
+# end generated: errors
 
 
 class UntrustedReportWarning(RuntimeWarning):

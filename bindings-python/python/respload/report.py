@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # optional dependencies, imported when used
     import pandas
     from hdrh.histogram import HdrHistogram
     from matplotlib.figure import Figure
+    from typing_extensions import Unpack
+
+    from ._limits import Limits
 
 __all__ = [
     "ClientStats",
@@ -1740,14 +1743,8 @@ class Report:
     def check(
         self,
         *,
-        p50_ms: float | None = None,
-        p90_ms: float | None = None,
-        p99_ms: float | None = None,
-        p99_9_ms: float | None = None,
-        max_ms: float | None = None,
-        error_rate: float | None = None,
-        min_ops_per_sec: float | None = None,
-        commands: Mapping[str, Mapping[str, float]] | None = None,
+        commands: Mapping[str, Limits] | None = None,
+        **limits: Unpack[Limits],
     ) -> Report:
         """Assert service levels, for test suites: raise ``AssertionError`` naming every
         limit that was missed, return the report if all hold. Limits on the totals: p50, p90,
@@ -1762,17 +1759,11 @@ class Report:
         A report whose ``validity.trusted`` is false also warns
         (:class:`UntrustedReportWarning`, a ``RuntimeWarning``) naming each failed validity
         check, its phase and its detail; the warning alone does not fail the check."""
-        limits = {
-            "p50_ms": p50_ms,
-            "p90_ms": p90_ms,
-            "p99_ms": p99_ms,
-            "p99_9_ms": p99_9_ms,
-            "max_ms": max_ms,
-            "error_rate": error_rate,
-            "min_ops_per_sec": min_ops_per_sec,
-            "commands": commands,
-        }
-        budget = {k: v for k, v in limits.items() if v is not None}
+        # The limit names are the core's (an unknown one is a SpecError naming it); the
+        # type checker knows them from _limits.pyi, generated from the core's list.
+        budget: dict[str, Any] = {k: v for k, v in limits.items() if v is not None}
+        if commands is not None:
+            budget["commands"] = commands
         message = _native.check_report(self._json, _dumps(budget, "check"))
         untrusted = _native.validity_warning(self._json)
         if untrusted is not None:
