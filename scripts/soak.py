@@ -75,7 +75,7 @@ import threading
 import time
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,7 +247,7 @@ def base_load(**load: Any) -> dict[str, Any]:
 
 
 def workload(
-    name: str, target: dict[str, Any], keys: int, size: int, commands: Any, **load: Any
+    name: str, target: Mapping[str, Any], keys: int, size: int, commands: Any, **load: Any
 ) -> dict[str, Any]:
     """A workload spec: ``keys`` keys of one width (so each command's requests are all of
     one size), values of ``size`` bytes, ``load`` over :func:`base_load`."""

@@ -13,12 +13,28 @@ import contextlib
 import threading
 from collections.abc import AsyncIterator, Iterator
 from types import TracebackType
-from typing import Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar
 
 from . import _native
 from ._progress import LiveProgress, progress_mode
 from .report import Report, Snapshot
 from .workload import Workload, WorkloadLike, to_workload
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .spec_types import Spec
+    from .workload import StartAt
+
+    class RunFields(Spec, total=False):
+        """The keyword fields of ``run()`` and ``Runner()``: the spec's (generated from the
+        core's schema), and the two run options taken out before it is read."""
+
+        shard: tuple[int, int]
+        """Run shard ``(index, count)`` of the workload (:meth:`Workload.shard`)."""
+        start_at: StartAt
+        """Start at this instant (:meth:`Workload.starting_at`)."""
+
 
 __all__ = ["ProgressCallback", "Runner", "run", "run_async"]
 
@@ -56,8 +72,10 @@ class Runner:
     it: nothing keeps sending after the ``with`` block.
     """
 
-    def __init__(self, workload: WorkloadLike | None = None, /, **fields: Any) -> None:
-        self._workload = to_workload(workload, fields)
+    def __init__(
+        self, workload: WorkloadLike | None = None, /, **fields: Unpack[RunFields]
+    ) -> None:
+        self._workload = to_workload(workload, dict(fields))
         self._native: _native.Runner | None = None
         self._report: Report | None = None
         self._error: BaseException | None = None
@@ -247,7 +265,7 @@ def run(
     *,
     on_progress: ProgressCallback | None = None,
     progress: bool | None = None,
-    **fields: Any,
+    **fields: Unpack[RunFields],
 ) -> Report:
     """Run a workload to its end and return the report.
 
@@ -277,7 +295,7 @@ async def run_async(
     *,
     on_progress: ProgressCallback | None = None,
     progress: bool | None = None,
-    **fields: Any,
+    **fields: Unpack[RunFields],
 ) -> Report:
     """``run()`` for asyncio: the waiting happens on a worker thread, so the event loop keeps
     running. ``on_progress`` is called on the event loop's thread; an exception from it stops

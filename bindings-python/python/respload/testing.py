@@ -45,9 +45,12 @@ import time
 import urllib.parse
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from respload import _native
+
+if TYPE_CHECKING:
+    from respload.spec_types import TargetSpec, TlsSpec
 
 __all__ = [
     "RedisCluster",
@@ -117,11 +120,12 @@ class TlsCerts:
         self.client_cert = os.path.join(directory, "client.crt")
         self.client_key = os.path.join(directory, "client.key")
 
-    def target_tls(self, client_cert: bool = False) -> dict[str, str]:
+    def target_tls(self, client_cert: bool = False) -> TlsSpec:
         """A workload ``target.tls`` trusting the CA, with the client certificate if asked."""
-        tls = {"ca_file": self.ca_file}
+        tls: TlsSpec = {"ca_file": self.ca_file}
         if client_cert:
-            tls.update(cert=self.client_cert, key=self.client_key)
+            tls["cert"] = self.client_cert
+            tls["key"] = self.client_key
         return tls
 
     def ssl_context(self, client_cert: bool = True) -> ssl.SSLContext:
@@ -205,10 +209,10 @@ class RedisServer:
         scheme = "rediss" if self.tls is not None else "redis"
         return f"{scheme}://{auth}{self.host}:{self.port}"
 
-    def target(self) -> dict[str, Any]:
+    def target(self) -> TargetSpec:
         """A workload ``target`` for this server: its URL and, with TLS, ``tls`` trusting the
         throwaway CA (and the client certificate when the server requires one)."""
-        target: dict[str, Any] = {"url": self.url}
+        target: TargetSpec = {"url": self.url}
         if self.tls is not None:
             target["tls"] = self.tls.target_tls(client_cert=self.tls_auth_clients)
         return target
@@ -443,10 +447,10 @@ class RedisCluster:
         """The first node's URL."""
         return self.nodes[0].url
 
-    def target(self) -> dict[str, Any]:
+    def target(self) -> TargetSpec:
         """A workload ``target`` for this cluster: cluster mode, every node a seed, and with
         TLS, ``tls`` as :meth:`RedisServer.target` gives it."""
-        target: dict[str, Any] = {"url": self.url, "cluster": True, "cluster_seeds": self.seeds}
+        target: TargetSpec = {"url": self.url, "cluster": True, "cluster_seeds": self.seeds}
         if self.tls is not None:
             target["tls"] = self.tls.target_tls(client_cert=self.tls_auth_clients)
         return target

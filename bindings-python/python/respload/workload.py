@@ -7,12 +7,19 @@ import json
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _native
 from ._json import dumps as _dumps
 from ._native import Workload as _NativeWorkload
 from .exceptions import SpecError
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    # The spec's tables as TypedDicts, generated from the core's schema: type checkers and
+    # editors know every field of ``Workload(**fields)`` and ``run(**fields)``.
+    from .spec_types import Spec
 
 __all__ = ["Workload", "WorkloadLike"]
 
@@ -34,8 +41,8 @@ class Workload:
     __slots__ = ("_native",)
     _native: _NativeWorkload
 
-    def __init__(self, **fields: Any) -> None:
-        self._native = _NativeWorkload.from_json(_dumps(fields, ""))
+    def __init__(self, **fields: Unpack[Spec]) -> None:
+        self._native = _NativeWorkload.from_json(_dumps(dict(fields), ""))
 
     @classmethod
     def _wrap(cls, native: _NativeWorkload) -> Workload:
