@@ -23,9 +23,9 @@ mod _native {
     use super::progress::{progress_line, Progress};
     #[pymodule_export]
     use super::report::{
-        check_report, compare_reports, hdr_log, join_reports, load_report, lost_host_report,
-        merge_reports, merge_snapshots, percentile_distribution, reports_html, validity_warning,
-        with_phases_of,
+        check_report, compare_reports, hdr_log, histogram_distribution, join_reports, load_report,
+        lost_host_report, merge_reports, merge_snapshots, percentile_distribution, reports_html,
+        validity_warning, with_phases_of,
     };
     #[pymodule_export]
     use super::runner::Runner;

@@ -56,6 +56,15 @@ pub fn percentile_distribution(report_json: &str, command: Option<&str>) -> PyRe
         .map_err(to_py)
 }
 
+/// The latency distribution of one encoded histogram (a `histogram` field of the report, a
+/// phase's or a command's), as HdrHistogram's `.hgrm` text; empty when it holds nothing.
+#[pyfunction]
+pub fn histogram_distribution(histogram: &str) -> String {
+    respload::report::decode_histogram(histogram)
+        .map(|h| respload::report::percentile_distribution(&h))
+        .unwrap_or_default()
+}
+
 /// The reports (JSON texts, the baseline first) as one self-contained HTML page
 /// (`respload::report::html`), named by `labels` (empty: by their place). Raises
 /// `SpecError` for reports `compare` refuses.

@@ -21,6 +21,10 @@ def percentile_distribution(report_json: str, command: str | None = None) -> str
     """The latency distribution of the report's measured requests (or of one command
     label's) as HdrHistogram's ``.hgrm`` text; empty when none finished."""
 
+def histogram_distribution(histogram: str) -> str:
+    """The latency distribution of one encoded histogram as HdrHistogram's ``.hgrm`` text;
+    empty when it holds nothing."""
+
 def reports_html(reports_json: list[str], labels: list[str]) -> str:
     """The reports as one self-contained HTML page (the baseline first)."""
 

@@ -82,12 +82,22 @@ def _percentile_curve(
     """The whole latency distribution of a report's measured requests (or of one ``command``
     label's) on HdrHistogram's percentile axis: x is 1/(1-p), y the value at p in ms. The
     points are the core's percentile distribution (the ``.hgrm`` rows of
-    :meth:`Report.percentile_distribution`), so plotting needs no ``hdrhistogram`` package;
-    the last row (p = 1, where 1/(1-p) is infinite) is left out, as HdrHistogram's plotter
-    does. Empty when no request finished."""
+    :meth:`Report.percentile_distribution`), so plotting needs no ``hdrhistogram`` package.
+    Empty when no request finished."""
+    return _hgrm_points(_native.percentile_distribution(report_json, command))
+
+
+def _histogram_curve(histogram: str) -> tuple[list[float], list[float]]:
+    """:func:`_percentile_curve` of one encoded histogram (a phase's, a command's)."""
+    return _hgrm_points(_native.histogram_distribution(histogram))
+
+
+def _hgrm_points(hgrm: str) -> tuple[list[float], list[float]]:
+    """The (1/(1-p), ms) points of the core's ``.hgrm`` text; the last row (p = 1, where
+    1/(1-p) is infinite) is left out, as HdrHistogram's plotter does."""
     xs: list[float] = []
     ys: list[float] = []
-    for line in _native.percentile_distribution(report_json, command).splitlines():
+    for line in hgrm.splitlines():
         fields = line.split()
         if len(fields) != 4 or fields[0].startswith("#"):
             continue  # the header, the blank line, the last row, the summary lines
@@ -1167,6 +1177,140 @@ def _availability(d: _Json) -> Availability:
     return Availability.from_dict(d["availability"]) if "availability" in d else Availability(0, 0)
 
 
+def _phase_names(report: Report) -> list[str | None]:
+    """The phase of each row of a run's timeline: the measured phases' rows, one phase after
+    the other (as the core builds it); None for every row of a timeline that does not add up
+    so (none the core writes)."""
+    names = [p.name for p in report.phases if p.measured for _ in p.timeline]
+    return list(names) if len(names) == len(report.timeline) else [None] * len(report.timeline)
+
+
+_TIMELINE_COLUMNS = [
+    "phase",
+    "t",
+    "unix_s",
+    "interval_s",
+    "ops",
+    "ops_per_sec",
+    "errors",
+    "latency_ms_mean",
+    "latency_ms_p50",
+    "latency_ms_p99",
+    "latency_ms_max",
+    "connections",
+]
+_OPEN_LOOP_COLUMNS = [
+    "target_rate",
+    "service_ms_p50",
+    "service_ms_p99",
+    "send_lag_ms_p50",
+    "send_lag_ms_p99",
+    "waiting",
+    "behind_ms",
+]
+
+
+def _timeline_frame(rows: list[tuple[str | None, TimelineRow]]) -> pandas.DataFrame:
+    """The timeline frame of ``(phase name, row)`` pairs (``Report.timeline_frame``'s
+    columns), the ``partial`` rows left out."""
+    pd = _pandas()
+    records = [
+        {
+            "phase": phase,
+            "t": r.t,
+            # 0: a report written before `unix_s` was kept, which has no wall clock.
+            "unix_s": r.unix_s or None,
+            "interval_s": r.interval_s,
+            "ops": r.ops,
+            "ops_per_sec": r.ops_per_sec,
+            "errors": r.errors,
+            "latency_ms_mean": r.latency_ms.mean,
+            "latency_ms_p50": r.latency_ms.p50,
+            "latency_ms_p99": r.latency_ms.p99,
+            "latency_ms_max": r.latency_ms.max,
+            "connections": r.connections,
+            "reconnects": r.reconnects,
+            "server_cpu_percent": r.server_cpu_percent,
+            "target_rate": r.target_rate,
+            "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
+            "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
+            "send_lag_ms_p50": r.send_lag_ms.p50 if r.send_lag_ms else None,
+            "send_lag_ms_p99": r.send_lag_ms.p99 if r.send_lag_ms else None,
+            "waiting": r.waiting,
+            "behind_ms": r.behind_ms,
+        }
+        for phase, r in rows
+        if not r.partial
+    ]
+    columns = list(_TIMELINE_COLUMNS)
+    if any(r.reconnects is not None for _, r in rows):
+        columns.append("reconnects")
+    if any(r.server_cpu_percent is not None for _, r in rows):
+        columns.append("server_cpu_percent")
+    if any(r.target_rate is not None or r.service_ms is not None for _, r in rows):
+        columns += _OPEN_LOOP_COLUMNS
+    return pd.DataFrame(records, columns=columns)
+
+
+def _latency_frame(commands: Mapping[str, Stats], totals: Stats) -> pandas.DataFrame:
+    """One row per command label and a last ``"total"``, indexed by ``command``."""
+    pd = _pandas()
+    items = [*commands.items(), ("total", totals)]
+    rows = [
+        {
+            "command": label,
+            "ops": s.ops,
+            "ops_per_sec": s.ops_per_sec,
+            "hits": s.hits,
+            "misses": s.misses,
+            "errors": s.errors,
+            "error_rate": s.error_rate,
+            **{name: getattr(s.latency_ms, name) for name in _LATENCY_COLUMNS},
+        }
+        for label, s in items
+    ]
+    return pd.DataFrame(rows).set_index("command")
+
+
+_LATENCY_COLUMNS = ("mean", "stddev", "min", "p50", "p90", "p95", "p99", "p99_9", "p99_99", "max")
+
+
+def _plot(
+    figure: Figure | None,
+    timeline: list[TimelineRow],
+    curves: list[tuple[str, tuple[list[float], list[float]]]],
+    phase_starts: list[float],
+) -> Figure:
+    """Throughput and p50/p99 over time (``partial`` rows left out), then the latency
+    distributions ``curves`` (label, points) on the percentile axis; a dotted line at each
+    of ``phase_starts`` (seconds on the timeline)."""
+    _Figure, FixedLocator, NullLocator = _matplotlib()
+    fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
+    throughput, latency, dist = fig.subplots(3, 1)
+    # A partial last row (the replies after the measured time, over a few milliseconds)
+    # would draw, as a rate, a drop that never happened.
+    rows = [r for r in timeline if not r.partial]
+    t = [r.t for r in rows]
+    throughput.plot(t, [r.ops_per_sec for r in rows], marker=".", label="ops/s")
+    throughput.set(title="Throughput", xlabel="time (s)", ylabel="ops/s")
+    throughput.set_ylim(bottom=0)
+    latency.plot(t, [r.latency_ms.p50 for r in rows], marker=".", label="p50")
+    latency.plot(t, [r.latency_ms.p99 for r in rows], marker=".", label="p99")
+    latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
+    latency.set_ylim(bottom=0)
+    latency.legend()
+    for start in phase_starts:
+        for ax in (throughput, latency):
+            ax.axvline(start, color="grey", linestyle=":", linewidth=1)
+    for label, points in curves:
+        dist.plot(*points, label=label)
+    _percentile_axis(dist, FixedLocator, NullLocator)
+    dist.set(title="Latency by percentile", xlabel="percentile", ylabel="ms")
+    dist.set_ylim(bottom=0)
+    dist.legend()
+    return fig
+
+
 # generated: PhaseReport (from core/src/report/phase.rs by scripts/gen_reference.py)
 @dataclass(frozen=True)
 class PhaseReport:
@@ -1270,6 +1414,25 @@ class PhaseReport:
         )
 
     # end generated: PhaseReport
+
+    def timeline_frame(self) -> pandas.DataFrame:
+        """This phase's timeline as a pandas DataFrame, one row per interval: the columns of
+        :meth:`Report.timeline_frame`, ``phase`` this phase's name and ``t`` the seconds
+        since this phase's measurement began."""
+        return _timeline_frame([(self.name, r) for r in self.timeline])
+
+    def latency_frame(self) -> pandas.DataFrame:
+        """This phase's results per command as a pandas DataFrame (the columns of
+        :meth:`Report.latency_frame`): one row per command label and a last ``"total"``."""
+        return _latency_frame(self.commands, self.totals)
+
+    def plot(self, figure: Figure | None = None) -> Figure:
+        """Draw this phase as :meth:`Report.plot` draws a run: throughput and latency over
+        the phase's time, and its latency distribution per command (from the core's
+        percentile distribution of its histograms). Returns the figure."""
+        curves = [(c, _histogram_curve(s.histogram)) for c, s in self.commands.items()]
+        curves.append(("all", _histogram_curve(self.totals.histogram)))
+        return _plot(figure, self.timeline, curves, [])
 
 
 # generated: ShardOf (from core/src/report/merge.rs by scripts/gen_reference.py)
@@ -1606,139 +1769,49 @@ class Report:
         return stats.decode_histogram()
 
     def timeline_frame(self) -> pandas.DataFrame:
-        """The timeline as a pandas DataFrame, one row per interval.
+        """The timeline as a pandas DataFrame, one row per interval of the measured phases,
+        one after the other (:meth:`PhaseReport.timeline_frame` for one phase's).
 
-        Columns: ``t``, ``interval_s``, ``ops``, ``ops_per_sec``, ``errors``,
-        ``latency_ms_mean``, ``latency_ms_p50``, ``latency_ms_p99``, ``latency_ms_max``,
-        ``connections``, ``reconnects`` (in reports that keep it), ``server_cpu_percent``
-        (when the server was sampled: its CPU in the interval, in cluster mode the busiest
-        node's); in open loop also
-        ``target_rate`` (the rate asked for, beside ``ops_per_sec``), ``service_ms_p50``,
+        Columns: ``phase`` (the name of the phase the interval belongs to), ``t`` (seconds
+        since the measurement began, counting on across phases), ``unix_s`` (the interval's
+        end in UNIX seconds, the wall clock: ``pd.to_datetime(df.unix_s, unit="s")`` for
+        timestamps; None in reports written before it was kept), ``interval_s``, ``ops``,
+        ``ops_per_sec``, ``errors``, ``latency_ms_mean``, ``latency_ms_p50``,
+        ``latency_ms_p99``, ``latency_ms_max``, ``connections``, ``reconnects`` (in reports
+        that keep it), ``server_cpu_percent`` (when the server was sampled: its CPU in the
+        interval, in cluster mode the busiest node's); in open loop also ``target_rate``
+        (the rate asked for, beside ``ops_per_sec``), ``service_ms_p50``,
         ``service_ms_p99`` (None in closed loop, and where an interval has no service
         time), ``send_lag_ms_p50``, ``send_lag_ms_p99`` (the send lag: how late the client
         wrote the interval's requests), ``waiting`` and ``behind_ms`` (the requests due but
         not yet sent, and the longest such wait, at the workers' 20 ms checks). A last row
         shorter than half the others (``partial``) is left out: its rate is not one the run
         held."""
-        pd = _pandas()
-        rows = [
-            {
-                "t": r.t,
-                "interval_s": r.interval_s,
-                "ops": r.ops,
-                "ops_per_sec": r.ops_per_sec,
-                "errors": r.errors,
-                "latency_ms_mean": r.latency_ms.mean,
-                "latency_ms_p50": r.latency_ms.p50,
-                "latency_ms_p99": r.latency_ms.p99,
-                "latency_ms_max": r.latency_ms.max,
-                "connections": r.connections,
-                "reconnects": r.reconnects,
-                "server_cpu_percent": r.server_cpu_percent,
-                "target_rate": r.target_rate,
-                "service_ms_p50": r.service_ms.p50 if r.service_ms else None,
-                "service_ms_p99": r.service_ms.p99 if r.service_ms else None,
-                "send_lag_ms_p50": r.send_lag_ms.p50 if r.send_lag_ms else None,
-                "send_lag_ms_p99": r.send_lag_ms.p99 if r.send_lag_ms else None,
-                "waiting": r.waiting,
-                "behind_ms": r.behind_ms,
-            }
-            for r in self.timeline
-            if not r.partial
-        ]
-        columns = [
-            "t",
-            "interval_s",
-            "ops",
-            "ops_per_sec",
-            "errors",
-            "latency_ms_mean",
-            "latency_ms_p50",
-            "latency_ms_p99",
-            "latency_ms_max",
-            "connections",
-        ]
-        if any(r.reconnects is not None for r in self.timeline):
-            columns.append("reconnects")
-        if any(r.server_cpu_percent is not None for r in self.timeline):
-            columns.append("server_cpu_percent")
-        if any(r.target_rate is not None or r.service_ms is not None for r in self.timeline):
-            columns += [
-                "target_rate",
-                "service_ms_p50",
-                "service_ms_p99",
-                "send_lag_ms_p50",
-                "send_lag_ms_p99",
-                "waiting",
-                "behind_ms",
-            ]
-        return pd.DataFrame(rows, columns=columns)
+        return _timeline_frame(list(zip(_phase_names(self), self.timeline)))
 
     def latency_frame(self) -> pandas.DataFrame:
         """Per-command results as a pandas DataFrame: one row per command label plus a last
         row ``"total"``, indexed by ``command``; latency columns are milliseconds."""
-        pd = _pandas()
-        items = [*self.commands.items(), ("total", self.totals)]
-        rows = [
-            {
-                "command": label,
-                "ops": s.ops,
-                "ops_per_sec": s.ops_per_sec,
-                "hits": s.hits,
-                "misses": s.misses,
-                "errors": s.errors,
-                "error_rate": s.error_rate,
-                **{
-                    name: getattr(s.latency_ms, name)
-                    for name in (
-                        "mean",
-                        "stddev",
-                        "min",
-                        "p50",
-                        "p90",
-                        "p95",
-                        "p99",
-                        "p99_9",
-                        "p99_99",
-                        "max",
-                    )
-                },
-            }
-            for label, s in items
-        ]
-        return pd.DataFrame(rows).set_index("command")
+        return _latency_frame(self.commands, self.totals)
 
     def plot(self, figure: Figure | None = None) -> Figure:
         """Draw the run with matplotlib: throughput over time, p50/p99 latency over time,
         and the whole latency distribution per command, from the core's percentile
         distribution (:meth:`percentile_distribution`), on HdrHistogram's percentile axis
         (log scale of 1/(1-p), ticks at 90%, 99%, 99.9%, ...; matplotlib is the only package
-        it needs). A ``partial`` last timeline row (the replies
-        that came in after the measured time) is left out of the time plots. Returns the
-        figure (drawn into ``figure`` when given)."""
-        _Figure, FixedLocator, NullLocator = _matplotlib()
-        fig = figure if figure is not None else _Figure(figsize=(10, 9), layout="constrained")
-        throughput, latency, dist = fig.subplots(3, 1)
-        # A partial last row (the replies after the measured time, over a few milliseconds)
-        # would draw, as a rate, a drop that never happened.
-        rows = [r for r in self.timeline if not r.partial]
-        t = [r.t for r in rows]
-        throughput.plot(t, [r.ops_per_sec for r in rows], marker=".", label="ops/s")
-        throughput.set(title="Throughput", xlabel="time (s)", ylabel="ops/s")
-        throughput.set_ylim(bottom=0)
-        latency.plot(t, [r.latency_ms.p50 for r in rows], marker=".", label="p50")
-        latency.plot(t, [r.latency_ms.p99 for r in rows], marker=".", label="p99")
-        latency.set(title="Latency per interval", xlabel="time (s)", ylabel="ms")
-        latency.set_ylim(bottom=0)
-        latency.legend()
-        curves: list[tuple[str, str | None]] = [(c, c) for c in self.commands]
-        for label, command in [*curves, ("all", None)]:
-            dist.plot(*_percentile_curve(self._json, command), label=label)
-        _percentile_axis(dist, FixedLocator, NullLocator)
-        dist.set(title="Latency by percentile", xlabel="percentile", ylabel="ms")
-        dist.set_ylim(bottom=0)
-        dist.legend()
-        return fig
+        it needs). With several measured phases, a dotted line marks where each begins
+        (:meth:`PhaseReport.plot` draws one phase). A ``partial`` last timeline row (the
+        replies that came in after the measured time) is left out of the time plots. Returns
+        the figure (drawn into ``figure`` when given)."""
+        curves = [(c, _percentile_curve(self._json, c)) for c in self.commands]
+        curves.append(("all", _percentile_curve(self._json)))
+        starts: list[float] = []
+        offset = 0.0
+        for p in self.phases:
+            if p.measured:
+                starts.append(offset)
+                offset += p.duration_s
+        return _plot(figure, self.timeline, curves, starts[1:] if len(starts) > 1 else [])
 
     def check(
         self,
