@@ -12,9 +12,9 @@ each enum's variants come from there, so neither the reference pages (docs/refer
 report.md, written here), the TypeScript declarations (bindings-node/spec.d.ts, report.d.ts,
 written by node_types.py), the Python report classes (the marked regions of
 bindings-python/python/respload/report.py, written by python_types.py) nor the spec's
-TypedDicts (bindings-python/python/respload/spec_types.pyi, python_types.py) can drift from the code.
-A third document, `respload schema bindings`, gives the names both packages share with the core
-(error kinds, limit names, comparison types): binding_names.py writes them.
+TypedDicts (bindings-python/python/respload/spec_types.pyi, python_types.py) can drift from
+the code. A third document, `respload schema bindings`, gives the names both packages share
+with the core (error kinds, limit names, comparison types): binding_names.py writes them.
 """
 
 from __future__ import annotations

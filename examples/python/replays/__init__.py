@@ -3,7 +3,8 @@
 Each module holds one procedure: ``local()`` starts the servers it needs on this machine and
 gives the scenario's variables for them, ``check(report, local)`` turns the report into a
 :class:`Verdict` (the figures the publication showed, and what must hold). ``replay.py`` runs
-them from the command line; the notebooks under ``examples/notebooks/`` draw them.
+them from the command line. The notebooks under ``examples/notebooks/`` run the same scenario
+files with the package's public API alone (they import nothing from here).
 """
 
 from __future__ import annotations
