@@ -393,9 +393,8 @@ def node_index_mjs(names: dict[str, Any], current: str) -> str:
     return marked.sub(lambda _: "\n".join(region) + "\n", current)
 
 
-def generate_all() -> dict[Path, str]:
-    """Every file this script writes, by path."""
-    names = load()
+def generate_all(names: dict[str, Any]) -> dict[Path, str]:
+    """Every file this script writes, by path, from the core's document (``load()``)."""
     return {
         PY_EXCEPTIONS: python_exceptions(names, PY_EXCEPTIONS.read_text(encoding="utf-8")),
         PY_COMPARE: python_compare(names, PY_COMPARE.read_text(encoding="utf-8")),

@@ -283,12 +283,14 @@ def generate() -> dict[Path, str]:
         report, node_types.report_items(report), python_types.OUT.read_text(encoding="utf-8")
     )
     python_spec = {python_types.OUT_SPEC: python_types.spec_pyi(spec)}
+    names = binding_names.load()
+    limits = [limit["name"] for limit in names["limits"]]
     return (
         pages
-        | node_types.generate(spec, report)
+        | node_types.generate(spec, report, limits)
         | {python_types.OUT: python}
         | python_spec
-        | binding_names.generate_all()
+        | binding_names.generate_all(names)
     )
 
 
