@@ -12,7 +12,7 @@
 import type { Spec, TargetSpec } from './spec'
 import type { PhaseReport, ReportFields, Snapshot } from './report'
 import type * as errors from './names'
-import type { Budget, CompareLimits, ComparisonRow } from './names'
+import type { Budget, CompareLimits, ComparisonFields, ComparisonRow } from './names'
 
 export * from './spec'
 export * from './report'
@@ -201,16 +201,13 @@ export declare function shardSpec(workload: Spec | Workload, shard: [number, num
  */
 export declare function mergeReports(reports: Array<Report | string | URL>): Report
 
-/** Reports compared: a baseline and later runs. */
+/**
+ * Reports compared: a baseline and later runs. Its `labels`, `rows`, `limits` and `failures` are
+ * the core's comparison (`ComparisonFields`, generated), and the methods below.
+ */
+export interface Comparison extends ComparisonFields {}
 export declare class Comparison {
   private constructor()
-  /** The reports' labels, the baseline first. */
-  readonly labels: string[]
-  readonly rows: ComparisonRow[]
-  /** The limits checked, as read. */
-  readonly limits: string[]
-  /** Each limit a later run crossed. */
-  readonly failures: string[]
   /** The comparison as `respload compare` prints it: a table per phase (also `toString()`). */
   readonly text: string
   /**

@@ -130,3 +130,15 @@ export interface ComparisonRow {
   /** Whether each report is worse than the baseline beyond noise (the baseline's: false). */
   worse: boolean[]
 }
+
+/** Reports compared: a baseline and later runs. */
+export interface ComparisonFields {
+  /** The reports' labels (file names by default), the baseline first. */
+  readonly labels: string[]
+  /** One row per measured phase, command (`ALL` for the phase's totals) and metric. */
+  readonly rows: ComparisonRow[]
+  /** The limits given, as read (`p99=+10%`). */
+  readonly limits: string[]
+  /** Each limit a later run crossed, one sentence each; empty when none was. */
+  readonly failures: string[]
+}

@@ -365,18 +365,27 @@ def node_names_dts(names: dict[str, Any]) -> str:
         "export type CompareLimits = Partial<Record<CompareMetric, string | number>>",
         "",
     ]
-    row = comparison_source(names).items["ComparisonRow"]
-    out += [*jsdoc(row.doc), "export interface ComparisonRow {"]
-    for f in row.fields:
-        ts = {
-            "String": "string",
-            "Vec<Option<f64>>": "Array<number | null>",
-            "Vec<bool>": "boolean[]",
-        }.get(f.ty)
-        if ts is None:
-            raise ParseError(f"{row.source}: ComparisonRow.{f.name} is a {f.ty}: teach me")
-        out += [*jsdoc(f.doc, "  "), f"  {f.name}: {ts}"]
-    out.append("}")
+    # The comparison's JSON, as index.js's Comparison holds it (its keys are single words, the
+    # same in camelCase): the row type, and the fields the Comparison class merges in.
+    src = comparison_source(names)
+    for name, ts_name, readonly in [
+        ("ComparisonRow", "ComparisonRow", ""),
+        ("Comparison", "ComparisonFields", "readonly "),
+    ]:
+        item = src.items[name]
+        out += [*([""] if out[-1] else []), *jsdoc(item.doc), f"export interface {ts_name} {{"]
+        for f in item.fields:
+            ts = {
+                "String": "string",
+                "Vec<String>": "string[]",
+                "Vec<Option<f64>>": "Array<number | null>",
+                "Vec<bool>": "boolean[]",
+                "Vec<ComparisonRow>": "ComparisonRow[]",
+            }.get(f.ty)
+            if ts is None or camel(f.name) != f.name:
+                raise ParseError(f"{item.source}: {name}.{f.name} is a {f.ty}: teach me")
+            out += [*jsdoc(f.doc, "  "), f"  {readonly}{f.name}: {ts}"]
+        out.append("}")
     return "\n".join(out) + "\n"
 
 
