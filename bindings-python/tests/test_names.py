@@ -46,6 +46,7 @@ def test_every_error_kind_of_the_core_has_its_class(names: dict[str, Any]) -> No
         cls = getattr(respload, e["class"])
         assert cls is getattr(respload.exceptions, e["class"])
         assert e["class"] in exported
+        assert e["class"] in respload.__all__  # the package root exports every kind's class
         assert cls.code == e["code"]
         parent = getattr(respload, e["parent"]) if e["parent"] else respload.RespLoadError
         assert issubclass(cls, parent)
