@@ -15,7 +15,20 @@ after(async () => {
 })
 beforeEach(async () => {
   await redis.command('FLUSHALL')
+  await redis.command('CONFIG', 'RESETSTAT')
 })
+
+// The calls the server counted (INFO commandstats, since the test's CONFIG RESETSTAT) of
+// every command the report has.
+async function serverCalls(report) {
+  const stats = await redis.command('INFO', 'commandstats')
+  let calls = 0
+  for (const name of Object.keys(report.commands)) {
+    const found = stats.match(new RegExp(`cmdstat_${name.toLowerCase()}:calls=(\\d+),`))
+    calls += found ? Number(found[1]) : 0
+  }
+  return calls
+}
 
 test('a sequential SET of N keys leaves DBSIZE == N and counts N ops', async () => {
   const n = 5000
@@ -73,6 +86,9 @@ test('the event loop stays free during a run (a setInterval keeps firing)', asyn
   const elapsed = Date.now() - startedAt
   assert.ok(elapsed >= 1400, `the run lasted ${elapsed} ms`)
   assert.ok(report.totals.ops > 100, `only ${report.totals.ops} ops`)
+  // Every request the report counts is one the server ran, and none more: a run that ends
+  // at its duration waits for the replies in flight.
+  assert.equal(await serverCalls(report), report.totals.ops)
   // ~150 ticks are possible in 1.5 s; a blocked loop would give about one.
   assert.ok(ticks >= 50, `only ${ticks} ticks of a 10 ms interval in ${elapsed} ms`)
   assert.ok(maxGap < 300, `the event loop was blocked for ${maxGap} ms`)
@@ -136,6 +152,13 @@ test('an AbortSignal stops a long run within a second and keeps the partial repo
   assert.ok(err.report instanceof Report)
   assert.equal(err.report.interrupted, true)
   assert.ok(err.report.totals.ops > 0, 'the partial report has the traffic sent before the abort')
+  // The server ran every request the partial report counts, and at most the 4 in flight
+  // (one per connection) more, whose replies the abort left unread.
+  const served = await serverCalls(err.report)
+  assert.ok(
+    served >= err.report.totals.ops && served <= err.report.totals.ops + 4,
+    `the server ran ${served}, the report counts ${err.report.totals.ops}`,
+  )
   assert.ok(err.report.durationS > 0.3 && err.report.durationS < 2, `measured ${err.report.durationS} s`)
   // Traffic really stopped: the server's counters stand still.
   const calls = async () => {
@@ -155,6 +178,12 @@ test('AbortSignal.timeout() works, and an already aborted signal sends no traffi
   assert.equal(err.name, 'AbortError')
   assert.equal(err.report.interrupted, true)
   assert.ok(err.report.totals.ops > 0)
+  // As above: what the report counts, and at most the 2 in flight more.
+  const served = await serverCalls(err.report)
+  assert.ok(
+    served >= err.report.totals.ops && served <= err.report.totals.ops + 2,
+    `the server ran ${served}, the report counts ${err.report.totals.ops}`,
+  )
 
   await redis.command('FLUSHALL')
   const early = await run(setKeys(redis.url, 100), { signal: AbortSignal.abort() }).catch((e) => e)

@@ -975,6 +975,13 @@ fn batch_refill_applies_to_each_node_connection() {
 fn tracking_invalidations_between_replies_are_skipped_on_every_node() {
     let (_one, cluster) = start(3, 0);
     let primaries = cluster.primaries();
+    let keyspace = || {
+        primaries
+            .iter()
+            .map(|p| common::keyspace(p))
+            .fold((0, 0), |(h, m), (a, b)| (h + a, m + b))
+    };
+    let before = keyspace();
     let report = run(&workload(json!({
         "target": { "port": cluster.port(), "cluster": true, "protocol": 3, "tracking": true },
         "load": { "connections": 2, "pipeline": 4, "requests": 3000, "threads": 1 },
@@ -987,6 +994,13 @@ fn tracking_invalidations_between_replies_are_skipped_on_every_node() {
     assert_eq!((t.ops, t.errors), (3000, 0), "{:?}", t.errors_by_kind);
     let get = &report.commands["GET"];
     assert!(get.hits > 0, "{get:?}");
+    // Hits and misses exactly as the nodes counted their reads (SET counts neither).
+    let after = keyspace();
+    assert_eq!(
+        (after.0 - before.0, after.1 - before.1),
+        (get.hits, get.misses),
+        "the nodes' (keyspace_hits, keyspace_misses) against {get:?}"
+    );
     // Each node's GET replies were GETs' (an invalidation taken for one would shift them).
     let served: u64 = primaries.iter().map(|p| p.calls("get")).sum();
     assert_eq!(served, get.ops);

@@ -175,6 +175,7 @@ fn every_connection_carries_the_client_name() {
 fn resp3_replies_are_classified_like_resp2() {
     let server = Server::start(&[]);
     sets(json!({ "port": server.port }), 100).unwrap();
+    let before = common::keyspace(&server);
     let report = run(&workload(json!({
         "target": { "port": server.port, "protocol": 3 },
         "load": { "connections": 2, "requests": 1000 },
@@ -182,12 +183,21 @@ fn resp3_replies_are_classified_like_resp2() {
         "commands": [{ "name": "get" }, { "template": "HGETALL nohash" }],
     })))
     .unwrap();
+    let after = common::keyspace(&server);
     let get = &report.commands["GET"];
     assert_eq!(get.hits + get.misses, get.ops);
+    // Keys 0-99 of 0-199 exist: both kinds of reply are seen.
     assert!(get.hits > 0 && get.misses > 0, "{get:?}");
     // HGETALL of a missing key is an empty map in RESP3: a miss.
     let h = &report.commands["HGETALL"];
     assert_eq!((h.misses, h.errors), (h.ops, 0));
+    // Exactly as the server counted its reads: every GET that found its key is a hit, every
+    // GET or HGETALL that did not is a miss (the writes and INFO count neither).
+    assert_eq!(
+        (after.0 - before.0, after.1 - before.1),
+        (get.hits, get.misses + h.misses),
+        "the server's (keyspace_hits, keyspace_misses) against GET {get:?}, HGETALL {h:?}"
+    );
 }
 
 #[test]
@@ -197,6 +207,7 @@ fn tracking_invalidations_are_pushed_in_resp3_and_skipped_between_replies() {
         let proxy = common::Proxy::start(server.port);
         let tracking_before = server.calls("client|tracking");
         let gets_before = server.calls("get");
+        let keyspace_before = common::keyspace(&server);
         // Each connection reads keys and then writes them: the server tracks what it read
         // and, in RESP3, pushes an invalidation when a key it read is written (by itself).
         let report = run(&workload(json!({
@@ -217,6 +228,17 @@ fn tracking_invalidations_are_pushed_in_resp3_and_skipped_between_replies() {
         let get = &report.commands["GET"];
         assert_eq!(get.hits + get.misses, get.ops, "RESP{protocol}");
         assert!(get.hits > 0, "RESP{protocol}: {get:?}");
+        // Hits and misses exactly as the server counted its reads (SET counts neither): an
+        // invalidation taken for a reply would misclassify one.
+        let keyspace = common::keyspace(&server);
+        assert_eq!(
+            (
+                keyspace.0 - keyspace_before.0,
+                keyspace.1 - keyspace_before.1
+            ),
+            (get.hits, get.misses),
+            "RESP{protocol}: the server's (keyspace_hits, keyspace_misses) against {get:?}"
+        );
         // Every GET reply was a GET's: as many as the server answered.
         assert_eq!(server.calls("get") - gets_before, get.ops, "RESP{protocol}");
         // Only the load connections asked for tracking, not the server probe.
