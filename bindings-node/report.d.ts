@@ -743,6 +743,16 @@ export interface ReplayFidelity {
   /** Whether each recorded client had a connection of its own. */
   perClient: boolean
   /**
+   * With the trace's clients split over hosts (`replay.share`, `--shard`): how many hosts shared
+   * it.
+   */
+  hosts?: number
+  /**
+   * Commands of the trace the other hosts replayed, per pass (0 when one host replayed it all, or
+   * in a report merged from every host).
+   */
+  others?: number
+  /**
    * How the recorded schedule was kept: the send lag (ms) from each request's recorded instant
    * (scaled by the speed) to its write.
    */

@@ -427,13 +427,117 @@ fn a_replay_spec_is_checked_before_any_traffic() {
     respload::Workload::from_json_value(w.to_json_value()).unwrap();
     let e = err(json!({ "replay": { "file": path }, "load": { "rate": 12345 } }));
     assert!(e.contains("load.rate") && e.contains("12345"), "{e}");
-    // Not split over hosts.
-    let e = w
+    // Split over hosts: a share is checked, and one without a recorded client refused.
+    let e = err(json!({ "replay": { "file": path, "share": { "index": 2, "of": 2 } } }));
+    assert!(e.contains("replay.share") && e.contains("index = 2"), "{e}");
+    let e = err(json!({ "replay": { "file": path, "share": { "index": 0, "of": 0 } } }));
+    assert!(e.contains("replay.share"), "{e}");
+    let other = (0..2)
+        .find(|&i| !respload::plan::in_share(respload::spec::ReplayShare { index: i, of: 2 }, "c"))
+        .unwrap();
+    let e = err(json!({ "replay": { "file": path, "share": { "index": other, "of": 2 } } }));
+    assert!(
+        e.contains("replay.share") && e.contains("none of") && e.contains("fewer hosts"),
+        "{e}"
+    );
+    let two = respload::Workload::from_json_value(
+        json!({ "replay": { "file": path, "connections": 1 } }),
+    )
+    .unwrap();
+    let e = two
         .shard(0, 2)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(e.contains("replay") && e.contains("0/2"), "{e}");
+    assert!(
+        e.contains("replay.connections") && e.contains("1 connections"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_replay_split_over_hosts_sends_the_trace_once_on_one_clock() {
+    let server = Server::start(&[]);
+    let path = temp("shared.jsonl");
+    let share = |i| respload::spec::ReplayShare { index: i, of: 3 };
+    // 60 recorded clients, each appending its own 20 numbers to its own list. Host 2's
+    // clients record only from 1.0 s on, the others' in the first 0.4 s: on the trace's one
+    // clock host 2 waits a second before its first send; on a clock of its own it would not.
+    let names: Vec<String> = (0..60).map(|c| format!("10.1.0.{c}:4{c}")).collect();
+    let mut recs = Vec::new();
+    for (c, name) in names.iter().enumerate() {
+        let late = respload::plan::in_share(share(2), name);
+        for i in 0..20u64 {
+            let ms = if late { 1000 + i * 10 } else { i * 20 } + c as u64 % 7;
+            recs.push((
+                name.as_str(),
+                ms,
+                args(&["RPUSH", &format!("l{c}"), &i.to_string()]),
+            ));
+        }
+    }
+    recs.sort_by_key(|r| r.1);
+    write_trace(&path, &recs);
+    let per_host: Vec<usize> = (0..3)
+        .map(|i| {
+            names
+                .iter()
+                .filter(|n| respload::plan::in_share(share(i), n))
+                .count()
+        })
+        .collect();
+    assert!(per_host.iter().all(|&n| n > 0), "{per_host:?}");
+    let whole = workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path },
+    }));
+    let before = commandstats(&server);
+    let reports: Vec<respload::Report> = (0..3)
+        .map(|i| respload::run(&whole.shard(i, 3).unwrap()).unwrap())
+        .collect();
+    let after = commandstats(&server);
+    assert_eq!(after["RPUSH"] - before.get("RPUSH").unwrap_or(&0), 1200);
+    // Every list whole and in its client's order: each client was replayed by one host.
+    let want: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    for c in 0..60 {
+        let got = server.cli(&["LRANGE", &format!("l{c}"), "0", "-1"]);
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "l{c}");
+    }
+    for (i, r) in reports.iter().enumerate() {
+        let f = r.phases[0].replay.as_ref().unwrap();
+        let mine = per_host[i] as u64 * 20;
+        assert_eq!(
+            (f.planned, f.replayed, f.others),
+            (mine, mine, 1200 - mine),
+            "host {i}"
+        );
+        assert_eq!(
+            (f.hosts, f.connections as usize),
+            (Some(3), per_host[i]),
+            "host {i}"
+        );
+        assert_eq!(r.totals.errors, 0);
+    }
+    // Host 2's first command was due 1.0 s after the trace's first instant.
+    let late = &reports[2].phases[0];
+    assert!(late.duration_s >= 1.0, "host 2 took {} s", late.duration_s);
+    // The hosts' reports merged: the whole trace, its rate the sum of the hosts'.
+    let merged = respload::Report::merge(&reports).unwrap();
+    let f = merged.phases[0].replay.as_ref().unwrap();
+    assert_eq!(
+        (f.planned, f.replayed, f.others, f.connections),
+        (1200, 1200, 0, 60)
+    );
+    let trace_rate: f64 = reports
+        .iter()
+        .map(|r| r.phases[0].replay.as_ref().unwrap().trace_rate)
+        .sum();
+    assert!(
+        (f.trace_rate - trace_rate).abs() < 1e-9,
+        "{} vs {trace_rate}",
+        f.trace_rate
+    );
+    assert_eq!(merged.totals.ops, 1200);
 }
 
 /// Ranks 0..n drawn with weight (rank + 1)^-s, by inverse CDF (xorshift64* for the draws).

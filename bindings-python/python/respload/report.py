@@ -1112,6 +1112,12 @@ class ReplayFidelity:
     (scaled by the speed) to its write."""
     malformed_lines: list[str] = field(default_factory=list)
     """The first malformed lines: ``line N: reason``."""
+    hosts: int | None = None
+    """With the trace's clients split over hosts (``replay.share``, ``--shard``): how many hosts
+    shared it."""
+    others: int = 0
+    """Commands of the trace the other hosts replayed, per pass (0 when one host replayed it all, or
+    in a report merged from every host)."""
     prefill: PrefillReport | None = None
     """The keys written before the replay (read by the trace before it wrote them)."""
 
@@ -1133,6 +1139,8 @@ class ReplayFidelity:
             loops=d["loops"],
             connections=d["connections"],
             per_client=d["per_client"],
+            hosts=d.get("hosts"),
+            others=d.get("others", 0),
             schedule_ms=_maybe(Latency.from_dict, d.get("schedule_ms")),
             prefill=_maybe(PrefillReport.from_dict, d.get("prefill")),
         )

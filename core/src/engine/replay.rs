@@ -95,6 +95,8 @@ pub fn fidelity(plan: &ReplayPlan, report: &PhaseReport) -> ReplayFidelity {
         loops: plan.spec.loops,
         connections: plan.connections,
         per_client: plan.spec.connections.is_none(),
+        hosts: plan.spec.share.map(|s| s.of),
+        others: plan.others,
         schedule_ms: report.totals.send_lag_ms.clone(),
         prefill: None,
     }

@@ -24,6 +24,6 @@ pub(crate) use connect::{make_room, parse_url};
 pub use connect::{ConnectOptions, Endpoint};
 pub(crate) use events::replica_connect;
 pub use phase::Phase;
-pub use replay::{fnv1a, Classified, Prefill, ReplayPlan, MAX_REPLAY_LABELS};
+pub use replay::{fnv1a, in_share, Classified, Prefill, ReplayPlan, MAX_REPLAY_LABELS};
 pub use tls::TlsConnect;
 pub use workload::Workload;

@@ -7,7 +7,7 @@
 //! here.
 
 use crate::resp::encode::{write_array_header, write_bulk, write_bulk_header};
-use crate::spec::{Replay, READ_COMMANDS};
+use crate::spec::{Replay, ReplayShare, READ_COMMANDS};
 use crate::trace::{Format, Malformed, Record, TraceArg, TraceReader};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -43,6 +43,8 @@ pub struct ReplayPlan {
     pub speed: f64,
     /// Commands not replayed, by reason (`dropped: FLUSHALL`, ...).
     pub skipped: BTreeMap<String, u64>,
+    /// Commands of the trace the other hosts replay (`replay.share`), per pass.
+    pub others: u64,
     /// Malformed lines of the trace, and the first of them.
     pub malformed: (u64, Vec<Malformed>),
     /// The database connections start on (the target's).
@@ -136,6 +138,18 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Whether the recorded client named `client` falls to `share`. Its name is mixed apart
+/// from the hash that spreads clients over connections ([`fnv1a`] modulo their count), so a
+/// share's clients still spread over all of its connections.
+pub fn in_share(share: ReplayShare, client: &str) -> bool {
+    // SplitMix64's finalizer.
+    let mut z = fnv1a(client.as_bytes()) ^ 0x9E37_79B9_7F4A_7C15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    z % u64::from(share.of.max(1)) == u64::from(share.index)
+}
+
 /// A record's command name, upper case, into `out` (empty for none or a size).
 fn upper_name(rec: &Record, out: &mut Vec<u8>) {
     out.clear();
@@ -184,6 +198,7 @@ impl ReplayPlan {
             span_us: (u64::MAX, 0),
             speed: 1.0,
             skipped: BTreeMap::new(),
+            others: 0,
             malformed: (0, Vec::new()),
             db,
             prefill: None,
@@ -199,7 +214,15 @@ impl ReplayPlan {
                 *plan.skipped.entry(format!("dropped: {what}")).or_default() += 1;
                 continue;
             }
+            // Every host's records set the span: the hosts of a shared replay keep one clock.
             plan.span_us = (plan.span_us.0.min(rec.t_us), plan.span_us.1.max(rec.t_us));
+            if !plan.has(&rec.client) {
+                plan.others += 1;
+                if let Some(f) = fill.as_mut() {
+                    f.observe(&rec, &name, false);
+                }
+                continue;
+            }
             let conn = plan.connection_of(&rec.client, true);
             let c = conn as usize;
             if plan.per_connection.len() <= c {
@@ -225,13 +248,23 @@ impl ReplayPlan {
             plan.label_of(&name);
             plan.per_connection[c] += 1;
             if let Some(f) = fill.as_mut() {
-                f.observe(&rec, &name);
+                f.observe(&rec, &name, true);
             }
         }
         plan.requests = plan.per_connection.iter().sum();
         plan.connections = plan.per_connection.len().max(1) as u32;
         plan.per_connection.resize(plan.connections as usize, 0);
         plan.malformed = (reader.malformed(), reader.malformed_lines().to_vec());
+        if let (0, Some(share)) = (plan.requests, spec.share) {
+            return Err(Error::spec(
+                format!("{prefix}replay.share"),
+                format!(
+                    "share {} of {}: none of {}'s recorded clients falls to it ({} commands \
+                     to replay, all the other shares'): split it over fewer hosts",
+                    share.index, share.of, spec.file, plan.others
+                ),
+            ));
+        }
         if plan.requests == 0 {
             return Err(Error::spec(
                 format!("{prefix}replay.file"),
@@ -246,7 +279,8 @@ impl ReplayPlan {
         }
         plan.speed = match (spec.speed, spec.rate) {
             (Some(s), _) => s,
-            (None, Some(r)) => r / plan.trace_rate(),
+            // The rate asked for is the whole trace's: shared, each host's part of it.
+            (None, Some(r)) => r / plan.whole_trace_rate(),
             (None, None) => 1.0,
         };
         plan.prefill = fill.and_then(|f| f.finish(spec.prefill_size));
@@ -261,6 +295,23 @@ impl ReplayPlan {
             true => self.requests as f64 / span,
             false => self.requests as f64,
         }
+    }
+
+    /// The whole trace's mean rate, every share's commands counted (this host's
+    /// [`ReplayPlan::trace_rate`] without `replay.share`).
+    pub fn whole_trace_rate(&self) -> f64 {
+        let span = self.span_us.1.saturating_sub(self.span_us.0) as f64 / 1e6;
+        let n = (self.requests + self.others) as f64;
+        match span > 0.0 {
+            true => n / span,
+            false => n,
+        }
+    }
+
+    /// Whether the recorded client named `client` is this host's: every client without
+    /// `replay.share`.
+    fn has(&self, client: &str) -> bool {
+        self.spec.share.is_none_or(|s| in_share(s, client))
     }
 
     /// The rate the replay runs at (the trace's mean rate times the speed).
@@ -330,6 +381,9 @@ impl ReplayPlan {
     pub fn classify(&self, rec: &Record, name: &mut Vec<u8>) -> Option<Classified> {
         upper_name(rec, name);
         if !self.replays(name) {
+            return None;
+        }
+        if !self.has(&rec.client) {
             return None;
         }
         let cmd = match self.index.get(name.as_slice()) {
@@ -415,7 +469,9 @@ struct PrefillScan {
 }
 
 impl PrefillScan {
-    fn observe(&mut self, rec: &Record, upper: &[u8]) {
+    /// Learn from one replayable record; `mine`: whether this host replays it (another
+    /// host's first read of a key is that host's to prefill, its writes still count).
+    fn observe(&mut self, rec: &Record, upper: &[u8], mine: bool) {
         let reads = READ_COMMANDS
             .iter()
             .any(|r| r.as_bytes().eq_ignore_ascii_case(upper));
@@ -449,7 +505,7 @@ impl PrefillScan {
                 continue;
             };
             let h = fnv1a(key);
-            if !self.seen.insert(h) {
+            if !self.seen.insert(h) || !mine {
                 continue;
             }
             if string_read {

@@ -147,6 +147,14 @@ pub struct ReplayFidelity {
     pub connections: u32,
     /// Whether each recorded client had a connection of its own.
     pub per_client: bool,
+    /// With the trace's clients split over hosts (`replay.share`, `--shard`): how many
+    /// hosts shared it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<u32>,
+    /// Commands of the trace the other hosts replayed, per pass (0 when one host replayed
+    /// it all, or in a report merged from every host).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub others: u64,
     /// How the recorded schedule was kept: the send lag (ms) from each request's recorded
     /// instant (scaled by the speed) to its write.
     pub schedule_ms: Option<Latency>,
@@ -246,4 +254,8 @@ pub struct SloPoint {
     /// Whether the step met the percentile budget, the error bound and the achieved-rate
     /// bound.
     pub met: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
