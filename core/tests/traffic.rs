@@ -678,6 +678,106 @@ fn a_cluster_is_captured_from_every_primary_into_one_trace() {
     );
 }
 
+/// What `args` answers on the primary of `cluster` that holds its key (the others answer
+/// MOVED).
+fn on_owner(cluster: &common::Cluster, args: &[&str]) -> String {
+    let answers: Vec<String> = cluster
+        .primaries()
+        .iter()
+        .map(|s| s.cli(args))
+        .filter(|a| !a.starts_with("MOVED"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{args:?}: {answers:?}");
+    answers.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_replay_against_a_cluster_sends_each_command_to_its_keys_primary() {
+    let cluster = common::Cluster::start(3, 0);
+    let path = temp("cluster-replay.jsonl");
+    let names: Vec<String> = (0..6).map(|c| format!("10.2.0.{c}:5{c}")).collect();
+    let mut recs = Vec::new();
+    for (c, client) in names.iter().enumerate() {
+        for i in 0..30u64 {
+            let ms = i * 5 + c as u64;
+            recs.push((
+                client.as_str(),
+                ms,
+                args(&["RPUSH", &format!("list{c}"), &i.to_string()]),
+            ));
+            recs.push((client.as_str(), ms, args(&["GET", &format!("cold{c}:{i}")])));
+        }
+        let (zset, union) = (format!("{{z{c}}}a"), format!("{{z{c}}}u"));
+        let script = "return redis.call('INCR', KEYS[1])";
+        recs.push((
+            client.as_str(),
+            200,
+            args(&["EVAL", script, "1", &format!("n{c}")]),
+        ));
+        recs.push((client.as_str(), 201, args(&["ZADD", &zset, "1", "m"])));
+        recs.push((
+            client.as_str(),
+            202,
+            args(&["ZUNIONSTORE", &union, "1", &zset]),
+        ));
+        recs.push((client.as_str(), 203, args(&["PING"])));
+        recs.push((client.as_str(), 204, args(&["ZUNION", "1", &zset])));
+    }
+    recs.sort_by_key(|r| r.1);
+    write_trace(&path, &recs);
+    let w = workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "replay": { "file": path, "key_prefix": "r:" },
+    }));
+    let before: Vec<_> = cluster
+        .primaries()
+        .iter()
+        .map(|s| commandstats(s))
+        .collect();
+    let report = respload::run(&w).unwrap();
+    let after: Vec<_> = cluster
+        .primaries()
+        .iter()
+        .map(|s| commandstats(s))
+        .collect();
+    let delta = |cmd: &str| -> u64 {
+        let calls = |m: &BTreeMap<String, u64>| *m.get(cmd).unwrap_or(&0);
+        after.iter().map(calls).sum::<u64>() - before.iter().map(calls).sum::<u64>()
+    };
+    let p = &report.phases[0];
+    assert_eq!(
+        (p.totals.errors, p.totals.redirects),
+        (0, 0),
+        "{:?}",
+        p.totals.errors_by_kind
+    );
+    let sent = [
+        ("RPUSH", 180),
+        ("EVAL", 6),
+        ("ZUNIONSTORE", 6),
+        ("PING", 6),
+        ("ZUNION", 6),
+    ];
+    for (cmd, n) in sent {
+        assert_eq!(delta(cmd), n, "{cmd}");
+    }
+    // The prefill's SETs, each on its key's primary, and then every GET a hit.
+    assert_eq!(delta("SET"), 180);
+    let f = p.replay.as_ref().unwrap();
+    let fill = f.prefill.as_ref().unwrap();
+    assert_eq!((fill.keys, fill.errors), (180, 0));
+    let get = &p.commands["GET"];
+    assert_eq!((get.hits, get.misses), (180, 0));
+    // Each client's order kept, on the primary of its rewritten key.
+    let want: Vec<String> = (0..30).map(|i| i.to_string()).collect();
+    for c in 0..6 {
+        let got = on_owner(&cluster, &["LRANGE", &format!("r:list{c}"), "0", "-1"]);
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "r:list{c}");
+        assert_eq!(on_owner(&cluster, &["GET", &format!("r:n{c}")]), "1");
+        assert_eq!(on_owner(&cluster, &["ZCARD", &format!("r:{{z{c}}}u")]), "1");
+    }
+}
+
 #[test]
 fn a_model_of_hot_keys_and_a_changing_rate_runs_them_back() {
     use respload::trace::model::{ModelBuilder, ModelOptions};

@@ -89,9 +89,12 @@ fn key_rule(upper: &[u8]) -> KeyRule {
         | b"RENAME" | b"RENAMENX" => KeyRule::All,
         b"MSET" | b"MSETNX" => KeyRule::Pairs,
         b"RPOPLPUSH" | b"LMOVE" | b"SMOVE" | b"COPY" | b"GEOSEARCHSTORE" => KeyRule::Two,
-        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" | b"ZUNION"
-        | b"ZINTER" | b"ZDIFF" | b"SINTERCARD" | b"ZINTERCARD" | b"LMPOP" | b"ZMPOP" => {
+        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" => {
             KeyRule::Counted(2)
+        }
+        // `ZUNION numkeys key ...`: the count comes first.
+        b"ZUNION" | b"ZINTER" | b"ZDIFF" | b"SINTERCARD" | b"ZINTERCARD" | b"LMPOP" | b"ZMPOP" => {
+            KeyRule::Counted(1)
         }
         b"ZUNIONSTORE" | b"ZINTERSTORE" | b"ZDIFFSTORE" => KeyRule::DestCounted,
         b"BITOP" => KeyRule::AfterFirst,
@@ -395,6 +398,23 @@ impl ReplayPlan {
             Some(map) => *map.get(rec.client.as_str())?,
         };
         Some(Classified { cmd, conn })
+    }
+
+    /// The argument a cluster client routes the requests of label `cmd` by: the command's
+    /// first key by the rules that find keys to rewrite, `None` for a command without keys
+    /// (sent to the owner of slot 0).
+    pub fn key_index(&self, cmd: usize) -> Option<usize> {
+        let label = self.labels.get(cmd)?;
+        match key_rule(label.as_bytes()) {
+            KeyRule::None => None,
+            KeyRule::Counted(at) => Some(at + 1),
+            KeyRule::AfterFirst => Some(2),
+            KeyRule::First
+            | KeyRule::All
+            | KeyRule::Pairs
+            | KeyRule::Two
+            | KeyRule::DestCounted => Some(1),
+        }
     }
 
     /// The label index of `SELECT` (present when some record needs one).

@@ -9,8 +9,8 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, ReplayShare, Slo, Target,
-    Tls, ValueData, Values,
+    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, ReplayShare,
+    Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
