@@ -53,12 +53,14 @@ export declare class NativeRunner {
    * once with `null` when the run is over: `takeReport()` gives the report from then on.
    *
    * `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
-   * seconds) sends its first request at that instant (`Workload::starting_at`).
+   * seconds) sends its first request at that instant (`Workload::starting_at`); `barrier`
+   * (a Redis URL), with `barrierId` and `barrierTimeout` (a duration's text, `"5m"`), runs
+   * the phases in step across the hosts (`Workload::with_barrier`).
    *
    * Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
    * come from `takeReport()`.
    */
-  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null)
+  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: string | undefined | null, barrierId?: string | undefined | null, barrierTimeout?: string | undefined | null)
   /**
    * Ask the run to stop: no new requests; in-flight ones get 300 ms to finish. The end
    * event follows, and the report is marked `interrupted`.

@@ -36,13 +36,15 @@ impl NativeRunner {
     /// once with `null` when the run is over: `takeReport()` gives the report from then on.
     ///
     /// `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
-    /// seconds) sends its first request at that instant (`Workload::starting_at`).
+    /// seconds) sends its first request at that instant (`Workload::starting_at`); `barrier`
+    /// (a Redis URL), with `barrierId` and `barrierTimeout` (a duration's text, `"5m"`), runs
+    /// the phases in step across the hosts (`Workload::with_barrier`).
     ///
     /// Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
     /// come from `takeReport()`.
     #[napi(
         constructor,
-        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null"
+        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: string | undefined | null, barrierId?: string | undefined | null, barrierTimeout?: string | undefined | null"
     )]
     pub fn new(
         env: Env,
@@ -50,6 +52,9 @@ impl NativeRunner {
         on_event: EventFn,
         shard: Option<Vec<u32>>,
         start_at: Option<f64>,
+        barrier: Option<String>,
+        barrier_id: Option<String>,
+        barrier_timeout: Option<String>,
     ) -> Result<Self> {
         let workload = parse(&workload_json)
             .and_then(|w| match shard.as_deref() {
@@ -63,6 +68,16 @@ impl NativeRunner {
             .and_then(|w| match start_at {
                 Some(at) => w.starting_at(at),
                 None => Ok(w),
+            })
+            .and_then(|w| {
+                let Some(url) = &barrier else {
+                    return Ok(w);
+                };
+                let timeout = barrier_timeout
+                    .as_deref()
+                    .map(respload::plan::parse_barrier_timeout)
+                    .transpose()?;
+                w.with_barrier(url, barrier_id.as_deref(), timeout)
             })
             .map_err(|e| to_js(&env, &e))?;
         let runner = respload::Runner::start(workload).map_err(|e| to_js(&env, &e))?;
