@@ -71,8 +71,8 @@ fn host(spec: &Path, i: u32, args: &[&str]) -> Child {
         .unwrap()
 }
 
-/// Wait for a host; its exit code and stderr.
-fn finish(mut child: Child) -> (Option<i32>, String) {
+/// Wait for a host; its exit code, the table it printed and its stderr.
+fn finish_with_table(mut child: Child) -> (Option<i32>, String, String) {
     let mut stderr = String::new();
     child
         .stderr
@@ -80,12 +80,20 @@ fn finish(mut child: Child) -> (Option<i32>, String) {
         .unwrap()
         .read_to_string(&mut stderr)
         .unwrap();
-    let _ = child
+    let mut stdout = String::new();
+    child
         .stdout
         .take()
         .unwrap()
-        .read_to_string(&mut String::new());
-    (child.wait().unwrap().code(), stderr)
+        .read_to_string(&mut stdout)
+        .unwrap();
+    (child.wait().unwrap().code(), stdout, stderr)
+}
+
+/// Wait for a host; its exit code and stderr.
+fn finish(child: Child) -> (Option<i32>, String) {
+    let (code, _, stderr) = finish_with_table(child);
+    (code, stderr)
 }
 
 fn report(spec: &Path, i: u32) -> Report {
@@ -126,8 +134,10 @@ fn three_hosts_run_every_phase_in_step_and_read_every_key_populated() {
         .map(|i| host(&spec, i, &["--start-at", &at, "--barrier", &url]))
         .collect();
     for (i, h) in hosts.into_iter().enumerate() {
-        let (code, stderr) = finish(h);
+        let (code, stdout, stderr) = finish_with_table(h);
         assert_eq!(code, Some(0), "host {i}: {stderr}");
+        // The table says it too, for the two phases started at the barrier.
+        assert_eq!(stdout.matches("Barrier: waited ").count(), 2, "{stdout}");
     }
     let reports: Vec<Report> = (0..3).map(|i| report(&spec, i)).collect();
     for r in &reports {
