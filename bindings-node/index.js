@@ -535,7 +535,7 @@ function compare(baseline, current, ...more) {
 
 /**
  * `barrier`, `barrierId` and `barrierTimeout` of run options checked, as the native runner
- * takes them (the timeout as a duration's text: seconds become `"Ns"`).
+ * takes them (`{ url, id, timeout }`, the timeout as a duration's text: seconds become `"Ns"`).
  */
 function barrierOf(options) {
   const { barrier, barrierId, barrierTimeout } = options
@@ -543,7 +543,7 @@ function barrierOf(options) {
     if (barrierId !== undefined || barrierTimeout !== undefined) {
       throw new TypeError('barrierId and barrierTimeout need barrier (the barrier\'s URL)')
     }
-    return []
+    return undefined
   }
   if (typeof barrier !== 'string') throw new TypeError(`barrier: expected a redis:// URL, not ${typeof barrier}`)
   if (barrierId !== undefined && typeof barrierId !== 'string') {
@@ -554,7 +554,7 @@ function barrierOf(options) {
   if (timeout !== undefined && typeof timeout !== 'string') {
     throw new TypeError(`barrierTimeout: expected seconds or text such as '5m', not ${typeof timeout}`)
   }
-  return [barrier, barrierId, timeout]
+  return { url: barrier, id: barrierId, timeout }
 }
 
 /** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
@@ -715,7 +715,7 @@ class Runner {
     const startAt = options.startAt === undefined ? undefined : startInstant(options.startAt)
     const barrier = barrierOf(options)
     this.#native = callNative(
-      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt, ...barrier)
+      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt, barrier)
     )
     if (signal !== undefined) {
       this.#signal = signal

@@ -22,6 +22,18 @@ type Outcome = Arc<Mutex<Option<respload::Result<String>>>>;
 /// How often the bridge thread looks whether the run is over between snapshots.
 const POLL: Duration = Duration::from_millis(50);
 
+/// Phases in step across the hosts of a sharded run (`Workload::with_barrier`).
+#[napi(object)]
+pub struct BarrierOptions {
+    /// The Redis every host meets on (`redis://host:port/`).
+    pub url: String,
+    /// The run's name on it, the same on every host (derived from the start instant when
+    /// absent).
+    pub id: Option<String>,
+    /// How long a host waits for the others: a duration's text (`"5m"`).
+    pub timeout: Option<String>,
+}
+
 /// A run in progress (the native half of the JavaScript `Runner`).
 #[napi]
 pub struct NativeRunner {
@@ -37,14 +49,13 @@ impl NativeRunner {
     ///
     /// `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
     /// seconds) sends its first request at that instant (`Workload::starting_at`); `barrier`
-    /// (a Redis URL), with `barrierId` and `barrierTimeout` (a duration's text, `"5m"`), runs
-    /// the phases in step across the hosts (`Workload::with_barrier`).
+    /// runs the phases in step across the hosts (`Workload::with_barrier`).
     ///
     /// Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
     /// come from `takeReport()`.
     #[napi(
         constructor,
-        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: string | undefined | null, barrierId?: string | undefined | null, barrierTimeout?: string | undefined | null"
+        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: BarrierOptions | undefined | null"
     )]
     pub fn new(
         env: Env,
@@ -52,9 +63,7 @@ impl NativeRunner {
         on_event: EventFn,
         shard: Option<Vec<u32>>,
         start_at: Option<f64>,
-        barrier: Option<String>,
-        barrier_id: Option<String>,
-        barrier_timeout: Option<String>,
+        barrier: Option<BarrierOptions>,
     ) -> Result<Self> {
         let workload = parse(&workload_json)
             .and_then(|w| match shard.as_deref() {
@@ -70,14 +79,15 @@ impl NativeRunner {
                 None => Ok(w),
             })
             .and_then(|w| {
-                let Some(url) = &barrier else {
+                let Some(b) = &barrier else {
                     return Ok(w);
                 };
-                let timeout = barrier_timeout
+                let timeout = b
+                    .timeout
                     .as_deref()
                     .map(respload::plan::parse_barrier_timeout)
                     .transpose()?;
-                w.with_barrier(url, barrier_id.as_deref(), timeout)
+                w.with_barrier(&b.url, b.id.as_deref(), timeout)
             })
             .map_err(|e| to_js(&env, &e))?;
         let runner = respload::Runner::start(workload).map_err(|e| to_js(&env, &e))?;
