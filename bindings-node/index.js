@@ -151,7 +151,7 @@ const ERROR_CLASSES = {
 function fromNative(err) {
   const cls = err && typeof err.code === 'string' ? ERROR_CLASSES[err.code] : undefined
   if (!cls) return err
-  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason, errno: err.errno })
+  return new cls(err.message, { path: err.path, address: err.address, phase: err.phase, reason: err.reason, errno: err.errno })
 }
 
 function callNative(fn) {
