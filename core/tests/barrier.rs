@@ -295,6 +295,27 @@ fn a_host_stopped_at_the_barrier_keeps_its_partial_report_and_fails_the_others_a
 }
 
 #[test]
+fn a_barrier_server_lost_while_waiting_fails_the_run_naming_it() {
+    let target = Server::start(&[]);
+    let mut meet = Server::start(&[]);
+    let spec = spec(&target.dir, &target, "{ requests = 3000 }");
+    let url = meet.url();
+    let waiting = host(&spec, 0, &["--barrier", &url, "--barrier-id", "lost"]);
+    loop {
+        if meet.cli(&["SCARD", "respload:barrier:{lost}:0:arrived"]) == "1" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    meet.kill();
+    let (code, stderr) = finish(waiting);
+    assert_eq!(code, Some(2), "{stderr}");
+    let said = format!("respload: barrier before phase `populate`: the barrier server {url}");
+    assert!(stderr.contains(&said), "{stderr}");
+    assert_eq!(target.calls("set"), 0);
+}
+
+#[test]
 fn barrier_options_are_checked_before_any_traffic() {
     let target = Server::start(&[]);
     let spec = spec(&target.dir, &target, "{ requests = 10 }");

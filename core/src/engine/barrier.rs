@@ -102,12 +102,16 @@ impl Gate<'_> {
     }
 
     /// Arrive, wait for every other shard, and pass (or fail, naming how many arrived).
+    /// Every failure is this phase's barrier error, a lost barrier server's included.
     pub(super) fn meet(&self, stop: &AtomicBool) -> Result<Passed> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
-        rt.block_on(self.meet_async(stop))
+        rt.block_on(self.meet_async(stop)).map_err(|e| match e {
+            Error::Barrier { .. } => e,
+            other => self.error(format!("the barrier server {}: {other}", self.barrier.url)),
+        })
     }
 
     async fn meet_async(&self, stop: &AtomicBool) -> Result<Passed> {
@@ -227,9 +231,14 @@ impl Gate<'_> {
             .filter(|i| !shards.contains(i))
             .map(|i| i.to_string())
             .collect();
+        // A host given another spec, shard count or instant derives another id.
+        let derived = match self.barrier.id {
+            None => ", derived from the spec, the shard count and --start-at",
+            Some(_) => "",
+        };
         let why = format!(
             "{} of {count} hosts arrived within {:?} of shard {me}'s arrival (missing: shard {}; \
-             barrier id `{}` on {})",
+             barrier id `{}`{derived} on {})",
             shards.len(),
             self.barrier.timeout,
             missing.join(", "),
