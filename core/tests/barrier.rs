@@ -316,6 +316,37 @@ fn a_barrier_server_lost_while_waiting_fails_the_run_naming_it() {
 }
 
 #[test]
+fn a_host_that_cannot_run_fails_the_others_at_once() {
+    let target = Server::start(&[]);
+    let meet = Server::start(&[]);
+    let spec = spec(&target.dir, &target, "{ requests = 3000 }");
+    let url = meet.url();
+    let args = ["--barrier", &url, "--barrier-id", "cannot-run"];
+    let waiting = host(&spec, 0, &args);
+    loop {
+        if meet.cli(&["SCARD", "respload:barrier:{cannot-run}:0:arrived"]) == "1" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Shard 1 is pointed at a port nothing listens on: it fails before any traffic.
+    let dead = respload_testing::free_port().to_string();
+    let sent = Instant::now();
+    let broken = host(&spec, 1, &[&args[..], &["--port", &dead]].concat());
+    let (code, stderr) = finish(broken);
+    assert_eq!(code, Some(2), "{stderr}");
+    let (code, stderr) = finish(waiting);
+    assert_eq!(code, Some(2), "{stderr}");
+    // Told at once (its timeout is 5 minutes), with shard 1's own error.
+    assert!(sent.elapsed() < Duration::from_secs(10));
+    let said = format!(
+        "barrier before phase `populate`: shard 1 could not run: cannot connect to 127.0.0.1:{dead}"
+    );
+    assert!(stderr.contains(&said), "{stderr}");
+    assert_eq!(target.calls("set"), 0);
+}
+
+#[test]
 fn barrier_options_are_checked_before_any_traffic() {
     let target = Server::start(&[]);
     let spec = spec(&target.dir, &target, "{ requests = 10 }");

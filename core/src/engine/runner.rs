@@ -178,7 +178,39 @@ async fn reach(target: &ConnectOptions) -> Result<(Client, String)> {
     Err(error)
 }
 
+/// The barrier before phase `i` of a run with phases in step across hosts (`--barrier`),
+/// when that phase has one: every phase but a first one started at `start_at`.
+fn gate_of<'a>(workload: &'a Workload, id: Option<&'a str>, i: usize) -> Option<Gate<'a>> {
+    let (barrier, id, shard) = (workload.barrier.as_ref()?, id?, workload.shard.as_ref()?);
+    let phase = workload.phases.get(i)?;
+    (i > 0 || workload.start_at.is_none()).then_some(Gate {
+        barrier,
+        id,
+        phase: i,
+        name: &phase.spec.name,
+        shard: (shard.index, shard.count),
+    })
+}
+
 fn execute(
+    workload: &Workload,
+    stop: &Arc<AtomicBool>,
+    tx: &std::sync::mpsc::Sender<Snapshot>,
+    phase_end: &mut dyn PhaseEnd,
+) -> Result<Report> {
+    let outcome = execute_phases(workload, stop, tx, phase_end);
+    if let (Err(e), Ok(id)) = (&outcome, workload.barrier_id()) {
+        // A host that could not run closes its first barrier, so that the others learn it
+        // at once (a barrier already opened or closed is left as it is).
+        let first = usize::from(workload.start_at.is_some());
+        if let Some(gate) = gate_of(workload, id.as_deref(), first) {
+            gate.abandon(&format!("shard {} could not run: {e}", gate.shard.0));
+        }
+    }
+    outcome
+}
+
+fn execute_phases(
     workload: &Workload,
     stop: &Arc<AtomicBool>,
     tx: &std::sync::mpsc::Sender<Snapshot>,
@@ -267,23 +299,8 @@ fn execute(
         .shard
         .as_ref()
         .map_or(1.0, crate::report::ShardOf::share);
-    // Phases in step across hosts: the barrier before phase `i`, when it has one (the
-    // first phase's is the start instant when one is given).
-    let gate = |i: usize| -> Option<Gate<'_>> {
-        let (barrier, id, shard) = (
-            workload.barrier.as_ref()?,
-            barrier_id.as_deref()?,
-            workload.shard.as_ref()?,
-        );
-        let phase = workload.phases.get(i)?;
-        (i > 0 || workload.start_at.is_none()).then_some(Gate {
-            barrier,
-            id,
-            phase: i,
-            name: &phase.spec.name,
-            shard: (shard.index, shard.count),
-        })
-    };
+    // Phases in step across hosts: the barrier before phase `i`, when it has one.
+    let gate = |i: usize| gate_of(workload, barrier_id.as_deref(), i);
     // The barrier this host leaves without running its phase, closed for the others so
     // that they stop at once rather than wait out the timeout.
     let mut left_at: Option<usize> = None;
