@@ -119,6 +119,20 @@ export interface RunOptions {
    * passed by more than a second.
    */
   startAt?: Date | number | string
+  /**
+   * With `shard`: run the phases in step across the hosts, meeting before each phase (the
+   * first too, without `startAt`) on the Redis at this URL (any server every host reaches; the
+   * target will do), so that no host starts phase k + 1 before every host finished phase k.
+   * A host that never arrives fails the others with `BarrierError`.
+   */
+  barrier?: string
+  /**
+   * The run's name on the barrier server, the same on every host and new for each run
+   * (default: derived from the spec, the shard count and `startAt`; needed without `startAt`).
+   */
+  barrierId?: string
+  /** How long a host waits at the barrier for the others: seconds or text such as `'5m'` (default 5 minutes). */
+  barrierTimeout?: number | string
 }
 
 /**
@@ -563,6 +577,7 @@ export type RespLoadErrorCode =
   | 'ERR_RESPLOAD_AUTH'
   | 'ERR_RESPLOAD_PROTOCOL'
   | 'ERR_RESPLOAD_FILE'
+  | 'ERR_RESPLOAD_BARRIER'
   | 'ERR_RESPLOAD_INTERNAL'
 
 /** Base class of every respload error. */
@@ -615,6 +630,16 @@ export declare class ProtocolError extends RespLoadError {
   /** @deprecated The old name of `address` (kept for one release). */
   readonly addr: string
 }
+/**
+ * The hosts of a run with phases in step (`barrier`) did not all meet before a phase
+ * (`ERR_RESPLOAD_BARRIER`): one never arrived within `barrierTimeout`, one gave up or was
+ * stopped, or another run uses the same barrier id. Nothing of that phase was sent.
+ */
+export declare class BarrierError extends RespLoadError {
+  readonly code: 'ERR_RESPLOAD_BARRIER'
+  /** The phase the hosts were to start together. */
+  readonly phase: string
+}
 /** A spec file could not be read, or an output file written (`ERR_RESPLOAD_FILE`). */
 export declare class FileError extends RespLoadError {
   readonly code: 'ERR_RESPLOAD_FILE'
@@ -663,6 +688,7 @@ declare const respload: {
   AuthError: typeof AuthError
   ProtocolError: typeof ProtocolError
   FileError: typeof FileError
+  BarrierError: typeof BarrierError
   InternalError: typeof InternalError
   AbortError: typeof AbortError
 }

@@ -90,6 +90,18 @@ class FileError extends RespLoadError {
   }
 }
 
+/**
+ * The hosts of a run with phases in step (`barrier`) did not all meet before a phase (one never
+ * arrived within `barrierTimeout`, one gave up or was stopped, or another run uses the same
+ * barrier id); `phase` is the phase they were to start together. Nothing of it was sent.
+ */
+class BarrierError extends RespLoadError {
+  constructor(message, options = {}) {
+    super(message, { ...options, code: 'ERR_RESPLOAD_BARRIER' })
+    this.phase = options.phase ?? ''
+  }
+}
+
 /** A failure inside respload itself. */
 class InternalError extends RespLoadError {
   constructor(message, options = {}) {
@@ -111,7 +123,7 @@ class AbortError extends Error {
   }
 }
 
-for (const cls of [RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, InternalError, AbortError]) {
+for (const cls of [RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, BarrierError, InternalError, AbortError]) {
   Object.defineProperty(cls.prototype, 'name', { value: cls.name, writable: true, configurable: true })
 }
 // `addr`: the old name of `address` (as Python names it), kept for one release.
@@ -131,6 +143,7 @@ const ERROR_CLASSES = {
   ERR_RESPLOAD_AUTH: AuthError,
   ERR_RESPLOAD_PROTOCOL: ProtocolError,
   ERR_RESPLOAD_FILE: FileError,
+  ERR_RESPLOAD_BARRIER: BarrierError,
   ERR_RESPLOAD_INTERNAL: InternalError,
 }
 
@@ -138,7 +151,7 @@ const ERROR_CLASSES = {
 function fromNative(err) {
   const cls = err && typeof err.code === 'string' ? ERROR_CLASSES[err.code] : undefined
   if (!cls) return err
-  return new cls(err.message, { path: err.path, address: err.address, reason: err.reason, errno: err.errno })
+  return new cls(err.message, { path: err.path, address: err.address, phase: err.phase, reason: err.reason, errno: err.errno })
 }
 
 function callNative(fn) {
@@ -520,6 +533,30 @@ function compare(baseline, current, ...more) {
   return new Comparison(texts, labels, [])
 }
 
+/**
+ * `barrier`, `barrierId` and `barrierTimeout` of run options checked, as the native runner
+ * takes them (`{ url, id, timeout }`, the timeout as a duration's text: seconds become `"Ns"`).
+ */
+function barrierOf(options) {
+  const { barrier, barrierId, barrierTimeout } = options
+  if (barrier === undefined) {
+    if (barrierId !== undefined || barrierTimeout !== undefined) {
+      throw new TypeError('barrierId and barrierTimeout need barrier (the barrier\'s URL)')
+    }
+    return undefined
+  }
+  if (typeof barrier !== 'string') throw new TypeError(`barrier: expected a redis:// URL, not ${typeof barrier}`)
+  if (barrierId !== undefined && typeof barrierId !== 'string') {
+    throw new TypeError(`barrierId: expected a string, not ${typeof barrierId}`)
+  }
+  let timeout = barrierTimeout
+  if (typeof timeout === 'number' && Number.isFinite(timeout)) timeout = `${timeout}s`
+  if (timeout !== undefined && typeof timeout !== 'string') {
+    throw new TypeError(`barrierTimeout: expected seconds or text such as '5m', not ${typeof timeout}`)
+  }
+  return { url: barrier, id: barrierId, timeout }
+}
+
 /** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
 function shardOf(shard) {
   const ok = Array.isArray(shard) && shard.length === 2 &&
@@ -676,8 +713,9 @@ class Runner {
     const json = workloadJson(workload)
     const shard = options.shard === undefined ? undefined : shardOf(options.shard)
     const startAt = options.startAt === undefined ? undefined : startInstant(options.startAt)
+    const barrier = barrierOf(options)
     this.#native = callNative(
-      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt)
+      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt, barrier)
     )
     if (signal !== undefined) {
       this.#signal = signal
@@ -1216,6 +1254,7 @@ module.exports = {
   AuthError,
   ProtocolError,
   FileError,
+  BarrierError,
   InternalError,
   AbortError,
 }

@@ -26,6 +26,7 @@ export const {
   AuthError,
   ProtocolError,
   FileError,
+  BarrierError,
   InternalError,
   AbortError,
 } = respload

@@ -43,6 +43,10 @@ fn build(env: &Env, err: &respload::Error) -> Result<napi::Error> {
             object.set_named_property("address", address.as_str())?;
             object.set_named_property("reason", reason.as_str())?;
         }
+        respload::Error::Barrier { phase, reason } => {
+            object.set_named_property("phase", phase.as_str())?;
+            object.set_named_property("reason", reason.as_str())?;
+        }
         respload::Error::Internal(message) => {
             object.set_named_property("reason", message.as_str())?;
         }

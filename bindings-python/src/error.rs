@@ -16,6 +16,7 @@ fn class_name(code: &str) -> &'static str {
         "ERR_RESPLOAD_TLS" => "TlsError",
         "ERR_RESPLOAD_PROTOCOL" => "ProtocolError",
         "ERR_RESPLOAD_FILE" => "FileError",
+        "ERR_RESPLOAD_BARRIER" => "BarrierError",
         "ERR_RESPLOAD_INTERNAL" => "InternalError",
         _ => "RespLoadError",
     }
@@ -60,6 +61,10 @@ fn build(py: Python<'_>, err: &Error) -> Result<PyErr, PyErr> {
             kwargs.set_item("path", path)?;
             kwargs.set_item("errno", source.raw_os_error())?;
             kwargs.set_item("reason", source.to_string())?;
+        }
+        Error::Barrier { phase, reason } => {
+            kwargs.set_item("phase", phase)?;
+            kwargs.set_item("reason", reason)?;
         }
         Error::Internal(reason) => kwargs.set_item("reason", reason)?,
     }

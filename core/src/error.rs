@@ -59,6 +59,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The hosts of a run with phases in step (`--barrier`) did not all meet before a phase:
+    /// a host never arrived within the timeout, one gave up or was interrupted, or another
+    /// run uses the same barrier id. Nothing of the phase was sent.
+    #[error("barrier before phase `{phase}`: {reason}")]
+    Barrier {
+        /// The phase the hosts were to start together.
+        phase: String,
+        /// What happened: how many hosts arrived, which shards were missing, the barrier.
+        reason: String,
+    },
     /// A failure inside the runner itself (a worker thread that could not start, ...).
     #[error("internal error: {0}")]
     Internal(String),
@@ -82,6 +92,7 @@ impl Error {
             Error::Tls { .. } => "ERR_RESPLOAD_TLS",
             Error::Protocol { .. } => "ERR_RESPLOAD_PROTOCOL",
             Error::File { .. } => "ERR_RESPLOAD_FILE",
+            Error::Barrier { .. } => "ERR_RESPLOAD_BARRIER",
             Error::Internal(_) => "ERR_RESPLOAD_INTERNAL",
         }
     }

@@ -21,6 +21,7 @@ from ._native import SCHEMA_VERSION, __version__
 from .compare import Comparison, ComparisonRow, ReportLike, compare
 from .exceptions import (
     AuthError,
+    BarrierError,
     ConnectError,
     FileError,
     InternalError,
@@ -83,6 +84,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "AuthError",
     "Availability",
+    "BarrierError",
     "Capture",
     "CaptureReport",
     "ClientStats",

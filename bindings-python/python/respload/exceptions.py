@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AuthError",
+    "BarrierError",
     "ConnectError",
     "FileError",
     "InternalError",
@@ -193,6 +194,30 @@ class FileError(RespLoadError, OSError):
         self.path = path
         self.filename = path
         self.errno = errno
+
+
+class BarrierError(RespLoadError):
+    """The hosts of a run with phases in step (``barrier=``) did not all meet before a phase:
+    one never arrived within ``barrier_timeout``, one gave up or was stopped, or another run
+    uses the same barrier id. Nothing of that phase was sent.
+
+    Attributes:
+        phase: the phase the hosts were to start together.
+        reason: how many hosts arrived, which shards were missing, the barrier's id and server.
+    """
+
+    code = "ERR_RESPLOAD_BARRIER"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        phase: str = "",
+        reason: str = "",
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, code=code, reason=reason)
+        self.phase = phase
 
 
 class InternalError(RespLoadError, RuntimeError):

@@ -1200,6 +1200,11 @@ class PhaseReport:
     """The normalized settings of this phase, secrets redacted."""
     started_at: float = 0.0
     """When its measurement began (the end of its warm-up), UNIX seconds: timeline ``t`` 0."""
+    barrier_wait_s: float | None = None
+    """With ``--barrier`` (phases in step across hosts): seconds this host waited for the others
+    before the phase, from its arrival to the barrier's opening (the phase then starts half a second
+    later, every host at once); not in ``duration_s``. A merged report keeps the longest wait of its
+    hosts. Left out without a barrier, and for a first phase started at ``start_at``."""
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
     """The server's own figures per interval (INFO sampled on a side connection), aligned with
     ``timeline``; empty when ``observe.info`` is off or INFO is refused."""
@@ -1250,6 +1255,7 @@ class PhaseReport:
             name=d["name"],
             started_at=d.get("started_at", 0.0),
             measured=d["measured"],
+            barrier_wait_s=d.get("barrier_wait_s"),
             duration_s=d["duration_s"],
             interrupted=d["interrupted"],
             totals=Stats.from_dict(d["totals"]),

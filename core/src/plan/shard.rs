@@ -95,6 +95,7 @@ impl Workload {
         Ok(Workload {
             shard: Some(of),
             start_at: self.start_at,
+            barrier: self.barrier.clone(),
             ..Workload::assemble(phases, self.thresholds.clone())?
         })
     }

@@ -454,6 +454,11 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .map(|p| p.started_at)
             .fold(f64::INFINITY, f64::min),
         measured: first.measured,
+        // The longest any host waited.
+        barrier_wait_s: parts
+            .iter()
+            .filter_map(|p| p.barrier_wait_s)
+            .reduce(f64::max),
         duration_s: measured_span(parts),
         interrupted: parts.iter().any(|p| p.interrupted),
         replay: merge_replay(parts, &totals),

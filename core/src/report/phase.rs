@@ -36,6 +36,13 @@ pub struct PhaseReport {
     pub started_at: f64,
     /// Whether it counts in the report's totals.
     pub measured: bool,
+    /// With `--barrier` (phases in step across hosts): seconds this host waited for the
+    /// others before the phase, from its arrival to the barrier's opening (the phase then
+    /// starts half a second later, every host at once); not in `duration_s`. A merged
+    /// report keeps the longest wait of its hosts. Left out without a barrier, and for a
+    /// first phase started at `start_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub barrier_wait_s: Option<f64>,
     /// Measured seconds (after warm-up, until the last reply).
     pub duration_s: f64,
     /// Whether the phase was stopped before its end.
