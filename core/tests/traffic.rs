@@ -288,6 +288,47 @@ fn a_replay_sends_exactly_the_trace_and_keeps_each_clients_order() {
 }
 
 #[test]
+fn loops_start_each_pass_on_the_database_the_last_one_ended_on() {
+    let server = Server::start(&[]);
+    let path = temp("loops-db.jsonl");
+    // One client: 10 SETs on db 0, then 10 on db 3. The first pass starts on db 0 (one
+    // SELECT, before the db 3 ones); every later pass starts on db 3, so it needs a SELECT
+    // before its first command as well: 1 + 2 + 2 SELECTs over three passes.
+    let mut w = jsonl::Writer::create(&path).unwrap();
+    let mut rec = Record::default();
+    for i in 0..20u64 {
+        rec.clear();
+        rec.client = "c:1".into();
+        rec.db = if i < 10 { 0 } else { 3 };
+        rec.t_us = 1_700_000_000_000_000 + i * 1000;
+        for a in ["INCR", &format!("n{}", i % 10)] {
+            rec.push_bytes(a.as_bytes());
+        }
+        w.write(&rec).unwrap();
+    }
+    w.finish().unwrap();
+    let before = commandstats(&server);
+    let report = respload::run(&workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path, "loops": 3, "speed": 4.0 },
+    })))
+    .unwrap();
+    let after = commandstats(&server);
+    let delta = |c: &str| after.get(c).unwrap_or(&0) - before.get(c).unwrap_or(&0);
+    assert_eq!((delta("INCR"), delta("SELECT")), (60, 5));
+    let f = report.phases[0].replay.as_ref().unwrap();
+    assert_eq!((f.planned, f.replayed), (65, 65));
+    assert_eq!(report.totals.errors, 0);
+    // Every pass's commands ran, each on its database.
+    for db in ["0", "3"] {
+        for k in 0..10 {
+            let got = server.cli(&["-n", db, "GET", &format!("n{k}")]);
+            assert_eq!(got, "3", "db {db} n{k}");
+        }
+    }
+}
+
+#[test]
 fn a_replay_at_speed_2_takes_half_the_recorded_time() {
     let server = Server::start(&[]);
     let path = temp("speed.jsonl");

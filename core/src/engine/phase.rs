@@ -238,15 +238,13 @@ fn thread_budgets(phase: &Phase, conns: &[usize]) -> Vec<u64> {
     let load = &phase.spec.load;
     if let Some(plan) = &phase.replay {
         // Each thread sends what its connections' recorded clients sent, every pass.
-        let passes = plan.spec.loops as u64;
         let mut first = 0;
         return conns
             .iter()
             .map(|&c| {
-                let end = (first + c).min(plan.per_connection.len());
-                let n: u64 = plan.per_connection[first.min(end)..end].iter().sum();
+                let n = plan.requests_over(first..first + c, plan.spec.loops);
                 first += c;
-                n * passes
+                n
             })
             .collect();
     }

@@ -113,12 +113,11 @@ async fn write(
 
 /// The fidelity section of a replay phase's report.
 pub fn fidelity(plan: &ReplayPlan, report: &PhaseReport) -> ReplayFidelity {
-    let passes = plan.spec.loops as u64;
     ReplayFidelity {
         file: plan.spec.file.clone(),
         format: plan.format.name().into(),
         traced: plan.traced,
-        planned: plan.requests * passes,
+        planned: plan.requests_over(0..plan.per_connection.len(), plan.spec.loops),
         replayed: report.totals.ops,
         skipped: plan.skipped.clone(),
         malformed: plan.malformed.0,

@@ -31,9 +31,13 @@ pub struct ReplayPlan {
     clients: Option<HashMap<String, u32>>,
     /// Connections the replay opens.
     pub connections: u32,
-    /// Requests each connection sends in one pass (SELECTs it adds included).
+    /// Requests each connection sends in the first pass (SELECTs it adds included).
     pub per_connection: Vec<u64>,
-    /// Requests sent in one pass.
+    /// Requests each connection sends in every later pass (`loops`): a pass starts on the
+    /// database the one before ended on, so its first command may need a `SELECT` the first
+    /// pass did not, or not need one it did.
+    pub per_connection_again: Vec<u64>,
+    /// Requests sent in the first pass.
     pub requests: u64,
     /// Commands of the trace (replayable or not; malformed lines not).
     pub traced: u64,
@@ -196,6 +200,7 @@ impl ReplayPlan {
             clients: spec.connections.is_none().then(HashMap::new),
             connections: spec.connections.unwrap_or(0),
             per_connection: vec![0; spec.connections.unwrap_or(0) as usize],
+            per_connection_again: Vec::new(),
             requests: 0,
             traced: 0,
             span_us: (u64::MAX, 0),
@@ -207,6 +212,8 @@ impl ReplayPlan {
             prefill: None,
         };
         let mut dbs: Vec<u32> = Vec::new();
+        // The database of each connection's first command (whether a pass starts with SELECT).
+        let mut first_db: Vec<Option<u32>> = Vec::new();
         let mut fill = prefill.then(PrefillScan::default);
         let (mut rec, mut name) = (Record::default(), Vec::new());
         while reader.next_record(&mut rec)? {
@@ -235,6 +242,10 @@ impl ReplayPlan {
             if dbs.len() <= c {
                 dbs.resize(c + 1, db);
             }
+            if first_db.len() <= c {
+                first_db.resize(c + 1, None);
+            }
+            first_db[c].get_or_insert(rec.db);
             if rec.db != dbs[c] {
                 plan.label_of(b"SELECT");
                 plan.per_connection[c] += 1;
@@ -257,6 +268,16 @@ impl ReplayPlan {
         plan.requests = plan.per_connection.iter().sum();
         plan.connections = plan.per_connection.len().max(1) as u32;
         plan.per_connection.resize(plan.connections as usize, 0);
+        plan.per_connection_again = (0..plan.per_connection.len())
+            .map(|c| {
+                let n = plan.per_connection[c];
+                match first_db.get(c).copied().flatten() {
+                    // Starting on the database the pass before ended on, not the target's.
+                    Some(f) => n - u64::from(f != db) + u64::from(f != dbs[c]),
+                    None => n,
+                }
+            })
+            .collect();
         plan.malformed = (reader.malformed(), reader.malformed_lines().to_vec());
         if let (0, Some(share)) = (plan.requests, spec.share) {
             return Err(Error::spec(
@@ -298,6 +319,15 @@ impl ReplayPlan {
             true => self.requests as f64 / span,
             false => self.requests as f64,
         }
+    }
+
+    /// Requests connections `conns` send over `passes` passes (every connection: `..`).
+    pub fn requests_over(&self, conns: std::ops::Range<usize>, passes: u32) -> u64 {
+        let end = conns.end.min(self.per_connection.len());
+        let start = conns.start.min(end);
+        let first: u64 = self.per_connection[start..end].iter().sum();
+        let again: u64 = self.per_connection_again[start..end].iter().sum();
+        first + again * u64::from(passes.saturating_sub(1))
     }
 
     /// The whole trace's mean rate, every share's commands counted (this host's
