@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist examples dist docs lint bench bench-quick fuzz soak clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing examples dist docs lint bench bench-quick fuzz soak clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -26,6 +26,14 @@ test-python:
 
 test-node:
 	scripts/test-node.sh
+
+# Repeat mode of the timing tests (scripts/test_timing.py): every Rust test that judges a time,
+# a rate or a latency, run N times (default 20) one at a time; prints each test's pass rate and
+# fails when one is under 95%. TIMING=NAME runs only the tests whose name contains NAME.
+N ?= 20
+TIMING ?=
+test-timing: deps
+	scripts/test_timing.py $(N) $(TIMING)
 
 # The release artifacts installed and run with no Rust on PATH: the wheel in a fresh venv, the
 # npm tarballs in a fresh project, the CLI archive (scripts/test-dist.sh, after `make dist`).
@@ -74,7 +82,10 @@ fuzz:
 # The chaos soak (scripts/soak.py): four workloads (closed and open loop, pipelined and not,
 # standalone, TLS, a primary + replica pair, a 6-node cluster) while servers are killed,
 # stopped, paused, failed over, filled to maxmemory; asserts no hang, counts that add up,
-# every fault in the timeline, flat RSS. SOAK_SECONDS (default 3600); `make test` runs 180.
+# every fault in the timeline, flat RSS (a least-squares slope: 5 MB at most after the first
+# minute; a 20 MB/h leak fails an hour's run; 120 s are too short to tell 20 MB/h from none,
+# and fail a slope 3 standard errors over it, about 70 MB/h). SOAK_SECONDS (default 3600);
+# `make test` runs 120 (scripts/test-python.sh).
 SOAK_SECONDS ?= 3600
 soak: deps
 	source scripts/python-env.sh && python scripts/soak.py --seconds $(SOAK_SECONDS)

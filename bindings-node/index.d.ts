@@ -104,6 +104,20 @@ export interface RunOptions {
    * passed by more than a second.
    */
   startAt?: Date | number | string
+  /**
+   * With `shard`: run the phases in step across the hosts, meeting before each phase (the
+   * first too, without `startAt`) on the Redis at this URL (any server every host reaches; the
+   * target will do), so that no host starts phase k + 1 before every host finished phase k.
+   * A host that never arrives fails the others with `BarrierError`.
+   */
+  barrier?: string
+  /**
+   * The run's name on the barrier server, the same on every host and new for each run
+   * (default: derived from the spec, the shard count and `startAt`; needed without `startAt`).
+   */
+  barrierId?: string
+  /** How long a host waits at the barrier for the others: seconds or text such as `'5m'` (default 5 minutes). */
+  barrierTimeout?: number | string
 }
 
 /**

@@ -409,6 +409,30 @@ function compare(baseline, current, ...more) {
   return new Comparison(texts, labels, [])
 }
 
+/**
+ * `barrier`, `barrierId` and `barrierTimeout` of run options checked, as the native runner
+ * takes them (`{ url, id, timeout }`, the timeout as a duration's text: seconds become `"Ns"`).
+ */
+function barrierOf(options) {
+  const { barrier, barrierId, barrierTimeout } = options
+  if (barrier === undefined) {
+    if (barrierId !== undefined || barrierTimeout !== undefined) {
+      throw new TypeError('barrierId and barrierTimeout need barrier (the barrier\'s URL)')
+    }
+    return undefined
+  }
+  if (typeof barrier !== 'string') throw new TypeError(`barrier: expected a redis:// URL, not ${typeof barrier}`)
+  if (barrierId !== undefined && typeof barrierId !== 'string') {
+    throw new TypeError(`barrierId: expected a string, not ${typeof barrierId}`)
+  }
+  let timeout = barrierTimeout
+  if (typeof timeout === 'number' && Number.isFinite(timeout)) timeout = `${timeout}s`
+  if (timeout !== undefined && typeof timeout !== 'string') {
+    throw new TypeError(`barrierTimeout: expected seconds or text such as '5m', not ${typeof timeout}`)
+  }
+  return { url: barrier, id: barrierId, timeout }
+}
+
 /** `[index, count]` checked: a shard is 0-based, below a count of at least 1. */
 function shardOf(shard) {
   const ok = Array.isArray(shard) && shard.length === 2 &&
@@ -565,8 +589,9 @@ class Runner {
     const json = workloadJson(workload)
     const shard = options.shard === undefined ? undefined : shardOf(options.shard)
     const startAt = options.startAt === undefined ? undefined : startInstant(options.startAt)
+    const barrier = barrierOf(options)
     this.#native = callNative(
-      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt)
+      () => new native.NativeRunner(json, (event) => this.#onEvent(event), shard, startAt, barrier)
     )
     if (signal !== undefined) {
       this.#signal = signal

@@ -27,6 +27,7 @@ export const {
   AuthError,
   ProtocolError,
   FileError,
+  BarrierError,
   InternalError,
   // end generated: errors
   AbortError,

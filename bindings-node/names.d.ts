@@ -11,6 +11,7 @@ export type RespLoadErrorCode =
   | 'ERR_RESPLOAD_AUTH'
   | 'ERR_RESPLOAD_PROTOCOL'
   | 'ERR_RESPLOAD_FILE'
+  | 'ERR_RESPLOAD_BARRIER'
   | 'ERR_RESPLOAD_INTERNAL'
 
 /** Base class of every respload error. */
@@ -79,6 +80,16 @@ export declare class FileError extends RespLoadError {
   readonly path: string
   /** The operating system's error number (positive, as in C), when there is one. */
   readonly errno?: number
+}
+/**
+ * The hosts of a run with phases in step (a barrier) did not all meet before a phase: one never
+ * arrived within the timeout, one gave up or was stopped, or another run uses the same barrier id.
+ * Nothing of that phase was sent. Code `ERR_RESPLOAD_BARRIER`; fields `phase`, `reason`.
+ */
+export declare class BarrierError extends RespLoadError {
+  readonly code: 'ERR_RESPLOAD_BARRIER'
+  /** The phase the hosts were to start together. */
+  readonly phase: string
 }
 /**
  * A failure inside respload itself (please report it). Code `ERR_RESPLOAD_INTERNAL`; fields

@@ -92,6 +92,20 @@ class FileError extends RespLoadError {
 }
 
 /**
+ * The hosts of a run with phases in step (a barrier) did not all meet before a phase: one never
+ * arrived within the timeout, one gave up or was stopped, or another run uses the same barrier id.
+ * Nothing of that phase was sent. Code `ERR_RESPLOAD_BARRIER`; fields `phase`, `reason`.
+ */
+class BarrierError extends RespLoadError {
+  static code = 'ERR_RESPLOAD_BARRIER'
+
+  constructor(message, options = {}) {
+    super(message, options)
+    this.phase = options.phase ?? ''
+  }
+}
+
+/**
  * A failure inside respload itself (please report it). Code `ERR_RESPLOAD_INTERNAL`; fields
  * `reason`.
  */
@@ -99,7 +113,7 @@ class InternalError extends RespLoadError {
   static code = 'ERR_RESPLOAD_INTERNAL'
 }
 
-const errorClasses = { RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, InternalError }
+const errorClasses = { RespLoadError, SpecError, ConnectError, TlsError, AuthError, ProtocolError, FileError, BarrierError, InternalError }
 for (const cls of Object.values(errorClasses)) {
   Object.defineProperty(cls.prototype, 'name', { value: cls.name, writable: true, configurable: true })
 }
@@ -112,6 +126,7 @@ const ERROR_CLASSES = {
   ERR_RESPLOAD_AUTH: AuthError,
   ERR_RESPLOAD_PROTOCOL: ProtocolError,
   ERR_RESPLOAD_FILE: FileError,
+  ERR_RESPLOAD_BARRIER: BarrierError,
   ERR_RESPLOAD_INTERNAL: InternalError,
 }
 

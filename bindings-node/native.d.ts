@@ -53,12 +53,13 @@ export declare class NativeRunner {
    * once with `null` when the run is over: `takeReport()` gives the report from then on.
    *
    * `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
-   * seconds) sends its first request at that instant (`Workload::starting_at`).
+   * seconds) sends its first request at that instant (`Workload::starting_at`); `barrier`
+   * runs the phases in step across the hosts (`Workload::with_barrier`).
    *
    * Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
    * come from `takeReport()`.
    */
-  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null)
+  constructor(workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: BarrierOptions | undefined | null)
   /**
    * Ask the run to stop: no new requests; in-flight ones get 300 ms to finish. The end
    * event follows, and the report is marked `interrupted`.
@@ -129,6 +130,19 @@ export declare class TestServer {
   running(): boolean
   /** Stop it and remove its directory (idempotent), off the JS thread. */
   stop(): Promise<void>
+}
+
+/** Phases in step across the hosts of a sharded run (`Workload::with_barrier`). */
+export interface BarrierOptions {
+  /** The Redis every host meets on (`redis://host:port/`). */
+  url: string
+  /**
+   * The run's name on it, the same on every host (derived from the start instant when
+   * absent).
+   */
+  id?: string
+  /** How long a host waits for the others: a duration's text (`"5m"`). */
+  timeout?: string
 }
 
 /**

@@ -429,6 +429,13 @@ export interface PhaseReport {
   startedAt: number
   /** Whether it counts in the report's totals. */
   measured: boolean
+  /**
+   * With `--barrier` (phases in step across hosts): seconds this host waited for the others before
+   * the phase, from its arrival to the barrier's opening (the phase then starts half a second
+   * later, every host at once); not in `duration_s`. A merged report keeps the longest wait of its
+   * hosts. Left out without a barrier, and for a first phase started at `start_at`.
+   */
+  barrierWaitS?: number
   /** Measured seconds (after warm-up, until the last reply). */
   durationS: number
   /** Whether the phase was stopped before its end. */
@@ -742,6 +749,16 @@ export interface ReplayFidelity {
   connections: number
   /** Whether each recorded client had a connection of its own. */
   perClient: boolean
+  /**
+   * With the trace's clients split over hosts (`replay.share`, `--shard`): how many hosts shared
+   * it.
+   */
+  hosts?: number
+  /**
+   * Commands of the trace the other hosts replayed, per pass (0 when one host replayed it all, or
+   * in a report merged from every host).
+   */
+  others?: number
   /**
    * How the recorded schedule was kept: the send lag (ms) from each request's recorded instant
    * (scaled by the speed) to its write.

@@ -558,6 +558,20 @@ export interface ReplaySpec {
   prefill?: boolean
   /** The value size of a prefilled key whose size the trace does not tell (default 64). */
   prefill_size?: number
+  /**
+   * This host's share of the recorded clients when a replay is split over hosts (`--shard I/N` sets
+   * it): the clients whose name hashes to `index` of `of`, each replayed whole at its recorded
+   * instants, so the hosts together send the trace once.
+   */
+  share?: ReplayShareSpec
+}
+
+/** One host's share of a replay's recorded clients (`replay.share`). */
+export interface ReplayShareSpec {
+  /** This host's share, from 0. */
+  index: number
+  /** How many hosts share the trace. */
+  of: number
 }
 
 /**

@@ -42,7 +42,13 @@ Asserted (each failure is printed; the exit status is 1 if any):
   (failovers) a server's role changes in the server timeline then, or (faults that drop
   connections) those rows count reconnections;
 - RSS of this process grows less than 5 MB after the first minute (least-squares slope over
-  the samples after it, times their span; the slope is printed; run with MALLOC_ARENA_MAX=2).
+  the samples after it, times their span; the slope is printed with its standard error;
+  run with MALLOC_ARENA_MAX=2), and, when the run is long enough for the slope's standard
+  error to be at most a sixth of 20 MB/h (an hour is; 120 s is not, and says so), the slope
+  is under 10 MB/h: a leak of 20 MB/h fails (a shorter run fails a slope more than 3
+  standard errors over 20 MB/h: in 120 s, about 70 MB/h). RSS is sampled only while every
+  workload's run is under way, 2 s after the latest started: between runs a dropped report
+  dips it.
   Each sample is taken right after a ``malloc_trim(0)``, which hands glibc's free pages back:
   what is left is memory in use, which is what a leak grows. Without it, RSS is the heap's
   high-water mark: in an hour's soak it stepped up 20 MB once, when four runs' peaks met,
@@ -92,6 +98,13 @@ HELD_FROM_END_S = 4.0
 HANG_BOUND_S = 1.0
 RSS_WARMUP_S = 60.0
 RSS_BOUND_MB = 5.0
+# The smallest leak the soak must see (MB/h). Judged when the slope's standard error (see
+# `rss_slope`) tells 20 MB/h from none with 3 standard errors each way (SE at most 20/6
+# MB/h): then a slope over half of it fails. A 120 s soak's SE is 10-15 MB/h (its RSS moves
+# by 0.3-0.7 MB from round to round with the reports in memory), so it cannot, and says so.
+RSS_LEAK_MB_PER_H = 20.0
+# RSS is sampled only this long after every workload's run started (see `main`).
+RSS_SETTLE_S = 2.0
 # A run not back this long after its phase's end is hung: the soak gives up on it.
 GIVE_UP_S = 60.0
 # Failures that leave a request without a reply: the server may or may not have run it.
@@ -608,6 +621,8 @@ class Soak:
         self.lock = threading.Lock()
         # Per workload: when its current run must be back by (hang detection).
         self.due: dict[str, float] = {}
+        # Per workload: when its current run started.
+        self.started: dict[str, float] = {}
 
     def fail(self, message: str) -> None:
         with self.lock:
@@ -662,6 +677,7 @@ def run_round(soak: Soak, target: Target, index: int) -> None:
     incarnation = target.incarnation()
     spec = {**target.spec, "seed": 29_000 + index}
     runner = respload.Runner(spec).start()
+    soak.started[name] = now()
     soak.due[name] = now() + ROUND_S + GIVE_UP_S  # roughly: the phase ends ROUND_S after
     injector = threading.Thread(target=chaos, name=f"chaos-{name}", daemon=True)
     injector.start()
@@ -769,6 +785,25 @@ def slope(points: Sequence[tuple[float, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else 0.0
 
 
+def slope_se(points: Sequence[tuple[float, float]], lag: int) -> float:
+    """The standard error of `slope`, with the residuals correlated over `lag` samples
+    (Newey-West, Bartlett weights): RSS samples a second apart are not independent, the
+    reports in memory grow through each round and are dropped at its end."""
+    if len(points) < 3:
+        return math.inf
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    if not sxx:
+        return math.inf
+    b = slope(points)
+    u = [(x - mx) / sxx * (y - my - b * (x - mx)) for x, y in points]
+    var = sum(v * v for v in u)
+    for k in range(1, min(lag, len(u) - 1) + 1):
+        var += 2 * (1 - k / (lag + 1)) * sum(u[i] * u[i + k] for i in range(len(u) - k))
+    return math.sqrt(max(var, 0.0))
+
+
 @contextlib.contextmanager
 def servers() -> Iterator[list[Target]]:
     """Every target, up and ready, for a ``with`` block."""
@@ -816,7 +851,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                 thread.start()
             while any(thread.is_alive() for thread in threads):
                 time.sleep(1.0)
-                if all(thread.is_alive() for thread in threads):  # not once the load thins out
+                # Only while every workload's run is under way (each has a due time) and
+                # past its first RSS_SETTLE_S: between two runs a workload's report is
+                # dropped, and the next run has not yet allocated what it runs with, and RSS
+                # dips by up to 30 MB for a second, which is no trend; nor once the load thins
+                # out at the end.
+                started = list(soak.started.values()) if len(soak.due) == len(threads) else []
+                if started and now() - max(started) >= RSS_SETTLE_S:
                     samples.take(now() - began)
                 hung = [name for name, due in list(soak.due.items()) if now() > due]
                 if hung:
@@ -888,17 +929,40 @@ def summarize(
     memory: dict[str, object],
 ) -> int:
     after = [(t, m) for t, m in rss if t >= RSS_WARMUP_S]
+    se = math.inf
     if len(after) >= 10:
         per_s = slope(after)
         growth = per_s * (after[-1][0] - after[0][0])
+        # Residuals correlated over a round (samples are a second apart).
+        se = slope_se(after, int(ROUND_S))
         print(
             f"soak: RSS (trimmed) {after[0][1]:.1f} MB at {after[0][0]:.0f} s, "
-            f"{after[-1][1]:.1f} MB at {after[-1][0]:.0f} s; slope {per_s * 3600:+.2f} MB/h, "
-            f"{growth:+.2f} MB over {after[-1][0] - after[0][0]:.0f} s (bound {RSS_BOUND_MB:g} MB)",
+            f"{after[-1][1]:.1f} MB at {after[-1][0]:.0f} s; slope {per_s * 3600:+.2f} MB/h "
+            f"(standard error {se * 3600:.2f}), {growth:+.2f} MB over "
+            f"{after[-1][0] - after[0][0]:.0f} s (bound {RSS_BOUND_MB:g} MB)",
             flush=True,
         )
         if growth >= RSS_BOUND_MB:
             soak.fail(f"RSS grew {growth:.2f} MB after the first minute")
+        if se * 3600 <= RSS_LEAK_MB_PER_H / 6:
+            if per_s * 3600 > RSS_LEAK_MB_PER_H / 2:
+                soak.fail(
+                    f"RSS slope {per_s * 3600:+.2f} MB/h (standard error {se * 3600:.2f}): a leak "
+                    f"(judged against {RSS_LEAK_MB_PER_H:g} MB/h)"
+                )
+        else:
+            print(
+                f"soak: too short to judge a {RSS_LEAK_MB_PER_H:g} MB/h leak: the slope's "
+                f"standard error is {se * 3600:.2f} MB/h (at most {RSS_LEAK_MB_PER_H / 6:.2f} "
+                f"needed); judged: the {RSS_BOUND_MB:g} MB bound, and a slope more than 3 "
+                f"standard errors over {RSS_LEAK_MB_PER_H:g} MB/h",
+                flush=True,
+            )
+            if (per_s - 3 * se) * 3600 > RSS_LEAK_MB_PER_H:
+                soak.fail(
+                    f"RSS slope {per_s * 3600:+.2f} MB/h, more than 3 standard errors "
+                    f"({se * 3600:.2f}) over {RSS_LEAK_MB_PER_H:g} MB/h: a leak"
+                )
     else:
         per_s = growth = float("nan")
         soak.fail(f"too short to judge RSS: {len(after)} samples after the first minute")
@@ -924,7 +988,9 @@ def summarize(
         "faults_shown": shown,
         "worst_past_end_s": round(worst, 3),
         "rss_mb": {f"{t:.0f}": round(m, 2) for t, m in after[:: max(1, len(after) // 20)]},
+        "rss_trimmed_each_s": [[round(t, 1), round(m, 3)] for t, m in rss],
         "rss_slope_mb_per_h": round(per_s * 3600, 3),
+        "rss_slope_se_mb_per_h": round(se * 3600, 3) if math.isfinite(se) else None,
         "rss_growth_mb": round(growth, 3),
         **memory,
         "workloads": {

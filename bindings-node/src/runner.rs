@@ -22,6 +22,18 @@ type Outcome = Arc<Mutex<Option<respload::Result<String>>>>;
 /// How often the bridge thread looks whether the run is over between snapshots.
 const POLL: Duration = Duration::from_millis(50);
 
+/// Phases in step across the hosts of a sharded run (`Workload::with_barrier`).
+#[napi(object)]
+pub struct BarrierOptions {
+    /// The Redis every host meets on (`redis://host:port/`).
+    pub url: String,
+    /// The run's name on it, the same on every host (derived from the start instant when
+    /// absent).
+    pub id: Option<String>,
+    /// How long a host waits for the others: a duration's text (`"5m"`).
+    pub timeout: Option<String>,
+}
+
 /// A run in progress (the native half of the JavaScript `Runner`).
 #[napi]
 pub struct NativeRunner {
@@ -36,13 +48,14 @@ impl NativeRunner {
     /// once with `null` when the run is over: `takeReport()` gives the report from then on.
     ///
     /// `shard` (`[index, count]`) runs that shard of it (`Workload::shard`); `startAt` (UNIX
-    /// seconds) sends its first request at that instant (`Workload::starting_at`).
+    /// seconds) sends its first request at that instant (`Workload::starting_at`); `barrier`
+    /// runs the phases in step across the hosts (`Workload::with_barrier`).
     ///
     /// Throws `ERR_RESPLOAD_SPEC` (with `path`) for an invalid workload; connection failures
     /// come from `takeReport()`.
     #[napi(
         constructor,
-        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null"
+        ts_args_type = "workloadJson: string, onEvent: (snapshotJson: string | null) => void, shard?: [number, number] | undefined | null, startAt?: number | undefined | null, barrier?: BarrierOptions | undefined | null"
     )]
     pub fn new(
         env: Env,
@@ -50,6 +63,7 @@ impl NativeRunner {
         on_event: EventFn,
         shard: Option<Vec<u32>>,
         start_at: Option<f64>,
+        barrier: Option<BarrierOptions>,
     ) -> Result<Self> {
         let workload = parse(&workload_json)
             .and_then(|w| match shard.as_deref() {
@@ -63,6 +77,17 @@ impl NativeRunner {
             .and_then(|w| match start_at {
                 Some(at) => w.starting_at(at),
                 None => Ok(w),
+            })
+            .and_then(|w| {
+                let Some(b) = &barrier else {
+                    return Ok(w);
+                };
+                let timeout = b
+                    .timeout
+                    .as_deref()
+                    .map(respload::plan::parse_barrier_timeout)
+                    .transpose()?;
+                w.with_barrier(&b.url, b.id.as_deref(), timeout)
             })
             .map_err(|e| to_js(&env, &e))?;
         let runner = respload::Runner::start(workload).map_err(|e| to_js(&env, &e))?;

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
-import { FileError, mergeReports, Report, run, SpecError } from 'respload'
+import { BarrierError, FileError, mergeReports, Report, run, SpecError } from 'respload'
 import { startRedis } from 'respload/testing'
 
 let redis
@@ -61,4 +61,39 @@ test('merging what is not one workload, or starting late, is a SpecError', async
   assert.throws(() => mergeReports([a, gone]), (e) => e instanceof FileError && e.message.includes(gone))
   const r = await run(spec, { startAt: new Date(Date.now() + 200).toISOString() })
   assert.ok(r.phases[0].startedAt >= r.startAt)
+})
+
+test('a barrier runs the shards\' phases in step; a host that never arrives is a BarrierError', async () => {
+  // A barrier server of its own: its scripts' commands stay out of the target's commandstats.
+  const meet = await startRedis()
+  try {
+    const spec = {
+      target: { url: redis.url },
+      seed: 5,
+      load: { connections: 2 },
+      keys: { prefix: 'step:', range: [1, 400] },
+      phases: [
+        { name: 'populate', measured: false, load: { requests: 'all_keys' },
+          keys: { distribution: 'sequential' }, commands: [{ name: 'set' }] },
+        { name: 'read', load: { requests: 400 }, commands: [{ name: 'get' }] },
+      ],
+    }
+    const options = { barrier: meet.url, barrierId: 'node-step', barrierTimeout: 30 }
+    const shards = await Promise.all([0, 1].map((i) => run(spec, { shard: [i, 2], ...options })))
+    const ended = Math.max(...shards.map((r) => r.phases[0].startedAt + r.phases[0].durationS))
+    for (const r of shards) {
+      assert.equal(typeof r.phases[0].barrierWaitS, 'number')
+      assert.ok(r.phases[1].startedAt >= ended)
+    }
+    assert.equal(shards.reduce((n, r) => n + r.phases[1].totals.misses, 0), 0)
+    const alone = { barrier: meet.url, barrierId: 'node-alone', barrierTimeout: '1s' }
+    await assert.rejects(run(spec, { shard: [0, 2], ...alone }), (e) =>
+      e instanceof BarrierError && e.code === 'ERR_RESPLOAD_BARRIER' && e.phase === 'populate' &&
+      /1 of 2 hosts arrived within 1s/.test(e.reason) && /missing: shard 1/.test(e.message))
+    await assert.rejects(run(spec, { shard: [0, 2], barrier: meet.url }), (e) =>
+      e instanceof SpecError && e.path === 'barrier_id')
+    await assert.rejects(run(spec, { shard: [0, 2], barrierId: 'x' }), TypeError)
+  } finally {
+    await meet.stop()
+  }
 })

@@ -31,7 +31,7 @@ const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
 test('every error kind of the core has its class, with its code, parent and fields', () => {
   assert.deepEqual(
     names.errors.map((e) => e.kind),
-    ['Spec', 'Connect', 'Tls', 'Auth', 'Protocol', 'File', 'Internal'],
+    ['Spec', 'Connect', 'Tls', 'Auth', 'Protocol', 'File', 'Barrier', 'Internal'],
   )
   for (const e of names.errors) {
     const cls = cjs[e.class]

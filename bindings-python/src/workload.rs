@@ -87,6 +87,18 @@ impl Workload {
         Ok(Workload { inner })
     }
 
+    /// This shard with its phases in step across its hosts, meeting on the Redis at `url`
+    /// (`Workload::with_barrier`); `timeout` is a duration's text (`"5m"`).
+    #[pyo3(signature = (url, id=None, timeout=None))]
+    fn with_barrier(&self, url: &str, id: Option<&str>, timeout: Option<&str>) -> PyResult<Self> {
+        let timeout = timeout
+            .map(respload::plan::parse_barrier_timeout)
+            .transpose()
+            .map_err(to_py)?;
+        let inner = self.inner.with_barrier(url, id, timeout).map_err(to_py)?;
+        Ok(Workload { inner })
+    }
+
     /// The normalized spec as JSON text, passwords redacted unless `redact` is false (then
     /// it parses back to this workload).
     #[pyo3(signature = (redact=true))]

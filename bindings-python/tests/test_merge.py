@@ -107,7 +107,9 @@ def test_a_start_instant_in_the_past_is_refused_before_traffic(redis: RedisServe
     with pytest.raises(respload.SpecError) as caught:
         respload.run(spec, start_at=time.time() - 10)
     assert caught.value.path == "start_at"
-    assert redis.calls("set") + redis.calls("get") == 0
+    # Nothing was sent (the barrier's own keys, and its scripts' SET and GET, are all the
+    # server saw: a target used as the barrier counts them in its commandstats).
+    assert redis.call("KEYS", "alone:*") == []
     with pytest.raises(respload.SpecError, match="RFC 3339"):
         respload.run(spec, start_at="tomorrow")
     with pytest.raises(TypeError, match="start_at"):
@@ -143,3 +145,67 @@ def test_two_hosts_snapshots_of_a_second_merge_into_one(redis: RedisServer) -> N
     assert both.latency_ms.max == max(a.latency_ms.max, b.latency_ms.max)
     with pytest.raises(ValueError, match="no snapshot"):
         respload.distributed.merge_snapshots([])
+
+
+def test_a_barrier_runs_the_shards_phases_in_step(redis: RedisServer) -> None:
+    # The target is the barrier server too: a standalone one will do.
+    w = respload.Workload(
+        target=redis.target(),
+        seed=9,
+        load={"connections": 3},
+        keys={"prefix": "step:", "range": [1, 600]},
+        phases=[
+            {
+                "name": "populate",
+                "measured": False,
+                "load": {"requests": "all_keys"},
+                "keys": {"distribution": "sequential"},
+                "commands": [{"name": "set"}],
+            },
+            {"name": "read", "load": {"requests": 600}, "commands": [{"name": "get"}]},
+        ],
+    )
+    reports: list[respload.Report | None] = [None, None]
+
+    def host(i: int) -> None:
+        reports[i] = respload.run(
+            w, shard=(i, 2), barrier=redis.url, barrier_id="py-step", barrier_timeout=30
+        )
+
+    threads = [threading.Thread(target=host, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = [r for r in reports if r is not None]
+    assert len(done) == 2
+    ended = max(r.phases[0].started_at + r.phases[0].duration_s for r in done)
+    for r in done:
+        assert r.phases[0].barrier_wait_s is not None
+        assert r.phases[1].barrier_wait_s is not None
+        assert r.phases[1].started_at >= ended
+    # Every read found a key: both hosts had populated before either read.
+    assert sum(r.phases[1].totals.misses for r in done) == 0
+    assert sum(r.phases[1].totals.hits for r in done) == 600
+
+
+def test_a_host_that_never_arrives_raises_barrier_error(redis: RedisServer) -> None:
+    w = respload.Workload(
+        target=redis.target(),
+        load={"connections": 2, "requests": 10},
+        keys={"prefix": "alone:"},
+        commands=[{"name": "set"}],
+    )
+    with pytest.raises(respload.BarrierError) as e:
+        respload.run(
+            w, shard=(0, 2), barrier=redis.url, barrier_id="py-alone", barrier_timeout="1s"
+        )
+    assert e.value.phase == "main"
+    assert "1 of 2 hosts arrived within 1s" in e.value.reason
+    assert "missing: shard 1" in e.value.reason
+    # Nothing was sent (the barrier's own keys, and its scripts' SET and GET, are all the
+    # server saw: a target used as the barrier counts them in its commandstats).
+    assert redis.call("KEYS", "alone:*") == []
+    with pytest.raises(respload.SpecError) as bad:
+        respload.run(w, shard=(0, 2), barrier=redis.url)
+    assert bad.value.path == "barrier_id"

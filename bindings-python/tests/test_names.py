@@ -39,6 +39,7 @@ def test_every_error_kind_of_the_core_has_its_class(names: dict[str, Any]) -> No
         "Auth",
         "Protocol",
         "File",
+        "Barrier",
         "Internal",
     ]
     exported = set(respload.exceptions.__all__)

@@ -47,6 +47,7 @@ _LEFT_OUT_WHEN = {
     "malformed_lines": [],
     "prefill": None,
     "not_prefilled": {},
+    "barrier_wait_s": None,
 }
 
 

@@ -59,6 +59,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The hosts of a run with phases in step (`--barrier`) did not all meet before a phase:
+    /// a host never arrived within the timeout, one gave up or was interrupted, or another
+    /// run uses the same barrier id. Nothing of the phase was sent.
+    #[error("barrier before phase `{phase}`: {reason}")]
+    Barrier {
+        /// The phase the hosts were to start together.
+        phase: String,
+        /// What happened: how many hosts arrived, which shards were missing, the barrier.
+        reason: String,
+    },
     /// A failure inside the runner itself (a worker thread that could not start, ...).
     #[error("internal error: {0}")]
     Internal(String),
@@ -87,6 +97,7 @@ impl Error {
             Error::Auth { .. } => ErrorKind::Auth,
             Error::Protocol { .. } => ErrorKind::Protocol,
             Error::File { .. } => ErrorKind::File,
+            Error::Barrier { .. } => ErrorKind::Barrier,
             Error::Internal(_) => ErrorKind::Internal,
         }
     }
@@ -118,6 +129,9 @@ impl Error {
                 ];
                 out.extend(os(source).map(|errno| ("errno", errno)));
                 out
+            }
+            Error::Barrier { phase, reason } => {
+                vec![("phase", text(phase)), ("reason", text(reason))]
             }
             Error::Internal(reason) => vec![("reason", text(reason))],
         }
@@ -154,6 +168,10 @@ pub enum ErrorKind {
     Protocol,
     /// Reading a spec file (or writing an output file) failed.
     File,
+    /// The hosts of a run with phases in step (a barrier) did not all meet before a phase: one
+    /// never arrived within the timeout, one gave up or was stopped, or another run uses the
+    /// same barrier id. Nothing of that phase was sent.
+    Barrier,
     /// A failure inside respload itself (please report it).
     Internal,
 }
@@ -226,6 +244,13 @@ const TLS_FIELDS: &[ErrorField] = &[
 const AUTH_FIELDS: &[ErrorField] = &[ADDRESS, field("reason", "The server's error reply.")];
 const PROTOCOL_FIELDS: &[ErrorField] = &[ADDRESS, field("reason", "What was wrong.")];
 const INTERNAL_FIELDS: &[ErrorField] = &[field("reason", "What failed.")];
+const BARRIER_FIELDS: &[ErrorField] = &[
+    field("phase", "The phase the hosts were to start together."),
+    field(
+        "reason",
+        "How many hosts arrived, which shards were missing, the barrier's id and server.",
+    ),
+];
 const FILE_FIELDS: &[ErrorField] = &[
     field("path", "The file."),
     ERRNO,
@@ -237,13 +262,14 @@ const FILE_FIELDS: &[ErrorField] = &[
 
 impl ErrorKind {
     /// Every kind, in the order the bindings list them.
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Spec,
         ErrorKind::Connect,
         ErrorKind::Tls,
         ErrorKind::Auth,
         ErrorKind::Protocol,
         ErrorKind::File,
+        ErrorKind::Barrier,
         ErrorKind::Internal,
     ];
 
@@ -256,6 +282,7 @@ impl ErrorKind {
             ErrorKind::Auth => "ERR_RESPLOAD_AUTH",
             ErrorKind::Protocol => "ERR_RESPLOAD_PROTOCOL",
             ErrorKind::File => "ERR_RESPLOAD_FILE",
+            ErrorKind::Barrier => "ERR_RESPLOAD_BARRIER",
             ErrorKind::Internal => "ERR_RESPLOAD_INTERNAL",
         }
     }
@@ -269,6 +296,7 @@ impl ErrorKind {
             ErrorKind::Auth => "AuthError",
             ErrorKind::Protocol => "ProtocolError",
             ErrorKind::File => "FileError",
+            ErrorKind::Barrier => "BarrierError",
             ErrorKind::Internal => "InternalError",
         }
     }
@@ -291,6 +319,7 @@ impl ErrorKind {
             ErrorKind::Auth => AUTH_FIELDS,
             ErrorKind::Protocol => PROTOCOL_FIELDS,
             ErrorKind::File => FILE_FIELDS,
+            ErrorKind::Barrier => BARRIER_FIELDS,
             ErrorKind::Internal => INTERNAL_FIELDS,
         }
     }
@@ -327,6 +356,10 @@ mod tests {
             Error::File {
                 path: "spec.toml".into(),
                 source: io::Error::from_raw_os_error(2),
+            },
+            Error::Barrier {
+                phase: "load".into(),
+                reason: "2 of 3 hosts arrived".into(),
             },
             Error::Internal("a worker did not start".into()),
         ]

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{measured, workload, Server};
+use common::{measured, measured_unless, workload, Machine, Measured, Server};
 use respload::report::{IntervalLatency, TimelineRow};
 use respload::{run, Report};
 use serde_json::{json, Value};
@@ -108,55 +108,6 @@ fn cpu_ticks() -> (u64, u64) {
     // idle and iowait
     let idle = cpu.get(3).copied().unwrap_or(0) + cpu.get(4).copied().unwrap_or(0);
     (cpu.iter().sum(), idle)
-}
-
-/// CPU used on the machine by processes other than this test and its server, over a span:
-/// the figures here mean little when the machine was busy with something else.
-struct Others {
-    started: std::time::Instant,
-    total: u64,
-    ours: u64,
-    server_pid: String,
-}
-
-impl Others {
-    fn ticks_of(pid: &str) -> u64 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // utime and stime, the 14th and 15th fields (after the parenthesised name).
-        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        let field = |i: usize| f.get(i).and_then(|n| n.parse::<u64>().ok()).unwrap_or(0);
-        // The state is field 3, the first after the name.
-        field(14 - 3) + field(15 - 3)
-    }
-
-    fn busy_ticks() -> u64 {
-        let (total, idle) = cpu_ticks();
-        total - idle
-    }
-
-    fn start(server: &Server) -> Others {
-        let info = server.cli(&["INFO", "server"]);
-        let server_pid = info
-            .lines()
-            .find_map(|l| l.strip_prefix("process_id:"))
-            .unwrap_or("0")
-            .to_string();
-        Others {
-            started: std::time::Instant::now(),
-            total: Self::busy_ticks(),
-            ours: Self::ticks_of("self") + Self::ticks_of(&server_pid),
-            server_pid,
-        }
-    }
-
-    /// Cores' worth of CPU the rest of the machine used since `start`.
-    fn cores(&self) -> f64 {
-        let total = Self::busy_ticks() - self.total;
-        let ours = Self::ticks_of("self") + Self::ticks_of(&self.server_pid) - self.ours;
-        // Clock ticks are 1/100 s on Linux.
-        total.saturating_sub(ours) as f64 / 100.0 / self.started.elapsed().as_secs_f64()
-    }
 }
 
 /// One calibration at a time, after the machine has been quiet for a second (or 30 s have
@@ -262,14 +213,16 @@ fn check<'a>(v: &'a Value, name: &str) -> &'a Value {
 fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
     let _one = exclusive();
     let (server, sha) = spin_server();
-    // A run outside the timing bounds is measured again, up to `MEASURED_RUNS` runs: on this
-    // shared machine a busy second moves a p50 by more than 3%. Every run's figures are
+    // Measured again only when the machine was disturbed during the run (see `measured`): on
+    // this shared machine a busy second moves a p50 by more than 3%. Every run's figures are
     // printed.
-    let mut runs = Vec::new();
-    let report = loop {
+    let Measured {
+        run: (report, rtt, st, plain),
+        runs,
+        ..
+    } = measured(|| {
         let rtt = ping_round_trip_ms(&server);
         ServerTime::reset(&server);
-        let others = Others::start(&server);
         let report = run(&workload(json!({
             "target": { "url": server.url() },
             "load": { "connections": 1, "threads": 1, "duration": "3s" },
@@ -280,49 +233,45 @@ fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
         let st = ServerTime::read(&server, "evalsha");
         let plain = plain_client_p50_ms(&server, &sha, 2000, 500);
         let t = &report.totals;
-        let expected = 2.0 + rtt;
-        let served = st.p50_us / 1000.0 + rtt;
         let figures = format!(
-            "p50 {:.4} ms, mean {:.4} ms; expected {expected:.4} ms (PING p50 {rtt:.4} ms); \
-             a plain blocking client's p50 {plain:.4} ms; the server's own p50 {:.1} us, mean \
-             {:.1} us over {} calls; {} ops; other processes used {:.2} cores",
+            "p50 {:.4} ms, mean {:.4} ms; expected {:.4} ms (PING p50 {rtt:.4} ms); a plain \
+             blocking client's p50 {plain:.4} ms; the server's own p50 {:.1} us, mean {:.1} us \
+             over {} calls; {} ops",
             t.latency_ms.p50,
             t.latency_ms.mean,
+            2.0 + rtt,
             st.p50_us,
             st.mean_us,
             st.calls,
             t.ops,
-            others.cores()
         );
         eprintln!("closed loop, 2 ms: {figures}");
-        assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
-        // Each request is one call of the script.
-        assert_eq!(st.calls, t.ops, "{figures}");
-        // Within 3% of 2 ms plus a PING's round trip; or, where a client asleep for 2 ms
-        // takes longer to wake to the reply than one answered at once (60 to 110 us more on
-        // some virtual machines, for any client), within 3% of what the plainest client
-        // measures for the same request on this machine: respload adds nothing to what the
-        // machine costs. That cost is bounded (10%), so a machine too slow for these figures
-        // still fails. And against what the server says it took: more (a round trip), not
-        // much more.
-        let near = |figure: f64, reference: f64| (figure / reference - 1.0).abs() < 0.03;
-        let p50 = t.latency_ms.p50;
-        let within = t.ops > 1200 // back to back: about 3 s / 2.05 ms requests
-            && (st.p50_us / 2000.0 - 1.0).abs() < 0.02 // the spin takes what it is asked to
-            && plain > st.p50_us / 1000.0
-            && plain < expected * 1.1
-            && (near(p50, expected) || near(p50, plain))
-            && p50 > st.p50_us / 1000.0
-            && (near(p50, served) || near(p50, plain));
-        runs.push(figures);
-        if within {
-            break report;
-        }
-        assert!(
-            runs.len() < common::MEASURED_RUNS,
-            "every run out of bounds: {runs:#?}"
-        );
-    };
+        ((report, rtt, st, plain), figures)
+    });
+    let t = &report.totals;
+    let figures = format!("every run: {runs:#?}");
+    assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
+    // Each request is one call of the script.
+    assert_eq!(st.calls, t.ops, "{figures}");
+    // Back to back: about 3 s / 2.05 ms requests.
+    assert!(t.ops > 1200, "{figures}");
+    // The spin takes what it is asked to (a machine too busy for these figures fails here).
+    assert!((st.p50_us / 2000.0 - 1.0).abs() < 0.02, "{figures}");
+    // Within 3% of 2 ms plus a PING's round trip; or, where a client asleep for 2 ms takes
+    // longer to wake to the reply than one answered at once (60 to 110 us more on some
+    // virtual machines, for any client), within 3% of what the plainest client measures for
+    // the same request on this machine: respload adds nothing to what the machine costs.
+    // That cost is bounded (10%), so a machine too slow for these figures still fails. And
+    // against what the server says it took: more (a round trip), not much more.
+    let near = |figure: f64, reference: f64| (figure / reference - 1.0).abs() < 0.03;
+    let (p50, expected, served) = (t.latency_ms.p50, 2.0 + rtt, st.p50_us / 1000.0 + rtt);
+    assert!(
+        plain > st.p50_us / 1000.0 && plain < expected * 1.1,
+        "{figures}"
+    );
+    assert!(near(p50, expected) || near(p50, plain), "{figures}");
+    assert!(p50 > st.p50_us / 1000.0, "{figures}");
+    assert!(near(p50, served) || near(p50, plain), "{figures}");
     // Nothing is paced in a closed loop: no service time apart from latency, no send lag,
     // nothing unsent.
     let t = &report.totals;
@@ -351,37 +300,42 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
     // any reply, so a request queued behind another is answered when the whole batch is
     // done, not when it is.)
     let rate = 500.0;
-    // A run outside the timing bounds is measured again (see `measured`).
-    let ((report, st, others, quiet), runs) = measured(|| {
-        ServerTime::reset(&server);
-        let others = Others::start(&server);
-        let report = run(&workload(json!({
-            "seed": 24,
-            "target": { "url": server.url() },
-            "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
-                      "warmup": "1s", "duration": "12s" },
-            "commands": [{ "template": spin(&sha, 1000) }],
-            "observe": { "info": false },
-        })))
-        .unwrap();
-        let st = ServerTime::read(&server, "evalsha");
-        let quiet = Quiet::of(&report, rate);
-        let t = &report.totals;
-        let within = (t.ops_per_sec / rate - 1.0).abs() < 0.05
-            && (st.p50_us / 1000.0 - 1.0).abs() < 0.03
-            && quiet.rows * 2 >= quiet.of
-            && quiet.service > st.p50_us / 1000.0
-            && quiet.service < st.p50_us / 1000.0 + 0.2
-            && (quiet.latency / quiet.expected - 1.0).abs() < 0.10;
-        let figures = format!(
-            "{quiet}; server p50 {:.1} us, mean {:.1} us; {:.1}/s; other processes used {:.2} cores",
-            st.p50_us,
-            st.mean_us,
-            t.ops_per_sec,
-            others.cores()
-        );
-        ((report, st, others, quiet), within, figures)
-    });
+    // Measured again when the machine was disturbed during the run (see `measured`), or
+    // when fewer than half its seconds were quiet by the machine's own signals (see `Quiet`).
+    let Measured {
+        run: (report, st, slow),
+        machine,
+        runs,
+    } = measured_unless(
+        || {
+            ServerTime::reset(&server);
+            slowlog_reset(&server);
+            let report = run(&workload(json!({
+                "seed": 24,
+                "target": { "url": server.url() },
+                "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
+                          "warmup": "1s", "duration": "12s" },
+                "commands": [{ "template": spin(&sha, 1000) }],
+                "observe": { "info": false },
+            })))
+            .unwrap();
+            let st = ServerTime::read(&server, "evalsha");
+            let slow = slowlog_seconds(&server);
+            let figures = format!(
+                "server p50 {:.1} us, mean {:.1} us; {:.1}/s; {} calls of 3 ms or more",
+                st.p50_us,
+                st.mean_us,
+                report.totals.ops_per_sec,
+                slow.len()
+            );
+            ((report, st, slow), figures)
+        },
+        |(report, _, slow), machine| {
+            let quiet = Quiet::of(report, rate, machine, slow);
+            (quiet.rows * 2 < quiet.of).then(|| quiet.to_string())
+        },
+    );
+    let quiet = Quiet::of(&report, rate, &machine, &slow);
     let t = &report.totals;
     let v = as_json(&report);
     let svc = t
@@ -393,8 +347,8 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
     let figures = format!(
         "{quiet}; the whole run: latency mean {:.4} ms (p50 {:.4}, p99 {:.4}), service mean \
          {:.4} (stddev {:.4}, max {:.4}), send lag mean {lag:.4}, the client's own {client_lag}; \
-         the server's own p50 {:.1} us, mean {:.1} us; {} ops at {:.1}/s; other processes used \
-         {:.2} cores; every run: {runs:?}",
+         the server's own p50 {:.1} us, mean {:.1} us; {} ops at {:.1}/s; {machine}; every \
+         run: {runs:?}",
         t.latency_ms.mean,
         t.latency_ms.p50,
         t.latency_ms.p99,
@@ -405,7 +359,6 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
         st.mean_us,
         t.ops,
         t.ops_per_sec,
-        others.cores()
     );
     eprintln!("M/D/1 at rho 0.5: {figures}; validity {}", v["validity"]);
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
@@ -429,23 +382,28 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
         (t.latency_ms.mean / (lag + svc.mean) - 1.0).abs() < 0.01,
         "{figures}"
     );
-    // Poisson arrivals are checked as such.
+    // Poisson arrivals are checked as such, and pass: the gaps between sends are exponential.
     let arrivals = check(&v, "arrivals");
-    assert!(arrivals["value"].as_f64().is_some() && arrivals["limit"] == 1.957);
-    assert_eq!(arrivals["phase"], "main");
+    assert_eq!(arrivals["limit"], 1.957, "{arrivals}");
+    assert_eq!(arrivals["phase"], "main", "{arrivals}");
+    assert_eq!(arrivals["passed"], true, "{arrivals}: {figures}");
+    assert!(num(arrivals, "/value") <= 1.957, "{arrivals}: {figures}");
 }
 
 /// The seconds of an open-loop run against the 1 ms spin in which the machine did not pause
-/// the server, and what M/D/1 expects of them.
+/// the server, by signals other than the client's figures, and what M/D/1 expects of them.
 ///
 /// Queueing theory's server serves each request in the same time. This shared machine now
 /// and then stops redis-server for 3 to 25 ms (its SLOWLOG then lists an EVALSHA of the 1 ms
 /// spin that took that long): the requests due meanwhile queue behind it, and one such
 /// pause in a 12 s run moves the run's mean latency by 15-40% (seen here: every quiet second
-/// within 5% of M/D/1, the second with the pause 3 to 5 times it). A second in which a
-/// request took over 4 ms from its write to its reply had such a pause, and is left out of
-/// the comparison; the rest are compared as one (their requests' mean latency against M/D/1
-/// with their mean service time).
+/// within 5% of M/D/1, the second with the pause 3 to 5 times it). A second is left out of
+/// the comparison when the server's SLOWLOG has a call of 3 ms or more ending in it (its
+/// timestamps are whole seconds: every row overlapping that second is left out), when the
+/// probe thread woke 3 ms late or more in it, or when, by /proc, other processes used 0.15
+/// cores or more in it or 0.03 cores were stolen; what the client measured chooses nothing.
+/// The rest are compared as one (their requests' mean latency against M/D/1 with their mean
+/// service time).
 struct Quiet {
     /// Whole timeline rows without a pause, and all whole rows.
     rows: usize,
@@ -456,20 +414,83 @@ struct Quiet {
     /// M/D/1's mean latency for that service time at the run's rate (ms):
     /// W = S + rho S / (2 (1 - rho)), rho = lambda S (1.5 ms for S = 1 ms at 500/s).
     expected: f64,
+    /// Why the other rows were left out: (row's t, reason).
+    left_out: Vec<(f64, String)>,
+}
+
+/// SLOWLOG's threshold for the M/D/1 run (us): a call of the 1 ms spin that took 3 ms was
+/// paused.
+const SLOW_US: &str = "3000";
+
+/// Start a fresh SLOWLOG of every call of `SLOW_US` or more.
+fn slowlog_reset(server: &Server) {
+    assert_eq!(
+        server.cli(&["CONFIG", "SET", "slowlog-log-slower-than", SLOW_US]),
+        "OK"
+    );
+    assert_eq!(
+        server.cli(&["CONFIG", "SET", "slowlog-max-len", "100000"]),
+        "OK"
+    );
+    assert_eq!(server.cli(&["SLOWLOG", "RESET"]), "OK");
+}
+
+/// The UNIX second at which each call in the SLOWLOG ended.
+fn slowlog_seconds(server: &Server) -> Vec<u64> {
+    use respload_testing::{Client, ClientOptions, Reply};
+    let mut client = Client::connect(&ClientOptions {
+        host: "127.0.0.1".into(),
+        port: server.port,
+        tls: None,
+        user: None,
+        password: None,
+        db: 0,
+        timeout: std::time::Duration::from_secs(10),
+    })
+    .unwrap();
+    let Reply::Array(entries) = client.call(&[b"SLOWLOG", b"GET", b"-1"]).unwrap() else {
+        panic!("SLOWLOG GET did not answer an array");
+    };
+    entries
+        .iter()
+        .map(|e| match e {
+            Reply::Array(fields) => match fields.get(1) {
+                Some(Reply::Int(t)) => *t as u64,
+                other => panic!("a SLOWLOG entry's timestamp: {other:?}"),
+            },
+            other => panic!("a SLOWLOG entry: {other:?}"),
+        })
+        .collect()
 }
 
 impl Quiet {
-    fn of(report: &Report, rate: f64) -> Quiet {
+    fn of(report: &Report, rate: f64, machine: &Machine, slow: &[u64]) -> Quiet {
         let whole: Vec<_> = report
             .timeline
             .iter()
             .filter(|r| !r.partial && r.ops > 0)
             .collect();
-        let quiet: Vec<_> = whole
-            .iter()
-            .filter_map(|r| Some((r, r.service_ms.as_ref()?)))
-            .filter(|(_, s)| s.max < 4.0)
-            .collect();
+        let mut left_out = Vec::new();
+        let mut quiet = Vec::new();
+        for r in whole.iter().copied() {
+            let (from, to) = (r.unix_s - r.interval_s, r.unix_s);
+            let (others, steal, late) = machine.during(from, to);
+            let paused = slow
+                .iter()
+                .filter(|&&t| (t as f64) < to && t as f64 + 1.0 > from)
+                .count();
+            let why = match () {
+                _ if paused > 0 => Some(format!("{paused} slow calls")),
+                _ if late >= 3.0 => Some(format!("probe {late:.1} ms late")),
+                _ if others >= 0.15 => Some(format!("others {others:.2} cores")),
+                _ if steal >= 0.03 => Some(format!("steal {steal:.2} cores")),
+                _ => None,
+            };
+            match (why, r.service_ms.as_ref()) {
+                (None, Some(s)) => quiet.push((r, s)),
+                (why, _) => left_out.push((r.t, why.unwrap_or_else(|| "no service time".into()))),
+            }
+        }
         let ops = quiet.iter().map(|(r, _)| r.ops as f64).sum::<f64>();
         let mean = |f: &dyn Fn(&TimelineRow, &IntervalLatency) -> f64| {
             quiet
@@ -487,6 +508,7 @@ impl Quiet {
             latency,
             service,
             expected: service + rho * service / (2.0 * (1.0 - rho)),
+            left_out,
         }
     }
 }
@@ -496,13 +518,14 @@ impl std::fmt::Display for Quiet {
         write!(
             f,
             "{} of {} seconds without a pause: latency mean {:.4} ms, M/D/1 expects {:.4} \
-             ({:+.1}%) for service {:.4}",
+             ({:+.1}%) for service {:.4}; left out (t, why): {:?}",
             self.rows,
             self.of,
             self.latency,
             self.expected,
             (self.latency / self.expected - 1.0) * 100.0,
-            self.service
+            self.service,
+            self.left_out
         )
     }
 }
@@ -515,10 +538,13 @@ fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
     // along (it never waits for the client); the third of the requests it cannot take pile
     // up in the client, due and unsent.
     let (rate, secs) = (300.0, 6.0);
-    // A run outside the timing bounds is measured again (see `measured`).
-    let ((report, st, others), runs) = measured(|| {
+    // Measured again when the machine was disturbed during the run (see `measured`).
+    let Measured {
+        run: (report, st),
+        machine,
+        runs,
+    } = measured(|| {
         ServerTime::reset(&server);
-        let others = Others::start(&server);
         let report = run(&workload(json!({
             "target": { "url": server.url() },
             "load": { "connections": 8, "threads": 1, "rate": rate, "duration": "6s" },
@@ -527,34 +553,13 @@ fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
         })))
         .unwrap();
         let st = ServerTime::read(&server, "evalsha");
-        let capacity = 1e6 / st.mean_us;
-        let t = &report.totals;
-        let unsent = as_json(&report)
-            .get("unsent")
-            .cloned()
-            .unwrap_or(Value::Null);
-        let (due, behind) = (rate * secs, 1.0 - capacity / rate);
-        let requests = unsent
-            .pointer("/requests")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let waited = unsent
-            .pointer("/waited_ms/max")
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0);
-        let within = (t.ops_per_sec / capacity - 1.0).abs() < 0.03
-            && (t.ops_per_sec / 200.0 - 1.0).abs() < 0.10
-            && ((t.ops as f64 + requests) / due - 1.0).abs() < 0.03
-            && (requests / (due * behind) - 1.0).abs() < 0.15
-            && (waited / (secs * behind * 1000.0) - 1.0).abs() < 0.2;
         let figures = format!(
-            "{:.2}/s, server mean {:.1} us, unsent {requests} waited up to {waited} ms; other \
-         processes used {:.2} cores",
-            t.ops_per_sec,
+            "{:.2}/s, server mean {:.1} us, unsent {}",
+            report.totals.ops_per_sec,
             st.mean_us,
-            others.cores()
+            as_json(&report).get("unsent").unwrap_or(&Value::Null)
         );
-        ((report, st, others), within, figures)
+        ((report, st), figures)
     });
     let capacity = 1e6 / st.mean_us;
     let t = &report.totals;
@@ -562,14 +567,8 @@ fn above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent() {
     let unsent = v.get("unsent").cloned().unwrap_or(Value::Null);
     let figures = format!(
         "{} ops at {:.2}/s over {:.3} s; server p50 {:.1} us, mean {:.1} us ({capacity:.1}/s) \
-         over {} calls; other processes used {:.2} cores; unsent {unsent}; every run: {runs:?}",
-        t.ops,
-        t.ops_per_sec,
-        report.duration_s,
-        st.p50_us,
-        st.mean_us,
-        st.calls,
-        others.cores()
+         over {} calls; {machine}; unsent {unsent}; every run: {runs:?}",
+        t.ops, t.ops_per_sec, report.duration_s, st.p50_us, st.mean_us, st.calls,
     );
     eprintln!("above capacity: {figures}; validity {}", v["validity"]);
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
@@ -629,67 +628,44 @@ fn idle_open_loop(server: &Server, pacing: Option<&str>) -> Value {
     if let Some(p) = pacing {
         load["pacing"] = json!(p);
     }
-    paced_run(
-        server,
-        json!({
-            "target": { "url": server.url() },
-            "load": load,
-            "commands": [{ "name": "get" }],
-            "observe": { "info": false },
-        }),
-    )
+    paced_run(json!({
+        "target": { "url": server.url() },
+        "load": load,
+        "commands": [{ "name": "get" }],
+        "observe": { "info": false },
+    }))
 }
 
-/// `spec` run (GETs, no errors allowed): the report's JSON, with the lateness of a thread
-/// woken on a schedule beside the run as `machine_lag_ms` (see `with_probe`) and the cores
-/// other processes used as `others_cores`.
-fn paced_run(server: &Server, spec: Value) -> Value {
-    let others = Others::start(server);
-    let (report, machine) = with_probe(|| run(&workload(spec)).unwrap());
+/// `spec` run (GETs, no errors allowed): the report's JSON.
+fn paced_run(spec: Value) -> Value {
+    let report = run(&workload(spec)).unwrap();
     let t = &report.totals;
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
-    let mut v = as_json(&report);
-    v["others_cores"] = json!(others.cores());
-    v["machine_lag_ms"] = json!(machine);
-    v
+    as_json(&report)
 }
 
-/// Runs `f` beside a thread that does nothing but wake on a schedule (every 0.5 ms, absolute
-/// deadlines, as an open loop sends); `f`'s result and that thread's lateness (ms):
-/// `{p50, p99, max}`. A virtual machine whose host pauses it for tens of milliseconds now and
-/// then (this one does, with nothing else running) makes every thread late, respload's
-/// and this one alike: the probe's p99 is the part of a send-lag p99 no pacing can remove.
-fn with_probe<T>(f: impl FnOnce() -> T) -> (T, Value) {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::{Duration, Instant};
-    let stop = std::sync::Arc::new(AtomicBool::new(false));
-    let probe = {
-        let stop = stop.clone();
-        std::thread::spawn(move || {
-            let (start, period) = (Instant::now(), Duration::from_micros(500));
-            let mut late = Vec::with_capacity(20_000);
-            let mut due = start + period;
-            while !stop.load(Ordering::Relaxed) {
-                let now = Instant::now();
-                if now < due {
-                    std::thread::sleep(due - now);
-                }
-                late.push(Instant::now().duration_since(due).as_secs_f64() * 1000.0);
-                due += period;
-            }
-            late
-        })
-    };
-    let out = f();
-    stop.store(true, Ordering::Relaxed);
-    let mut late = probe.join().unwrap();
-    assert!(late.len() > 100, "the probe woke {} times", late.len());
-    late.sort_by(f64::total_cmp);
-    let at = |q: f64| late[((late.len() - 1) as f64 * q) as usize];
-    (
-        out,
-        json!({ "p50": at(0.5), "p99": at(0.99), "max": at(1.0) }),
-    )
+/// `paced` measured (see `measured`; `figure` gives a run's figures): the judged run's JSON,
+/// with the lateness of the probe woken on a schedule beside it as `machine_lag_ms`
+/// (`{p50, p99, max}`, ms; see `common::watch`), the cores other processes used as
+/// `others_cores` and why the machine was disturbed (null: it was not) as
+/// `machine_disturbed`; and every run's figures.
+fn paced_measured(
+    paced: impl Fn() -> Value,
+    figure: impl Fn(&Value) -> String,
+) -> (Value, Vec<String>) {
+    let Measured {
+        run: mut v,
+        machine,
+        runs,
+    } = measured(|| {
+        let v = paced();
+        let figures = figure(&v);
+        (v, figures)
+    });
+    v["others_cores"] = json!(machine.others_cores);
+    v["machine_lag_ms"] = machine.probe_json();
+    v["machine_disturbed"] = json!(machine.disturbed());
+    (v, runs)
 }
 
 #[test]
@@ -703,82 +679,53 @@ fn precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not() {
     // On this shared 2-core machine another process busy for a second (a compiler, a
     // neighbour's test), or the host pausing the virtual machine (it does, for phases of
     // minutes, with nothing else running), delays every thread by milliseconds, and the
-    // p99 of a 4 s run shows it. `with_probe` measures it: a thread that only wakes on a
-    // schedule beside the run. A run is judged by the target when the machine let that
-    // thread be on time (probe p99 under 1 ms); when it did not, by what is left to the
-    // client: its own lateness (`client_lag_ms`, not the wait for a busy connection) at most
-    // 0.5 ms over the bare thread's. A run out of bounds is measured again (at most five
-    // runs), and so is a disturbed one while fewer than three were (a quiet run is judged
-    // more strictly below); the best is judged, and every run's figures are in the message.
+    // p99 of a 4 s run shows it. `common::watch` measures it: a thread that only wakes on a
+    // schedule beside the run, and the CPU other processes used. A run during which the
+    // machine was disturbed is measured again (at most five runs; see `measured`), never one
+    // because it is out of bounds. The run judged is judged by the target when the machine
+    // was quiet; when it was not (every run was disturbed: other processes' CPU, steal, or
+    // the probe late), by what is left to the client: its own lateness (`client_lag_ms`,
+    // not the wait for a connection whose server was held up) at most 0.5 ms over the bare
+    // thread's. Every run's figures are in the message.
     let machine_p99 = |v: &Value| num(v, "/machine_lag_ms/p99");
     let own_p99 = |v: &Value| num(v, "/client_lag_ms/p99");
-    let disturbed = |v: &Value| machine_p99(v) >= 1.0;
+    let disturbed = |v: &Value| !v["machine_disturbed"].is_null();
     // The rate is achieved (a pause at the end leaves the requests due in it unsent).
     let rate_ok = |v: &Value| {
         let off = (num(v, "/totals/ops_per_sec") / 10000.0 - 1.0).abs();
         off < if disturbed(v) { 0.05 } else { 0.02 }
     };
+    // What pacing decides is the client's own lateness, and that is judged: the whole send
+    // lag's p99 also holds the waits for a connection whose server the machine held up (a
+    // run quiet by every signal had a send-lag p99 of 1.29 ms, one second's 2.9 ms, while
+    // the client's own p99 was 0.12 ms). It is printed, and its median is judged below.
     let within = |v: &Value| {
         rate_ok(v)
             && gap(v) < 0.2
-            && (lag_p99(v) < 0.5 || (disturbed(v) && own_p99(v) < machine_p99(v) + 0.5))
+            && (own_p99(v) < 0.5 || (disturbed(v) && own_p99(v) < machine_p99(v) + 0.5))
     };
-    // The best of a pacing's runs (see above), a disturbed run within bounds taken once
-    // `settle` runs were made; and every run's figures.
-    let best_of = |pacing: Option<&str>, settle: usize| {
-        let mut runs = Vec::new();
-        let mut best: Option<Value> = None;
-        loop {
-            let v = idle_open_loop(&server, pacing);
-            let rows: Vec<f64> = v["timeline"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|r| r["send_lag_ms"]["p99"].as_f64())
-                .collect();
-            runs.push(format!(
-                "{:.1}/s, lag p99 {:.4} ms (rows {rows:?}), the client's own p99 {:.4} ms, \
-                 the probe's p99 {:.4} ms (max {:.4}), gap {:.4} ms, others' cores {:.2}",
-                num(&v, "/totals/ops_per_sec"),
-                lag_p99(&v),
-                own_p99(&v),
-                machine_p99(&v),
-                num(&v, "/machine_lag_ms/max"),
-                gap(&v),
-                num(&v, "/others_cores")
-            ));
-            // Within and quiet, then within, then the lowest lag.
-            let rank = |v: &Value| match (within(v), disturbed(v)) {
-                (true, false) => 0,
-                (true, true) => 1,
-                _ => 2,
-            };
-            if best.as_ref().is_none_or(|b| {
-                rank(&v) < rank(b) || (rank(&v) == 2 && rank(b) == 2 && lag_p99(&v) < lag_p99(b))
-            }) {
-                best = Some(v);
-            }
-            let best = best.as_ref().unwrap();
-            let done = match rank(best) {
-                0 => true,
-                1 => runs.len() >= settle,
-                _ => runs.len() == 5,
-            };
-            if done {
-                break (best.clone(), runs);
-            }
-        }
+    // A run's own figures (the machine's are added by `measured`).
+    let run_figures = |v: &Value| {
+        let rows: Vec<f64> = v["timeline"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["send_lag_ms"]["p99"].as_f64())
+            .collect();
+        format!(
+            "{:.1}/s, lag p99 {:.4} ms (rows {rows:?}), the client's own p99 {:.4} ms, gap \
+             {:.4} ms",
+            num(v, "/totals/ops_per_sec"),
+            lag_p99(v),
+            own_p99(v),
+            gap(v),
+        )
     };
-    let (precise, runs) = best_of(None, 3);
-    // `spin` (the last 50 us of each wait spent spinning) is held to the same bounds; only
-    // precise's quiet run is judged more strictly, so spin needs no quiet run.
-    let (spin, spin_runs) = best_of(Some("spin"), 1);
-    // A pause of the machine can cut a run's rate short: measured again then.
-    let (coarse, _) = measured(|| {
-        let v = idle_open_loop(&server, Some("coarse"));
-        let ok = rate_ok(&v);
-        (v, ok, String::new())
-    });
+    let (precise, runs) = paced_measured(|| idle_open_loop(&server, None), run_figures);
+    // `spin` (the last 50 us of each wait spent spinning) is held to the same bounds.
+    let (spin, spin_runs) = paced_measured(|| idle_open_loop(&server, Some("spin")), run_figures);
+    let (coarse, coarse_runs) =
+        paced_measured(|| idle_open_loop(&server, Some("coarse")), run_figures);
     let figure = |v: &Value| {
         format!(
             "latency p50 {:.4} ms, service p50 {:.4} ms, send lag p50 {:.4} p99 {:.4} max \
@@ -793,7 +740,8 @@ fn precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not() {
         )
     };
     let figures = format!(
-        "precise: {}; spin: {}; coarse: {}; precise runs: {runs:?}; spin runs: {spin_runs:?}",
+        "precise: {}; spin: {}; coarse: {}; precise runs: {runs:?}; spin runs: {spin_runs:?}; \
+         coarse runs: {coarse_runs:?}",
         figure(&precise),
         figure(&spin),
         figure(&coarse)
@@ -803,12 +751,23 @@ fn precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not() {
         "validity precise {}, spin {}, coarse {}",
         precise["validity"], spin["validity"], coarse["validity"]
     );
-    // The target is a p99 under 0.1 ms; a shared 2-core machine is allowed more.
-    assert!(within(&precise), "{figures}");
+    // The target is a p99 under 0.1 ms; a shared 2-core machine is allowed more. Narrowed
+    // where, in the run judged, other processes took `OTHERS_CORES` or more of the two (every
+    // run was disturbed so): a worker thread that works or spins uses its time slice and is
+    // preempted where the sleeping probe is woken first (seen: spin's own p99 0.95 ms beside
+    // the probe's 0.16 ms with others at 0.54 cores, 1.7-3.1 ms beside 0.15-0.4 ms at
+    // 1.1-1.3 cores; precise's up to 2.2 ms), so there the probe does not bound the client's
+    // lateness, and only the rate and the gap are judged.
+    let crowded = |v: &Value| num(v, "/others_cores") >= common::OTHERS_CORES;
+    let judged = |v: &Value| match crowded(v) {
+        false => within(v),
+        true => rate_ok(v) && gap(v) < 0.2,
+    };
+    assert!(judged(&precise), "{figures}");
     // The same bounds hold for spin, whose runs ran as such. (Not that it beats precise on
     // this machine: over a dozen runs spin's median send lag was 0.6 to 25 us, precise's 12
     // to 29 us, and either was the lower.)
-    assert!(within(&spin), "{figures}");
+    assert!(judged(&spin), "{figures}");
     assert_eq!(spin["phases"][0]["workload"]["load"]["pacing"], "spin");
     assert_eq!(coarse["phases"][0]["workload"]["load"]["pacing"], "coarse");
     // tokio's 1 ms timer sends a request up to a tick late, a few hundred microseconds in
@@ -909,17 +868,14 @@ fn precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not() {
 /// makes (while this one was busy compiling, 11 of 15 runs over 4 connections failed the
 /// check, 2 of 8 over 8, 1 of 14 over 16).
 fn poisson_open_loop(server: &Server, pacing: &str) -> Value {
-    paced_run(
-        server,
-        json!({
-            "seed": 24,
-            "target": { "url": server.url() },
-            "load": { "connections": 16, "rate": 2000, "arrivals": "poisson",
-                      "pacing": pacing, "duration": "3s" },
-            "commands": [{ "name": "get" }],
-            "observe": { "info": false },
-        }),
-    )
+    paced_run(json!({
+        "seed": 24,
+        "target": { "url": server.url() },
+        "load": { "connections": 16, "rate": 2000, "arrivals": "poisson",
+                  "pacing": pacing, "duration": "3s" },
+        "commands": [{ "name": "get" }],
+        "observe": { "info": false },
+    }))
 }
 
 #[test]
@@ -938,23 +894,20 @@ fn poisson_sends_on_time_pass_the_arrivals_check_and_the_coarse_timers_fail_it()
         )
     };
     // A busy machine wakes the client late now and then, which bunches its sends as the
-    // coarse timer does: a precise run whose arrivals fail is measured again (see
-    // `measured`).
-    let (precise, runs) = measured(|| {
-        let v = poisson_open_loop(&server, "precise");
-        let passed = check(&v, "arrivals")["passed"] == true;
-        let figures = figure(&v);
-        (v, passed, figures)
-    });
-    // The coarse timer fails however quiet the machine (a busy one bunches sends more); a
-    // run whose rate a pause of the machine cut short is measured again, so that it fails
-    // on how its sends were spaced alone.
-    let (coarse, coarse_runs) = measured(|| {
-        let v = poisson_open_loop(&server, "coarse");
-        let ok = check(&v, "rate")["passed"] == true && check(&v, "arrivals")["passed"] == false;
-        let figures = figure(&v);
-        (v, ok, figures)
-    });
+    // coarse timer does: a run during which the machine was disturbed is measured again
+    // (see `measured`), whatever its verdict. The coarse timer fails however quiet the
+    // machine (a busy one bunches sends more).
+    let run_figures = |v: &Value| {
+        format!(
+            "A*2 {:.3}, {:.1}/s, the client's own lag p99 {:.4} ms",
+            num(check(v, "arrivals"), "/value"),
+            num(v, "/totals/ops_per_sec"),
+            num(v, "/client_lag_ms/p99"),
+        )
+    };
+    let (precise, runs) = paced_measured(|| poisson_open_loop(&server, "precise"), run_figures);
+    let (coarse, coarse_runs) =
+        paced_measured(|| poisson_open_loop(&server, "coarse"), run_figures);
     let figures = format!(
         "precise: {}; coarse: {}; every precise run: {runs:?}; every coarse run: {coarse_runs:?}",
         figure(&precise),

@@ -250,6 +250,9 @@ fn help_documents_every_flag() {
         "--seed",
         "--shard",
         "--start-at",
+        "--barrier",
+        "--barrier-id",
+        "--barrier-timeout",
     ] {
         assert!(help.contains(flag), "{flag} missing from:\n{help}");
     }

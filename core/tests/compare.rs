@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{measured, one_at_a_time, workload, Server};
+use common::{measured, one_at_a_time, workload, Measured, Server};
 use respload::report::{Comparison, Limit};
 use respload::{run, Report};
 use serde_json::json;
@@ -44,19 +44,19 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     let sha = server.cli(&["SCRIPT", "LOAD", SPIN]);
     assert_eq!(sha.len(), 40, "{sha}");
     let p50 = |r: &Report| r.commands["SPIN"].latency_ms.p50;
-    // The base and the same server again, both measured again when their medians are more
-    // than 30% apart: on this shared machine a busy second moves a 1.5 s run's p50 past the
-    // +50% limit below (0.121 to 0.216 ms in a CI run, three times running), which is the
-    // machine, not the comparison. The pair is measured anew since either may be the outlier.
-    let ((base, same), runs) = measured(|| {
+    // The base and the same server again, the pair measured again only when the machine was
+    // disturbed during it (see `measured`): on this shared machine a busy second moves a short
+    // run's p50 past the +50% limit below (0.121 to 0.216 ms in a CI run, three times
+    // running), which is the machine, not the comparison.
+    let Measured {
+        run: (base, same),
+        runs,
+        ..
+    } = measured(|| {
         let base = spins(&server, &sha, 100);
         let same = spins(&server, &sha, 100);
-        let (a, b) = (p50(&base), p50(&same));
-        (
-            (base, same),
-            (b / a - 1.0).abs() < 0.3,
-            format!("p50 {a} then {b}"),
-        )
+        let figures = format!("p50 {} then {}", p50(&base), p50(&same));
+        ((base, same), figures)
     });
     let slow = spins(&server, &sha, 400);
     assert_eq!(
@@ -83,10 +83,24 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     );
     assert!(!p50.worse[0] && p50.worse[2], "{:?}", p50.worse);
     assert!(row(&c, "ALL", "ops_per_sec").worse[2]);
-    // The same server again: marked only past the noise floor (two runs on a busy machine
-    // differ by more than their sampling error).
-    let same = row(&c, "SPIN", "p50");
-    assert!(same.changes[1].unwrap() > respload::report::NOISE_FLOOR || !same.worse[1]);
+    // The same server again (on a quiet machine, or the least disturbed of the runs; see
+    // `measured`): no metric is marked worse (two runs differ by more than their sampling
+    // error, by up to 12% at the median here; the noise floor of 10% and the confidence
+    // intervals keep that from being marked). The medians are within 30% of each other,
+    // which the comparison's premise needs: a pair further apart fails here, naming every
+    // run, instead of being measured again.
+    let (a, b) = (p50.values[0].unwrap(), p50.values[1].unwrap());
+    assert!(
+        (b / a - 1.0).abs() < 0.3,
+        "the same server's medians {a} and {b} ms (runs: {runs:?})"
+    );
+    for r in &c.rows {
+        assert!(
+            !r.worse[1],
+            "the same server marked worse: {} {} {:?} {:?} (runs: {runs:?})",
+            r.command, r.metric, r.values, r.changes
+        );
+    }
     // A report against itself: no change, nothing worse, no limit crossed.
     let itself = Comparison::of(&[base.clone(), base.clone()], &labels[..2], &limits).unwrap();
     assert!(itself.rows.iter().all(|r| !r.worse[1]));

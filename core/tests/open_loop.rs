@@ -17,9 +17,14 @@ fn the_achieved_rate_is_within_one_percent_of_the_target() {
         "commands": [{ "name": "set" }, { "name": "get" }],
     }));
     // This VM pauses every thread for 5-50 ms in phases of minutes: a pause stretches the run
-    // and empties a second's row. Measured again then, up to 3 times (each run's figures in
-    // the failure); a client that does not hold the rate fails every time.
-    let ((achieved, sent, rows), runs) = common::measured(|| {
+    // and empties a second's row. A run during which the machine was disturbed is measured
+    // again (see `common::measured`; each run's figures in the failure); a client that does
+    // not hold the rate fails.
+    let common::Measured {
+        run: (achieved, sent, rows),
+        runs,
+        ..
+    } = common::measured(|| {
         server.cli(&["CONFIG", "RESETSTAT"]);
         let report = run(&w).unwrap();
         let p = &report.phases[0];
@@ -30,11 +35,8 @@ fn the_achieved_rate_is_within_one_percent_of_the_target() {
         let sent = server.calls("set") + server.calls("get");
         // Every full interval ran at the rate too, not in bursts.
         let rows: Vec<f64> = report.timeline[..9].iter().map(|r| r.ops_per_sec).collect();
-        let within = (achieved / 2000.0 - 1.0).abs() < 0.01
-            && (sent as f64 / 20_000.0 - 1.0).abs() < 0.01
-            && rows.iter().all(|r| (r / 2000.0 - 1.0).abs() < 0.05);
         let figures = format!("achieved {achieved:.1}/s, sent {sent}, rows {rows:?}");
-        ((achieved, sent, rows), within, figures)
+        ((achieved, sent, rows), figures)
     });
     assert!((achieved / 2000.0 - 1.0).abs() < 0.01, "{runs:?}");
     assert!((sent as f64 / 20_000.0 - 1.0).abs() < 0.01, "{runs:?}");
@@ -193,11 +195,15 @@ fn requests_due_together_on_a_connection_go_in_one_write() {
     let (ops, reads) = paced("coarse");
     assert!(reads * 2 < ops, "coarse: {reads} reads of {ops} requests");
     // The control: the same requests, not due together, are read one by one (but for a
-    // pause of the machine, after which the overdue ones go together: measured again).
-    let ((ops, reads), runs) = common::measured(|| {
+    // pause of the machine, after which the overdue ones go together: measured again when
+    // the machine was disturbed, see `common::measured`).
+    let common::Measured {
+        run: (ops, reads),
+        runs,
+        ..
+    } = common::measured(|| {
         let (ops, reads) = paced("precise");
-        let figures = format!("{reads} reads of {ops} requests");
-        ((ops, reads), reads * 10 >= ops * 8, figures)
+        ((ops, reads), format!("{reads} reads of {ops} requests"))
     });
     assert!(reads * 10 >= ops * 8, "precise: {runs:?}");
 }

@@ -13,8 +13,13 @@ use std::time::{Duration, Instant};
 fn a_rate_ramp_achieves_each_steps_rate() {
     let _one = one_at_a_time();
     // A stall of the busy test machine near a step boundary moves requests to the next
-    // step: such a run is measured again (a fresh server each time).
-    let ((report, server), runs) = common::measured(|| {
+    // step: a run during which the machine was disturbed is measured again (a fresh server
+    // each time; see `common::measured`).
+    let common::Measured {
+        run: (report, server),
+        runs,
+        ..
+    } = common::measured(|| {
         let server = Server::start(&[]);
         let report = run(&workload(json!({
             "target": { "url": server.url() },
@@ -25,8 +30,8 @@ fn a_rate_ramp_achieves_each_steps_rate() {
             "commands": [{ "name": "set" }, { "name": "get" }],
         })))
         .unwrap();
-        let (within, figures) = step_rates(&report, 0.06);
-        ((report, server), within, figures)
+        let figures = step_rates(&report);
+        ((report, server), figures)
     });
     let p = &report.phases[0];
     // No duration given: four steps of two seconds.
@@ -63,7 +68,10 @@ fn a_rate_ramp_achieves_each_steps_rate() {
 #[test]
 fn a_poisson_rate_ramp_keeps_each_steps_mean_rate() {
     let _one = one_at_a_time();
-    let (report, runs) = common::measured(|| {
+    // Measured again when the machine was disturbed (see `common::measured`).
+    let common::Measured {
+        run: report, runs, ..
+    } = common::measured(|| {
         let server = Server::start(&[]);
         let report = run(&workload(json!({
             "target": { "url": server.url() },
@@ -75,8 +83,8 @@ fn a_poisson_rate_ramp_keeps_each_steps_mean_rate() {
             "commands": [{ "name": "get" }],
         })))
         .unwrap();
-        let (within, figures) = step_rates(&report, 0.08);
-        (report, within, figures)
+        let figures = step_rates(&report);
+        (report, figures)
     });
     let steps = &report.phases[0].steps;
     assert_eq!(steps.len(), 2);
@@ -90,19 +98,14 @@ fn a_poisson_rate_ramp_keeps_each_steps_mean_rate() {
     }
 }
 
-/// Whether every ramp step of the first phase achieved its rate within `tolerance`, and
-/// the steps' rates achieved, for the messages.
-fn step_rates(report: &respload::Report, tolerance: f64) -> (bool, String) {
-    let steps = &report.phases[0].steps;
-    let within = steps.iter().all(|s| {
-        s.target_rate
-            .is_some_and(|want| (s.ops_per_sec / want - 1.0).abs() < tolerance)
-    });
-    let figures: Vec<String> = steps
+/// The steps' rates achieved and asked for, for the messages.
+fn step_rates(report: &respload::Report) -> String {
+    let figures: Vec<String> = report.phases[0]
+        .steps
         .iter()
         .map(|s| format!("{:.0}/{:.0}", s.ops_per_sec, s.target_rate.unwrap_or(0.0)))
         .collect();
-    (within, format!("step rates achieved/asked {figures:?}"))
+    format!("step rates achieved/asked {figures:?}")
 }
 
 /// `connected_clients` on the server, less the asking redis-cli.

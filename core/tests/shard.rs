@@ -164,8 +164,13 @@ fn open_loop_shards_offer_the_workloads_rate_together() {
     }));
     // This VM pauses every thread for 5-50 ms in phases of minutes: a pause stretches a run,
     // and its achieved rate (requests over the time they took) falls below the rate offered.
-    // Measured again then, up to 3 times; shards that do not offer the rate fail every time.
-    let ((achieved, sent), runs) = common::measured(|| {
+    // A run during which the machine was disturbed is measured again (see
+    // `common::measured`); shards that do not offer the rate fail.
+    let common::Measured {
+        run: (achieved, sent),
+        runs,
+        ..
+    } = common::measured(|| {
         server.cli(&["CONFIG", "RESETSTAT"]);
         let shards: Vec<_> = (0..2).map(|i| w.shard(i, 2).unwrap()).collect();
         // Run at once, as hosts would.
@@ -181,11 +186,8 @@ fn open_loop_shards_offer_the_workloads_rate_together() {
         assert_eq!(rates, vec![1500.0, 1500.0]);
         let achieved: f64 = reports.iter().map(|r| r.totals.ops_per_sec).sum();
         let sent = server.calls("get");
-        let within =
-            (achieved / 3000.0 - 1.0).abs() < 0.03 && (sent as f64 / 6000.0 - 1.0).abs() < 0.03;
         (
             (achieved, sent),
-            within,
             format!("achieved {achieved:.1}/s, sent {sent}"),
         )
     });

@@ -288,6 +288,47 @@ fn a_replay_sends_exactly_the_trace_and_keeps_each_clients_order() {
 }
 
 #[test]
+fn loops_start_each_pass_on_the_database_the_last_one_ended_on() {
+    let server = Server::start(&[]);
+    let path = temp("loops-db.jsonl");
+    // One client: 10 SETs on db 0, then 10 on db 3. The first pass starts on db 0 (one
+    // SELECT, before the db 3 ones); every later pass starts on db 3, so it needs a SELECT
+    // before its first command as well: 1 + 2 + 2 SELECTs over three passes.
+    let mut w = jsonl::Writer::create(&path).unwrap();
+    let mut rec = Record::default();
+    for i in 0..20u64 {
+        rec.clear();
+        rec.client = "c:1".into();
+        rec.db = if i < 10 { 0 } else { 3 };
+        rec.t_us = 1_700_000_000_000_000 + i * 1000;
+        for a in ["INCR", &format!("n{}", i % 10)] {
+            rec.push_bytes(a.as_bytes());
+        }
+        w.write(&rec).unwrap();
+    }
+    w.finish().unwrap();
+    let before = commandstats(&server);
+    let report = respload::run(&workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path, "loops": 3, "speed": 4.0 },
+    })))
+    .unwrap();
+    let after = commandstats(&server);
+    let delta = |c: &str| after.get(c).unwrap_or(&0) - before.get(c).unwrap_or(&0);
+    assert_eq!((delta("INCR"), delta("SELECT")), (60, 5));
+    let f = report.phases[0].replay.as_ref().unwrap();
+    assert_eq!((f.planned, f.replayed), (65, 65));
+    assert_eq!(report.totals.errors, 0);
+    // Every pass's commands ran, each on its database.
+    for db in ["0", "3"] {
+        for k in 0..10 {
+            let got = server.cli(&["-n", db, "GET", &format!("n{k}")]);
+            assert_eq!(got, "3", "db {db} n{k}");
+        }
+    }
+}
+
+#[test]
 fn a_replay_at_speed_2_takes_half_the_recorded_time() {
     let server = Server::start(&[]);
     let path = temp("speed.jsonl");
@@ -427,13 +468,117 @@ fn a_replay_spec_is_checked_before_any_traffic() {
     respload::Workload::from_json_value(w.to_json_value()).unwrap();
     let e = err(json!({ "replay": { "file": path }, "load": { "rate": 12345 } }));
     assert!(e.contains("load.rate") && e.contains("12345"), "{e}");
-    // Not split over hosts.
-    let e = w
+    // Split over hosts: a share is checked, and one without a recorded client refused.
+    let e = err(json!({ "replay": { "file": path, "share": { "index": 2, "of": 2 } } }));
+    assert!(e.contains("replay.share") && e.contains("index = 2"), "{e}");
+    let e = err(json!({ "replay": { "file": path, "share": { "index": 0, "of": 0 } } }));
+    assert!(e.contains("replay.share"), "{e}");
+    let other = (0..2)
+        .find(|&i| !respload::plan::in_share(respload::spec::ReplayShare { index: i, of: 2 }, "c"))
+        .unwrap();
+    let e = err(json!({ "replay": { "file": path, "share": { "index": other, "of": 2 } } }));
+    assert!(
+        e.contains("replay.share") && e.contains("none of") && e.contains("fewer hosts"),
+        "{e}"
+    );
+    let two = respload::Workload::from_json_value(
+        json!({ "replay": { "file": path, "connections": 1 } }),
+    )
+    .unwrap();
+    let e = two
         .shard(0, 2)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(e.contains("replay") && e.contains("0/2"), "{e}");
+    assert!(
+        e.contains("replay.connections") && e.contains("1 connections"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_replay_split_over_hosts_sends_the_trace_once_on_one_clock() {
+    let server = Server::start(&[]);
+    let path = temp("shared.jsonl");
+    let share = |i| respload::spec::ReplayShare { index: i, of: 3 };
+    // 60 recorded clients, each appending its own 20 numbers to its own list. Host 2's
+    // clients record only from 1.0 s on, the others' in the first 0.4 s: on the trace's one
+    // clock host 2 waits a second before its first send; on a clock of its own it would not.
+    let names: Vec<String> = (0..60).map(|c| format!("10.1.0.{c}:4{c}")).collect();
+    let mut recs = Vec::new();
+    for (c, name) in names.iter().enumerate() {
+        let late = respload::plan::in_share(share(2), name);
+        for i in 0..20u64 {
+            let ms = if late { 1000 + i * 10 } else { i * 20 } + c as u64 % 7;
+            recs.push((
+                name.as_str(),
+                ms,
+                args(&["RPUSH", &format!("l{c}"), &i.to_string()]),
+            ));
+        }
+    }
+    recs.sort_by_key(|r| r.1);
+    write_trace(&path, &recs);
+    let per_host: Vec<usize> = (0..3)
+        .map(|i| {
+            names
+                .iter()
+                .filter(|n| respload::plan::in_share(share(i), n))
+                .count()
+        })
+        .collect();
+    assert!(per_host.iter().all(|&n| n > 0), "{per_host:?}");
+    let whole = workload(json!({
+        "target": { "url": server.url() },
+        "replay": { "file": path },
+    }));
+    let before = commandstats(&server);
+    let reports: Vec<respload::Report> = (0..3)
+        .map(|i| respload::run(&whole.shard(i, 3).unwrap()).unwrap())
+        .collect();
+    let after = commandstats(&server);
+    assert_eq!(after["RPUSH"] - before.get("RPUSH").unwrap_or(&0), 1200);
+    // Every list whole and in its client's order: each client was replayed by one host.
+    let want: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+    for c in 0..60 {
+        let got = server.cli(&["LRANGE", &format!("l{c}"), "0", "-1"]);
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "l{c}");
+    }
+    for (i, r) in reports.iter().enumerate() {
+        let f = r.phases[0].replay.as_ref().unwrap();
+        let mine = per_host[i] as u64 * 20;
+        assert_eq!(
+            (f.planned, f.replayed, f.others),
+            (mine, mine, 1200 - mine),
+            "host {i}"
+        );
+        assert_eq!(
+            (f.hosts, f.connections as usize),
+            (Some(3), per_host[i]),
+            "host {i}"
+        );
+        assert_eq!(r.totals.errors, 0);
+    }
+    // Host 2's first command was due 1.0 s after the trace's first instant.
+    let late = &reports[2].phases[0];
+    assert!(late.duration_s >= 1.0, "host 2 took {} s", late.duration_s);
+    // The hosts' reports merged: the whole trace, its rate the sum of the hosts'.
+    let merged = respload::Report::merge(&reports).unwrap();
+    let f = merged.phases[0].replay.as_ref().unwrap();
+    assert_eq!(
+        (f.planned, f.replayed, f.others, f.connections),
+        (1200, 1200, 0, 60)
+    );
+    let trace_rate: f64 = reports
+        .iter()
+        .map(|r| r.phases[0].replay.as_ref().unwrap().trace_rate)
+        .sum();
+    assert!(
+        (f.trace_rate - trace_rate).abs() < 1e-9,
+        "{} vs {trace_rate}",
+        f.trace_rate
+    );
+    assert_eq!(merged.totals.ops, 1200);
 }
 
 /// Ranks 0..n drawn with weight (rank + 1)^-s, by inverse CDF (xorshift64* for the draws).
@@ -572,6 +717,106 @@ fn a_cluster_is_captured_from_every_primary_into_one_trace() {
         report.nodes.iter().map(|n| n.commands).sum::<u64>(),
         trace.len() as u64
     );
+}
+
+/// What `args` answers on the primary of `cluster` that holds its key (the others answer
+/// MOVED).
+fn on_owner(cluster: &common::Cluster, args: &[&str]) -> String {
+    let answers: Vec<String> = cluster
+        .primaries()
+        .iter()
+        .map(|s| s.cli(args))
+        .filter(|a| !a.starts_with("MOVED"))
+        .collect();
+    assert_eq!(answers.len(), 1, "{args:?}: {answers:?}");
+    answers.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_replay_against_a_cluster_sends_each_command_to_its_keys_primary() {
+    let cluster = common::Cluster::start(3, 0);
+    let path = temp("cluster-replay.jsonl");
+    let names: Vec<String> = (0..6).map(|c| format!("10.2.0.{c}:5{c}")).collect();
+    let mut recs = Vec::new();
+    for (c, client) in names.iter().enumerate() {
+        for i in 0..30u64 {
+            let ms = i * 5 + c as u64;
+            recs.push((
+                client.as_str(),
+                ms,
+                args(&["RPUSH", &format!("list{c}"), &i.to_string()]),
+            ));
+            recs.push((client.as_str(), ms, args(&["GET", &format!("cold{c}:{i}")])));
+        }
+        let (zset, union) = (format!("{{z{c}}}a"), format!("{{z{c}}}u"));
+        let script = "return redis.call('INCR', KEYS[1])";
+        recs.push((
+            client.as_str(),
+            200,
+            args(&["EVAL", script, "1", &format!("n{c}")]),
+        ));
+        recs.push((client.as_str(), 201, args(&["ZADD", &zset, "1", "m"])));
+        recs.push((
+            client.as_str(),
+            202,
+            args(&["ZUNIONSTORE", &union, "1", &zset]),
+        ));
+        recs.push((client.as_str(), 203, args(&["PING"])));
+        recs.push((client.as_str(), 204, args(&["ZUNION", "1", &zset])));
+    }
+    recs.sort_by_key(|r| r.1);
+    write_trace(&path, &recs);
+    let w = workload(json!({
+        "target": { "port": cluster.port(), "cluster": true },
+        "replay": { "file": path, "key_prefix": "r:" },
+    }));
+    let before: Vec<_> = cluster
+        .primaries()
+        .iter()
+        .map(|s| commandstats(s))
+        .collect();
+    let report = respload::run(&w).unwrap();
+    let after: Vec<_> = cluster
+        .primaries()
+        .iter()
+        .map(|s| commandstats(s))
+        .collect();
+    let delta = |cmd: &str| -> u64 {
+        let calls = |m: &BTreeMap<String, u64>| *m.get(cmd).unwrap_or(&0);
+        after.iter().map(calls).sum::<u64>() - before.iter().map(calls).sum::<u64>()
+    };
+    let p = &report.phases[0];
+    assert_eq!(
+        (p.totals.errors, p.totals.redirects),
+        (0, 0),
+        "{:?}",
+        p.totals.errors_by_kind
+    );
+    let sent = [
+        ("RPUSH", 180),
+        ("EVAL", 6),
+        ("ZUNIONSTORE", 6),
+        ("PING", 6),
+        ("ZUNION", 6),
+    ];
+    for (cmd, n) in sent {
+        assert_eq!(delta(cmd), n, "{cmd}");
+    }
+    // The prefill's SETs, each on its key's primary, and then every GET a hit.
+    assert_eq!(delta("SET"), 180);
+    let f = p.replay.as_ref().unwrap();
+    let fill = f.prefill.as_ref().unwrap();
+    assert_eq!((fill.keys, fill.errors), (180, 0));
+    let get = &p.commands["GET"];
+    assert_eq!((get.hits, get.misses), (180, 0));
+    // Each client's order kept, on the primary of its rewritten key.
+    let want: Vec<String> = (0..30).map(|i| i.to_string()).collect();
+    for c in 0..6 {
+        let got = on_owner(&cluster, &["LRANGE", &format!("r:list{c}"), "0", "-1"]);
+        assert_eq!(got.lines().collect::<Vec<_>>(), want, "r:list{c}");
+        assert_eq!(on_owner(&cluster, &["GET", &format!("r:n{c}")]), "1");
+        assert_eq!(on_owner(&cluster, &["ZCARD", &format!("r:{{z{c}}}u")]), "1");
+    }
 }
 
 #[test]

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 # generated: __all__ (from core/src/error.rs by scripts/gen_reference.py)
 __all__ = [
     "AuthError",
+    "BarrierError",
     "ConnectError",
     "FileError",
     "InternalError",
@@ -193,6 +194,30 @@ class FileError(RespLoadError, OSError):
         self.filename = path  # OSError's name of the file
 
 
+class BarrierError(RespLoadError):
+    """The hosts of a run with phases in step (a barrier) did not all meet before a phase: one
+    never arrived within the timeout, one gave up or was stopped, or another run uses the same
+    barrier id. Nothing of that phase was sent.
+
+    Attributes:
+        phase: The phase the hosts were to start together.
+        reason: How many hosts arrived, which shards were missing, the barrier's id and server.
+    """
+
+    code = "ERR_RESPLOAD_BARRIER"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        phase: str = "",
+        reason: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, reason=reason, code=code)
+        self.phase = phase
+
+
 class InternalError(RespLoadError, RuntimeError):
     """A failure inside respload itself (please report it).
 
@@ -211,6 +236,7 @@ ERROR_CLASSES: dict[str, type[RespLoadError]] = {
     "ERR_RESPLOAD_AUTH": AuthError,
     "ERR_RESPLOAD_PROTOCOL": ProtocolError,
     "ERR_RESPLOAD_FILE": FileError,
+    "ERR_RESPLOAD_BARRIER": BarrierError,
     "ERR_RESPLOAD_INTERNAL": InternalError,
 }
 # end generated: errors

@@ -1125,6 +1125,12 @@ class ReplayFidelity:
     (scaled by the speed) to its write."""
     malformed_lines: list[str] = field(default_factory=list)
     """The first malformed lines: ``line N: reason``."""
+    hosts: int | None = None
+    """With the trace's clients split over hosts (``replay.share``, ``--shard``): how many hosts
+    shared it."""
+    others: int = 0
+    """Commands of the trace the other hosts replayed, per pass (0 when one host replayed it all, or
+    in a report merged from every host)."""
     prefill: PrefillReport | None = None
     """The keys written before the replay (read by the trace before it wrote them)."""
 
@@ -1146,6 +1152,8 @@ class ReplayFidelity:
             loops=d["loops"],
             connections=d["connections"],
             per_client=d["per_client"],
+            hosts=d.get("hosts"),
+            others=d.get("others", 0),
             schedule_ms=_maybe(Latency.from_dict, d.get("schedule_ms")),
             prefill=_maybe(PrefillReport.from_dict, d.get("prefill")),
         )
@@ -1339,6 +1347,11 @@ class PhaseReport:
     """The normalized settings of this phase, secrets redacted."""
     started_at: float = 0.0
     """When its measurement began (the end of its warm-up), UNIX seconds: timeline ``t`` 0."""
+    barrier_wait_s: float | None = None
+    """With ``--barrier`` (phases in step across hosts): seconds this host waited for the others
+    before the phase, from its arrival to the barrier's opening (the phase then starts half a second
+    later, every host at once); not in ``duration_s``. A merged report keeps the longest wait of its
+    hosts. Left out without a barrier, and for a first phase started at ``start_at``."""
     server_timeline: list[ServerSample] = field(default_factory=list, repr=False)
     """The server's own figures per interval (INFO sampled on a side connection), aligned with
     ``timeline``; empty when ``observe.info`` is off or INFO is refused."""
@@ -1389,6 +1402,7 @@ class PhaseReport:
             name=d["name"],
             started_at=d.get("started_at", 0.0),
             measured=d["measured"],
+            barrier_wait_s=d.get("barrier_wait_s"),
             duration_s=d["duration_s"],
             interrupted=d["interrupted"],
             totals=Stats.from_dict(d["totals"]),

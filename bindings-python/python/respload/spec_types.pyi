@@ -434,6 +434,18 @@ class ReplaySpec(TypedDict, total=False):
     an empty server measures hits (default true)."""
     prefill_size: int
     """The value size of a prefilled key whose size the trace does not tell (default 64)."""
+    share: ReplayShareSpec
+    """This host's share of the recorded clients when a replay is split over hosts (``--shard I/N``
+    sets it): the clients whose name hashes to ``index`` of ``of``, each replayed whole at its
+    recorded instants, so the hosts together send the trace once."""
+
+class ReplayShareSpec(TypedDict, total=False):
+    """One host's share of a replay's recorded clients (``replay.share``)."""
+
+    index: Required[int]
+    """This host's share, from 0."""
+    of: Required[int]
+    """How many hosts share the trace."""
 
 BuiltinCommand = Literal[
     "ping",

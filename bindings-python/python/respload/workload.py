@@ -187,6 +187,25 @@ class Workload:
         passed by more than a second."""
         return Workload._wrap(self._native.starting_at(start_instant(at)))
 
+    def with_barrier(
+        self,
+        url: str,
+        *,
+        id: str | None = None,
+        timeout: float | str | datetime.timedelta | None = None,
+    ) -> Workload:
+        """This shard (:meth:`shard` first) with its phases in step across its hosts: before
+        each phase (the first too, unless :meth:`starting_at` set an instant) every host waits
+        on the Redis at ``url`` (any server all hosts reach; the target will do) until every
+        shard has arrived, then all start the phase at one instant. ``id`` names the run on
+        that server, the same on every host and new for each run (derived from the workload
+        and the start instant when left out; needed without one); ``timeout`` is how long a
+        host waits for the others (seconds, a ``timedelta`` or ``"5m"``; default 5 minutes).
+        A host that never arrives fails the others with :class:`~respload.BarrierError`."""
+        return Workload._wrap(
+            self._native.with_barrier(url, id, None if timeout is None else _duration(timeout))
+        )
+
     def to_dict(self, *, redact: bool = True) -> dict[str, Any]:
         """The normalized spec (defaults filled in), with passwords replaced by ``"***"``
         unless ``redact=False`` (then ``Workload.from_dict`` of it is this workload)."""
@@ -218,6 +237,20 @@ def start_instant(at: StartAt) -> float:
     return float(at)
 
 
+def _duration(value: float | str | datetime.timedelta) -> str:
+    """A duration as the core reads it (``"90s"``)."""
+    if isinstance(value, datetime.timedelta):
+        return f"{value.total_seconds()}s"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(
+            f"barrier_timeout: expected seconds, a timedelta or text such as '5m', not "
+            f"{type(value).__name__}"
+        )
+    return f"{value}s"
+
+
 WorkloadLike = Union[Workload, Mapping[str, Any], str, "os.PathLike[str]"]
 """What ``run()`` and ``Runner()`` accept: a Workload, a dict, or the path of a spec file."""
 
@@ -225,9 +258,14 @@ WorkloadLike = Union[Workload, Mapping[str, Any], str, "os.PathLike[str]"]
 def to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Workload:
     """Resolve the ``workload`` argument and keyword fields of ``run()`` into a Workload;
     ``shard=(index, count)`` among them runs that shard of it (:meth:`Workload.shard`),
-    ``start_at=`` starts it at an instant (:meth:`Workload.starting_at`)."""
+    ``start_at=`` starts it at an instant (:meth:`Workload.starting_at`), ``barrier=``
+    (with ``barrier_id=``, ``barrier_timeout=``) runs its phases in step across the hosts
+    (:meth:`Workload.with_barrier`)."""
     shard = fields.pop("shard", None)
     start_at = fields.pop("start_at", None)
+    barrier = fields.pop("barrier", None)
+    barrier_id = fields.pop("barrier_id", None)
+    barrier_timeout = fields.pop("barrier_timeout", None)
     resolved = _to_workload(workload, fields)
     if shard is not None:
         if not isinstance(shard, (tuple, list)) or len(shard) != 2:
@@ -235,6 +273,10 @@ def to_workload(workload: WorkloadLike | None, fields: dict[str, Any]) -> Worklo
         resolved = resolved.shard(shard[0], shard[1])
     if start_at is not None:
         resolved = resolved.starting_at(start_at)
+    if barrier is not None:
+        resolved = resolved.with_barrier(barrier, id=barrier_id, timeout=barrier_timeout)
+    elif barrier_id is not None or barrier_timeout is not None:
+        raise TypeError("barrier_id and barrier_timeout need barrier= (the barrier's URL)")
     return resolved
 
 

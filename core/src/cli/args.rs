@@ -155,6 +155,20 @@ pub(crate) struct RunArgs {
     /// run. Fails before any traffic when it passed by more than a second.
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub(crate) start_at: Option<f64>,
+    /// Run the phases in step across the hosts of a sharded run: before each phase (the
+    /// first too, without --start-at) every host waits on this Redis (any server all hosts
+    /// reach; the target will do), so that none starts phase k + 1 before every host
+    /// finished phase k (docs/distributed.md).
+    #[arg(long, value_name = "URL", requires = "shard")]
+    pub(crate) barrier: Option<String>,
+    /// The run's name on the barrier server, the same on every host and new for each run
+    /// (default: derived from the spec, the shard count and --start-at; needed without it).
+    #[arg(long, value_name = "ID", requires = "barrier")]
+    pub(crate) barrier_id: Option<String>,
+    /// How long a host waits at the barrier for the others before the run fails, naming the
+    /// phase and the hosts that arrived (default 5m).
+    #[arg(long, value_name = "DURATION", requires = "barrier", value_parser = parse_duration)]
+    pub(crate) barrier_timeout: Option<std::time::Duration>,
     #[command(flatten)]
     pub(crate) vars: SpecVars,
     #[command(flatten)]
@@ -315,6 +329,10 @@ fn parse_start_at(text: &str) -> Result<f64, String> {
         crate::Error::Spec { reason, .. } => reason,
         other => other.to_string(),
     })
+}
+
+fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    crate::spec::SpecDuration::parse(text).map(|d| d.0)
 }
 
 fn parse_shard(text: &str) -> Result<(u32, u32), String> {

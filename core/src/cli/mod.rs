@@ -210,6 +210,9 @@ fn run(args: RunArgs, console: &mut Console<'_>, interrupt: &Interrupt) -> crate
     if let Some(at) = args.start_at {
         workload = workload.starting_at(at)?;
     }
+    if let Some(url) = &args.barrier {
+        workload = workload.with_barrier(url, args.barrier_id.as_deref(), args.barrier_timeout)?;
+    }
     if let Some(b) = &budget {
         workload.add_thresholds(b, "check")?;
     }

@@ -60,7 +60,8 @@ pub struct Connection {
     generator: Generator,
     /// Open loop: the schedule of intended send times, and the wait for them.
     pacer: Option<(Pacer, Deadline)>,
-    /// Open loop: when the last measured request was written (for the arrivals sample).
+    /// Open loop: when the last measured request went out, less any wait for room (for the
+    /// arrivals sample).
     last_sent: Option<Instant>,
     /// Open loop: since when a request could be written (the connection up, its pipeline
     /// with room): a request due before waited for the server, not for the client.
@@ -300,8 +301,7 @@ impl Connection {
                     p.start = t;
                 }
                 if let Some((pacer, _)) = &self.pacer {
-                    self.sample_gaps(t, added, pacer.gap());
-                    self.record_client_lag(t, added);
+                    self.record_open_loop_sends(t, added, pacer.gap());
                 }
                 if n == added {
                     // The reply timeout runs from the oldest request in flight.
@@ -360,38 +360,31 @@ impl Connection {
         .await
     }
 
-    /// Open loop: offer the gaps between the sends of the `added` requests just written at
-    /// `t` (the first after the previous write, the others 0: written together), in units
-    /// of the intended mean `gap` (seconds), to the arrivals sample.
-    fn sample_gaps(&mut self, t: Instant, added: usize, gap: f64) {
-        let n = self.inflight.len();
-        let measured = self
-            .inflight
-            .range(n - added..)
-            .filter(|p| p.measured)
-            .count();
-        if measured == 0 {
-            return;
-        }
-        let mut gaps = self.shared.gaps.borrow_mut();
-        if let Some(last) = self.last_sent {
-            gaps.offer(t.duration_since(last).as_secs_f64() / gap);
-        }
-        for _ in 1..measured {
-            gaps.offer(0.0);
-        }
-        self.last_sent = Some(t);
-    }
-
-    /// Open loop: the client's own lateness of the `added` requests just written at `t`,
-    /// each from when it could have gone: its intended time, or when the connection had room.
-    fn record_client_lag(&mut self, t: Instant, added: usize) {
+    /// Open loop: for each measured request of the `added` just written at `t`, record the
+    /// client's own lateness (from when it could have gone: its intended time, or when the
+    /// connection had room), and offer the gap since the previous one's send to the arrivals
+    /// sample, in units of the intended mean `gap` (seconds).
+    ///
+    /// The send time in that gap is the intended time plus the client's own lateness: a
+    /// request held back because the pipeline was full went out when a reply made room, and
+    /// its gap would otherwise follow the server's service times (M/D/1 bunches sends behind
+    /// each reply), not the client's pacing, which is what the arrivals test judges. Sends
+    /// that were not held back are timed as written, so a coarse timer or a saturated client
+    /// still shows as bunched gaps.
+    fn record_open_loop_sends(&mut self, t: Instant, added: usize, gap: f64) {
         let n = self.inflight.len();
         let mut rec = self.shared.recorder.borrow_mut();
         let lag = rec.client_lag.get_or_insert_with(Default::default);
+        let mut gaps = self.shared.gaps.borrow_mut();
         for p in self.inflight.range(n - added..).filter(|p| p.measured) {
             let ready = p.intended.max(self.room_at);
-            lag.record(t.saturating_duration_since(ready).as_nanos() as u64);
+            let own = t.saturating_duration_since(ready);
+            lag.record(own.as_nanos() as u64);
+            let sent = p.intended + own;
+            if let Some(last) = self.last_sent {
+                gaps.offer(sent.saturating_duration_since(last).as_secs_f64() / gap);
+            }
+            self.last_sent = Some(sent);
         }
     }
 

@@ -2,6 +2,7 @@
 //! handles are public; its parts (`Rng`, `Pacer`, `KeySampler`, ...) are the crate's own.
 
 mod abort;
+mod barrier;
 mod cluster;
 mod connection;
 mod control;

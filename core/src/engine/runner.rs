@@ -2,6 +2,7 @@
 //! and can be stopped early (the partial report is kept and marked interrupted).
 
 use super::abort::{AbortCheck, Stopped};
+use super::barrier::{Gate, Passed};
 use super::phase::{run_phase, PhaseOptions};
 use super::rng::mix;
 use super::slo_search::run_search;
@@ -177,7 +178,39 @@ async fn reach(target: &ConnectOptions) -> Result<(Client, String)> {
     Err(error)
 }
 
+/// The barrier before phase `i` of a run with phases in step across hosts (`--barrier`),
+/// when that phase has one: every phase but a first one started at `start_at`.
+fn gate_of<'a>(workload: &'a Workload, id: Option<&'a str>, i: usize) -> Option<Gate<'a>> {
+    let (barrier, id, shard) = (workload.barrier.as_ref()?, id?, workload.shard.as_ref()?);
+    let phase = workload.phases.get(i)?;
+    (i > 0 || workload.start_at.is_none()).then_some(Gate {
+        barrier,
+        id,
+        phase: i,
+        name: &phase.spec.name,
+        shard: (shard.index, shard.count),
+    })
+}
+
 fn execute(
+    workload: &Workload,
+    stop: &Arc<AtomicBool>,
+    tx: &std::sync::mpsc::Sender<Snapshot>,
+    phase_end: &mut dyn PhaseEnd,
+) -> Result<Report> {
+    let outcome = execute_phases(workload, stop, tx, phase_end);
+    if let (Err(e), Ok(id)) = (&outcome, workload.barrier_id()) {
+        // A host that could not run closes its first barrier, so that the others learn it
+        // at once (a barrier already opened or closed is left as it is).
+        let first = usize::from(workload.start_at.is_some());
+        if let Some(gate) = gate_of(workload, id.as_deref(), first) {
+            gate.abandon(&format!("shard {} could not run: {e}", gate.shard.0));
+        }
+    }
+    outcome
+}
+
+fn execute_phases(
     workload: &Workload,
     stop: &Arc<AtomicBool>,
     tx: &std::sync::mpsc::Sender<Snapshot>,
@@ -197,6 +230,7 @@ fn execute(
         crate::spec::check_not_late(at, started_at, "")?;
     }
     super::fd_limit::check(workload, super::fd_limit::open_files_limit())?;
+    let barrier_id = workload.barrier_id()?;
     // Reach the server once before anything else: fail fast with the address and OS error.
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -223,6 +257,9 @@ fn execute(
             .iter()
             .map(|p| reached.iter().find(|(c, _)| *c == &p.connect)?.1.clone())
             .collect();
+        if let Some(b) = &workload.barrier {
+            super::barrier::check(b).await?;
+        }
         // Every phase's drills are resolved (replicas found) before any traffic.
         let mut plans = Vec::with_capacity(workload.phases.len());
         for phase in &workload.phases {
@@ -262,9 +299,31 @@ fn execute(
         .shard
         .as_ref()
         .map_or(1.0, crate::report::ShardOf::share);
+    // Phases in step across hosts: the barrier before phase `i`, when it has one.
+    let gate = |i: usize| gate_of(workload, barrier_id.as_deref(), i);
+    // The barrier this host leaves without running its phase, closed for the others so
+    // that they stop at once rather than wait out the timeout.
+    let mut left_at: Option<usize> = None;
     for (i, phase) in workload.phases.iter().enumerate() {
         if stop.load(Ordering::Relaxed) {
+            left_at = Some(i);
             break;
+        }
+        let mut start_at = workload.start_at.filter(|_| i == 0);
+        let mut barrier_wait_s = None;
+        if let Some(gate) = gate(i) {
+            match gate.meet(stop) {
+                Ok(Passed::At { instant, waited_s }) => {
+                    start_at = Some(instant);
+                    barrier_wait_s = Some(waited_s);
+                }
+                Ok(Passed::Stopped) => break,
+                Err(e) if report.phases.is_empty() => return Err(e),
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    break;
+                }
+            }
         }
         let phase_seed = phase.spec.seed.unwrap_or(seed);
         let plans_i = std::mem::take(&mut plans[i]);
@@ -272,7 +331,8 @@ fn execute(
             run_search(phase, i, phase_seed, stop, tx)
         } else {
             let options = PhaseOptions {
-                start_at: workload.start_at.filter(|_| i == 0),
+                start_at,
+                late_start_ok: barrier_wait_s.is_some(),
                 abort: AbortCheck::new(
                     phase,
                     workload.thresholds.as_ref(),
@@ -300,14 +360,21 @@ fn execute(
         let mut outcome = match started {
             Ok(mut outcome) => {
                 outcome.report.server = others[i].take();
+                outcome.report.barrier_wait_s = barrier_wait_s;
                 outcome
             }
             // No phase finished: the caller gets the error, as for an unreachable server.
-            Err(e) if report.phases.is_empty() => return Err(e),
+            Err(e) if report.phases.is_empty() => {
+                if let Some(next) = gate(i + 1) {
+                    next.abandon(&format!("shard {} failed: {e}", next.shard.0));
+                }
+                return Err(e);
+            }
             // The earlier phases' report is kept (a server that went away between phases,
             // the rare failure of a phase after it started).
             Err(e) => {
                 report.error = Some(format!("phase `{}` failed: {e}", phase.spec.name));
+                left_at = Some(i + 1);
                 break;
             }
         };
@@ -326,6 +393,16 @@ fn execute(
             merge_by_label(&mut measured, &outcome.recorder, labels);
         }
         report.add_phase(outcome.report);
+    }
+    if let Some(next) = left_at.and_then(gate) {
+        let why = match &report.error {
+            Some(e) => format!("shard {} failed: {e}", next.shard.0),
+            None => format!(
+                "shard {} was stopped (interrupted, or by a threshold with abort_on_fail)",
+                next.shard.0
+            ),
+        };
+        next.abandon(&why);
     }
     // A threshold that stopped the run set the stop flag: a verdict, not an interruption.
     report.interrupted =

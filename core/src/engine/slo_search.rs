@@ -134,6 +134,7 @@ pub fn run_search(
             name: phase.spec.name.clone(),
             started_at,
             measured: phase.spec.measured,
+            barrier_wait_s: None,
             duration_s,
             interrupted: stop.load(Ordering::Relaxed),
             totals,

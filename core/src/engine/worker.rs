@@ -229,7 +229,11 @@ async fn worker(s: WorkerSetup) {
         idle: s.phase.spec.load.idle,
         reads: commands.iter().map(|c| c.reads).collect(),
         read_only: commands.iter().map(|c| c.read_only()).collect(),
-        key_index: commands.iter().map(|c| c.key_index()).collect(),
+        // A replay's commands are labels alone: their keys' places come from the trace's rules.
+        key_index: match &s.phase.replay {
+            Some(plan) => (0..commands.len()).map(|i| plan.key_index(i)).collect(),
+            None => commands.iter().map(|c| c.key_index()).collect(),
+        },
         connect: s.phase.connect.clone(),
         reconnects: Cell::new(0),
         connected: Cell::new(0),

@@ -123,6 +123,12 @@ pub fn table(report: &Report) -> String {
             p.client.threads,
             if p.interrupted { ", INTERRUPTED" } else { "" }
         );
+        if let Some(waited) = p.barrier_wait_s {
+            let _ = writeln!(
+                out,
+                "Barrier: waited {waited:.3} s for the other hosts before this phase (not in its time)"
+            );
+        }
         if let Some(rate) = p.target_rate {
             let achieved = p.totals.ops_per_sec;
             let _ = writeln!(

@@ -8,6 +8,7 @@
 //! inherent method of that type (`Target::resolve`, `Tls::resolve`, `CommandSpec::compile`),
 //! so that `spec` needs nothing of `plan`.
 
+mod barrier;
 mod command;
 mod connect;
 mod events;
@@ -19,11 +20,12 @@ mod start_at;
 mod tls;
 mod workload;
 
+pub use barrier::{parse_barrier_timeout, Barrier, DEFAULT_BARRIER_TIMEOUT};
 pub use command::{CompiledCommand, MixEntry, PickedSteps};
 pub(crate) use connect::{make_room, parse_url};
 pub use connect::{ConnectOptions, Endpoint};
 pub(crate) use events::replica_connect;
 pub use phase::Phase;
-pub use replay::{fnv1a, Classified, Prefill, ReplayPlan, MAX_REPLAY_LABELS};
+pub use replay::{fnv1a, in_share, Classified, Prefill, ReplayPlan, MAX_REPLAY_LABELS};
 pub use tls::TlsConnect;
 pub use workload::Workload;

@@ -218,13 +218,6 @@ impl Phase {
         };
         replay.validate(prefix)?;
         let refuse = |field: &str, why: &str| Err(Error::spec(format!("{prefix}{field}"), why));
-        if connect.cluster.is_some() {
-            return refuse(
-                "target.cluster",
-                "a replay runs against one server (standalone or a cluster's node) for now: \
-                 remove target.cluster",
-            );
-        }
         let load = &spec.load;
         for (field, set) in [
             ("load.rate_ramp", load.rate_ramp.is_some()),

@@ -7,7 +7,7 @@
 //! here.
 
 use crate::resp::encode::{write_array_header, write_bulk, write_bulk_header};
-use crate::spec::{Replay, READ_COMMANDS};
+use crate::spec::{Replay, ReplayShare, READ_COMMANDS};
 use crate::trace::{Format, Malformed, Record, TraceArg, TraceReader};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -31,9 +31,13 @@ pub struct ReplayPlan {
     clients: Option<HashMap<String, u32>>,
     /// Connections the replay opens.
     pub connections: u32,
-    /// Requests each connection sends in one pass (SELECTs it adds included).
+    /// Requests each connection sends in the first pass (SELECTs it adds included).
     pub per_connection: Vec<u64>,
-    /// Requests sent in one pass.
+    /// Requests each connection sends in every later pass (`loops`): a pass starts on the
+    /// database the one before ended on, so its first command may need a `SELECT` the first
+    /// pass did not, or not need one it did.
+    pub per_connection_again: Vec<u64>,
+    /// Requests sent in the first pass.
     pub requests: u64,
     /// Commands of the trace (replayable or not; malformed lines not).
     pub traced: u64,
@@ -43,6 +47,8 @@ pub struct ReplayPlan {
     pub speed: f64,
     /// Commands not replayed, by reason (`dropped: FLUSHALL`, ...).
     pub skipped: BTreeMap<String, u64>,
+    /// Commands of the trace the other hosts replay (`replay.share`), per pass.
+    pub others: u64,
     /// Malformed lines of the trace, and the first of them.
     pub malformed: (u64, Vec<Malformed>),
     /// The database connections start on (the target's).
@@ -87,9 +93,12 @@ fn key_rule(upper: &[u8]) -> KeyRule {
         | b"RENAME" | b"RENAMENX" => KeyRule::All,
         b"MSET" | b"MSETNX" => KeyRule::Pairs,
         b"RPOPLPUSH" | b"LMOVE" | b"SMOVE" | b"COPY" | b"GEOSEARCHSTORE" => KeyRule::Two,
-        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" | b"ZUNION"
-        | b"ZINTER" | b"ZDIFF" | b"SINTERCARD" | b"ZINTERCARD" | b"LMPOP" | b"ZMPOP" => {
+        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" => {
             KeyRule::Counted(2)
+        }
+        // `ZUNION numkeys key ...`: the count comes first.
+        b"ZUNION" | b"ZINTER" | b"ZDIFF" | b"SINTERCARD" | b"ZINTERCARD" | b"LMPOP" | b"ZMPOP" => {
+            KeyRule::Counted(1)
         }
         b"ZUNIONSTORE" | b"ZINTERSTORE" | b"ZDIFFSTORE" => KeyRule::DestCounted,
         b"BITOP" => KeyRule::AfterFirst,
@@ -136,6 +145,18 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
+/// Whether the recorded client named `client` falls to `share`. Its name is mixed apart
+/// from the hash that spreads clients over connections ([`fnv1a`] modulo their count), so a
+/// share's clients still spread over all of its connections.
+pub fn in_share(share: ReplayShare, client: &str) -> bool {
+    // SplitMix64's finalizer.
+    let mut z = fnv1a(client.as_bytes()) ^ 0x9E37_79B9_7F4A_7C15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    z % u64::from(share.of.max(1)) == u64::from(share.index)
+}
+
 /// A record's command name, upper case, into `out` (empty for none or a size).
 fn upper_name(rec: &Record, out: &mut Vec<u8>) {
     out.clear();
@@ -179,16 +200,20 @@ impl ReplayPlan {
             clients: spec.connections.is_none().then(HashMap::new),
             connections: spec.connections.unwrap_or(0),
             per_connection: vec![0; spec.connections.unwrap_or(0) as usize],
+            per_connection_again: Vec::new(),
             requests: 0,
             traced: 0,
             span_us: (u64::MAX, 0),
             speed: 1.0,
             skipped: BTreeMap::new(),
+            others: 0,
             malformed: (0, Vec::new()),
             db,
             prefill: None,
         };
         let mut dbs: Vec<u32> = Vec::new();
+        // The database of each connection's first command (whether a pass starts with SELECT).
+        let mut first_db: Vec<Option<u32>> = Vec::new();
         let mut fill = prefill.then(PrefillScan::default);
         let (mut rec, mut name) = (Record::default(), Vec::new());
         while reader.next_record(&mut rec)? {
@@ -199,7 +224,15 @@ impl ReplayPlan {
                 *plan.skipped.entry(format!("dropped: {what}")).or_default() += 1;
                 continue;
             }
+            // Every host's records set the span: the hosts of a shared replay keep one clock.
             plan.span_us = (plan.span_us.0.min(rec.t_us), plan.span_us.1.max(rec.t_us));
+            if !plan.has(&rec.client) {
+                plan.others += 1;
+                if let Some(f) = fill.as_mut() {
+                    f.observe(&rec, &name, false);
+                }
+                continue;
+            }
             let conn = plan.connection_of(&rec.client, true);
             let c = conn as usize;
             if plan.per_connection.len() <= c {
@@ -209,6 +242,10 @@ impl ReplayPlan {
             if dbs.len() <= c {
                 dbs.resize(c + 1, db);
             }
+            if first_db.len() <= c {
+                first_db.resize(c + 1, None);
+            }
+            first_db[c].get_or_insert(rec.db);
             if rec.db != dbs[c] {
                 plan.label_of(b"SELECT");
                 plan.per_connection[c] += 1;
@@ -225,13 +262,33 @@ impl ReplayPlan {
             plan.label_of(&name);
             plan.per_connection[c] += 1;
             if let Some(f) = fill.as_mut() {
-                f.observe(&rec, &name);
+                f.observe(&rec, &name, true);
             }
         }
         plan.requests = plan.per_connection.iter().sum();
         plan.connections = plan.per_connection.len().max(1) as u32;
         plan.per_connection.resize(plan.connections as usize, 0);
+        plan.per_connection_again = (0..plan.per_connection.len())
+            .map(|c| {
+                let n = plan.per_connection[c];
+                match first_db.get(c).copied().flatten() {
+                    // Starting on the database the pass before ended on, not the target's.
+                    Some(f) => n - u64::from(f != db) + u64::from(f != dbs[c]),
+                    None => n,
+                }
+            })
+            .collect();
         plan.malformed = (reader.malformed(), reader.malformed_lines().to_vec());
+        if let (0, Some(share)) = (plan.requests, spec.share) {
+            return Err(Error::spec(
+                format!("{prefix}replay.share"),
+                format!(
+                    "share {} of {}: none of {}'s recorded clients falls to it ({} commands \
+                     to replay, all the other shares'): split it over fewer hosts",
+                    share.index, share.of, spec.file, plan.others
+                ),
+            ));
+        }
         if plan.requests == 0 {
             return Err(Error::spec(
                 format!("{prefix}replay.file"),
@@ -246,7 +303,8 @@ impl ReplayPlan {
         }
         plan.speed = match (spec.speed, spec.rate) {
             (Some(s), _) => s,
-            (None, Some(r)) => r / plan.trace_rate(),
+            // The rate asked for is the whole trace's: shared, each host's part of it.
+            (None, Some(r)) => r / plan.whole_trace_rate(),
             (None, None) => 1.0,
         };
         plan.prefill = fill.and_then(|f| f.finish(spec.prefill_size));
@@ -261,6 +319,32 @@ impl ReplayPlan {
             true => self.requests as f64 / span,
             false => self.requests as f64,
         }
+    }
+
+    /// Requests connections `conns` send over `passes` passes (every connection: `..`).
+    pub fn requests_over(&self, conns: std::ops::Range<usize>, passes: u32) -> u64 {
+        let end = conns.end.min(self.per_connection.len());
+        let start = conns.start.min(end);
+        let first: u64 = self.per_connection[start..end].iter().sum();
+        let again: u64 = self.per_connection_again[start..end].iter().sum();
+        first + again * u64::from(passes.saturating_sub(1))
+    }
+
+    /// The whole trace's mean rate, every share's commands counted (this host's
+    /// [`ReplayPlan::trace_rate`] without `replay.share`).
+    pub fn whole_trace_rate(&self) -> f64 {
+        let span = self.span_us.1.saturating_sub(self.span_us.0) as f64 / 1e6;
+        let n = (self.requests + self.others) as f64;
+        match span > 0.0 {
+            true => n / span,
+            false => n,
+        }
+    }
+
+    /// Whether the recorded client named `client` is this host's: every client without
+    /// `replay.share`.
+    fn has(&self, client: &str) -> bool {
+        self.spec.share.is_none_or(|s| in_share(s, client))
     }
 
     /// The rate the replay runs at (the trace's mean rate times the speed).
@@ -332,6 +416,9 @@ impl ReplayPlan {
         if !self.replays(name) {
             return None;
         }
+        if !self.has(&rec.client) {
+            return None;
+        }
         let cmd = match self.index.get(name.as_slice()) {
             Some(&i) => i,
             None => self.other?,
@@ -341,6 +428,23 @@ impl ReplayPlan {
             Some(map) => *map.get(rec.client.as_str())?,
         };
         Some(Classified { cmd, conn })
+    }
+
+    /// The argument a cluster client routes the requests of label `cmd` by: the command's
+    /// first key by the rules that find keys to rewrite, `None` for a command without keys
+    /// (sent to the owner of slot 0).
+    pub fn key_index(&self, cmd: usize) -> Option<usize> {
+        let label = self.labels.get(cmd)?;
+        match key_rule(label.as_bytes()) {
+            KeyRule::None => None,
+            KeyRule::Counted(at) => Some(at + 1),
+            KeyRule::AfterFirst => Some(2),
+            KeyRule::First
+            | KeyRule::All
+            | KeyRule::Pairs
+            | KeyRule::Two
+            | KeyRule::DestCounted => Some(1),
+        }
     }
 
     /// The label index of `SELECT` (present when some record needs one).
@@ -415,7 +519,9 @@ struct PrefillScan {
 }
 
 impl PrefillScan {
-    fn observe(&mut self, rec: &Record, upper: &[u8]) {
+    /// Learn from one replayable record; `mine`: whether this host replays it (another
+    /// host's first read of a key is that host's to prefill, its writes still count).
+    fn observe(&mut self, rec: &Record, upper: &[u8], mine: bool) {
         let reads = READ_COMMANDS
             .iter()
             .any(|r| r.as_bytes().eq_ignore_ascii_case(upper));
@@ -449,7 +555,7 @@ impl PrefillScan {
                 continue;
             };
             let h = fnv1a(key);
-            if !self.seen.insert(h) {
+            if !self.seen.insert(h) || !mine {
                 continue;
             }
             if string_read {

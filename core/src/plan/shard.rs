@@ -74,15 +74,6 @@ impl Workload {
                 ..self.clone()
             });
         }
-        if let Some(p) = self.phases.iter().find(|p| p.replay.is_some()) {
-            return Err(Error::spec(
-                format!("{}replay", p.prefix),
-                format!(
-                    "{index}/{count}: a replay is not split over hosts yet (each would send the \
-                     whole trace): run it on one host, or give each host a trace of its own"
-                ),
-            ));
-        }
         let n = self.phases.len();
         let mut raw = Vec::with_capacity(n);
         for (i, phase) in self.phases.iter().enumerate() {
@@ -91,7 +82,11 @@ impl Workload {
             } else {
                 String::new()
             };
-            raw.push((shard_phase(phase, &prefix, index, count)?, prefix));
+            let spec = match phase.replay.is_some() {
+                true => shard_replay(phase, &prefix, index, count)?,
+                false => shard_phase(phase, &prefix, index, count)?,
+            };
+            raw.push((spec, prefix));
         }
         let phases = raw
             .into_iter()
@@ -100,9 +95,49 @@ impl Workload {
         Ok(Workload {
             shard: Some(of),
             start_at: self.start_at,
+            barrier: self.barrier.clone(),
             ..Workload::assemble(phases, self.thresholds.clone())?
         })
     }
+}
+
+/// A replay phase's normalized spec, cut to shard `index` of `count`: the recorded clients
+/// dealt out by their names' hash (`replay.share`), each host replaying its own clients at
+/// their recorded instants. The load (connections, rate) is then the host's part of the
+/// trace's, set again from it; `replay.connections`, when given, is split.
+fn shard_replay(phase: &Phase, prefix: &str, index: u32, count: u32) -> Result<Json> {
+    let spec = &phase.spec;
+    let Some(replay) = &spec.replay else {
+        return Err(Error::Internal("not a replay phase".into()));
+    };
+    let at = |field: &str| format!("{prefix}{field}");
+    if replay.share.is_some() {
+        return Err(Error::spec(
+            at("replay.share"),
+            format!("cannot be split into {count} shards: it is already one host's share"),
+        ));
+    }
+    let mut raw = serde_json::to_value(spec).map_err(|e| Error::spec("", e))?;
+    raw["replay"]["share"] = json!({ "index": index, "of": count });
+    if let Some(n) = replay.connections {
+        if n < count {
+            return Err(Error::spec(
+                at("replay.connections"),
+                format!(
+                    "cannot be split into {count} shards: {n} connections, and every shard \
+                     needs at least one"
+                ),
+            ));
+        }
+        raw["replay"]["connections"] = json!(split(u64::from(n), count)[index as usize]);
+    }
+    // Set again from this host's part of the trace (a replay refuses any other).
+    let load = raw["load"]
+        .as_object_mut()
+        .ok_or_else(|| Error::Internal("a normalized replay phase without load".into()))?;
+    load.remove("rate");
+    load.remove("connections");
+    Ok(raw)
 }
 
 /// One phase's normalized spec, cut to shard `index` of `count`.

@@ -20,6 +20,9 @@ pub struct Workload {
     pub start_at: Option<f64>,
     /// Set on a shard ([`Workload::shard`]): which share of which workload it is.
     pub shard: Option<ShardOf>,
+    /// Set by [`Workload::with_barrier`]: the hosts of the sharded run meet there before
+    /// each phase, so that they run the phases in step.
+    pub barrier: Option<super::Barrier>,
     /// The top-level `[thresholds]`: limits on the run's results (the measured phases
     /// together), checked when it ends (and while it runs with `abort_on_fail`).
     pub thresholds: Option<Thresholds>,
@@ -96,6 +99,7 @@ impl Workload {
             phases,
             start_at: None,
             shard: None,
+            barrier: None,
             thresholds,
         })
     }
@@ -205,6 +209,7 @@ impl Workload {
         Ok(Workload {
             start_at: self.start_at,
             shard: self.shard.clone(),
+            barrier: self.barrier.clone(),
             ..Self::assemble(phases, thresholds)?
         })
     }

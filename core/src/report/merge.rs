@@ -14,7 +14,8 @@ use super::assemble::measured_timeline;
 use super::sparse::Sparse;
 use super::{
     decode_histogram, encode_histogram, percentile, ClientStats, IntervalLatency, Latency,
-    PhaseReport, RampStep, Report, Snapshot, Stats, TimelineRow, Unsent, Validity, NS_PER_MS,
+    PhaseReport, PrefillReport, RampStep, ReplayFidelity, Report, Snapshot, Stats, TimelineRow,
+    Unsent, Validity, NS_PER_MS,
 };
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -445,6 +446,7 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .any(Option::is_some)
             .then(|| rates.iter().flatten().sum())
     };
+    let totals = merge_stats(parts.iter().map(|p| &p.totals));
     PhaseReport {
         name: first.name.clone(),
         started_at: parts
@@ -452,9 +454,15 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .map(|p| p.started_at)
             .fold(f64::INFINITY, f64::min),
         measured: first.measured,
+        // The longest any host waited.
+        barrier_wait_s: parts
+            .iter()
+            .filter_map(|p| p.barrier_wait_s)
+            .reduce(f64::max),
         duration_s: measured_span(parts),
         interrupted: parts.iter().any(|p| p.interrupted),
-        totals: merge_stats(parts.iter().map(|p| &p.totals)),
+        replay: merge_replay(parts, &totals),
+        totals,
         commands: merge_maps(parts.iter().map(|p| &p.commands)),
         timeline: merge_timeline(parts.iter().map(|p| p.timeline.as_slice())),
         client,
@@ -470,7 +478,6 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
             .find(|p| !p.events.is_empty())
             .map_or_else(Vec::new, |p| p.events.clone()),
         steps: merge_steps(parts),
-        replay: first.replay.clone(),
         slo: first.slo.clone(),
         output_error: parts.iter().find_map(|p| p.output_error.clone()),
         server: observed.server.clone(),
@@ -479,6 +486,49 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
         validity: every_hosts_checks(parts.iter().map(|p| &p.validity)),
         workload,
     }
+}
+
+/// A replay's fidelity over the hosts that shared its trace (`replay.share`): what each
+/// planned, sent, and its rate and connections summed (the trace's own counts, the same on
+/// every host, kept), the schedule kept as the merged send lag says. A replay of one host
+/// (not shared) is kept as it is.
+fn merge_replay(parts: &[&PhaseReport], totals: &Stats) -> Option<ReplayFidelity> {
+    let first = parts.first()?.replay.clone()?;
+    if first.hosts.is_none() || parts.len() < 2 {
+        return Some(first);
+    }
+    let each: Vec<&ReplayFidelity> = parts.iter().filter_map(|p| p.replay.as_ref()).collect();
+    let prefills: Vec<&PrefillReport> = each.iter().filter_map(|r| r.prefill.as_ref()).collect();
+    let prefill = (!prefills.is_empty()).then(|| PrefillReport {
+        keys: prefills.iter().map(|p| p.keys).sum(),
+        errors: prefills.iter().map(|p| p.errors).sum(),
+        duration_s: prefills.iter().map(|p| p.duration_s).fold(0.0, f64::max),
+        not_prefilled: merge_counts(prefills.iter().map(|p| &p.not_prefilled)),
+    });
+    Some(ReplayFidelity {
+        planned: each.iter().map(|r| r.planned).sum(),
+        replayed: each.iter().map(|r| r.replayed).sum(),
+        trace_rate: each.iter().map(|r| r.trace_rate).sum(),
+        rate: each.iter().map(|r| r.rate).sum(),
+        connections: each.iter().map(|r| r.connections).sum(),
+        schedule_ms: totals.send_lag_ms.clone(),
+        others: 0,
+        prefill,
+        ..first
+    })
+}
+
+/// Counts by name, summed.
+fn merge_counts<'a>(
+    maps: impl Iterator<Item = &'a BTreeMap<String, u64>>,
+) -> BTreeMap<String, u64> {
+    let mut all = BTreeMap::new();
+    for m in maps {
+        for (k, v) in m {
+            *all.entry(k.clone()).or_default() += v;
+        }
+    }
+    all
 }
 
 /// What the hosts together cost: CPU and reconnects summed, as are threads and connections

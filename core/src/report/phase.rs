@@ -36,6 +36,13 @@ pub struct PhaseReport {
     pub started_at: f64,
     /// Whether it counts in the report's totals.
     pub measured: bool,
+    /// With `--barrier` (phases in step across hosts): seconds this host waited for the
+    /// others before the phase, from its arrival to the barrier's opening (the phase then
+    /// starts half a second later, every host at once); not in `duration_s`. A merged
+    /// report keeps the longest wait of its hosts. Left out without a barrier, and for a
+    /// first phase started at `start_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub barrier_wait_s: Option<f64>,
     /// Measured seconds (after warm-up, until the last reply).
     pub duration_s: f64,
     /// Whether the phase was stopped before its end.
@@ -147,6 +154,14 @@ pub struct ReplayFidelity {
     pub connections: u32,
     /// Whether each recorded client had a connection of its own.
     pub per_client: bool,
+    /// With the trace's clients split over hosts (`replay.share`, `--shard`): how many
+    /// hosts shared it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<u32>,
+    /// Commands of the trace the other hosts replayed, per pass (0 when one host replayed
+    /// it all, or in a report merged from every host).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub others: u64,
     /// How the recorded schedule was kept: the send lag (ms) from each request's recorded
     /// instant (scaled by the speed) to its write.
     pub schedule_ms: Option<Latency>,
@@ -246,4 +261,8 @@ pub struct SloPoint {
     /// Whether the step met the percentile budget, the error bound and the achieved-rate
     /// bound.
     pub met: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -36,7 +36,7 @@ pub use load::{
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;
-pub use replay::{Replay, DROPPED_BY_DEFAULT, MAX_REPLAY_CONNECTIONS};
+pub use replay::{Replay, ReplayShare, DROPPED_BY_DEFAULT, MAX_REPLAY_CONNECTIONS};
 #[cfg(feature = "schema")]
 pub use schema::json_schema;
 pub use slo::Slo;

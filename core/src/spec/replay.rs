@@ -55,6 +55,22 @@ pub struct Replay {
     /// The value size of a prefilled key whose size the trace does not tell (default 64).
     #[serde(default = "default_prefill_size")]
     pub prefill_size: u32,
+    /// This host's share of the recorded clients when a replay is split over hosts
+    /// (`--shard I/N` sets it): the clients whose name hashes to `index` of `of`, each
+    /// replayed whole at its recorded instants, so the hosts together send the trace once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<ReplayShare>,
+}
+
+/// One host's share of a replay's recorded clients (`replay.share`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ReplayShare {
+    /// This host's share, from 0.
+    pub index: u32,
+    /// How many hosts share the trace.
+    pub of: u32,
 }
 
 /// The most connections a replay opens (one per recorded client, or given).
@@ -178,6 +194,16 @@ impl Replay {
                     super::MAX_VALUE_SIZE
                 ),
             ));
+        }
+        if let Some(ReplayShare { index, of }) = self.share {
+            if of == 0 || index >= of {
+                return Err(Error::spec(
+                    at("share"),
+                    format!(
+                        "{{ index = {index}, of = {of} }}: allowed is an index from 0 to of - 1"
+                    ),
+                ));
+            }
         }
         for (field, list) in [("keep", &self.keep), ("drop", &self.drop)] {
             for (i, name) in list.iter().enumerate() {

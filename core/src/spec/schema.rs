@@ -9,8 +9,8 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, Slo, Target,
-    Tls, ValueData, Values,
+    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, ReplayShare,
+    Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -92,6 +92,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         Slo,
         Output,
         Replay,
+        ReplayShare,
     );
     for (name, fields) in orders {
         let Some(fields) = fields else { continue };
@@ -384,8 +385,8 @@ mod tests {
             checked += 1;
         }
         // Target, Tls, Load, its two ramps, rate profile and share, Keys, Values,
-        // CommandSpec, Observe, Event, Slo, Output, Replay.
-        assert_eq!(checked, 15);
+        // CommandSpec, Observe, Event, Slo, Output, Replay and its share.
+        assert_eq!(checked, 16);
     }
 
     #[test]

@@ -79,6 +79,10 @@ def check_phases(
     mix = find("mix 1:1")
     sets, gets = mix.commands["SET"].ops, mix.commands["GET"].ops
     v.expect(abs(sets - gets) <= 0.1 * (sets + gets), f"mix 1:1: {sets} SETs vs {gets} GETs")
+    v.judge(
+        f"write: each of {records:,} records written once; every phase spread over the 3 "
+        f"primaries (each over 25%); read: every GET a hit; mix 1:1: {sets:,} SETs, {gets:,} GETs"
+    )
 
 
 def check(report: Report, here: Local | None = None) -> Verdict:
@@ -90,6 +94,7 @@ def check(report: Report, here: Local | None = None) -> Verdict:
 
     steps = phase(report, "concurrency").steps
     v.expect(len(steps) >= 3, f"concurrency: {len(steps)} steps, expected 3")
+    v.judge(f"concurrency: {len(steps)} steps")
     v.figures.append(
         "per concurrency "
         + ", ".join(

@@ -7,11 +7,13 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import respload
 from respload import PhaseReport, Report
 from respload.testing import RedisServer
+
+T = TypeVar("T")
 
 #: ``examples/scenarios/``.
 SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
@@ -81,9 +83,11 @@ def run_scenario(
 
 @dataclass
 class Verdict:
-    """What a replay showed: its figures (one line) and what did not hold."""
+    """What a replay showed: what it judged (asserted, each with its figure), what it only
+    printed (figures shown beside the published ones, not asserted), and what did not hold."""
 
     scenario: str
+    judged: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -97,9 +101,22 @@ class Verdict:
         if not holds:
             self.failures.append(what)
 
+    def judge(self, what: str) -> None:
+        """Name what the replay asserted (its ``expect`` calls), with the figure it judged."""
+        self.judged.append(what)
+
+    def need(self, value: T | None, what: str) -> T | None:
+        """A figure the scenario exists to show: missing, it is a failure, not a blank."""
+        self.expect(value is not None, f"{what}: missing from the report, which the scenario needs")
+        return value
+
     def line(self) -> str:
-        """One line: PASS or FAIL, the scenario, its figures, and any failures."""
-        head = f"{'PASS' if self.ok else 'FAIL'} {self.scenario}: " + "; ".join(self.figures)
+        """One line: PASS or FAIL, the scenario, what was judged, what is printed only, and
+        any failures."""
+        head = (
+            f"{'PASS' if self.ok else 'FAIL'} {self.scenario}: judged: {'; '.join(self.judged)}"
+            f" | printed only: {'; '.join(self.figures) or 'nothing'}"
+        )
         return head if self.ok else head + " | FAILED: " + "; ".join(self.failures)
 
 
@@ -123,6 +140,8 @@ def thresholds_held(v: Verdict, report: Report) -> None:
     v.expect(bool(report.thresholds), "the report lists no thresholds")
     for t in report.thresholds:
         v.expect(t.passed, f"threshold {t.name}: {t.value} (limit {t.limit:g})")
+    n = len(report.thresholds)
+    v.judge(f"{n} threshold{'' if n == 1 else 's'} held (no request failed where judged)")
 
 
 def wait_in_sync(replica: RedisServer, timeout: float = 30.0) -> None:

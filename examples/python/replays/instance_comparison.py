@@ -100,6 +100,7 @@ def check(report: Report, here: Local | None = None) -> Verdict:
     off_ops = sum(r.values[0] or 0.0 for r in rates) / max(len(rates), 1)
     aof_ops = sum(r.values[1] or 0.0 for r in rates) / max(len(rates), 1)
     v.expect(off_ops > 0 and aof_ops > 0, "a setting ran without throughput")
+    v.judge(f"fill wrote all {hi - lo + 1:,} objects; 3 runs of each setting compared")
     slower = sum(1 for r in rates if r.worse[1])
     changes = ", ".join(f"{(r.changes[1] or 0.0) * 100:+.1f}%" for r in rates)
     v.figures.append(
@@ -108,14 +109,17 @@ def check(report: Report, here: Local | None = None) -> Verdict:
     )
     if here is not None:
         aof_worked(v, here.primary)
+        v.judge("AOF everysec really on (the server's rewrites, every AOF write ok)")
 
     fork = phase(report, "fork time")
     if fork.events:
         e = fork.events[0]
         v.expect(e.error is None, f"BGREWRITEAOF failed: {e.error}")
         v.expect(bool(e.fork_usec), "fork time not reported")
-        memory = fork.server_load.peak_used_memory if fork.server_load else 0
+        load = v.need(fork.server_load, "fork time: the server's memory")
+        memory = load.peak_used_memory if load else 0
         per_gb = (e.fork_usec or 0) / 1e6 / (memory / 2**30) if memory else 0.0
+        v.judge(f"fork time reported ({e.fork_usec or 0:,} us)")
         v.figures.append(
             f"fork {e.fork_usec or 0:,} us for {memory / 2**20:.0f} MiB: {per_gb:.3f} s per GB "
             f"(published {PUBLISHED_FORK_S_PER_GB[0][1]} and {PUBLISHED_FORK_S_PER_GB[1][1]})"
@@ -131,7 +135,7 @@ def check(report: Report, here: Local | None = None) -> Verdict:
         v.expect((e.ops_during or 0) > 0, "the load did not go on during the resync")
         kind = "full" if e.full_sync else "partial"
         sync = f"{e.sync_s:.2f} s" if e.sync_s is not None else "never"
-        v.figures.append(f"replica back in sync after {sync} ({kind} sync) under load")
+        v.judge(f"replica back in sync after {sync} ({kind} sync), the load going on meanwhile")
     else:
         v.expect(False, "replication time: no drill in the report")
     return v

@@ -70,8 +70,11 @@ def check(report: Report, here: Local | None = None) -> Verdict:
     gets = g.commands["GET"]
     v.expect(gets.hits == gets.ops, f"gaussian: {gets.misses} GETs missed a populated key")
     lat = g.totals.latency_ms
+    v.judge(
+        f"populate wrote all {pop.totals.ops:,} keys; the median window read once, every read a "
+        f"hit; every gaussian GET a hit"
+    )
     v.figures += [
-        f"populate {pop.totals.ops:,} keys",
         f"gaussian 1:1 {g.totals.ops_per_sec:,.0f} ops/s (published {PUBLISHED_OPS_PER_SEC:,})",
         f"p50 {lat.p50:.3f} ms p99 {lat.p99:.3f} ms",
     ]
@@ -87,5 +90,8 @@ def check(report: Report, here: Local | None = None) -> Verdict:
         hot_mean = sum(f for _, f in hot) / len(hot)
         cold_mean = sum(f for _, f in cold) / len(cold)
         v.expect(hot_mean > cold_mean, f"keys at the median not hotter ({hot_mean} vs {cold_mean})")
-        v.figures.append(f"LFU heat at the median {hot_mean:.1f} vs the edge {cold_mean:.1f}")
+        v.judge(
+            f"the server holds every key; memtier's report written; keys at the median hotter "
+            f"(LFU heat {hot_mean:.1f}) than at the edge ({cold_mean:.1f})"
+        )
     return v

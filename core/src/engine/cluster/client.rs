@@ -445,9 +445,14 @@ impl ClusterClient {
             if self.pacer.is_none() && self.retries.len() >= retry_room {
                 break;
             }
-            let intended = match &self.pacer {
+            let intended = match &mut self.pacer {
                 Some(p) if shared.after_end(p.due()) => break,
                 Some(p) if p.due() > self.now => break,
+                Some(p) if p.waiting() => {
+                    // A replay looking again: due now, or later (then the loop ends).
+                    p.refresh();
+                    continue;
+                }
                 Some(p) => p.due(),
                 None => self.now,
             };
