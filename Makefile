@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing examples dist docs lint bench bench-quick fuzz soak clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing examples notebooks dist docs lint bench bench-quick fuzz soak clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -50,6 +50,11 @@ dist: deps
 # (Python, Node, notebooks): one verdict line per scenario (docs/scenarios.md).
 examples: deps
 	scripts/examples.sh
+
+# Every notebook of examples/notebooks/ executed and saved with its outputs, so that GitHub
+# shows their plots; `make examples` re-executes them without comparing outputs.
+notebooks: deps
+	source scripts/python-env.sh && python scripts/run-notebook.py --write examples/notebooks/*.ipynb
 
 # The docs site builds with no broken link or anchor, the generated reference pages match the
 # Rust sources, and the code the pages show matches the files it is copied from.
