@@ -101,6 +101,12 @@ export interface TargetSpec {
   url?: string
   /** Host name, IPv4 or IPv6 address (default `127.0.0.1`). */
   host?: string
+  /**
+   * Which addresses of `host` to connect to: `any` (the default: every address the name resolves
+   * to, in the resolver's order), `ipv4` or `ipv6` only (memtier_benchmark's `-4` / `-6`). A host
+   * with no address of that family fails before any traffic.
+   */
+  family?: Family
   /** TCP port (default 6379). */
   port?: number
   /** Path of a Unix socket, instead of host and port. */
@@ -372,7 +378,9 @@ export interface CommandSpec {
   /**
    * Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a list with
    * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}` and
-   * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+   * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument; `{newkey}`, a
+   * whole argument, is another key drawn from the command's distribution for each argument (`MGET
+   * {key} {newkey} {newkey}` reads three keys).
    */
   template?: Template
   /**
@@ -584,6 +592,15 @@ export type BuiltinCommand =
   | 'lrange_600'
   | 'mset'
   | 'mget'
+
+/**
+ * Which address family a host name is resolved to (`target.family`).
+ *
+ * - `'any'` (the default): Every address, IPv4 or IPv6, in the order the resolver gives them.
+ * - `'ipv4'`: IPv4 addresses only.
+ * - `'ipv6'`: IPv6 addresses only.
+ */
+export type Family = 'any' | 'ipv4' | 'ipv6'
 
 /**
  * A duration as written in a spec: a number with a unit (`"60s"`, `"500ms"`, `"1.5s"`, `"2m"`,

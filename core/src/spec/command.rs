@@ -16,7 +16,9 @@ pub struct CommandSpec {
     pub name: Option<String>,
     /// Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a
     /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`
-    /// and `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+    /// and `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument;
+    /// `{newkey}`, a whole argument, is another key drawn from the command's distribution
+    /// for each argument (`MGET {key} {newkey} {newkey}` reads three keys).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<Template>,
     /// Templates sent one after the other on the same connection and the same key (e.g.

@@ -44,7 +44,7 @@ pub use start_at::{
     check_not_late, parse_start_at, unix_now, START_AHEAD_LIMIT_S, START_LATE_LIMIT_S,
 };
 pub(crate) use target::redact_url;
-pub use target::{ReadFrom, Target};
+pub use target::{Family, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{
     parse_template, split_line, uses_node_tag, Arg, Part, Template, MAX_TEMPLATE_ARGS,

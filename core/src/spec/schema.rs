@@ -8,9 +8,9 @@
 
 use super::load::RANGES;
 use super::{
-    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, Slo, Target,
-    Tls, ValueData, Values,
+    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
+    Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, Slo,
+    Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -115,7 +115,15 @@ fn add_defaults(defs: &mut Map<String, Value>) {
             [$((stringify!($t), serde_json::to_value($t::default()).ok())),*]
         };
     }
-    let defaults = defaults!(Arrivals, Pacing, Refill, ReadFrom, ValueData, Distribution);
+    let defaults = defaults!(
+        Arrivals,
+        Pacing,
+        Refill,
+        ReadFrom,
+        Family,
+        ValueData,
+        Distribution
+    );
     for (name, value) in defaults {
         if let (Some(def), Some(value)) = (defs.get_mut(name).and_then(Value::as_object_mut), value)
         {
