@@ -791,3 +791,139 @@ fn monitor_input_from_the_cli_with_memtiers_rows() {
         20
     );
 }
+
+/// The address (`addr=...`) of each load connection the server lists while `line` runs.
+fn addresses_while_running(server: &Server, line: &str) -> Vec<String> {
+    let m = parse(line);
+    let running = std::thread::spawn(move || run(&m.workload));
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while seen.is_empty() && std::time::Instant::now() < deadline {
+        for l in server.cli(&["CLIENT", "LIST"]).lines() {
+            if l.contains("name=respload ") && l.contains(" cmd=get") {
+                let addr = l.split(' ').find_map(|f| f.strip_prefix("addr="));
+                seen.push(addr.unwrap_or_default().to_string());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let report = running.join().unwrap().unwrap();
+    assert_eq!(report.totals.errors, 0);
+    seen
+}
+
+#[test]
+fn ipv4_and_ipv6_choose_the_address_family() {
+    // The test server listens on 127.0.0.1 and ::1.
+    let server = Server::start(&[]);
+    let p = server.port;
+    let common = format!("-p {p} -c 1 -t 1 --ratio=0:1 --test-time=2 --hide-histogram");
+    let v6 = addresses_while_running(&server, &format!("-s ::1 -6 {common}"));
+    assert!(
+        !v6.is_empty() && v6.iter().all(|a| a.starts_with("[::1]:")),
+        "{v6:?}"
+    );
+    let v4 = addresses_while_running(&server, &format!("-s 127.0.0.1 --ipv4 {common}"));
+    assert!(
+        !v4.is_empty() && v4.iter().all(|a| a.starts_with("127.0.0.1:")),
+        "{v4:?}"
+    );
+
+    // An address of the other family is refused before any traffic, naming the family.
+    let before = server.calls("get");
+    for (line, family) in [
+        (format!("-s ::1 -4 {common}"), "IPv4"),
+        (format!("-s 127.0.0.1 -6 {common}"), "IPv6"),
+    ] {
+        let err = run(&parse(&line).workload).unwrap_err().to_string();
+        assert!(err.contains(&format!("has no {family} address")), "{err}");
+    }
+    assert_eq!(server.calls("get"), before);
+}
+
+#[test]
+fn data_offset_sends_setrange_and_getrange_at_the_offset() {
+    let server = Server::start(&[]);
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 100 -d 10 --data-offset=5 --ratio=1:1 \
+         --key-maximum=50 --show-config",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let (sets, gets) = (&report.commands["SET"], &report.commands["GET"]);
+    assert_eq!(sets.ops + gets.ops, 200);
+    assert_eq!(server.calls("setrange"), sets.ops);
+    assert_eq!(server.calls("getrange"), gets.ops);
+    assert_eq!(server.calls("set") + server.calls("get"), 0);
+    // Every value written: 5 zero bytes, then -d bytes of `x` (memtier's fixed data).
+    let key = server.cli(&["RANDOMKEY"]);
+    assert_eq!(server.cli(&["STRLEN", &key]), "15");
+    assert_eq!(server.cli(&["GETRANGE", &key, "5", "-1"]), "x".repeat(10));
+    assert_eq!(server.cli(&["GETRANGE", &key, "0", "4"]), "\0".repeat(5));
+    // GETRANGE of a written key is a hit, of a missing one an empty string: a miss.
+    assert_eq!(gets.hits + gets.misses, gets.ops);
+    assert!(gets.hits > 0, "{gets:?}");
+    let config = respload::tools::memtier::json(&report, &m.options);
+    assert!(config.contains("\"data_offset\": 5"), "{config}");
+}
+
+#[test]
+fn multi_key_get_reads_keys_in_mgets() {
+    let server = Server::start(&[]);
+    // 10 GETs per SET as MGETs of 4, 4 and 2 keys, in turn on the one connection.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n 300 --multi-key-get=4 --key-maximum=100",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let mgets = report.commands["MGET"].ops;
+    assert_eq!(report.commands["SET"].ops + mgets, 300);
+    assert_eq!(server.calls("mget"), mgets);
+    assert_eq!(server.calls("get"), 0);
+    // The keys the server looked up: only MGETs count hits and misses.
+    let looked_up: u64 = ["keyspace_hits", "keyspace_misses"]
+        .iter()
+        .map(|f| server.info(f).parse::<u64>().unwrap())
+        .sum();
+    let expected: u64 = [4, 4, 2].iter().cycle().take(mgets as usize).sum();
+    assert_eq!(looked_up, expected);
+    // memtier counts MGETs in its Gets row.
+    let text = respload::tools::memtier::text(&report, &m.options);
+    let ops_per_sec = |name: &str| row(&text, name)[0].parse::<f64>().unwrap();
+    assert!(ops_per_sec("Gets") > 0.0, "{text}");
+    let share = mgets as f64 / 300.0;
+    // A seeded mix of weights 1 (SET) and 3 (MGET): about 3/4 of the picks.
+    assert!((0.65..0.85).contains(&share), "{share}");
+}
+
+#[test]
+fn wait_ratio_sends_wait_to_the_replicas() {
+    let (primary, replica) = common::primary_and_replica();
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 200 --ratio=1:1 --wait-ratio=1:1 --num-slaves=1-1 \
+         --wait-timeout=2000-2000 --key-maximum=100 --show-config",
+        primary.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let waits = report.commands["WAIT"].ops;
+    assert_eq!(primary.calls("wait"), waits);
+    assert_eq!(
+        primary.calls("set") + primary.calls("get") + waits,
+        report.totals.ops
+    );
+    // memtier: a WAIT once SETs / WAITs > 1, one per two SETs: weights SET 2, GET 2, WAIT 1.
+    let share = waits as f64 / report.totals.ops as f64;
+    assert!((0.1..0.3).contains(&share), "{share}");
+    // The Waits row counts them; a replica acknowledged each within the timeout.
+    let text = respload::tools::memtier::text(&report, &m.options);
+    assert!(
+        row(&text, "Waits")[0].parse::<f64>().unwrap() > 0.0,
+        "{text}"
+    );
+    let wait_ms = report.commands["WAIT"].latency_ms.max;
+    assert!(wait_ms < 2000.0, "{wait_ms}");
+    assert_eq!(replica.info("master_link_status"), "up");
+}

@@ -167,6 +167,20 @@ pub(super) struct Settings {
     pub(super) monitor_input: Option<String>,
     /// --monitor-pattern: `S` (sequential, memtier's default) or `R` (random).
     pub(super) monitor_pattern: char,
+    /// -4 / -6: `target.family` (`ipv4`, `ipv6`); the last one given wins, as in memtier.
+    pub(super) family: Option<&'static str>,
+    /// --data-offset: SETRANGE/GETRANGE at this offset instead of SET/GET (0: off).
+    pub(super) data_offset: u32,
+    /// --multi-key-get: GETs grouped into MGETs of up to this many keys (0: off).
+    pub(super) multi_key_get: u32,
+    /// --no-expiry: memtier's option for imported data (an error without --data-import).
+    pub(super) no_expiry: bool,
+    /// --wait-ratio=SET:WAIT.
+    pub(super) wait_ratio: Option<(u32, u32)>,
+    /// --num-slaves=MIN-MAX: WAIT's first argument.
+    pub(super) num_slaves: Option<(u32, u32)>,
+    /// --wait-timeout=MIN-MAX: WAIT's timeout in milliseconds.
+    pub(super) wait_timeout: Option<(u32, u32)>,
 }
 
 impl Default for Settings {
@@ -223,6 +237,13 @@ impl Default for Settings {
             step_duration: None,
             monitor_input: None,
             monitor_pattern: 'S',
+            family: None,
+            data_offset: 0,
+            multi_key_get: 0,
+            no_expiry: false,
+            wait_ratio: None,
+            num_slaves: None,
+            wait_timeout: None,
         }
     }
 }
@@ -388,7 +409,11 @@ fn pair(raw: &str, sep: char) -> Option<(u64, u64)> {
     Some((num(a)?, num(b)?))
 }
 
-const MAX_WEIGHT: u64 = 1_000_000;
+pub(super) const MAX_WEIGHT: u64 = 1_000_000;
+
+/// The most keys one `--multi-key-get` MGET may name: a template's arguments, less MGET's
+/// name (`MAX_TEMPLATE_ARGS`).
+const MAX_MULTI_KEYS: u64 = crate::spec::MAX_TEMPLATE_ARGS as u64 - 1;
 
 fn apply(
     cfg: &mut Settings,
@@ -663,12 +688,55 @@ fn apply(
             )?)
         }
         Flag::DataOffset => {
-            let n: u32 = number(opt, v, 0, u32::MAX as u64, "a number of bytes, 0 or more")?;
-            if n > 0 {
-                return Err(not_supported(
-                    opt,
-                    "respload sends whole values with SET and GET, not SETRANGE/GETRANGE at an offset",
-                ));
+            // memtier refuses an offset from 2^29 (Redis' largest string is 512 MiB).
+            cfg.data_offset = number(
+                opt,
+                v,
+                0,
+                (1 << 29) - 1,
+                "a number of bytes from 0 to 536870911 (SETRANGE/GETRANGE at this offset)",
+            )?
+        }
+        Flag::Ipv4 => cfg.family = Some("ipv4"),
+        Flag::Ipv6 => cfg.family = Some("ipv6"),
+        Flag::NoExpiry => cfg.no_expiry = true,
+        Flag::MultiKeyGet => {
+            cfg.multi_key_get = number(
+                opt,
+                v,
+                1,
+                MAX_MULTI_KEYS,
+                "a number of keys per MGET from 1 to 4095",
+            )?
+        }
+        Flag::WaitRatio => {
+            let r = pair(v, ':')
+                .filter(|&(a, b)| (a > 0 || b > 0) && a <= MAX_WEIGHT && b <= MAX_WEIGHT)
+                .ok_or_else(|| {
+                    bad(
+                        opt,
+                        v,
+                        "SET:WAIT, e.g. 10:1, each from 0 to 1000000 and not both 0",
+                    )
+                })?;
+            cfg.wait_ratio = Some((r.0 as u32, r.1 as u32));
+        }
+        Flag::NumSlaves | Flag::WaitTimeout => {
+            // memtier's ranges: MIN-MAX, swapped when reversed, MAX above 0.
+            let what = if o == Flag::NumSlaves {
+                "MIN-MAX replicas, e.g. 1-1, MAX from 1 to 4294967295"
+            } else {
+                "MIN-MAX milliseconds, e.g. 100-500, MAX from 1 to 4294967295"
+            };
+            let r = pair(v, '-')
+                .map(|(a, b)| (a.min(b), a.max(b)))
+                .filter(|&(_, b)| b > 0 && b <= u32::MAX as u64)
+                .ok_or_else(|| bad(opt, v, what))?;
+            let r = Some((r.0 as u32, r.1 as u32));
+            if o == Flag::NumSlaves {
+                cfg.num_slaves = r;
+            } else {
+                cfg.wait_timeout = r;
             }
         }
         Flag::RandomData => cfg.random_data = true,

@@ -260,13 +260,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
     const RETRY: &str = "respload counts every failed request as an error and never resends it";
     const IMPORT: &str = "respload does not read memtier data-import files";
-    const WAIT: &str = "respload's SET/GET workload sends no WAIT commands";
     const STATSD: &str = "respload sends no StatsD/Graphite metrics (read the per-second \
                           timeline of its JSON report instead)";
     Some(match o {
-        Flag::Ipv4 | Flag::Ipv6 => {
-            "respload connects to the first address of the host that answers"
-        }
         Flag::Transaction => {
             "respload picks --command entries at random by weight, not in memtier's fixed \
              rotation, so a MULTI/EXEC rotation cannot be replayed"
@@ -294,19 +290,10 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
             "respload opens connections without jitter"
         }
-        Flag::MultiKeyGet => {
-            "respload's SET/GET workload sends single-key GETs only \
-                           (use --command=\"MGET __key__ __key__\")"
-        }
         Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
             "respload does not follow SCAN cursors"
         }
-        Flag::DataImport
-        | Flag::DataVerify
-        | Flag::VerifyOnly
-        | Flag::GenerateKeys
-        | Flag::NoExpiry => IMPORT,
-        Flag::WaitRatio | Flag::NumSlaves | Flag::WaitTimeout => WAIT,
+        Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
 }
@@ -322,6 +309,7 @@ Connection:
   -s, -h, --server/--host=ADDR   Server address (default: localhost)
   -p, --port=PORT                Server port (default: 6379)
   -S, --unix-socket=SOCKET       UNIX domain socket
+  -4, --ipv4 / -6, --ipv6        Connect to the host's IPv4 (IPv6) addresses only
   -P, --protocol=PROTOCOL        redis (default), resp2 or resp3
   -a, --authenticate=CREDENTIALS PASSWORD or USER:PASSWORD (:PASSWORD for a password with ':')
   -u, --uri=URI                  redis://[user[:password]@]host[:port][/db]
@@ -341,6 +329,10 @@ Test:
       --distinct-client-seed     A different request stream per connection
       --randomize                A random seed (default: a constant seed)
       --reconnect-on-error       Accepted: respload always reconnects a lost connection
+      --multi-key-get=NUM        GETs as MGETs of up to NUM keys
+      --wait-ratio=SET:WAIT      WAIT commands among the SETs (one per SET/WAIT + 1 SETs)
+      --num-slaves=MIN-MAX       WAIT's number of replicas (default: 0-0)
+      --wait-timeout=MIN-MAX     WAIT's timeout in milliseconds (default: 0-0)
 Arbitrary commands:
       --command=COMMAND          A command with __key__ and __data__ placeholders (repeatable)
       --command-ratio=NUMBER     Weight of the --command before it (default: 1)
@@ -352,6 +344,7 @@ Arbitrary commands:
 Objects:
   -d, --data-size=SIZE           Value size in bytes (default: 32)
   -R, --random-data              Random values (default: 'x' repeated)
+      --data-offset=OFFSET       SETRANGE/GETRANGE at OFFSET instead of SET/GET
       --data-size-range=MIN-MAX  Sizes drawn from a range
       --data-size-list=S:W,...   Sizes drawn by weight
       --data-size-pattern=R|S    S: sizes grow with the key number (with --data-size-range)

@@ -190,10 +190,36 @@ fn errors_name_the_option() {
             "TLS 1.0 or 1.1",
         ),
         ("--transaction", "--transaction", "rotation"),
-        ("--wait-ratio=1:1", "--wait-ratio", "WAIT"),
+        ("--wait-ratio=0:0", "--wait-ratio", "not both 0"),
+        ("--wait-ratio=1:x", "--wait-ratio", "SET:WAIT"),
+        ("--num-slaves=0-0", "--num-slaves", "MAX from 1"),
+        ("--wait-timeout=5", "--wait-timeout", "MIN-MAX milliseconds"),
+        (
+            "--cluster-mode --wait-ratio=1:1",
+            "--wait-ratio",
+            "--cluster-mode",
+        ),
+        (
+            "--cluster-mode --multi-key-get=2",
+            "--multi-key-get",
+            "--cluster-mode",
+        ),
+        (
+            "--ratio=1000000:1 --wait-ratio=1:1",
+            "--wait-ratio",
+            "at most 1000000",
+        ),
+        ("--no-expiry", "--no-expiry", "--data-import"),
+        (
+            "--data-offset=5 --expiry-range=1-2",
+            "--data-offset",
+            "--expiry-range",
+        ),
         ("-P memcache_text", "-P", "RESP only"),
-        ("--multi-key-get=5", "--multi-key-get", "not supported"),
-        ("--data-offset=5", "--data-offset", "SETRANGE"),
+        ("--multi-key-get=0", "--multi-key-get", "from 1 to 4095"),
+        ("--multi-key-get=4096", "--multi-key-get", "from 1 to 4095"),
+        ("--data-offset=536870912", "--data-offset", "0 to 536870911"),
+        ("--data-offset=-1", "--data-offset", "0 to 536870911"),
         ("--expiry-range=5", "--expiry-range", "MIN-MAX"),
         ("--bogus", "--bogus", "not a memtier_benchmark option"),
         ("-q", "-q", "not a memtier_benchmark option"),
@@ -240,6 +266,69 @@ fn errors_name_the_option() {
             "{line}: {e}"
         );
     }
+}
+
+#[test]
+fn address_family_offset_mget_and_wait_map_to_the_spec() {
+    let spec = |line: &str| run(line).workload.phases[0].spec.clone();
+    assert_eq!(spec("-4").target.family, crate::spec::Family::Ipv4);
+    assert_eq!(spec("-4 --ipv6").target.family, crate::spec::Family::Ipv6);
+    assert_eq!(spec("").target.family, crate::spec::Family::Any);
+    let m = run("-6 --data-offset=7 --multi-key-get=3 --wait-ratio=3:1 --num-slaves=1-2");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["address family"], "AF_INET6");
+    assert_eq!(config["data_offset"], 7);
+    assert_eq!(config["multi_key_get"], 3);
+    assert_eq!(config["wait-ratio"], "3:1");
+    assert_eq!(config["num-slaves"], "1:2");
+
+    // SETRANGE/GETRANGE at the offset, labelled as memtier's SET and GET rows.
+    let p = &run("--data-offset=7 --ratio=1:2").workload.phases[0];
+    let words = |i: usize| {
+        p.commands[i]
+            .args
+            .iter()
+            .map(|a| match a {
+                crate::spec::Arg::Lit(b) => String::from_utf8_lossy(b).into_owned(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(p.commands[0].label, "SET");
+    assert_eq!(words(0), ["SETRANGE", "Key", "7", "Value"]);
+    assert_eq!(p.commands[1].label, "GET");
+    assert_eq!(words(1), ["GETRANGE", "Key", "7", "-1"]);
+    assert_eq!((p.mix[0].weight, p.mix[1].weight), (1, 2));
+
+    // 10 GETs as MGETs of 4: 4, 4 and 2 keys in turn, three picks per SET.
+    let p = &run("--multi-key-get=4").workload.phases[0];
+    let picked = p.mix[1].pick.as_ref().expect("a chain of MGETs");
+    let keys: Vec<usize> = picked.steps.iter().map(|(_, a)| a.len() - 1).collect();
+    assert_eq!(keys, [4, 4, 2]);
+    assert_eq!(p.mix[1].weight, 3);
+    // A ratio the MGETs divide evenly is one template.
+    let p = &run("--ratio=1:8 --multi-key-get=4").workload.phases[0];
+    assert_eq!(p.commands[1].label, "MGET");
+    assert_eq!(p.commands[1].args.len(), 5);
+    assert_eq!((p.mix[0].weight, p.mix[1].weight), (1, 2));
+
+    // --wait-ratio=3:1: memtier sends a WAIT once SETs / WAITs > 3, one WAIT per 4 SETs.
+    let p = &run("--wait-ratio=3:1 --num-slaves=1-2 --wait-timeout=50-50")
+        .workload
+        .phases[0];
+    let weights: Vec<u32> = p.mix.iter().map(|e| e.weight).collect();
+    assert_eq!(weights, [4, 40, 1]);
+    assert_eq!(p.commands[2].label, "WAIT");
+    assert_eq!(
+        p.commands[2].args[1..],
+        [
+            crate::spec::Arg::Rand(1, 2, 0),
+            crate::spec::Arg::Rand(50, 50, 0)
+        ]
+    );
+    // WAIT weights only count with SETs; B = 0 sends none (as memtier).
+    let p = &run("--wait-ratio=1:0").workload.phases[0];
+    assert_eq!(p.commands.len(), 2);
 }
 
 #[test]

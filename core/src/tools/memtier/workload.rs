@@ -1,6 +1,6 @@
 //! The workload and report settings built from memtier_benchmark's options as read.
 
-use super::args::{bad, number, template, Memtier, Req, Settings};
+use super::args::{bad, number, template, Memtier, Req, Settings, MAX_WEIGHT};
 use super::monitor::{self, Captured, Placeholder};
 use super::report::{CommandRow, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
@@ -206,6 +206,7 @@ impl Settings {
                 ))
             }
         }
+        self.check_data_options()?;
         let conns = self.clients as u64 * self.threads as u64;
         if conns > 1_000_000 {
             return Err(Error::spec(
@@ -237,6 +238,9 @@ impl Settings {
                 target.insert("unix".into(), json!(path));
             }
             None => {
+                if let Some(family) = self.family {
+                    target.insert("family".into(), json!(family));
+                }
                 target.insert(
                     "host".into(),
                     json!(server.clone().unwrap_or_else(|| "localhost".into())),
@@ -403,13 +407,7 @@ impl Settings {
             list.extend(tail);
             rows = Some(list);
         } else {
-            let (a, b) = self.ratio.unwrap_or((1, 10));
-            if a > 0 {
-                commands.push(json!({ "name": "set", "weight": a }));
-            }
-            if b > 0 {
-                commands.push(json!({ "name": "get", "weight": b }));
-            }
+            commands = self.set_get_commands()?;
         }
 
         if !self.tls.is_empty()
@@ -530,6 +528,124 @@ impl Settings {
         }))
     }
 
+    /// memtier's own checks of `--no-expiry`, `--data-offset`, `--multi-key-get` and
+    /// `--wait-ratio` against the rest of the line.
+    fn check_data_options(&self) -> Result<()> {
+        if self.no_expiry {
+            // memtier: no-expiry is about the TTLs of imported data, and respload reads none.
+            return Err(Error::spec(
+                "--no-expiry",
+                "use --no-expiry only with --data-import (as in memtier_benchmark), which \
+                 respload does not read: without it memtier_benchmark refuses --no-expiry too",
+            ));
+        }
+        if self.data_offset > 0 && self.expiry_range.is_some() {
+            return Err(Error::spec(
+                "--data-offset",
+                "cannot be used with --expiry-range: SETRANGE sets no TTL (as in \
+                 memtier_benchmark)",
+            ));
+        }
+        if self.cluster_mode {
+            for (set, opt) in [
+                (self.multi_key_get > 0, "--multi-key-get"),
+                (self.wait_ratio.is_some(), "--wait-ratio"),
+            ] {
+                if set {
+                    return Err(Error::spec(
+                        opt,
+                        "is not supported with --cluster-mode (as in memtier_benchmark)",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// memtier's SET/GET mix as weighted commands: SET (SETRANGE at `--data-offset`), GET
+    /// (GETRANGE; or MGETs of up to `--multi-key-get` keys) and WAIT (`--wait-ratio`).
+    fn set_get_commands(&self) -> Result<Vec<Json>> {
+        let (a, b) = self.ratio.unwrap_or((1, 10));
+        let offset = self.data_offset.to_string();
+        // memtier sends a WAIT whenever SETs / WAITs > A / B (integer division, from the
+        // first request): one WAIT per A / B + 1 SETs, the others weighted up to match.
+        let (every, waits) = match self.wait_ratio {
+            Some((wa, wb)) if wb > 0 => (wa / wb + 1, true),
+            _ => (1, false),
+        };
+        let weight = |w: u64| -> Result<u64> {
+            let w = w * every as u64;
+            if w > MAX_WEIGHT {
+                return Err(Error::spec(
+                    "--wait-ratio",
+                    format!(
+                        "gives a weight of {w} to the SET/GET mix: respload allows at most \
+                         {MAX_WEIGHT} (use smaller --ratio or --wait-ratio numbers)"
+                    ),
+                ));
+            }
+            Ok(w)
+        };
+        let mut out = Vec::new();
+        if a > 0 {
+            out.push(if self.data_offset > 0 {
+                json!({
+                    "template": ["SETRANGE", "{key}", offset, "{value}"],
+                    "label": "SET",
+                    "weight": weight(a as u64)?,
+                })
+            } else {
+                json!({ "name": "set", "weight": weight(a as u64)? })
+            });
+        }
+        if b > 0 {
+            let n = self.multi_key_get;
+            out.push(if n > 0 {
+                // memtier's rotation: B keys read as MGETs of N keys, the last of B mod N.
+                let mget = |keys: u32| {
+                    let mut args = vec!["MGET".to_string(), "{key}".to_string()];
+                    args.extend((1..keys).map(|_| "{newkey}".to_string()));
+                    json!(args)
+                };
+                let (full, rest) = (b / n, b % n);
+                let count = full + u32::from(rest > 0);
+                let mut steps: Vec<Json> = (0..full).map(|_| mget(n)).collect();
+                if rest > 0 {
+                    steps.push(mget(rest));
+                }
+                match steps.len() {
+                    1 => json!({ "template": steps[0], "weight": weight(count as u64)? }),
+                    _ => json!({
+                        "chain": steps,
+                        "pick": "sequential",
+                        "weight": weight(count as u64)?,
+                    }),
+                }
+            } else if self.data_offset > 0 {
+                json!({
+                    "template": ["GETRANGE", "{key}", offset, "-1"],
+                    "label": "GET",
+                    "weight": weight(b as u64)?,
+                })
+            } else {
+                json!({ "name": "get", "weight": weight(b as u64)? })
+            });
+        }
+        if waits && a > 0 {
+            let range = |(lo, hi): (u32, u32)| format!("{{rand:{lo}..{hi}}}");
+            out.push(json!({
+                "template": [
+                    "WAIT",
+                    range(self.num_slaves.unwrap_or((0, 0))),
+                    range(self.wait_timeout.unwrap_or((0, 0))),
+                ],
+                "label": "WAIT",
+                "weight": a,
+            }));
+        }
+        Ok(out)
+    }
+
     /// memtier's configuration object (the keys of its `config_print_to_json`).
     fn config_items(&self, requests_per_client: Option<u64>) -> Vec<(String, Json)> {
         let opt = |s: &Option<String>| s.as_ref().map_or(Json::Null, |v| json!(v));
@@ -546,6 +662,9 @@ impl Settings {
                 .join(",")
         });
         let (sp, gp) = self.key_pattern.unwrap_or(('R', 'R'));
+        let (wa, wb) = self.wait_ratio.unwrap_or((0, 0));
+        let slaves = self.num_slaves.unwrap_or((0, 0));
+        let timeout = self.wait_timeout.unwrap_or((0, 0));
         let server = if self.unix_socket.is_none() {
             json!(self.server.clone().unwrap_or_else(|| "localhost".into()))
         } else {
@@ -564,7 +683,14 @@ impl Settings {
                 json!(self.uri.as_deref().map(shown_uri).unwrap_or_default()),
             ),
             ("unix socket", opt(&self.unix_socket)),
-            ("address family", json!("Unspecified")),
+            (
+                "address family",
+                json!(match self.family {
+                    Some("ipv4") => "AF_INET",
+                    Some(_) => "AF_INET6",
+                    None => "Unspecified",
+                }),
+            ),
             ("protocol", json!(self.protocol)),
             ("out_file", opt(&self.out_file)),
             ("client_stats", Json::Null),
@@ -588,7 +714,7 @@ impl Settings {
                     }
                 ),
             ),
-            ("data_offset", json!(0)),
+            ("data_offset", json!(self.data_offset)),
             ("random_data", tf(self.random_data)),
             ("data_size_range", range(self.data_size_range)),
             ("data_size_list", json!(list)),
@@ -620,7 +746,7 @@ impl Settings {
             ("connection_stage_timeout", json!(30)),
             ("thread_conn_start_min_jitter_micros", json!(0)),
             ("thread_conn_start_max_jitter_micros", json!(0)),
-            ("multi_key_get", json!(0)),
+            ("multi_key_get", json!(self.multi_key_get)),
             (
                 "authenticate",
                 json!(if self.authenticate.is_some()
@@ -632,10 +758,14 @@ impl Settings {
                 }),
             ),
             ("select-db", json!(self.select_db)),
-            ("no-expiry", tf(false)),
-            ("wait-ratio", json!("0:0")),
-            ("num-slaves", json!("0:0")),
-            ("wait-timeout", json!("0-0")),
+            ("no-expiry", tf(self.no_expiry)),
+            ("wait-ratio", json!(format!("{wa}:{wb}"))),
+            // memtier writes this range with a `:` (and --wait-timeout's with a `-`).
+            ("num-slaves", json!(format!("{}:{}", slaves.0, slaves.1))),
+            (
+                "wait-timeout",
+                json!(format!("{}-{}", timeout.0, timeout.1)),
+            ),
             ("print-all-runs", tf(self.print_all_runs)),
         ];
         let _ = self.reconnect_on_error;
