@@ -266,6 +266,18 @@ export interface LoadSpec {
    * `duration` ends or the run is stopped. `requests` cannot be set with it.
    */
   idle?: boolean
+  /**
+   * When connections are closed and opened again: after every N requests, and after a lost
+   * connection (how long to wait, how many attempts).
+   */
+  reconnect?: ReconnectSpec
+  /**
+   * Each worker thread opens its connections one after the other, with a pause drawn uniformly
+   * between these two durations before each but the first (memtier_benchmark's
+   * `--thread-conn-start-min-jitter-micros` / `-max-jitter-micros`); absent, all at once.
+   * Connections open before measuring starts, so the pauses are in no latency.
+   */
+  open_jitter?: [SpecDuration, SpecDuration]
 }
 
 /** A rate staircase (`load.rate_ramp`). */
@@ -322,6 +334,32 @@ export interface RampShareSpec {
   of: number
   /** The whole ramp's connections (every host's `load.connections` added). */
   connections: number
+}
+
+/** How connections are reopened (`[load.reconnect]`). */
+export interface ReconnectSpec {
+  /**
+   * Close each connection and open a new one after every this many requests it sent, once their
+   * replies are in (memtier_benchmark's `--reconnect-interval`): the pipeline is not refilled past
+   * the N-th request. Connect time is in no latency. Absent: a connection stays open (unless
+   * `keepalive = false`).
+   */
+  every?: number
+  /**
+   * A lost connection gives up after this many failed attempts in a row to open it again (its
+   * requests are then not sent, and the run ends when every connection has ended); 0, the default:
+   * it never gives up.
+   */
+  attempts?: number
+  /** The wait before the first attempt to reopen a lost connection (default 10ms). */
+  delay?: SpecDuration
+  /**
+   * Each further wait is the previous one times this (default 2; 1 keeps it constant), from 0.01 to
+   * 1000.
+   */
+  backoff?: number
+  /** The longest wait between two attempts (default 1s). */
+  max_delay?: SpecDuration
 }
 
 /** The key space (`[keys]` in a spec). */

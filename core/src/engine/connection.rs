@@ -18,7 +18,7 @@ use std::future::poll_fn;
 use std::future::Future;
 use std::rc::Rc;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::io::ReadBuf;
 
 /// A request written (or about to be) and not yet answered.
@@ -52,8 +52,6 @@ pub(super) const READ_BUFFER: usize = 64 * 1024;
 /// [`READ_BUFFER`] on the first read that fills it, so thousands of idle-ish connections
 /// stay small (the zeroed 64 KiB would be resident from the start).
 pub(super) const FIRST_READ_BUFFER: usize = 4 * 1024;
-const BACKOFF_MIN: Duration = Duration::from_millis(10);
-const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The state of one connection.
 pub struct Connection {
@@ -77,6 +75,8 @@ pub struct Connection {
     rstart: usize,
     rend: usize,
     now: Instant,
+    /// Requests started on the current stream (`load.reconnect.every`).
+    sent_on_stream: u32,
 }
 
 impl Connection {
@@ -104,6 +104,7 @@ impl Connection {
             rstart: 0,
             rend: 0,
             now: Instant::now(),
+            sent_on_stream: 0,
         }
     }
 
@@ -120,6 +121,7 @@ impl Connection {
                 let Some(s) = stream.as_mut() else {
                     match self.reconnect().await {
                         Some(s) => {
+                            self.sent_on_stream = 0;
                             stream = Some(s);
                             continue;
                         }
@@ -142,6 +144,7 @@ impl Connection {
                             self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
                             self.room_at = self.now;
+                            self.sent_on_stream = 0;
                             stream = Some(client.into_stream());
                         }
                     }
@@ -192,11 +195,14 @@ impl Connection {
         }
     }
 
-    /// Reconnect with exponential backoff; `None` when the run no longer needs this connection.
+    /// Reconnect with exponential backoff (`load.reconnect`); `None` when the run no longer
+    /// needs this connection, or it gave up after `attempts` failed attempts.
     async fn reconnect(&mut self) -> Option<Stream> {
-        let mut backoff = BACKOFF_MIN;
+        let policy = self.shared.reconnect;
+        let mut backoff = policy.delay.0;
+        let mut failed = 0u32;
         loop {
-            if self.finished() {
+            if self.finished() || (policy.attempts > 0 && failed >= policy.attempts) {
                 return None;
             }
             let mut sleep = std::pin::pin!(tokio::time::sleep(backoff));
@@ -219,7 +225,8 @@ impl Connection {
                 self.room_at = self.now;
                 return Some(client.into_stream());
             }
-            backoff = (backoff * 2).min(BACKOFF_MAX);
+            failed += 1;
+            backoff = backoff.mul_f64(policy.backoff).min(policy.max_delay.0);
         }
     }
 
@@ -229,9 +236,11 @@ impl Connection {
     fn fill(&mut self) -> usize {
         let shared = &*self.shared;
         let mut added = 0;
+        let every = shared.reconnect.every.unwrap_or(u32::MAX);
         while self.inflight.len() < shared.pipeline
             && !shared.stopping.get()
             && !self.generator.exhausted()
+            && self.sent_on_stream < every
         {
             let intended = match &mut self.pacer {
                 Some((p, _)) if shared.after_end(p.due()) => break,
@@ -260,6 +269,7 @@ impl Connection {
             if let Some((p, _)) = &mut self.pacer {
                 p.advance();
             }
+            self.sent_on_stream += 1;
             added += 1;
         }
         added
@@ -277,6 +287,7 @@ impl Connection {
         }
         let open = self.pacer.is_some();
         let keepalive = self.shared.keepalive;
+        let every = self.shared.reconnect.every.unwrap_or(u32::MAX);
         // Top the pipeline up after every read, or (batches) only once it is empty.
         let eager = keepalive && !self.shared.batch;
         loop {
@@ -342,7 +353,9 @@ impl Connection {
                 // without ending one do not hold it off.
                 self.ctl.last_progress.set(self.now);
             }
-            if !keepalive && self.inflight.is_empty() && !self.finished() {
+            // Without keepalive after every batch; with `reconnect.every` after N requests.
+            let recycle = !keepalive || self.sent_on_stream >= every;
+            if recycle && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
             }
         }

@@ -172,6 +172,8 @@ pub struct Shared {
     pub batch: bool,
     /// `load.idle`: hold the connections, send nothing.
     pub idle: bool,
+    /// `load.reconnect`: reopen after every N requests; waits and attempts after a loss.
+    pub reconnect: crate::spec::Reconnect,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
     /// Whether each command (by index) may be served by a replica (`target.read_from`).
@@ -428,6 +430,7 @@ mod tests {
             keepalive: true,
             batch: false,
             idle: false,
+            reconnect: crate::spec::Reconnect::default(),
             reads: Box::new([true]),
             read_only: Box::new([true]),
             key_index: Box::new([Some(1)]),

@@ -102,6 +102,13 @@ impl Phase {
                  keeps one connection per primary open for the whole run",
             ));
         }
+        if connect.cluster.is_some() && spec.load.reconnect != crate::spec::Reconnect::default() {
+            return Err(Error::spec(
+                format!("{prefix}load.reconnect"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 reconnects each node with its own backoff",
+            ));
+        }
         let open_loop = spec.load.open_loop();
         if spec.load.refill == Refill::Batch && open_loop {
             return Err(Error::spec(
@@ -247,6 +254,12 @@ impl Phase {
             return refuse(
                 "load.keepalive",
                 "a replay keeps each connection open: remove load.idle / load.keepalive",
+            );
+        }
+        if load.reconnect.every.is_some() {
+            return refuse(
+                "load.reconnect.every",
+                "a replay keeps each connection open: remove load.reconnect.every",
             );
         }
         let plan = ReplayPlan::scan(&replay, prefix, connect.db, replay.prefill)?;

@@ -555,6 +555,43 @@ mod tests {
         assert!(e.contains("load.idle") && e.contains("load.rate"), "{e}");
         let e = err("target = { cluster = true }\nload = { keepalive = false }");
         assert!(e.contains("load.keepalive") && e.contains("cluster"), "{e}");
+        let e = err("target = { cluster = true }\nload = { reconnect = { every = 5 } }");
+        assert!(e.contains("load.reconnect") && e.contains("cluster"), "{e}");
+        for (spec, field, text) in [
+            (
+                "load = { reconnect = { every = 0 } }",
+                "load.reconnect.every",
+                "1 to",
+            ),
+            (
+                "load = { reconnect = { backoff = 0.0 } }",
+                "load.reconnect.backoff",
+                "0.01 to 1000",
+            ),
+            (
+                "load = { reconnect = { delay = '2s', max_delay = '1s' } }",
+                "load.reconnect.max_delay",
+                "shorter than reconnect.delay",
+            ),
+            (
+                "load = { reconnect = { delay = '2h' } }",
+                "load.reconnect.delay",
+                "0s to 1h",
+            ),
+            (
+                "load = { open_jitter = ['2ms', '1ms'] }",
+                "load.open_jitter",
+                "MIN <= MAX",
+            ),
+            (
+                "load = { reconnect = { tries = 1 } }",
+                "tries",
+                "unknown field",
+            ),
+        ] {
+            let e = err(spec);
+            assert!(e.contains(field) && e.contains(text), "{spec}: {e}");
+        }
         let w = Workload::from_toml_str("[load]\nidle = true\nduration = '1s'").unwrap();
         assert_eq!(
             w.phases[0].spec.load.request_budget(&w.phases[0].spec.keys),

@@ -9,8 +9,8 @@
 use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
-    Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, Slo,
-    Target, Tls, ValueData, Values,
+    Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Reconnect, Refill,
+    Replay, Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -84,6 +84,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         RateProfile,
         ConnectionsRamp,
         RampShare,
+        Reconnect,
         Keys,
         Values,
         CommandSpec,
