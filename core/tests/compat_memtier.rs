@@ -927,3 +927,80 @@ fn wait_ratio_sends_wait_to_the_replicas() {
     assert!(wait_ms < 2000.0, "{wait_ms}");
     assert_eq!(replica.info("master_link_status"), "up");
 }
+
+/// `total_connections_received` of the server.
+fn connections_received(server: &Server) -> u64 {
+    server.info("total_connections_received").parse().unwrap()
+}
+
+#[test]
+fn reconnect_interval_reopens_each_connection_after_n_requests() {
+    let server = Server::start(&[]);
+    let line = |extra: &str| {
+        format!(
+            "-s 127.0.0.1 -p {} -c 1 -t 1 -n 100 --ratio=0:1 --pipeline=4 {extra}",
+            server.port
+        )
+    };
+    // The connections a plain run opens (its load connection, the server probe...).
+    let before = connections_received(&server);
+    let report = run(&parse(&line("")).workload).unwrap();
+    assert_eq!(report.totals.ops, 100);
+    let plain = connections_received(&server) - before;
+
+    // Every 10 requests a new connection: 9 more (none after the last request).
+    let before = connections_received(&server);
+    let report = run(&parse(&line("--reconnect-interval=10")).workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (100, 0));
+    assert_eq!(connections_received(&server) - before, plain + 9);
+    assert_eq!(server.calls("get"), 200);
+}
+
+#[test]
+fn max_reconnect_attempts_ends_a_run_whose_server_is_gone() {
+    let mut server = Server::start(&[]);
+    // memtier's waits: 0.1 s, then 0.01 s; then each connection gives up.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 --test-time=60 --ratio=0:1 \
+         --max-reconnect-attempts=2 --reconnect-backoff-factor=0.1",
+        server.port
+    ));
+    let running = std::thread::spawn(move || run(&m.workload));
+    while server.calls("get") < 100 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    server.kill();
+    let report = running.join().unwrap().unwrap();
+    // Without a limit the connections would retry until the 60 s are up.
+    assert!(report.duration_s < 30.0, "{}", report.duration_s);
+    let get = &report.commands["GET"];
+    assert!(get.ops >= 100, "{get:?}");
+    assert!(get.errors <= 2, "{get:?}");
+}
+
+#[test]
+fn start_jitter_spaces_the_connections_a_thread_opens() {
+    let server = Server::start(&[]);
+    let line = |extra: &str| {
+        format!(
+            "-s 127.0.0.1 -p {} -c 4 -t 1 -n 5 --ratio=0:1 {extra}",
+            server.port
+        )
+    };
+    // 4 connections of one thread: 3 pauses of 300 ms before measuring starts.
+    let m = parse(&line(
+        "--thread-conn-start-min-jitter-micros=300000 \
+         --thread-conn-start-max-jitter-micros=300000",
+    ));
+    let started = std::time::Instant::now();
+    let report = run(&m.workload).unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    assert_eq!((report.totals.ops, report.totals.errors), (20, 0));
+    // Not in any latency: each request's own time stays far below the pauses.
+    assert!(
+        report.totals.latency_ms.max < 300.0,
+        "{:?}",
+        report.totals.latency_ms
+    );
+    assert_eq!(server.calls("get"), 20);
+}

@@ -181,6 +181,16 @@ pub(super) struct Settings {
     pub(super) num_slaves: Option<(u32, u32)>,
     /// --wait-timeout=MIN-MAX: WAIT's timeout in milliseconds.
     pub(super) wait_timeout: Option<(u32, u32)>,
+    /// --reconnect-interval: reopen each connection after this many requests.
+    pub(super) reconnect_interval: Option<u32>,
+    /// --max-reconnect-attempts (0: unlimited).
+    pub(super) max_reconnect_attempts: Option<u32>,
+    /// --reconnect-backoff-factor.
+    pub(super) reconnect_backoff_factor: Option<f64>,
+    /// --connection-stage-timeout in seconds (memtier's default 30; 0: none).
+    pub(super) connection_stage_timeout: u32,
+    /// --thread-conn-start-min-jitter-micros / -max-jitter-micros.
+    pub(super) jitter_micros: (u32, u32),
 }
 
 impl Default for Settings {
@@ -244,6 +254,11 @@ impl Default for Settings {
             wait_ratio: None,
             num_slaves: None,
             wait_timeout: None,
+            reconnect_interval: None,
+            max_reconnect_attempts: None,
+            reconnect_backoff_factor: None,
+            connection_stage_timeout: 30,
+            jitter_micros: (0, 0),
         }
     }
 }
@@ -636,6 +651,53 @@ fn apply(
         }
         Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
+        Flag::ReconnectInterval => {
+            cfg.reconnect_interval = Some(number(
+                opt,
+                v,
+                1,
+                u32::MAX as u64,
+                "a number of requests greater than zero",
+            )?)
+        }
+        Flag::MaxReconnectAttempts => {
+            cfg.max_reconnect_attempts = Some(number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of attempts (0: unlimited)",
+            )?)
+        }
+        Flag::ReconnectBackoffFactor => {
+            // memtier takes any factor above 0; respload's backoff is 0.01 to 1000.
+            cfg.reconnect_backoff_factor = Some(float(opt, v, "a factor from 0.01 to 1000", |x| {
+                (0.01..=1000.0).contains(&x)
+            })?)
+        }
+        Flag::ConnectionStageTimeout => {
+            cfg.connection_stage_timeout = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of seconds (0: no supervisor)",
+            )?
+        }
+        Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
+            let n: u32 = number(
+                opt,
+                v,
+                0,
+                60_000_000,
+                "a number of microseconds from 0 to 60000000 (60 s)",
+            )?;
+            if o == Flag::ThreadConnStartMinJitter {
+                cfg.jitter_micros.0 = n;
+            } else {
+                cfg.jitter_micros.1 = n;
+            }
+        }
         Flag::ConnectionTimeout => {
             cfg.connection_timeout =
                 number(opt, v, 0, u32::MAX as u64, "a number of seconds (0: none)")?

@@ -273,10 +273,6 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         | Flag::StatsdPrefix
         | Flag::StatsdRunLabel
         | Flag::GraphitePort => STATSD,
-        Flag::ReconnectInterval => "respload reconnects only after a lost connection",
-        Flag::MaxReconnectAttempts | Flag::ReconnectBackoffFactor => {
-            "respload reconnects at once after a lost connection, without limit or backoff"
-        }
         Flag::RetryOnError
         | Flag::MaxRetries
         | Flag::RetryBackoffMs
@@ -284,12 +280,6 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         | Flag::RetryOn
         | Flag::MaxRetryQueue
         | Flag::FailedKeysFile => RETRY,
-        Flag::ConnectionStageTimeout => {
-            "respload fails at once when the server cannot be reached; use --connection-timeout"
-        }
-        Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
-            "respload opens connections without jitter"
-        }
         Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
             "respload does not follow SCAN cursors"
         }
@@ -329,6 +319,14 @@ Test:
       --distinct-client-seed     A different request stream per connection
       --randomize                A random seed (default: a constant seed)
       --reconnect-on-error       Accepted: respload always reconnects a lost connection
+      --reconnect-interval=NUM   Reopen each connection after NUM requests
+      --max-reconnect-attempts=NUM  A lost connection gives up after NUM attempts (0: never)
+      --reconnect-backoff-factor=NUM  Waits of NUM, NUM^2, ... seconds (at most 60) between
+                                 attempts (default with either option: 1 s)
+      --connection-stage-timeout=SECS  Accepted: respload fails at once when the connections
+                                 cannot be opened, before any traffic
+      --thread-conn-start-min-jitter-micros=NUM / --thread-conn-start-max-jitter-micros=NUM
+                                 Pause between the connections a thread opens (microseconds)
       --multi-key-get=NUM        GETs as MGETs of up to NUM keys
       --wait-ratio=SET:WAIT      WAIT commands among the SETs (one per SET/WAIT + 1 SETs)
       --num-slaves=MIN-MAX       WAIT's number of replicas (default: 0-0)

@@ -332,6 +332,81 @@ fn address_family_offset_mget_and_wait_map_to_the_spec() {
 }
 
 #[test]
+fn reconnect_options_map_to_load_reconnect() {
+    let load = |line: &str| run(line).workload.phases[0].spec.load.clone();
+    let d = |ms: u64| crate::spec::SpecDuration(std::time::Duration::from_millis(ms));
+    // Without them: respload's own backoff (10 ms doubling to 1 s), never giving up.
+    let r = load("--reconnect-on-error").reconnect;
+    assert_eq!(r, crate::spec::Reconnect::default());
+    let r = load("--reconnect-interval=25").reconnect;
+    assert_eq!((r.every, r.attempts, r.delay), (Some(25), 0, d(10)));
+    // memtier's waits: F, F^2, ... seconds up to 60 s; 1 s without a factor.
+    let r = load("--max-reconnect-attempts=3").reconnect;
+    assert_eq!(
+        (r.attempts, r.delay, r.backoff, r.max_delay),
+        (3, d(1000), 1.0, d(60_000))
+    );
+    let r = load("--reconnect-backoff-factor=2.5").reconnect;
+    assert_eq!((r.attempts, r.delay, r.backoff), (0, d(2500), 2.5));
+    let r = load("--reconnect-backoff-factor=100").reconnect;
+    assert_eq!((r.delay, r.max_delay), (d(60_000), d(60_000)));
+    let m = run("--reconnect-interval=7 --connection-stage-timeout=0 \
+                 --thread-conn-start-min-jitter-micros=5 --thread-conn-start-max-jitter-micros=9");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["reconnect_interval"], 7);
+    assert_eq!(config["connection_stage_timeout"], 0);
+    assert_eq!(config["thread_conn_start_max_jitter_micros"], 9);
+    let jitter = m.workload.phases[0].spec.load.open_jitter.unwrap();
+    assert_eq!(jitter.map(|j| j.0.as_micros()), [5, 9]);
+    // memtier pauses only with a maximum above 0.
+    let l = load("--thread-conn-start-min-jitter-micros=5");
+    assert_eq!(l.open_jitter, None);
+    for (line, opt, text) in [
+        (
+            "--reconnect-interval=0",
+            "--reconnect-interval",
+            "greater than zero",
+        ),
+        (
+            "--reconnect-backoff-factor=0",
+            "--reconnect-backoff-factor",
+            "0.01 to 1000",
+        ),
+        (
+            "--max-reconnect-attempts=-1",
+            "--max-reconnect-attempts",
+            "0: unlimited",
+        ),
+        (
+            "--connection-stage-timeout=x",
+            "--connection-stage-timeout",
+            "seconds",
+        ),
+        (
+            "--thread-conn-start-min-jitter-micros=9 --thread-conn-start-max-jitter-micros=5",
+            "--thread-conn-start-min-jitter-micros",
+            "above",
+        ),
+        (
+            "--thread-conn-start-max-jitter-micros=60000001",
+            "--thread-conn-start-max-jitter-micros",
+            "60 s",
+        ),
+        (
+            "--cluster-mode --reconnect-interval=5",
+            "--reconnect-interval",
+            "--cluster-mode",
+        ),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+}
+
+#[test]
 fn the_client_staircase_maps_to_a_connection_ramp() {
     let m = run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
     let load = &m.workload.phases[0].spec.load;

@@ -7,6 +7,9 @@ use crate::plan::Workload;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 
+/// memtier's cap on the wait between two reconnect attempts, in seconds.
+const MAX_BACKOFF_SECS: f64 = 60.0;
+
 /// `redis://[user[:password]@]host[:port][/db]` as memtier reads it: (host, port, auth, db).
 type UriParts = (Option<String>, Option<u16>, Option<String>, Option<u32>);
 
@@ -435,6 +438,17 @@ impl Settings {
                 }),
             );
         }
+        if let Some(reconnect) = self.reconnect_spec() {
+            load.insert("reconnect".into(), reconnect);
+        }
+        let (lo, hi) = self.jitter_micros;
+        if hi > 0 {
+            // memtier pauses only when the maximum is above 0.
+            load.insert(
+                "open_jitter".into(),
+                json!([format!("{lo}us"), format!("{hi}us")]),
+            );
+        }
         if let Some(r) = self.rate_per_connection {
             // memtier limits each connection; respload's rate is the total.
             let connections = self.clients as u64 * self.threads as u64;
@@ -548,7 +562,7 @@ impl Settings {
         }
         if self.cluster_mode {
             for (set, opt) in [
-                (self.multi_key_get > 0, "--multi-key-get"),
+                (self.reconnect_interval.is_some(), "--reconnect-interval"),
                 (self.wait_ratio.is_some(), "--wait-ratio"),
             ] {
                 if set {
@@ -558,6 +572,20 @@ impl Settings {
                     ));
                 }
             }
+            if self.multi_key_get > 0 {
+                return Err(Error::spec(
+                    "--multi-key-get",
+                    "is not supported with --cluster-mode by respload: an MGET's keys would \
+                     fall in different slots (CROSSSLOT); memtier gathers them on one shard",
+                ));
+            }
+        }
+        let (lo, hi) = self.jitter_micros;
+        if lo > hi && hi > 0 {
+            return Err(Error::spec(
+                "--thread-conn-start-min-jitter-micros",
+                format!("{lo} is above --thread-conn-start-max-jitter-micros ({hi})"),
+            ));
         }
         Ok(())
     }
@@ -644,6 +672,31 @@ impl Settings {
             }));
         }
         Ok(out)
+    }
+
+    /// `load.reconnect` from memtier's reconnect options: after `--reconnect-interval`
+    /// requests; with `--max-reconnect-attempts` or `--reconnect-backoff-factor`, memtier's
+    /// waits (F, F^2, ... seconds up to 60 s, or 1 s without a factor) and attempts.
+    fn reconnect_spec(&self) -> Option<Json> {
+        let mut r = Map::new();
+        if let Some(n) = self.reconnect_interval {
+            r.insert("every".into(), json!(n));
+        }
+        if self.max_reconnect_attempts.is_some() || self.reconnect_backoff_factor.is_some() {
+            let f = self.reconnect_backoff_factor.unwrap_or(1.0);
+            let first = f.min(MAX_BACKOFF_SECS);
+            r.insert(
+                "delay".into(),
+                json!(format!("{}ms", (first * 1000.0).round())),
+            );
+            r.insert("backoff".into(), json!(f));
+            r.insert("max_delay".into(), json!(format!("{MAX_BACKOFF_SECS}s")));
+            r.insert(
+                "attempts".into(),
+                json!(self.max_reconnect_attempts.unwrap_or(0)),
+            );
+        }
+        (!r.is_empty()).then_some(Json::Object(r))
     }
 
     /// memtier's configuration object (the keys of its `config_print_to_json`).
@@ -734,7 +787,10 @@ impl Settings {
             ("key_stddev", json!(self.key_stddev.unwrap_or(0.0))),
             ("key_median", json!(self.key_median.unwrap_or(0.0))),
             ("key_zipf_exp", json!(self.key_zipf_exp.unwrap_or(0.0))),
-            ("reconnect_interval", json!(0)),
+            (
+                "reconnect_interval",
+                json!(self.reconnect_interval.unwrap_or(0)),
+            ),
             ("retry_on_error", tf(false)),
             ("max_retries", json!(-1)),
             ("retry_backoff_ms", json!(0)),
@@ -743,9 +799,18 @@ impl Settings {
             ("max_retry_queue", json!(0)),
             ("failed_keys_file", json!("")),
             ("connection_timeout", json!(self.connection_timeout)),
-            ("connection_stage_timeout", json!(30)),
-            ("thread_conn_start_min_jitter_micros", json!(0)),
-            ("thread_conn_start_max_jitter_micros", json!(0)),
+            (
+                "connection_stage_timeout",
+                json!(self.connection_stage_timeout),
+            ),
+            (
+                "thread_conn_start_min_jitter_micros",
+                json!(self.jitter_micros.0),
+            ),
+            (
+                "thread_conn_start_max_jitter_micros",
+                json!(self.jitter_micros.1),
+            ),
             ("multi_key_get", json!(self.multi_key_get)),
             (
                 "authenticate",
