@@ -359,7 +359,7 @@ fn reconnect_options_map_to_load_reconnect() {
     let jitter = m.workload.phases[0].spec.load.open_jitter.unwrap();
     assert_eq!(jitter.map(|j| j.0.as_micros()), [5, 9]);
     // memtier pauses only with a maximum above 0.
-    let l = load("--thread-conn-start-min-jitter-micros=5");
+    let l = load("--thread-conn-start-min-jitter-micros=0");
     assert_eq!(l.open_jitter, None);
     for (line, opt, text) in [
         (
@@ -386,6 +386,11 @@ fn reconnect_options_map_to_load_reconnect() {
             "--thread-conn-start-min-jitter-micros=9 --thread-conn-start-max-jitter-micros=5",
             "--thread-conn-start-min-jitter-micros",
             "above",
+        ),
+        (
+            "--thread-conn-start-min-jitter-micros=5",
+            "--thread-conn-start-min-jitter-micros",
+            "above --thread-conn-start-max-jitter-micros (0)",
         ),
         (
             "--thread-conn-start-max-jitter-micros=60000001",

@@ -581,7 +581,7 @@ impl Settings {
             }
         }
         let (lo, hi) = self.jitter_micros;
-        if lo > hi && hi > 0 {
+        if lo > hi {
             return Err(Error::spec(
                 "--thread-conn-start-min-jitter-micros",
                 format!("{lo} is above --thread-conn-start-max-jitter-micros ({hi})"),
