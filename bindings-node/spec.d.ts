@@ -418,7 +418,11 @@ export interface CommandSpec {
    * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}` and
    * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument; `{newkey}`, a
    * whole argument, is another key drawn from the command's distribution for each argument (`MGET
-   * {key} {newkey} {newkey}` reads three keys).
+   * {key} {newkey} {newkey}` reads three keys). `{cursor}`, a whole argument, follows a cursor
+   * (`SCAN {cursor} COUNT 100`): `0` at first, then the cursor (the first element) of the previous
+   * reply of this command on the connection, until the server returns 0 (or `max_iterations`) and a
+   * new walk starts at 0. Its requests are reported as `LABEL 0` (walk starts) and `LABEL
+   * <cursor>`; it needs `load.pipeline = 1`, and one such command per phase.
    */
   template?: Template
   /**
@@ -444,6 +448,12 @@ export interface CommandSpec {
    * chain has a label).
    */
   pick?: Pick
+  /**
+   * With `{cursor}` in the template: at most this many requests follow a cursor in one walk, then
+   * the next starts at 0 again (memtier_benchmark's `--scan-incremental-max-iterations`); absent or
+   * 0: until the server returns cursor 0.
+   */
+  max_iterations?: number
 }
 
 /** Server observation (`[observe]` in a spec). */

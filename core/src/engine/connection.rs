@@ -471,6 +471,7 @@ impl Connection {
             let Some(p) = self.inflight.pop_front() else {
                 break Err(Failure::Protocol);
             };
+            let failed = matches!(reply, Reply::Error { .. });
             if p.measured {
                 let ns = match since {
                     Some((t, ns)) if t == p.intended => ns,
@@ -508,6 +509,9 @@ impl Connection {
                     Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => c.misses += 1,
                     _ => {}
                 }
+            }
+            if shared.cursors[p.cmd as usize] {
+                self.generator.follow_cursor(&buf[..len], failed);
             }
             self.rstart += len;
         };

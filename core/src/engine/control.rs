@@ -176,6 +176,8 @@ pub struct Shared {
     pub reconnect: crate::spec::Reconnect,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
+    /// Whether each command (by index) follows `{cursor}`: its replies give the next cursor.
+    pub cursors: Box<[bool]>,
     /// Whether each command (by index) may be served by a replica (`target.read_from`).
     pub read_only: Box<[bool]>,
     /// Cluster mode: the argument each command (by index) is routed by, its first key
@@ -432,6 +434,7 @@ mod tests {
             idle: false,
             reconnect: crate::spec::Reconnect::default(),
             reads: Box::new([true]),
+            cursors: Box::new([false]),
             read_only: Box::new([true]),
             key_index: Box::new([Some(1)]),
             connect: crate::spec::Target::default().resolve("").unwrap(),

@@ -231,6 +231,15 @@ async fn worker(s: WorkerSetup) {
         idle: s.phase.spec.load.idle,
         reconnect: s.phase.spec.load.reconnect,
         reads: commands.iter().map(|c| c.reads).collect(),
+        cursors: {
+            let mut c = vec![false; commands.len()];
+            for e in s.phase.mix.iter().filter(|e| e.cursor.is_some()) {
+                for &i in &e.steps {
+                    c[i] = true;
+                }
+            }
+            c.into()
+        },
         read_only: commands.iter().map(|c| c.read_only()).collect(),
         key_index: commands.iter().map(|c| c.key_index()).collect(),
         connect: s.phase.connect.clone(),

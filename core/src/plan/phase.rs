@@ -194,6 +194,22 @@ impl Phase {
             }
             // A chain's key is drawn for its first step, so that step decides the pattern.
             let reads = commands[steps[0]].reads;
+            let cursor = commands[steps[steps.len() - 1]].args.contains(&Arg::Cursor);
+            if cursor {
+                if spec.load.pipeline != 1 || connect.cluster.is_some() {
+                    return Err(Error::spec(
+                        format!("{path}.template"),
+                        "follows `{cursor}`, so each request needs its previous reply: it needs \
+                         load.pipeline = 1, and no cluster mode (target.cluster)",
+                    ));
+                }
+                if mix.iter().any(|e: &MixEntry| e.cursor.is_some()) {
+                    return Err(Error::spec(
+                        format!("{path}.template"),
+                        "follows `{cursor}` too: one command per phase may follow a cursor",
+                    ));
+                }
+            }
             mix.push(MixEntry {
                 weight: c.weight,
                 distribution: spec.keys.distribution_for(c.distribution.clone(), reads),
@@ -204,6 +220,7 @@ impl Phase {
                         steps: picked,
                     })
                 }),
+                cursor: cursor.then(|| c.max_iterations.unwrap_or(0)),
             });
         }
         too_many_commands(commands.len(), prefix)?;
@@ -311,6 +328,7 @@ impl Phase {
             steps: vec![0],
             distribution: spec.keys.distribution_for(None, false),
             pick: None,
+            cursor: None,
         }];
         Ok(Phase {
             spec,

@@ -545,6 +545,52 @@ mod tests {
     }
 
     #[test]
+    fn a_cursor_template_is_two_commands_and_checked() {
+        let w = Workload::from_toml_str(
+            "commands = [{ template = 'HSCAN h {cursor} COUNT 5', max_iterations = 3 }]\n\
+             load = { pipeline = 1 }",
+        )
+        .unwrap();
+        let p = &w.phases[0];
+        let labels: Vec<&str> = p.commands.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["HSCAN 0", "HSCAN <cursor>"]);
+        assert_eq!(p.commands[0].args[2], Arg::Lit(b"0"[..].into()));
+        assert_eq!(p.commands[1].args[2], Arg::Cursor);
+        assert_eq!(p.mix[0].cursor, Some(3));
+        for (spec, field, text) in [
+            (
+                "commands = [{ template = 'SCAN {cursor}' }]\nload = { pipeline = 2 }",
+                "commands[0].template",
+                "pipeline = 1",
+            ),
+            (
+                "commands = [{ template = 'SCAN {cursor}' }, { template = 'SSCAN s {cursor}' }]\n\
+                 load = { pipeline = 1 }",
+                "commands[1].template",
+                "one command per phase",
+            ),
+            (
+                "commands = [{ chain = ['SCAN {cursor}'] }]",
+                "commands[0].chain",
+                "template",
+            ),
+            (
+                "commands = [{ template = 'GET x{cursor}' }]",
+                "commands[0].template",
+                "whole argument",
+            ),
+            (
+                "commands = [{ template = 'GET {key}', max_iterations = 2 }]",
+                "commands[0].max_iterations",
+                "{cursor}",
+            ),
+        ] {
+            let e = err(spec);
+            assert!(e.contains(field) && e.contains(text), "{spec}: {e}");
+        }
+    }
+
+    #[test]
     fn idle_and_keepalive_are_checked() {
         let e = err("[load]\nidle = true\nrequests = 5");
         assert!(

@@ -392,9 +392,9 @@ mod tests {
             );
             checked += 1;
         }
-        // Target, Tls, Load, its two ramps, rate profile and share, Keys, Values,
-        // CommandSpec, Observe, Event, Slo, Output, Replay.
-        assert_eq!(checked, 15);
+        // Target, Tls, Load, its two ramps, rate profile, share and reconnect, Keys,
+        // Values, CommandSpec, Observe, Event, Slo, Output, Replay.
+        assert_eq!(checked, 16);
     }
 
     #[test]
