@@ -1004,3 +1004,58 @@ fn start_jitter_spaces_the_connections_a_thread_opens() {
     );
     assert_eq!(server.calls("get"), 20);
 }
+
+/// How many SCANs a whole walk of `server`'s keyspace takes with these options, from 0.
+fn scan_walk_length(server: &Server, options: &[&str]) -> u64 {
+    let (mut cursor, mut n) = ("0".to_string(), 0);
+    loop {
+        let mut args = vec!["SCAN", &cursor];
+        args.extend(options);
+        let out = server.cli(&args);
+        cursor = out.lines().next().unwrap().trim().to_string();
+        n += 1;
+        if cursor == "0" {
+            return n;
+        }
+    }
+}
+
+#[test]
+fn scan_incremental_iteration_follows_the_cursor() {
+    let server = Server::start(&[]);
+    let populate = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n allkeys --ratio=1:0 --key-pattern=P:P \
+         --key-minimum=1 --key-maximum=300",
+        server.port
+    ));
+    run(&populate.workload).unwrap();
+    assert_eq!(server.dbsize(), 300);
+    let walk = scan_walk_length(&server, &["MATCH", "memtier-*", "COUNT", "20"]);
+    assert!(walk > 4, "{walk}");
+
+    let scans = |extra: &str| {
+        let m = parse(&format!(
+            "-s 127.0.0.1 -p {} -c 1 -t 1 -n 60 --command=\"SCAN 0 MATCH memtier-* COUNT 20\" \
+             --scan-incremental-iteration {extra}",
+            server.port
+        ));
+        let before = server.calls("scan");
+        let report = run(&m.workload).unwrap();
+        assert_eq!(report.totals.errors, 0);
+        assert_eq!(server.calls("scan") - before, 60);
+        let text = respload::tools::memtier::text(&report, &m.options);
+        assert!(
+            text.contains("Scan 0s") && text.contains("Scan <cursor>s"),
+            "{text}"
+        );
+        (
+            report.commands["SCAN 0"].ops,
+            report.commands["SCAN <cursor>"].ops,
+        )
+    };
+    // Whole walks: one SCAN 0, then walk - 1 SCANs following the cursor, again and again.
+    let starts = 60u64.div_ceil(walk);
+    assert_eq!(scans(""), (starts, 60 - starts));
+    // At most 3 continuations per walk: walks of 4.
+    assert_eq!(scans("--scan-incremental-max-iterations=3"), (15, 45));
+}

@@ -191,6 +191,10 @@ pub(super) struct Settings {
     pub(super) connection_stage_timeout: u32,
     /// --thread-conn-start-min-jitter-micros / -max-jitter-micros.
     pub(super) jitter_micros: (u32, u32),
+    /// --scan-incremental-iteration: the SCAN `--command` follows its cursor.
+    pub(super) scan_incremental: bool,
+    /// --scan-incremental-max-iterations (0: until the cursor is 0).
+    pub(super) scan_max_iterations: u32,
 }
 
 impl Default for Settings {
@@ -259,6 +263,8 @@ impl Default for Settings {
             reconnect_backoff_factor: None,
             connection_stage_timeout: 30,
             jitter_micros: (0, 0),
+            scan_incremental: false,
+            scan_max_iterations: 0,
         }
     }
 }
@@ -651,6 +657,16 @@ fn apply(
         }
         Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
+        Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
+        Flag::ScanIncrementalMaxIterations => {
+            cfg.scan_max_iterations = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of continuation SCANs per walk (0: until the cursor is 0)",
+            )?
+        }
         Flag::ReconnectInterval => {
             cfg.reconnect_interval = Some(number(
                 opt,

@@ -280,9 +280,6 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         | Flag::RetryOn
         | Flag::MaxRetryQueue
         | Flag::FailedKeysFile => RETRY,
-        Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
-            "respload does not follow SCAN cursors"
-        }
         Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
@@ -339,6 +336,9 @@ Arbitrary commands:
                                  sends the file's Nth command, --command=__monitor_line@__
                                  one of them per request
       --monitor-pattern=S|R      __monitor_line@__ takes them in turn (S, default) or at random
+      --scan-incremental-iteration  The one --command="SCAN 0 ..." follows the cursor each
+                                 reply returns, from 0 again when it is 0 (needs --pipeline=1)
+      --scan-incremental-max-iterations=NUM  At most NUM continuation SCANs per walk
 Objects:
   -d, --data-size=SIZE           Value size in bytes (default: 32)
   -R, --random-data              Random values (default: 'x' repeated)

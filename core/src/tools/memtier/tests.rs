@@ -412,6 +412,58 @@ fn reconnect_options_map_to_load_reconnect() {
 }
 
 #[test]
+fn scan_incremental_iteration_follows_the_cursor_of_the_one_scan() {
+    let m = run(
+        "--command='SCAN 0 MATCH k* COUNT 7' --scan-incremental-iteration \
+                 --scan-incremental-max-iterations=4",
+    );
+    let p = &m.workload.phases[0];
+    let labels: Vec<&str> = p.commands.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["SCAN 0", "SCAN <cursor>"]);
+    assert_eq!(p.commands[1].args[1], crate::spec::Arg::Cursor);
+    assert_eq!(p.mix[0].cursor, Some(4));
+    let rows: Vec<String> = m
+        .options
+        .commands
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(rows, ["SCAN 0", "SCAN <cursor>"]);
+    for (line, text) in [
+        ("--scan-incremental-iteration", "exactly one --command"),
+        (
+            "--command='SCAN 0' --pipeline=2 --scan-incremental-iteration",
+            "--pipeline 1",
+        ),
+        (
+            "--command='GET __key__' --scan-incremental-iteration",
+            "a SCAN command",
+        ),
+        (
+            "--command=SCAN --scan-incremental-iteration",
+            "cursor argument",
+        ),
+        (
+            "--command='SCAN 0' --command='SCAN 0' --scan-incremental-iteration",
+            "exactly one",
+        ),
+        (
+            "--command='SCAN 0' --cluster-mode --scan-incremental-iteration",
+            "cluster",
+        ),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains("`--scan-incremental-iteration`") && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+    let e = err("--scan-incremental-max-iterations=x");
+    assert!(e.contains("continuation SCANs"), "{e}");
+}
+
+#[test]
 fn the_client_staircase_maps_to_a_connection_ramp() {
     let m = run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
     let load = &m.workload.phases[0].spec.load;

@@ -336,7 +336,11 @@ impl Settings {
         let mut commands = Vec::new();
         let mut rows = None;
         let captured = self.monitor_commands()?;
-        if arbitrary {
+        if self.scan_incremental {
+            let (scan, list) = self.scan_command()?;
+            commands.push(scan);
+            rows = Some(list);
+        } else if arbitrary {
             let mut list: Vec<CommandRow> = Vec::new();
             // memtier counts the requests of `__monitor_line@__` under their own commands'
             // names, in rows after those of every --command.
@@ -697,6 +701,53 @@ impl Settings {
             );
         }
         (!r.is_empty()).then_some(Json::Object(r))
+    }
+
+    /// `--scan-incremental-iteration`: the one `--command`, a SCAN, as a template following
+    /// `{cursor}` (its first argument), with memtier's checks and its two rows, `SCAN 0`
+    /// and `SCAN <cursor>`.
+    fn scan_command(&self) -> Result<(Json, Vec<CommandRow>)> {
+        let opt = "--scan-incremental-iteration";
+        let refuse = |why: &str| Err(Error::spec(opt, format!("{why} (as in memtier_benchmark)")));
+        if self.pipeline != 1 {
+            return refuse("requires --pipeline 1");
+        }
+        if self.cluster_mode {
+            return refuse("is not supported in cluster mode");
+        }
+        let [c] = self.commands.as_slice() else {
+            return refuse("requires exactly one --command (a SCAN command)");
+        };
+        if c.monitor.is_some() || command_name(&c.args) != "SCAN" {
+            return refuse("requires the command to be a SCAN command");
+        }
+        if c.args.len() < 2 {
+            return refuse("requires a SCAN command with a cursor argument (e.g. 'SCAN 0')");
+        }
+        let Json::Array(mut args) = template(&c.args) else {
+            return Err(Error::spec(
+                "--command",
+                "a SCAN to follow must be text (UTF-8) in every argument",
+            ));
+        };
+        args[1] = json!("{cursor}");
+        let mut scan = json!({
+            "template": args,
+            "label": "SCAN",
+            "weight": c.ratio,
+            "distribution": self.distribution(c.pattern),
+        });
+        if self.scan_max_iterations > 0 {
+            scan["max_iterations"] = json!(self.scan_max_iterations);
+        }
+        let rows = ["SCAN 0", "SCAN <cursor>"]
+            .map(|label| CommandRow {
+                label: label.into(),
+                name: label.into(),
+                line_name: None,
+            })
+            .to_vec();
+        Ok((scan, rows))
     }
 
     /// memtier's configuration object (the keys of its `config_print_to_json`).
