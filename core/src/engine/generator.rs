@@ -489,7 +489,7 @@ mod tests {
         let toml = "load = { pipeline = 1 }\n\
                     commands = [{ template = 'SCAN {cursor}', max_iterations = 2 }]";
         let mut g = generator(toml, 1);
-        let mut sent = |g: &mut Generator| {
+        let sent = |g: &mut Generator| {
             let mut buf = Vec::new();
             let cmd = g.next(&mut buf, u64::MAX);
             (cmd, String::from_utf8(buf).unwrap())

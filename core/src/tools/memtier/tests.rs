@@ -306,6 +306,12 @@ fn address_family_offset_mget_and_wait_map_to_the_spec() {
     let keys: Vec<usize> = picked.steps.iter().map(|(_, a)| a.len() - 1).collect();
     assert_eq!(keys, [4, 4, 2]);
     assert_eq!(p.mix[1].weight, 3);
+    // A rotation of more than 1024 MGETs keeps its full ones only.
+    let p = &run("--ratio=1:3000 --multi-key-get=2").workload.phases[0];
+    assert_eq!((p.commands[1].args.len(), p.mix[1].weight), (3, 1500));
+    let p = &run("--ratio=1:2051 --multi-key-get=2").workload.phases[0];
+    assert_eq!((p.commands[1].args.len(), p.mix[1].weight), (3, 1026));
+    assert!(p.mix[1].pick.is_none());
     // A ratio the MGETs divide evenly is one template.
     let p = &run("--ratio=1:8 --multi-key-get=4").workload.phases[0];
     assert_eq!(p.commands[1].label, "MGET");

@@ -7,6 +7,9 @@ use crate::plan::Workload;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 
+/// The longest rotation of `--multi-key-get` MGETs kept exactly (a chain of that many steps).
+const MAX_MGET_ROTATION: u32 = 1024;
+
 /// memtier's cap on the wait between two reconnect attempts, in seconds.
 const MAX_BACKOFF_SECS: f64 = 60.0;
 
@@ -632,26 +635,28 @@ impl Settings {
         }
         if b > 0 {
             let n = self.multi_key_get;
-            out.push(if n > 0 {
+            // `None` without --multi-key-get (N = 0).
+            out.push(if let Some(full) = b.checked_div(n) {
                 // memtier's rotation: B keys read as MGETs of N keys, the last of B mod N.
                 let mget = |keys: u32| {
                     let mut args = vec!["MGET".to_string(), "{key}".to_string()];
                     args.extend((1..keys).map(|_| "{newkey}".to_string()));
                     json!(args)
                 };
-                let (full, rest) = (b / n, b % n);
+                let rest = b - full * n;
                 let count = full + u32::from(rest > 0);
-                let mut steps: Vec<Json> = (0..full).map(|_| mget(n)).collect();
-                if rest > 0 {
+                // A rotation longer than MAX_MGET_ROTATION keeps its full MGETs only: the
+                // short one would be 1 in more than a thousand.
+                if rest == 0 || count > MAX_MGET_ROTATION {
+                    json!({ "template": mget(n), "weight": weight(count as u64)? })
+                } else {
+                    let mut steps: Vec<Json> = (0..full).map(|_| mget(n)).collect();
                     steps.push(mget(rest));
-                }
-                match steps.len() {
-                    1 => json!({ "template": steps[0], "weight": weight(count as u64)? }),
-                    _ => json!({
+                    json!({
                         "chain": steps,
                         "pick": "sequential",
                         "weight": weight(count as u64)?,
-                    }),
+                    })
                 }
             } else if self.data_offset > 0 {
                 json!({
