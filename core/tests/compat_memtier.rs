@@ -401,8 +401,8 @@ fn commands_rows_run_count_and_stdout() {
 fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
         (vec!["--transaction"], "--transaction"),
-        (vec!["--reconnect-interval=5"], "--reconnect-interval"),
-        (vec!["--wait-ratio", "1:1"], "--wait-ratio"),
+        (vec!["--client-stats=stats"], "--client-stats"),
+        (vec!["--data-import", "data.csv"], "--data-import"),
         (vec!["--protocol=memcache_binary"], "--protocol"),
     ] {
         let o = memtier_cli(&args);
@@ -417,6 +417,11 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--no-such-option") && err.contains("not a memtier_benchmark option"));
+    // memtier's own error: --no-expiry is about imported data.
+    let o = memtier_cli(&["--no-expiry"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("`--no-expiry`") && err.contains("--data-import"), "{err}");
     let o = memtier_cli(&["--ratio=1-10"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--ratio") && err.contains("`1-10`") && err.contains("SET:GET"));
