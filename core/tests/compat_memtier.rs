@@ -421,7 +421,10 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     let o = memtier_cli(&["--no-expiry"]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("`--no-expiry`") && err.contains("--data-import"), "{err}");
+    assert!(
+        err.contains("`--no-expiry`") && err.contains("--data-import"),
+        "{err}"
+    );
     let o = memtier_cli(&["--ratio=1-10"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--ratio") && err.contains("`1-10`") && err.contains("SET:GET"));

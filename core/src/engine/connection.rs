@@ -225,7 +225,7 @@ impl Connection {
                 self.room_at = self.now;
                 return Some(client.into_stream());
             }
-            failed += 1;
+            failed = failed.saturating_add(1);
             backoff = backoff.mul_f64(policy.backoff).min(policy.max_delay.0);
         }
     }
@@ -236,11 +236,12 @@ impl Connection {
     fn fill(&mut self) -> usize {
         let shared = &*self.shared;
         let mut added = 0;
-        let every = shared.reconnect.every.unwrap_or(u32::MAX);
+        // 0: never reconnects (the count then only wraps, unread).
+        let every = shared.reconnect.every.unwrap_or(0);
         while self.inflight.len() < shared.pipeline
             && !shared.stopping.get()
             && !self.generator.exhausted()
-            && self.sent_on_stream < every
+            && (every == 0 || self.sent_on_stream < every)
         {
             let intended = match &mut self.pacer {
                 Some((p, _)) if shared.after_end(p.due()) => break,
@@ -269,7 +270,7 @@ impl Connection {
             if let Some((p, _)) = &mut self.pacer {
                 p.advance();
             }
-            self.sent_on_stream += 1;
+            self.sent_on_stream = self.sent_on_stream.wrapping_add(1);
             added += 1;
         }
         added
@@ -287,7 +288,7 @@ impl Connection {
         }
         let open = self.pacer.is_some();
         let keepalive = self.shared.keepalive;
-        let every = self.shared.reconnect.every.unwrap_or(u32::MAX);
+        let every = self.shared.reconnect.every.unwrap_or(0);
         // Top the pipeline up after every read, or (batches) only once it is empty.
         let eager = keepalive && !self.shared.batch;
         loop {
@@ -354,7 +355,7 @@ impl Connection {
                 self.ctl.last_progress.set(self.now);
             }
             // Without keepalive after every batch; with `reconnect.every` after N requests.
-            let recycle = !keepalive || self.sent_on_stream >= every;
+            let recycle = !keepalive || (every > 0 && self.sent_on_stream >= every);
             if recycle && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
             }

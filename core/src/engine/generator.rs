@@ -340,7 +340,7 @@ impl Generator {
                 let step = match &self.picks[entry] {
                     Some(p) => self.entries[entry].choose(p, &mut self.rng),
                     None if self.entries[entry].follows_cursor && !self.cursor.is_empty() => {
-                        self.walked += 1;
+                        self.walked = self.walked.saturating_add(1);
                         1
                     }
                     None => 0,
