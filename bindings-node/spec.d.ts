@@ -278,6 +278,12 @@ export interface LoadSpec {
    * Connections open before measuring starts, so the pauses are in no latency.
    */
   open_jitter?: [SpecDuration, SpecDuration]
+  /**
+   * Resend a request that failed with a transient error, or was in flight on a lost connection
+   * (memtier_benchmark's `--retry-on-error`); absent: a failed request is counted as an error at
+   * once.
+   */
+  retry?: RetrySpec
 }
 
 /** A rate staircase (`load.rate_ramp`). */
@@ -360,6 +366,36 @@ export interface ReconnectSpec {
   backoff?: number
   /** The longest wait between two attempts (default 1s). */
   max_delay?: SpecDuration
+}
+
+/**
+ * Resending failed requests (`[load.retry]`). A resent request counts once in `ops` and in the
+ * latency, from its first send (its intended time in open loop) to its last reply; `retries` counts
+ * the resends, `errors` the requests that failed for good.
+ */
+export interface RetrySpec {
+  /** The most resends of one request; absent: no limit. 0 resends nothing. */
+  attempts?: number
+  /**
+   * The error kinds to resend after (an error reply's first word, e.g. `LOADING`, `BUSY`,
+   * `TRYAGAIN`; `CONNECTION` and `TIMEOUT` for requests in flight on a lost connection). Empty, the
+   * default: every kind but the permanent ones, `WRONGTYPE`, `NOAUTH`, `NOPERM`, `WRONGPASS`,
+   * `NOSCRIPT`, `ERR` replies to a syntax error, a wrong number of arguments or an unknown command,
+   * `PROTOCOL` and `ABORTED`.
+   */
+  on?: string[]
+  /** The wait before a request's first resend (default 0s: at once). */
+  delay?: SpecDuration
+  /**
+   * Each further resend of a request waits the previous wait times this (default 1: constant), from
+   * 1 to 1000; waits stop growing at 60s.
+   */
+  backoff?: number
+  /**
+   * The most requests of one connection waiting to be resent: while that many wait, it starts no
+   * new request (default 0: four times `pipeline`, at least 64).
+   */
+  queue?: number
 }
 
 /** The key space (`[keys]` in a spec). */

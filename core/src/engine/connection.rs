@@ -10,6 +10,7 @@
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
+use super::retry::Retries;
 use super::timer::Deadline;
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
@@ -23,14 +24,17 @@ use tokio::io::ReadBuf;
 
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
-struct Pending {
-    cmd: u16,
-    measured: bool,
-    sent: u32,
+pub(super) struct Pending {
+    pub(super) cmd: u16,
+    pub(super) measured: bool,
+    pub(super) sent: u32,
     /// The write that carried it.
-    start: Instant,
-    /// When it should have been sent (open loop; `start` in closed loop).
-    intended: Instant,
+    pub(super) start: Instant,
+    /// When it should have been sent (open loop; `start` in closed loop); a resent request
+    /// keeps its first one.
+    pub(super) intended: Instant,
+    /// `load.retry`: how often it was sent again.
+    pub(super) tries: u16,
 }
 
 /// Why a connection stopped carrying traffic.
@@ -77,6 +81,8 @@ pub struct Connection {
     now: Instant,
     /// Requests started on the current stream (`load.reconnect.every`).
     sent_on_stream: u32,
+    /// `load.retry`: copies of the requests in flight, and those waiting to be resent.
+    retries: Option<Box<Retries>>,
 }
 
 impl Connection {
@@ -88,6 +94,10 @@ impl Connection {
         ctl: Rc<ConnCtl>,
     ) -> Self {
         let pipeline = shared.pipeline;
+        let retries = shared
+            .retry
+            .as_ref()
+            .map(|r| Box::new(Retries::new(r, pipeline)));
         Connection {
             generator,
             pacer: pacer.map(|p| (p, Deadline::new(shared.pace_timer.as_ref()))),
@@ -105,6 +115,7 @@ impl Connection {
             rend: 0,
             now: Instant::now(),
             sent_on_stream: 0,
+            retries,
         }
     }
 
@@ -170,6 +181,17 @@ impl Connection {
             if let Some((p, _)) = &mut self.pacer {
                 self.shared.count_unsent(p);
             }
+            // Requests still waiting to be resent failed for good.
+            if let Some(r) = self.retries.as_deref_mut() {
+                let mut rec = self.shared.recorder.borrow_mut();
+                for (p, kind) in r.abandon().filter(|(p, _)| p.measured) {
+                    let c = &mut rec.commands[p.cmd as usize];
+                    c.ops += 1;
+                    c.errors += 1;
+                    c.bytes_sent += p.sent as u64;
+                    c.error_kinds.add(&kind, 1);
+                }
+            }
             // The task's `TaskEnd` counts it out, and its connection if it is still open.
         }
     }
@@ -178,6 +200,14 @@ impl Connection {
     fn fail_inflight(&mut self, kind: &[u8]) {
         let mut rec = self.shared.recorder.borrow_mut();
         for p in self.inflight.drain(..) {
+            if let Some(r) = self.retries.as_deref_mut() {
+                if r.settle(&p, Some(kind), Instant::now()) {
+                    if p.measured {
+                        rec.commands[p.cmd as usize].retries += 1;
+                    }
+                    continue;
+                }
+            }
             if p.measured {
                 let c = &mut rec.commands[p.cmd as usize];
                 c.ops += 1;
@@ -236,6 +266,19 @@ impl Connection {
     fn fill(&mut self) -> usize {
         let shared = &*self.shared;
         let mut added = 0;
+        // Requests due to be resent go first; while too many wait, nothing new starts.
+        if let Some(r) = self.retries.as_deref_mut() {
+            while self.inflight.len() < shared.pipeline && !shared.stopping.get() {
+                let Some(p) = r.take_due(self.now, &mut self.wbuf) else {
+                    break;
+                };
+                self.inflight.push_back(p);
+                added += 1;
+            }
+            if r.full() {
+                return added;
+            }
+        }
         // 0: never reconnects (the count then only wraps, unread).
         let every = shared.reconnect.every.unwrap_or(0);
         while self.inflight.len() < shared.pipeline
@@ -260,12 +303,16 @@ impl Connection {
             }
             let before = self.wbuf.len();
             let cmd = self.generator.next(&mut self.wbuf, shared.budget.get());
+            if let Some(r) = self.retries.as_deref_mut() {
+                r.keep(&self.wbuf[before..]);
+            }
             self.inflight.push_back(Pending {
                 cmd: cmd as u16,
                 measured,
                 sent: (self.wbuf.len() - before) as u32,
                 start: self.now,
                 intended,
+                tries: 0,
             });
             if let Some((p, _)) = &mut self.pacer {
                 p.advance();
@@ -323,6 +370,10 @@ impl Connection {
                 self.wbuf.clear();
             }
             if self.inflight.is_empty() {
+                if let Some(due) = self.retry_due() {
+                    self.wait_retry(due).await?;
+                    continue;
+                }
                 if !open || self.finished() {
                     return Ok(());
                 }
@@ -360,6 +411,30 @@ impl Connection {
                 return Err(Failure::Recycle);
             }
         }
+    }
+
+    /// When the next request waiting to be resent is due (`load.retry`), while the run
+    /// still sends.
+    fn retry_due(&self) -> Option<Instant> {
+        let r = self.retries.as_deref()?;
+        (!self.shared.stopping.get())
+            .then(|| r.next_due())
+            .flatten()
+    }
+
+    /// Nothing in flight, a resend due at `due`: wait for it (or for the run to stop).
+    async fn wait_retry(&mut self, due: Instant) -> Result<(), Failure> {
+        let mut sleep = std::pin::pin!(tokio::time::sleep_until(due.into()));
+        let ctl = &*self.ctl;
+        let shared = &*self.shared;
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None if shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            why => Poll::Ready(Err(Failure::Interrupted(why))),
+        })
+        .await?;
+        self.now = Instant::now();
+        Ok(())
     }
 
     /// `idle`: keep the connection open, sending nothing, until the run stops.
@@ -473,6 +548,16 @@ impl Connection {
                 break Err(Failure::Protocol);
             };
             let failed = matches!(reply, Reply::Error { .. });
+            if let Some(r) = self.retries.as_deref_mut() {
+                // A transient error: the request goes again, its reply not yet its last.
+                if r.settle(&p, failed.then(|| &buf[..len]), self.now) {
+                    if p.measured {
+                        rec.commands[p.cmd as usize].retries += 1;
+                    }
+                    self.rstart += len;
+                    continue;
+                }
+            }
             if p.measured {
                 let ns = match since {
                     Some((t, ns)) if t == p.intended => ns,

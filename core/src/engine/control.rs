@@ -174,6 +174,8 @@ pub struct Shared {
     pub idle: bool,
     /// `load.reconnect`: reopen after every N requests; waits and attempts after a loss.
     pub reconnect: crate::spec::Reconnect,
+    /// `load.retry`: resend failed requests.
+    pub retry: Option<crate::spec::Retry>,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
     /// Whether each command (by index) follows `{cursor}`: its replies give the next cursor.
@@ -433,6 +435,7 @@ mod tests {
             batch: false,
             idle: false,
             reconnect: crate::spec::Reconnect::default(),
+            retry: None,
             reads: Box::new([true]),
             cursors: Box::new([false]),
             read_only: Box::new([true]),

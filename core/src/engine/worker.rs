@@ -230,6 +230,7 @@ async fn worker(s: WorkerSetup) {
         batch: s.phase.spec.load.refill == crate::spec::Refill::Batch,
         idle: s.phase.spec.load.idle,
         reconnect: s.phase.spec.load.reconnect,
+        retry: s.phase.spec.load.retry.clone(),
         reads: commands.iter().map(|c| c.reads).collect(),
         cursors: {
             let mut c = vec![false; commands.len()];

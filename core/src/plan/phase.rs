@@ -102,6 +102,13 @@ impl Phase {
                  keeps one connection per primary open for the whole run",
             ));
         }
+        if connect.cluster.is_some() && spec.load.retry.is_some() {
+            return Err(Error::spec(
+                format!("{prefix}load.retry"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 follows MOVED, ASK and TRYAGAIN itself",
+            ));
+        }
         if connect.cluster.is_some() && spec.load.reconnect != crate::spec::Reconnect::default() {
             return Err(Error::spec(
                 format!("{prefix}load.reconnect"),

@@ -634,6 +634,26 @@ mod tests {
                 "tries",
                 "unknown field",
             ),
+            (
+                "load = { retry = { backoff = 0.5 } }",
+                "load.retry.backoff",
+                "1 to 1000",
+            ),
+            (
+                "load = { retry = { delay = '61s' } }",
+                "load.retry.delay",
+                "0s to 60s",
+            ),
+            (
+                "load = { retry = { on = ['BUSY', ''] } }",
+                "load.retry.on",
+                "not an error kind",
+            ),
+            (
+                "target = { cluster = true }\nload = { retry = {} }",
+                "load.retry",
+                "cluster",
+            ),
         ] {
             let e = err(spec);
             assert!(e.contains(field) && e.contains(text), "{spec}: {e}");

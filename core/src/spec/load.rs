@@ -103,6 +103,80 @@ pub struct Load {
     /// Connections open before measuring starts, so the pauses are in no latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_jitter: Option<[SpecDuration; 2]>,
+    /// Resend a request that failed with a transient error, or was in flight on a lost
+    /// connection (memtier_benchmark's `--retry-on-error`); absent: a failed request is
+    /// counted as an error at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+/// Resending failed requests (`[load.retry]`). A resent request counts once in `ops` and in
+/// the latency, from its first send (its intended time in open loop) to its last reply;
+/// `retries` counts the resends, `errors` the requests that failed for good.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Retry {
+    /// The most resends of one request; absent: no limit. 0 resends nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    /// The error kinds to resend after (an error reply's first word, e.g. `LOADING`,
+    /// `BUSY`, `TRYAGAIN`; `CONNECTION` and `TIMEOUT` for requests in flight on a lost
+    /// connection). Empty, the default: every kind but the permanent ones, `WRONGTYPE`,
+    /// `NOAUTH`, `NOPERM`, `WRONGPASS`, `NOSCRIPT`, `ERR` replies to a syntax error, a wrong
+    /// number of arguments or an unknown command, `PROTOCOL` and `ABORTED`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on: Vec<String>,
+    /// The wait before a request's first resend (default 0s: at once).
+    #[serde(default = "zero_duration")]
+    pub delay: SpecDuration,
+    /// Each further resend of a request waits the previous wait times this (default 1:
+    /// constant), from 1 to 1000; waits stop growing at 60s.
+    #[serde(default = "one")]
+    pub backoff: f64,
+    /// The most requests of one connection waiting to be resent: while that many wait, it
+    /// starts no new request (default 0: four times `pipeline`, at least 64).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue: u32,
+}
+
+fn zero_duration() -> SpecDuration {
+    SpecDuration(Duration::ZERO)
+}
+fn one() -> f64 {
+    1.0
+}
+
+impl Retry {
+    fn validate(&self, p: &str) -> crate::Result<()> {
+        let at = format!("{p}load.retry");
+        if !(1.0..=1000.0).contains(&self.backoff) {
+            return Err(crate::Error::spec(
+                format!("{at}.backoff"),
+                format!("{} is out of range: allowed is 1 to 1000", self.backoff),
+            ));
+        }
+        if self.delay.0 > Duration::from_secs(60) {
+            return Err(crate::Error::spec(
+                format!("{at}.delay"),
+                format!("{:?} is too long: allowed is 0s to 60s", self.delay.0),
+            ));
+        }
+        if let Some(kind) = self
+            .on
+            .iter()
+            .find(|k| k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic()) || k.len() > 64)
+        {
+            return Err(crate::Error::spec(
+                format!("{at}.on"),
+                format!(
+                    "`{kind}` is not an error kind: allowed are words such as LOADING, BUSY, \
+                     TRYAGAIN, CONNECTION or TIMEOUT"
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// How connections are reopened (`[load.reconnect]`).
@@ -444,6 +518,7 @@ impl Default for Load {
             connections_ramp: None,
             reconnect: Reconnect::default(),
             open_jitter: None,
+            retry: None,
         }
     }
 }
@@ -611,6 +686,9 @@ impl Load {
             ));
         }
         self.reconnect.validate(p)?;
+        if let Some(retry) = &self.retry {
+            retry.validate(p)?;
+        }
         if let Some([lo, hi]) = self.open_jitter {
             if lo.0 > hi.0 || hi.0 > Duration::from_secs(60) {
                 return Err(crate::Error::spec(

@@ -32,7 +32,7 @@ pub use events::{Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys, Shares, MAX_SHARES};
 pub use load::{
     Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateProfile, RateRamp, Reconnect, Refill,
-    Requests, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
+    Requests, Retry, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;

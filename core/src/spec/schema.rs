@@ -10,7 +10,7 @@ use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
     Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Reconnect, Refill,
-    Replay, Slo, Target, Tls, ValueData, Values,
+    Replay, Retry, Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -85,6 +85,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         ConnectionsRamp,
         RampShare,
         Reconnect,
+        Retry,
         Keys,
         Values,
         CommandSpec,
@@ -392,9 +393,9 @@ mod tests {
             );
             checked += 1;
         }
-        // Target, Tls, Load, its two ramps, rate profile, share and reconnect, Keys,
-        // Values, CommandSpec, Observe, Event, Slo, Output, Replay.
-        assert_eq!(checked, 16);
+        // Target, Tls, Load, its two ramps, rate profile, share, reconnect and retry,
+        // Keys, Values, CommandSpec, Observe, Event, Slo, Output, Replay.
+        assert_eq!(checked, 17);
     }
 
     #[test]
