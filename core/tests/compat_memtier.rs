@@ -1067,3 +1067,88 @@ fn scan_incremental_iteration_follows_the_cursor() {
     // At most 3 continuations per walk: walks of 4.
     assert_eq!(scans("--scan-incremental-max-iterations=3"), (15, 45));
 }
+
+/// `rejected_calls` of one command in INFO commandstats: calls the server refused (BUSY...).
+fn rejected(server: &Server, command: &str) -> u64 {
+    let info = server.cli(&["INFO", "commandstats"]);
+    let prefix = format!("cmdstat_{command}:");
+    info.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .and_then(|l| l.split(',').find_map(|f| f.strip_prefix("rejected_calls=")))
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+/// A Lua script keeping `server` busy for `ms` milliseconds, run from another thread: past
+/// the busy threshold every other client's command gets a `BUSY` error.
+fn busy_for(server: &Server, ms: u64) -> std::thread::JoinHandle<()> {
+    let port = server.port.to_string();
+    let script = format!(
+        "local t = redis.call('TIME') while true do local n = redis.call('TIME') \
+         if (n[1] - t[1]) * 1000000 + (n[2] - t[2]) > {} then break end end",
+        ms * 1000
+    );
+    std::thread::spawn(move || {
+        let out = Command::new("redis-cli")
+            .args(["-p", &port, "EVAL", &script, "0"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    })
+}
+
+#[test]
+fn retry_on_error_resends_busy_requests_and_counts_them_once() {
+    let server = Server::start(&["--busy-reply-threshold", "20"]);
+    let run_busy = |extra: &str| {
+        let m = parse(&format!(
+            "-s 127.0.0.1 -p {} -c 2 -t 1 --test-time=3 --ratio=0:1 --key-maximum=10 {extra}",
+            server.port
+        ));
+        let running = std::thread::spawn(move || run(&m.workload).unwrap());
+        while server.calls("get") < 50 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        busy_for(&server, 600).join().unwrap();
+        running.join().unwrap()
+    };
+
+    // Resent every 20 ms until the script ends: no error, each GET counted once, its
+    // latency from its first send (over the script's 600 ms, less the 20 ms threshold).
+    let before = (server.calls("get"), rejected(&server, "get"));
+    let report = run_busy("--retry-on-error --retry-backoff-ms=20 --retry-on=BUSY");
+    let get = &report.commands["GET"];
+    assert_eq!(get.errors, 0, "{get:?}");
+    assert!(get.retries > 0, "{get:?}");
+    assert_eq!(server.calls("get") - before.0, get.ops);
+    assert_eq!(rejected(&server, "get") - before.1, get.retries);
+    assert!(get.latency_ms.max > 400.0, "{:?}", get.latency_ms);
+
+    // Without it: each BUSY reply is an error, at once.
+    let report = run_busy("");
+    let get = &report.commands["GET"];
+    assert!(get.errors > 0 && get.retries == 0, "{get:?}");
+    assert_eq!(get.errors_by_kind["BUSY"], get.errors);
+}
+
+#[test]
+fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
+    let mut server = Server::start(&[]);
+    let port = server.port;
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {port} -c 2 -t 1 -n 3000 --pipeline=16 --ratio=0:1 --key-maximum=10 \
+         --retry-on-error --retry-backoff-ms=10"
+    ));
+    let running = std::thread::spawn(move || run(&m.workload).unwrap());
+    while server.calls("get") < 500 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    server.kill();
+    drop(server);
+    // The same port again: the connections come back and resend what they had in flight.
+    let server = Server::start_on(port, &[]).expect("the port is free again");
+    let report = running.join().unwrap();
+    let get = &report.commands["GET"];
+    assert_eq!((get.ops, get.errors), (6000, 0), "{get:?}");
+    assert!(get.retries > 0, "{get:?}");
+    assert!(server.calls("get") <= 6000);
+}

@@ -195,6 +195,14 @@ pub(super) struct Settings {
     pub(super) scan_incremental: bool,
     /// --scan-incremental-max-iterations (0: until the cursor is 0).
     pub(super) scan_max_iterations: u32,
+    /// --retry-on-error and its options: --max-retries (-1: no limit),
+    /// --retry-backoff-ms, --retry-backoff-factor (0: constant), --retry-on, --max-retry-queue.
+    pub(super) retry_on_error: bool,
+    pub(super) max_retries: i64,
+    pub(super) retry_backoff_ms: u32,
+    pub(super) retry_backoff_factor: f64,
+    pub(super) retry_on: Option<String>,
+    pub(super) max_retry_queue: u32,
 }
 
 impl Default for Settings {
@@ -265,6 +273,12 @@ impl Default for Settings {
             jitter_micros: (0, 0),
             scan_incremental: false,
             scan_max_iterations: 0,
+            retry_on_error: false,
+            max_retries: -1,
+            retry_backoff_ms: 0,
+            retry_backoff_factor: 0.0,
+            retry_on: None,
+            max_retry_queue: 0,
         }
     }
 }
@@ -658,6 +672,54 @@ fn apply(
         Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
         Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
+        Flag::RetryOnError => cfg.retry_on_error = true,
+        Flag::MaxRetries => {
+            cfg.max_retries = match v {
+                "-1" => -1,
+                _ => number::<u32>(
+                    opt,
+                    v,
+                    0,
+                    u32::MAX as u64,
+                    "a number of retries, 0 or more, or -1 (no limit)",
+                )? as i64,
+            }
+        }
+        Flag::RetryBackoffMs => {
+            cfg.retry_backoff_ms = number(
+                opt,
+                v,
+                0,
+                60_000,
+                "a number of milliseconds from 0 to 60000",
+            )?
+        }
+        Flag::RetryBackoffFactor => {
+            // 0 is memtier's constant backoff; respload's factor is 1 to 1000.
+            cfg.retry_backoff_factor = float(opt, v, "0 (constant) or from 1 to 1000", |x| {
+                x == 0.0 || (1.0..=1000.0).contains(&x)
+            })?
+        }
+        Flag::RetryOn => {
+            let ok = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !v.split(',').all(ok) {
+                return Err(bad(
+                    opt,
+                    v,
+                    "error kinds separated by commas, e.g. LOADING,BUSY,TRYAGAIN",
+                ));
+            }
+            cfg.retry_on = Some(v.to_string());
+        }
+        Flag::MaxRetryQueue => {
+            cfg.max_retry_queue = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of requests (0: pipeline x 4, at least 64)",
+            )?
+        }
         Flag::ScanIncrementalMaxIterations => {
             cfg.scan_max_iterations = number(
                 opt,

@@ -258,7 +258,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 
 /// Why an option is not supported yet, or `None` when respload honours it.
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    const RETRY: &str = "respload counts every failed request as an error and never resends it";
+    const RETRY: &str = "respload writes no file of the requests that failed for good (the \
+                         report counts them by kind)";
     const IMPORT: &str = "respload does not read memtier data-import files";
     const STATSD: &str = "respload sends no StatsD/Graphite metrics (read the per-second \
                           timeline of its JSON report instead)";
@@ -273,13 +274,7 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         | Flag::StatsdPrefix
         | Flag::StatsdRunLabel
         | Flag::GraphitePort => STATSD,
-        Flag::RetryOnError
-        | Flag::MaxRetries
-        | Flag::RetryBackoffMs
-        | Flag::RetryBackoffFactor
-        | Flag::RetryOn
-        | Flag::MaxRetryQueue
-        | Flag::FailedKeysFile => RETRY,
+        Flag::FailedKeysFile => RETRY,
         Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
@@ -316,6 +311,13 @@ Test:
       --distinct-client-seed     A different request stream per connection
       --randomize                A random seed (default: a constant seed)
       --reconnect-on-error       Accepted: respload always reconnects a lost connection
+      --retry-on-error           Resend requests that fail with a transient error or on a
+                                 lost connection
+      --max-retries=N            Most resends of a request (-1: no limit, the default)
+      --retry-backoff-ms=NUM     Wait before a resend (default: 0)
+      --retry-backoff-factor=NUM Each further wait times NUM (0, the default: constant)
+      --retry-on=LIST            Only these error kinds (e.g. LOADING,BUSY,TRYAGAIN)
+      --max-retry-queue=NUM      Most requests waiting for a resend per connection
       --reconnect-interval=NUM   Reopen each connection after NUM requests
       --max-reconnect-attempts=NUM  A lost connection gives up after NUM attempts (0: never)
       --reconnect-backoff-factor=NUM  Waits of NUM, NUM^2, ... seconds (at most 60) between

@@ -470,6 +470,62 @@ fn scan_incremental_iteration_follows_the_cursor_of_the_one_scan() {
 }
 
 #[test]
+fn retry_options_map_to_load_retry() {
+    let retry = |line: &str| run(line).workload.phases[0].spec.load.retry.clone();
+    assert_eq!(retry("--max-retries=3 --retry-backoff-ms=5"), None);
+    let r = retry("--retry-on-error").unwrap();
+    assert_eq!((r.attempts, r.backoff, r.queue), (None, 1.0, 0));
+    assert!(r.delay.0.is_zero() && r.on.is_empty());
+    let r = retry(
+        "--retry-on-error --max-retries=0 --retry-backoff-ms=25 --retry-backoff-factor=2 \
+         --retry-on=LOADING,BUSY --max-retry-queue=9",
+    )
+    .unwrap();
+    assert_eq!((r.attempts, r.backoff, r.queue), (Some(0), 2.0, 9));
+    assert_eq!(r.delay.0, std::time::Duration::from_millis(25));
+    assert_eq!(r.on, ["LOADING", "BUSY"]);
+    let m = run("--retry-on-error --max-retries=4 --retry-on=BUSY");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["retry_on_error"], "true");
+    assert_eq!(config["max_retries"], 4);
+    assert_eq!(config["retry_on"], "BUSY");
+    for (line, opt, text) in [
+        ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
+        (
+            "--retry-backoff-factor=0.5",
+            "--retry-backoff-factor",
+            "1 to 1000",
+        ),
+        (
+            "--retry-on=LOADING,,BUSY",
+            "--retry-on",
+            "separated by commas",
+        ),
+        (
+            "--retry-backoff-ms=60001",
+            "--retry-backoff-ms",
+            "0 to 60000",
+        ),
+        (
+            "--failed-keys-file=f.csv",
+            "--failed-keys-file",
+            "not supported yet",
+        ),
+        (
+            "--cluster-mode --retry-on-error",
+            "--retry-on-error",
+            "--cluster-mode",
+        ),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+}
+
+#[test]
 fn the_client_staircase_maps_to_a_connection_ramp() {
     let m = run("-c 10 -t 2 --clients-start=2 --clients-step=3 --step-duration=5 --test-time=30");
     let load = &m.workload.phases[0].spec.load;

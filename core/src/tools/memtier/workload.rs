@@ -445,6 +445,25 @@ impl Settings {
                 }),
             );
         }
+        if self.retry_on_error {
+            let mut retry = Map::new();
+            if self.max_retries >= 0 {
+                retry.insert("attempts".into(), json!(self.max_retries));
+            }
+            if let Some(on) = &self.retry_on {
+                retry.insert("on".into(), json!(on.split(',').collect::<Vec<_>>()));
+            }
+            retry.insert(
+                "delay".into(),
+                json!(format!("{}ms", self.retry_backoff_ms)),
+            );
+            // memtier's factor 0 keeps the wait constant.
+            retry.insert("backoff".into(), json!(self.retry_backoff_factor.max(1.0)));
+            if self.max_retry_queue > 0 {
+                retry.insert("queue".into(), json!(self.max_retry_queue));
+            }
+            load.insert("retry".into(), Json::Object(retry));
+        }
         if let Some(reconnect) = self.reconnect_spec() {
             load.insert("reconnect".into(), reconnect);
         }
@@ -578,6 +597,13 @@ impl Settings {
                         "is not supported with --cluster-mode (as in memtier_benchmark)",
                     ));
                 }
+            }
+            if self.retry_on_error {
+                return Err(Error::spec(
+                    "--retry-on-error",
+                    "is not supported with --cluster-mode by respload yet: its cluster client \
+                     follows MOVED, ASK and TRYAGAIN itself",
+                ));
             }
             if self.multi_key_get > 0 {
                 return Err(Error::spec(
@@ -847,12 +873,12 @@ impl Settings {
                 "reconnect_interval",
                 json!(self.reconnect_interval.unwrap_or(0)),
             ),
-            ("retry_on_error", tf(false)),
-            ("max_retries", json!(-1)),
-            ("retry_backoff_ms", json!(0)),
-            ("retry_backoff_factor", json!(0.0)),
-            ("retry_on", json!("")),
-            ("max_retry_queue", json!(0)),
+            ("retry_on_error", tf(self.retry_on_error)),
+            ("max_retries", json!(self.max_retries)),
+            ("retry_backoff_ms", json!(self.retry_backoff_ms)),
+            ("retry_backoff_factor", json!(self.retry_backoff_factor)),
+            ("retry_on", json!(self.retry_on.clone().unwrap_or_default())),
+            ("max_retry_queue", json!(self.max_retry_queue)),
             ("failed_keys_file", json!("")),
             ("connection_timeout", json!(self.connection_timeout)),
             (
