@@ -1122,6 +1122,11 @@ fn retry_on_error_resends_busy_requests_and_counts_them_once() {
     assert_eq!(server.calls("get") - before.0, get.ops);
     assert_eq!(rejected(&server, "get") - before.1, get.retries);
     assert!(get.latency_ms.max > 400.0, "{:?}", get.latency_ms);
+    let table = respload::output::table(&report);
+    assert!(
+        table.contains(&format!("Retries: {} (", get.retries)),
+        "{table}"
+    );
 
     // Without it: each BUSY reply is an error, at once.
     let report = run_busy("");
