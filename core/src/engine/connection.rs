@@ -25,8 +25,11 @@ use tokio::io::ReadBuf;
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Pending {
+    /// Its command's index (its row in the report).
     pub(super) cmd: u16,
+    /// Whether it counts (sent after the warm-up).
     pub(super) measured: bool,
+    /// Its bytes on the wire.
     pub(super) sent: u32,
     /// The write that carried it.
     pub(super) start: Instant,
