@@ -481,7 +481,12 @@ impl Connection {
         let n = self.inflight.len();
         let mut rec = self.shared.recorder.borrow_mut();
         let lag = rec.client_lag.get_or_insert_with(Default::default);
-        for p in self.inflight.range(n - added..).filter(|p| p.measured) {
+        // A resend's wait is the retry's, not the client's lateness.
+        for p in self
+            .inflight
+            .range(n - added..)
+            .filter(|p| p.measured && p.tries == 0)
+        {
             let ready = p.intended.max(self.room_at);
             lag.record(t.saturating_duration_since(ready).as_nanos() as u64);
         }
