@@ -185,6 +185,12 @@ export interface Stats {
    * the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
    */
   redirects?: number
+  /**
+   * With `load.retry`: resends of requests that failed (an error reply of a kind it retries, or a
+   * lost connection). A resent request counts once in `ops`, its latency from its first send to its
+   * last reply; `errors` counts those that failed for good.
+   */
+  retries?: number
 }
 
 /**

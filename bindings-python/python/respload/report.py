@@ -219,6 +219,10 @@ class Stats:
     """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
     They are not errors: a request that succeeds after them is a success. Per node, they count on
     the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN."""
+    retries: int = 0
+    """With ``load.retry``: resends of requests that failed (an error reply of a kind it retries, or
+    a lost connection). A resent request counts once in ``ops``, its latency from its first send to
+    its last reply; ``errors`` counts those that failed for good."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -240,6 +244,7 @@ class Stats:
             send_lag_ms=_maybe(Latency.from_dict, d.get("send_lag_ms")),
             send_lag_histogram=d.get("send_lag_histogram"),
             redirects=d.get("redirects", 0),
+            retries=d.get("retries", 0),
         )
 
     # end generated: Stats

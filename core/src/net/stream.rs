@@ -2,6 +2,7 @@
 
 use super::tls_stream::TlsStream;
 use crate::plan::{ConnectOptions, Endpoint};
+use crate::spec::Family;
 use crate::Error;
 use std::io;
 use std::pin::Pin;
@@ -33,7 +34,7 @@ impl Stream {
     pub async fn connect_with(c: &ConnectOptions) -> crate::Result<Stream> {
         let addr = || c.endpoint.to_string();
         let started = tokio::time::Instant::now();
-        let stream = Self::connect(&c.endpoint, c.connect_timeout)
+        let stream = Self::connect_family(&c.endpoint, c.family, c.connect_timeout)
             .await
             .map_err(|source| Error::Connect {
                 address: addr(),
@@ -76,10 +77,23 @@ impl Stream {
 
     /// Connect to `endpoint` (host names resolved), failing after `timeout`.
     pub async fn connect(endpoint: &Endpoint, timeout: std::time::Duration) -> io::Result<Stream> {
+        Self::connect_family(endpoint, Family::Any, timeout).await
+    }
+
+    /// Connect to `endpoint`, a host name resolved to addresses of `family` only (each tried
+    /// in the resolver's order, as for any family), failing after `timeout`.
+    pub async fn connect_family(
+        endpoint: &Endpoint,
+        family: Family,
+        timeout: std::time::Duration,
+    ) -> io::Result<Stream> {
         let fut = async {
             match endpoint {
                 Endpoint::Tcp { host, port } => {
-                    let s = TcpStream::connect((host.as_str(), *port)).await?;
+                    let s = match family {
+                        Family::Any => TcpStream::connect((host.as_str(), *port)).await?,
+                        _ => connect_only(host, *port, family).await?,
+                    };
                     s.set_nodelay(true)?;
                     Ok(Stream::Tcp(s))
                 }
@@ -161,4 +175,30 @@ impl AsyncWrite for Stream {
             Stream::Tls(s) => s.poll_shutdown(cx),
         }
     }
+}
+
+/// A TCP connection to the first address of `host` in `family` that accepts one.
+async fn connect_only(host: &str, port: u16, family: Family) -> io::Result<TcpStream> {
+    let wanted = |a: &std::net::SocketAddr| match family {
+        Family::Ipv4 => a.is_ipv4(),
+        Family::Ipv6 => a.is_ipv6(),
+        Family::Any => true,
+    };
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port)).await?.filter(wanted) {
+        match TcpStream::connect(addr).await {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        let (name, flag) = match family {
+            Family::Ipv6 => ("IPv6", "ipv6"),
+            _ => ("IPv4", "ipv4"),
+        };
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("`{host}` has no {name} address (target.family = \"{flag}\")"),
+        )
+    }))
 }

@@ -2,7 +2,7 @@
 //! spec's `[target]` (its URL form or its fields).
 
 use super::TlsConnect;
-use crate::spec::{redact_url, NodeAddr, ReadFrom, Target};
+use crate::spec::{redact_url, Family, NodeAddr, ReadFrom, Target};
 use std::time::Duration;
 
 /// A resolved address to connect to.
@@ -34,6 +34,8 @@ impl std::fmt::Display for Endpoint {
 pub struct ConnectOptions {
     /// Where to connect.
     pub endpoint: Endpoint,
+    /// Which addresses of a TCP host name to use (`target.family`).
+    pub family: Family,
     /// ACL user.
     pub user: Option<String>,
     /// Password.
@@ -86,6 +88,7 @@ impl Target {
                 host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
                 port: self.port.unwrap_or(6379),
             },
+            family: self.family,
             user: self.user.clone(),
             password: self.password.clone(),
             db: self.db,

@@ -162,7 +162,7 @@ fn slot_of<'a>(arg: &'a Arg, prefix: &'a [u8]) -> SlotOf<'a> {
                 SlotOf::Whole(arg)
             }
         }),
-        Arg::Value | Arg::Rand(..) | Arg::Expiry(..) => SlotOf::Varies,
+        Arg::Value | Arg::Rand(..) | Arg::Expiry(..) | Arg::Cursor => SlotOf::Varies,
     }
 }
 
@@ -232,6 +232,7 @@ fn show(arg: &Arg) -> String {
         Arg::Rand(lo, hi, pad) => part(&Part::Rand(*lo, *hi, *pad)),
         Arg::Parts(parts) => parts.iter().map(part).collect(),
         Arg::Expiry(lo, hi) => format!("EX {{rand:{lo}..{hi}}}"),
+        Arg::Cursor => "{cursor}".into(),
     }
 }
 

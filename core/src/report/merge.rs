@@ -566,6 +566,7 @@ pub(super) fn merge_stats<'a>(parts: impl Iterator<Item = &'a Stats>) -> Stats {
         out.bytes_sent += s.bytes_sent;
         out.bytes_received += s.bytes_received;
         out.redirects += s.redirects;
+        out.retries += s.retries;
         for (kind, n) in &s.errors_by_kind {
             *out.errors_by_kind.entry(kind.clone()).or_default() += n;
         }

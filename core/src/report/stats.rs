@@ -83,6 +83,11 @@ pub struct Stats {
     /// Per node, they count on the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub redirects: u64,
+    /// With `load.retry`: resends of requests that failed (an error reply of a kind it
+    /// retries, or a lost connection). A resent request counts once in `ops`, its latency
+    /// from its first send to its last reply; `errors` counts those that failed for good.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -17,6 +17,11 @@ pub struct Target {
     /// Host name, IPv4 or IPv6 address (default `127.0.0.1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Which addresses of `host` to connect to: `any` (the default: every address the name
+    /// resolves to, in the resolver's order), `ipv4` or `ipv6` only (memtier_benchmark's
+    /// `-4` / `-6`). A host with no address of that family fails before any traffic.
+    #[serde(default, skip_serializing_if = "Family::is_any")]
+    pub family: Family,
     /// TCP port (default 6379).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
@@ -65,6 +70,26 @@ pub struct Target {
     pub read_from: ReadFrom,
 }
 
+/// Which address family a host name is resolved to (`target.family`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Every address, IPv4 or IPv6, in the order the resolver gives them.
+    #[default]
+    Any,
+    /// IPv4 addresses only.
+    Ipv4,
+    /// IPv6 addresses only.
+    Ipv6,
+}
+
+impl Family {
+    pub(crate) fn is_any(&self) -> bool {
+        *self == Family::Any
+    }
+}
+
 /// Cluster mode: which nodes serve reading commands (`target.read_from`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -105,6 +130,7 @@ impl Default for Target {
         Target {
             url: None,
             host: None,
+            family: Family::Any,
             port: None,
             unix: None,
             user: None,

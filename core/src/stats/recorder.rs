@@ -150,6 +150,8 @@ pub struct CommandRecorder {
     /// Cluster mode: redirections followed (MOVED, ASK) and TRYAGAIN / CLUSTERDOWN retries.
     /// A request that succeeds after a redirection counts once in `ops`, as a success.
     pub redirects: u64,
+    /// `load.retry`: resends of failed requests (a request counts once in `ops`).
+    pub retries: u64,
 }
 
 impl CommandRecorder {
@@ -196,6 +198,7 @@ impl CommandRecorder {
         self.bytes_sent = 0;
         self.bytes_received = 0;
         self.redirects = 0;
+        self.retries = 0;
     }
 
     /// Add `other` into this one.
@@ -220,6 +223,7 @@ impl CommandRecorder {
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
         self.redirects += other.redirects;
+        self.retries += other.retries;
     }
 }
 

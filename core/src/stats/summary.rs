@@ -75,6 +75,7 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
             .as_deref()
             .map(|s| encode_histogram(&s.histogram)),
         redirects: r.redirects,
+        retries: r.retries,
     }
 }
 
