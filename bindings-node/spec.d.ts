@@ -138,7 +138,7 @@ export interface TargetSpec {
    * Needs `cluster = true`.
    */
   cluster_seeds?: string[]
-  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`). */
+  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`, `any`). */
   read_from?: ReadFrom
 }
 
@@ -173,6 +173,20 @@ export interface TlsSpec {
   versions?: string[]
   /** Skip verification of the server's certificate (explicit opt-in; shown in the report). */
   insecure?: boolean
+  /**
+   * TLS 1.2 cipher suites to offer, in order of preference (default: every one respload has), by
+   * OpenSSL name (`ECDHE-RSA-AES128-GCM-SHA256`) or IANA name
+   * (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); redis-benchmark's `--tls-ciphers`. TLS 1.3 suites
+   * are `ciphersuites`. Only ECDHE with AES-GCM or ChaCha20-Poly1305 exists in respload (rustls
+   * with ring): other names are errors.
+   */
+  ciphers?: string[]
+  /**
+   * TLS 1.3 cipher suites to offer, in order of preference (default: all three,
+   * `TLS_AES_256_GCM_SHA384`, `TLS_AES_128_GCM_SHA256`, `TLS_CHACHA20_POLY1305_SHA256`);
+   * redis-benchmark's `--tls-ciphersuites`. The CCM suites are not in respload: errors.
+   */
+  ciphersuites?: string[]
 }
 
 /** Connections, threads, pipelining and when to stop (`[load]` in a spec). */
@@ -599,8 +613,11 @@ export type SpecDuration = string | number
  * - `'replica'`: Reads go to a replica of the slot's primary (connections send `READONLY`); the run
  *   refuses to start when some slot has no replica.
  * - `'prefer-replica'`: Like `Replica`, but slots without a replica are read from their primary.
+ * - `'any'`: Reads spread over every node serving the slot, its primary and its replicas: each
+ *   connection reads a slot from one of them, the connections taking them in turn
+ *   (valkey-benchmark's `--rfr all`; connections send `READONLY`).
  */
-export type ReadFrom = 'primary' | 'replica' | 'prefer-replica'
+export type ReadFrom = 'primary' | 'replica' | 'prefer-replica' | 'any'
 
 /**
  * How many measured requests: a count, or one per key of the range.

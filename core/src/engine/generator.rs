@@ -317,6 +317,9 @@ impl Generator {
             ..
         } = self;
         let mut ttl = 0;
+        // `{draw1}` ... `{draw9}`: drawn at their first occurrence in this request.
+        let mut draws = [0u64; 9];
+        let mut drawn = 0u16;
         let (args, rest): (&[Arg], usize) = match picked {
             // A picked step's arguments are its own (its command only names it in the
             // report): encoded whole, without a prepared head.
@@ -374,6 +377,28 @@ impl Generator {
                                 push_padded(scratch, n.unsigned_abs(), *pad as usize);
                             }
                             Part::NodeTag => scratch.extend_from_slice(slot_tag(*tag)),
+                            Part::Draw(var) => {
+                                let mut draw = || {
+                                    entries[at.entry].sampler.draw(
+                                        rng,
+                                        keys.span,
+                                        sequence,
+                                        budget_left,
+                                    )
+                                };
+                                let k = match var {
+                                    None => draw(),
+                                    Some(n) => {
+                                        let i = (*n as usize - 1) % draws.len();
+                                        if drawn & (1 << i) == 0 {
+                                            draws[i] = draw();
+                                            drawn |= 1 << i;
+                                        }
+                                        draws[i]
+                                    }
+                                };
+                                push_padded(scratch, keys.lo + k, keys.pad);
+                            }
                         }
                     }
                     write_bulk(buf, scratch);

@@ -513,7 +513,7 @@ mod tests {
             ReadFrom::PreferReplica
         );
         assert!(
-            serde_json::from_value::<Target>(serde_json::json!({ "read_from": "any" })).is_err()
+            serde_json::from_value::<Target>(serde_json::json!({ "read_from": "all" })).is_err()
         );
         for bad in [
             "http://x",

@@ -8,6 +8,7 @@
 //! inherent method of that type (`Target::resolve`, `Tls::resolve`, `CommandSpec::compile`),
 //! so that `spec` needs nothing of `plan`.
 
+mod ciphers;
 mod command;
 mod connect;
 mod events;
@@ -18,6 +19,8 @@ mod slots;
 mod start_at;
 mod tls;
 mod workload;
+
+pub(crate) use ciphers::check_names as check_cipher_names;
 
 pub use command::{CompiledCommand, MixEntry, PickedSteps};
 pub(crate) use connect::{make_room, parse_url};

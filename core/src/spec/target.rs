@@ -60,7 +60,8 @@ pub struct Target {
     /// target does not. Needs `cluster = true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cluster_seeds: Vec<String>,
-    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`).
+    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`,
+    /// `any`).
     #[serde(default, skip_serializing_if = "ReadFrom::is_primary")]
     pub read_from: ReadFrom,
 }
@@ -78,6 +79,10 @@ pub enum ReadFrom {
     Replica,
     /// Like `Replica`, but slots without a replica are read from their primary.
     PreferReplica,
+    /// Reads spread over every node serving the slot, its primary and its replicas: each
+    /// connection reads a slot from one of them, the connections taking them in turn
+    /// (valkey-benchmark's `--rfr all`; connections send `READONLY`).
+    Any,
 }
 
 impl ReadFrom {
