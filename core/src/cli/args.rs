@@ -32,9 +32,13 @@ pub(crate) enum Command {
     /// Fit a workload spec to a trace (its command mix, key popularity, value sizes, TTLs
     /// and rate), print how close it is, and write the spec (TOML) to --out.
     Model(ModelArgs),
-    /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
-    /// default, -q or --csv); see docs/compat.md for every option.
-    #[command(name = "redis-benchmark", disable_help_flag = true)]
+    /// Run a redis-benchmark (or valkey-benchmark) command line unchanged (its options, its
+    /// tests, its output: default, -q or --csv); see docs/compat.md for every option.
+    #[command(
+        name = "redis-benchmark",
+        visible_alias = "valkey-benchmark",
+        disable_help_flag = true
+    )]
     RedisBenchmark(RedisBenchmarkArgs),
     /// Run a memtier_benchmark command line, its options unchanged, and report as memtier
     /// does (`respload memtier --help` lists the options; docs/compat.md maps them).

@@ -4,7 +4,7 @@
 use super::{output_error, partial, Console, Interrupt};
 use crate::output::write_json;
 use crate::tools::redis_benchmark::{
-    error_lines, idle_banner, parse_args, render, Format, Progress,
+    error_lines, error_replies, idle_banner, parse_args_with_stdin, render, Format, Progress,
 };
 use crate::Runner;
 use clap::Args;
@@ -30,7 +30,8 @@ pub(crate) fn run(
     console: &mut Console<'_>,
     interrupt: &Interrupt,
 ) -> crate::Result<u8> {
-    let rb = parse_args(&args.args)?;
+    // `-x` reads the command's last argument from the process's standard input.
+    let rb = parse_args_with_stdin(&args.args, &mut std::io::stdin().lock())?;
     for w in &rb.warnings {
         let _ = writeln!(console.stderr, "{w}");
     }
@@ -68,6 +69,11 @@ pub(crate) fn run(
             .write_all(render(&report, &rb.output).as_bytes())
             .and_then(|()| console.stdout.flush())
             .map_err(output_error)?;
+        if rb.output.show_errors {
+            for line in error_replies(&report) {
+                let _ = writeln!(console.stderr, "{line}");
+            }
+        }
         for line in error_lines(&report) {
             let _ = writeln!(console.stderr, "respload: {line}");
         }

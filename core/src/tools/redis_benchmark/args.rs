@@ -16,13 +16,19 @@
 
 use super::report::{Format, OutputOptions};
 use crate::spec::{escape_literal, Target, MAX_VALUE_SIZE};
-use crate::tools::command_line::{
-    bad_value, not_supported, split_tool_line, unknown_option, Options,
-};
+use crate::tools::command_line::{bad_value, split_tool_line, unknown_option, Options};
 use crate::{Error, Result, Workload};
 use serde_json::{json, Map, Value as Json};
+use std::io::Read;
 
 const TOOL: &str = "redis-benchmark";
+
+/// valkey-benchmark: the same front end under Valkey's name (its extra options included).
+const VALKEY_TOOL: &str = "valkey-benchmark";
+
+/// The most bytes `-x` reads from standard input (redis-benchmark has no limit; the
+/// argument is sent with every request).
+pub const MAX_STDIN_ARG: usize = 512 * 1024 * 1024;
 
 /// The placeholder redis-benchmark replaces with a 12-digit random number under `-r`.
 pub const RAND_INT: &str = "__rand_int__";
@@ -179,6 +185,60 @@ pub const TEST_NAMES: &[&str] = &[
     "mset",
 ];
 
+/// The longest `--duration` or `--warmup`, in seconds (a year).
+const MAX_SECONDS: u64 = 31_536_000;
+
+/// valkey-benchmark's options beyond redis-benchmark 7.0.
+#[derive(Default)]
+struct ValkeyArgs {
+    /// `--duration`: seconds each test runs (instead of `-n` requests).
+    duration: Option<u64>,
+    /// `--warmup`: seconds of traffic before each test is measured.
+    warmup: Option<u64>,
+    /// `--rps`: requests per second in total; 0 is no limit.
+    rps: u64,
+    /// `--sequential`: `__rand_int__` takes the key numbers in turn instead of at random.
+    sequential: bool,
+    /// `--rfr`: `target.read_from` (`replica` for `yes`, `any` for `all`).
+    read_from: Option<&'static str>,
+}
+
+/// `-x`: the whole of standard input, as redis-benchmark reads it (a trailing newline
+/// included), as the command's last argument.
+fn read_stdin_arg(stdin: Option<&mut dyn Read>) -> Result<String> {
+    let Some(stdin) = stdin else {
+        return Err(Error::spec(
+            "-x",
+            "-x reads the command's last argument from standard input, which only the respload \
+             CLI reads (`respload redis-benchmark -x ...`); from code, give the argument on \
+             the line",
+        ));
+    };
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_STDIN_ARG as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::spec("-x", format!("cannot read standard input: {e}")))?;
+    if bytes.len() > MAX_STDIN_ARG {
+        return Err(Error::spec(
+            "-x",
+            format!(
+                "standard input holds more than {MAX_STDIN_ARG} bytes: allowed is up to 512 MiB"
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::spec(
+            "-x",
+            format!(
+                "standard input is not UTF-8 text (byte {} is not): respload's command \
+                 templates hold text; allowed is UTF-8 text",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
 /// Connection settings, applied in the order given (a later `-h` overrides `-u`'s host).
 #[derive(Default)]
 struct TargetArgs {
@@ -193,13 +253,22 @@ struct TargetArgs {
     tracking: bool,
     /// `--cluster`: `target.cluster`.
     cluster: bool,
+    /// `--rfr`: `target.read_from`.
+    read_from: Option<&'static str>,
     /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
     tls: Map<String, Json>,
 }
 
 impl TargetArgs {
     fn uri(&mut self, option: &str, uri: &str) -> Result<()> {
-        if let Some(rest) = uri.strip_prefix("rediss://") {
+        // valkey-benchmark's schemes, the same as Redis's.
+        if let Some(rest) = uri.strip_prefix("valkey://") {
+            return self.uri(option, &format!("redis://{rest}"));
+        }
+        if let Some(rest) = uri
+            .strip_prefix("valkeys://")
+            .or(uri.strip_prefix("rediss://"))
+        {
             self.tls.insert("enabled".into(), json!(true));
             return self.uri(option, &format!("redis://{rest}"));
         }
@@ -266,6 +335,9 @@ impl TargetArgs {
         if self.cluster {
             t.insert("cluster".into(), json!(true));
         }
+        if let Some(mode) = self.read_from {
+            t.insert("read_from".into(), json!(mode));
+        }
         if !self.tls.is_empty() {
             t.insert("tls".into(), Json::Object(self.tls.clone()));
         }
@@ -274,14 +346,44 @@ impl TargetArgs {
 }
 
 /// Parse a command line given as one string (split like a shell does; a leading
-/// `redis-benchmark` is skipped).
+/// `redis-benchmark` or `valkey-benchmark` is skipped).
 pub fn parse_line(line: &str) -> Result<RedisBenchmark> {
-    parse_args(&split_tool_line(line, TOOL)?)
+    parse_args(&split_line(line)?)
 }
 
-/// Parse redis-benchmark's arguments (as after the program name).
+/// Split a command line as a shell does, without its program name (`redis-benchmark` or
+/// `valkey-benchmark`, also as a path).
+pub fn split_line(line: &str) -> Result<Vec<String>> {
+    let args = split_tool_line(line, TOOL)?;
+    split_tool_line_args(args, VALKEY_TOOL)
+}
+
+fn split_tool_line_args(mut args: Vec<String>, program: &str) -> Result<Vec<String>> {
+    let is_program = args.first().is_some_and(|first| {
+        first == program || first.rsplit('/').next().is_some_and(|base| base == program)
+    });
+    if is_program {
+        args.remove(0);
+    }
+    Ok(args)
+}
+
+/// Parse redis-benchmark's arguments (as after the program name). A line with `-x` and a
+/// command is an error here, since the last argument would come from standard input: the
+/// CLI reads it ([`parse_args_with_stdin`]).
 pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
-    let (spec, output, warnings) = build_spec(args)?;
+    parse_with(args, None)
+}
+
+/// Parse redis-benchmark's arguments, reading the last argument of the command from `stdin`
+/// when `-x` is given (and only then, as redis-benchmark does: without a command, `-x`
+/// reads nothing).
+pub fn parse_args_with_stdin(args: &[String], stdin: &mut dyn Read) -> Result<RedisBenchmark> {
+    parse_with(args, Some(stdin))
+}
+
+fn parse_with(args: &[String], stdin: Option<&mut dyn Read>) -> Result<RedisBenchmark> {
+    let (spec, output, warnings) = build_spec_with(args, stdin)?;
     let workload = Workload::from_json_value(spec)?;
     Ok(RedisBenchmark {
         workload,
@@ -291,8 +393,16 @@ pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
 }
 
 /// The spec (as JSON, not validated yet), the output options and the warnings of a
-/// redis-benchmark argument list.
+/// redis-benchmark argument list (`-x` with a command is an error: see [`parse_args`]).
 pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)> {
+    build_spec_with(args, None)
+}
+
+/// [`build_spec`], reading `-x`'s argument from `stdin` when given.
+pub fn build_spec_with(
+    args: &[String],
+    stdin: Option<&mut dyn Read>,
+) -> Result<(Json, OutputOptions, Vec<String>)> {
     let mut o = Options::new(args);
     let mut target = TargetArgs::default();
     let mut output = OutputOptions::default();
@@ -307,13 +417,17 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     let mut seed: Option<u64> = None;
     let mut keepalive = true;
     let mut idle = false;
-    let mut unsupported: Vec<Error> = Vec::new();
+    let mut requests_given = false;
+    let mut valkey = ValkeyArgs::default();
+    let mut stdin_arg = false;
     while let Some(arg) = o.peek() {
         if !arg.starts_with('-') {
             break;
         }
         o.next_arg();
         match arg {
+            // valkey-benchmark: `--` ends the options; what follows is the command.
+            "--" => break,
             "-h" => target.host = Some(o.value(arg, "a host name or address")?.to_string()),
             "-p" => target.port = Some(o.int(arg, "a TCP port number", 1, u16::MAX)?),
             "-s" => target.unix = Some(o.value(arg, "a Unix socket path")?.to_string()),
@@ -326,7 +440,10 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             "--dbnum" => target.db = Some(o.int(arg, "a database number", 0, u32::MAX)?),
             "-3" => target.resp3 = true,
             "-c" => clients = o.int(arg, "the number of parallel connections", 1, 1_000_000)?,
-            "-n" => requests = o.int(arg, "the number of requests", 1, u64::MAX)?,
+            "-n" => {
+                requests = o.int(arg, "the number of requests", 1, u64::MAX)?;
+                requests_given = true;
+            }
             "-d" => data_size = o.int(arg, "the value size in bytes", 1, MAX_VALUE_SIZE)?,
             "-P" => pipeline = o.int(arg, "the number of requests to pipeline", 1, 100_000)?,
             "--threads" => threads = o.int(arg, "the number of threads", 0, 500)?,
@@ -374,16 +491,50 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 target.tls.insert(field.into(), json!(v));
             }
             "--tls-ciphers" | "--tls-ciphersuites" => {
-                o.value(arg, "a cipher list")?;
-                unsupported.push(not_supported(TOOL, arg, "choosing TLS ciphers"));
+                let list = o.value(arg, "a colon-separated list of OpenSSL cipher names")?;
+                let field = match arg {
+                    "--tls-ciphers" => "ciphers",
+                    _ => "ciphersuites",
+                };
+                let names: Vec<String> = list.split(':').map(String::from).collect();
+                // Checked here so that the error names the option.
+                crate::plan::check_cipher_names(&names, field == "ciphersuites", arg)?;
+                target.tls.insert(field.into(), json!(names));
             }
             "-I" => idle = true,
-            "-e" => unsupported.push(not_supported(TOOL, arg, "printing error replies")),
-            "-x" => unsupported.push(not_supported(
-                TOOL,
-                arg,
-                "the last argument read from stdin",
-            )),
+            // redis-benchmark 7.0: show the server's error replies (respload also counts them
+            // by kind, with or without -e).
+            "-e" => output.show_errors = true,
+            "-x" => stdin_arg = true,
+            "--duration" => {
+                valkey.duration = Some(o.int(arg, "the seconds each test runs", 1, MAX_SECONDS)?)
+            }
+            "--warmup" => {
+                valkey.warmup =
+                    Some(o.int(arg, "the warm-up seconds of each test", 0, MAX_SECONDS)?)
+            }
+            "--rps" => {
+                valkey.rps = o.int(
+                    arg,
+                    "requests per second in total (0: no limit)",
+                    0,
+                    100_000_000,
+                )?
+            }
+            "--sequential" => valkey.sequential = true,
+            "--rfr" => {
+                let mode = o.value(arg, "no, yes or all")?;
+                valkey.read_from = match mode {
+                    "no" => None,
+                    "yes" => Some("replica"),
+                    "all" => Some("any"),
+                    other => return Err(bad_value(
+                        arg,
+                        other,
+                        "no (reads from primaries), yes (from replicas) or all (from every node)",
+                    )),
+                };
+            }
             "--enable-tracking" => target.tracking = true,
             "--help" | "-v" | "--version" => {
                 return Err(Error::spec(
@@ -397,28 +548,26 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             _ => return Err(unknown_option(TOOL, arg)),
         }
     }
-    match unsupported.len() {
-        0 => {}
-        1 => return Err(unsupported.remove(0)),
-        _ => {
-            let options: Vec<String> = unsupported
-                .iter()
-                .map(|e| match e {
-                    Error::Spec { path, .. } => path.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
+    let mut command = o.rest().to_vec();
+    if stdin_arg && !command.is_empty() {
+        command.push(read_stdin_arg(stdin)?);
+    }
+    let cluster = target.cluster;
+    if valkey.duration.is_some() && requests_given {
+        return Err(Error::spec(
+            "--duration",
+            "valkey-benchmark's --duration and -n exclude each other: give one of them",
+        ));
+    }
+    if let Some(mode) = valkey.read_from {
+        if !cluster {
             return Err(Error::spec(
-                options.join(" "),
-                format!(
-                    "redis-benchmark's {} are not supported by respload yet; see docs/compat.md",
-                    options.join(", ")
-                ),
+                "--rfr",
+                "valkey-benchmark's --rfr (reads from replicas) needs --cluster",
             ));
         }
+        target.read_from = Some(mode);
     }
-    let command = o.rest();
-    let cluster = target.cluster;
 
     let mut base = Map::new();
     base.insert("target".into(), target.to_json()?);
@@ -432,10 +581,24 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     if !keepalive {
         load["keepalive"] = json!(false);
     }
+    if let Some(seconds) = valkey.duration {
+        load["duration"] = json!(format!("{seconds}s"));
+        if let Some(l) = load.as_object_mut() {
+            l.remove("requests");
+        }
+    }
+    if let Some(seconds) = valkey.warmup.filter(|s| *s > 0) {
+        load["warmup"] = json!(format!("{seconds}s"));
+    }
+    // valkey-benchmark's --rps: a token bucket that holds every client back; respload sends
+    // on a schedule instead (open loop, latency from each request's intended send time).
+    if valkey.rps > 0 {
+        load["rate"] = json!(valkey.rps);
+    }
     // redis-benchmark sends `-P` requests and the next `-P` only once all their replies are
     // in (in cluster mode, per node connection): the same traffic, each request still timed
     // to its own reply.
-    if pipeline > 1 {
+    if pipeline > 1 && valkey.rps == 0 {
         load["refill"] = json!("batch");
     }
     if idle {
@@ -451,7 +614,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 "prefix": "key:",
                 "pad": RAND_WIDTH,
                 "range": [0, r.max(1) - 1],
-                "distribution": "uniform",
+                "distribution": if valkey.sequential { "sequential" } else { "uniform" },
             }),
         );
     }
@@ -481,7 +644,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         selected
             .iter()
             .map(|t| match cluster {
-                true => cluster_test_phase(t, random),
+                true => cluster_test_phase(t, random, valkey.sequential),
                 false => test_phase(t, random),
             })
             .collect()
@@ -490,8 +653,8 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             warnings.push("WARNING: Option -t is ignored.".to_string());
         }
         output.command_line = true;
-        output.payload_bytes = resp_length(command);
-        vec![command_phase(command, random, cluster)?]
+        output.payload_bytes = resp_length(&command);
+        vec![command_phase(&command, random, cluster, valkey.sequential)?]
     };
     if phases.is_empty() {
         return Err(Error::spec("-t", "selects no test"));
@@ -580,8 +743,15 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
 /// `mylist:{tag}`): every client talks to one primary, the clients spread over the primaries,
 /// and the keys over each primary's slots. Under `-r N` each `__rand_int__` is its own
 /// random number, as redis-benchmark draws them.
-fn cluster_test_phase(test: &Test, random: Option<u64>) -> Json {
+fn cluster_test_phase(test: &Test, random: Option<u64>, sequential: bool) -> Json {
+    // --sequential: the first number of a request is its key number (one step of the
+    // sequence per request), the others draw the next ones.
+    let first = std::cell::Cell::new(true);
     let r = || match random {
+        Some(_) if sequential => match first.replace(false) {
+            true => "{keynum}".to_string(),
+            false => "{draw}".to_string(),
+        },
         Some(r) => rand_placeholder(r),
         None => RAND_INT.to_string(),
     };
@@ -626,23 +796,85 @@ fn rand_placeholder(r: u64) -> String {
     format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1)
 }
 
-/// The phase of a command given on the command line: each argument one template argument;
-/// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number;
-/// with `--cluster` every `{tag}` becomes the hash tag of the client's node, as
-/// redis-benchmark replaces it.
-fn command_phase(command: &[String], random: Option<u64>, cluster: bool) -> Result<Json> {
+/// valkey-benchmark's placeholders beside `__rand_int__`: `__rand_1st__` ... `__rand_9th__`
+/// (one number per request, the same in each of its occurrences).
+pub const RAND_NTH: [&str; 9] = [
+    "__rand_1st__",
+    "__rand_2nd__",
+    "__rand_3rd__",
+    "__rand_4th__",
+    "__rand_5th__",
+    "__rand_6th__",
+    "__rand_7th__",
+    "__rand_8th__",
+    "__rand_9th__",
+];
+
+/// valkey-benchmark's placeholder for `-d` bytes of data.
+pub const DATA: &str = "__data__";
+
+/// The phase of a command given on the command line: each argument one template argument.
+/// Under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number
+/// and each `__rand_1st__` ... `__rand_9th__` one number per request (`{draw1}` ...); with
+/// `--sequential` they take the key numbers in turn (the first placeholder of the command is
+/// the request's key number, so one request takes one step of the sequence when it has one
+/// placeholder). `__data__` becomes `-d` bytes of data. With `--cluster` every `{tag}`
+/// becomes the hash tag of the client's node, as redis-benchmark replaces it.
+fn command_phase(
+    command: &[String],
+    random: Option<u64>,
+    cluster: bool,
+    sequential: bool,
+) -> Result<Json> {
     let mut args = Vec::with_capacity(command.len());
+    // With --sequential, which placeholder is the request's key number (`{keynum}`): the
+    // first `__rand_int__` occurrence, or every occurrence of the first `__rand_Nth__`.
+    let mut keynum: Option<&str> = None;
+    let mut first_int = true;
     for arg in command {
         // Braces are sent as they are (hash tags, JSON, `{key}` text): escaped first, so
-        // that only the `__rand_int__` (and, in cluster mode, `{tag}`) placeholders change.
+        // that only the placeholders change.
         let mut arg = escape_literal(arg);
         if cluster {
             arg = arg.replace("{lbrace}tag}", "{node_tag}");
         }
-        args.push(match random {
-            Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
-            None => arg,
-        });
+        arg = arg.replace(DATA, "{value}");
+        let Some(r) = random else {
+            args.push(arg);
+            continue;
+        };
+        let mut out = String::with_capacity(arg.len());
+        let mut rest = arg.as_str();
+        while let Some(at) = rest.find("__rand_") {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            let found = std::iter::once(RAND_INT)
+                .chain(RAND_NTH)
+                .enumerate()
+                .find(|(_, p)| tail.starts_with(p));
+            let Some((n, name)) = found else {
+                out.push_str("__rand_");
+                rest = &tail["__rand_".len()..];
+                continue;
+            };
+            if sequential && keynum.is_none() {
+                keynum = Some(name);
+            }
+            let replacement = match n {
+                0 if sequential && keynum == Some(RAND_INT) && first_int => "{keynum}".into(),
+                0 if sequential => "{draw}".into(),
+                0 => rand_placeholder(r),
+                _ if keynum == Some(name) => "{keynum}".into(),
+                n => format!("{{draw{n}}}"),
+            };
+            if n == 0 {
+                first_int = false;
+            }
+            out.push_str(&replacement);
+            rest = &tail[name.len()..];
+        }
+        out.push_str(rest);
+        args.push(out);
     }
     Ok(json!({
         "name": command.join(" "),
@@ -939,25 +1171,7 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_and_unknown_options_are_errors() {
-        for (line, option) in [
-            ("-e", "-e"),
-            ("-x", "-x"),
-            ("--tls-ciphers x", "--tls-ciphers"),
-            ("--tls-ciphersuites x", "--tls-ciphersuites"),
-        ] {
-            let e = err(line);
-            assert!(
-                e.contains(option) && e.contains("not supported by respload yet"),
-                "{line}: {e}"
-            );
-        }
-        let e = err("-h h -x -e -t get");
-        assert!(
-            e.contains("-x, -e are not supported") || e.contains("-e, -x are not supported"),
-            "{e}"
-        );
-
+    fn unknown_options_are_errors() {
         let (spec, _, _) = build_spec(&["--cluster".to_string()]).unwrap();
         let cluster = &spec["target"]["cluster"];
         let cluster = if cluster.is_null() {
@@ -1046,5 +1260,172 @@ mod tests {
             spec["phases"][0]["commands"][0]["template"],
             json!(["lpush", "mylist", "__rand_int__"])
         );
+    }
+
+    #[test]
+    fn x_appends_standard_input_as_the_last_argument() {
+        let args: Vec<String> = ["-x", "-n", "5", "set", "k"].map(String::from).to_vec();
+        let mut stdin: &[u8] = b"from stdin\n";
+        let rb = parse_args_with_stdin(&args, &mut stdin).unwrap();
+        assert_eq!(
+            rb.workload.phases[0].spec.commands[0].template,
+            Some(Template::Args(
+                ["set", "k", "from stdin\n"].map(String::from).to_vec()
+            ))
+        );
+        assert_eq!(rb.workload.phases[0].spec.name, "set k from stdin\n");
+        // Without a command, -x reads nothing (redis-benchmark ignores it there).
+        let mut untouched: &[u8] = b"left";
+        let tests: Vec<String> = ["-x", "-t", "get"].map(String::from).to_vec();
+        parse_args_with_stdin(&tests, &mut untouched).unwrap();
+        assert_eq!(untouched, b"left");
+        // From code there is no standard input to read.
+        let e = err("-x set k");
+        assert!(e.contains("`-x`") && e.contains("CLI"), "{e}");
+        let mut binary: &[u8] = b"\xff\xfe";
+        let e = parse_args_with_stdin(&args, &mut binary)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`-x`") && e.contains("UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn valkey_options_map_to_the_load() {
+        let rb = parse("valkey-benchmark --duration 3 --warmup 2 --rps 500 -P 4 -t get");
+        let load = &rb.workload.phases[0].spec.load;
+        assert_eq!(load.requests, None);
+        assert_eq!(
+            load.duration.map(|d| d.0),
+            Some(std::time::Duration::from_secs(3))
+        );
+        assert_eq!(
+            load.warmup.map(|d| d.0),
+            Some(std::time::Duration::from_secs(2))
+        );
+        assert_eq!(load.rate, Some(500.0));
+        // An open loop keeps its pipeline topped up (batches are a closed-loop refill).
+        assert_eq!(load.refill, Refill::Eager);
+        assert_eq!(
+            parse("--rps 0 -t get").workload.phases[0].spec.load.rate,
+            None
+        );
+        let e = err("-n 10 --duration 3");
+        assert!(e.contains("`--duration`") && e.contains("-n"), "{e}");
+        let e = err("--duration 0");
+        assert!(e.contains("`--duration`") && e.contains("`0`"), "{e}");
+        let e = err("--rps -1");
+        assert!(e.contains("`--rps`") && e.contains("`-1`"), "{e}");
+        let rb = parse("-r 50 --sequential -t set");
+        assert_eq!(
+            rb.workload.phases[0].spec.keys.distribution,
+            Distribution::Sequential
+        );
+        // valkey:// and valkeys:// URIs.
+        let rb = parse("-u valkey://u:p@10.0.0.2:7000/1");
+        let t = &rb.workload.phases[0].spec.target;
+        assert_eq!(
+            (t.host.as_deref(), t.port, t.db),
+            (Some("10.0.0.2"), Some(7000), 1)
+        );
+        let (spec, ..) = spec_of("-u valkeys://h:7001");
+        assert_eq!(spec["target"]["tls"]["enabled"], json!(true));
+    }
+
+    #[test]
+    fn rfr_needs_cluster_and_names_its_modes() {
+        let rb = parse("--cluster --rfr yes -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Replica
+        );
+        let rb = parse("--cluster --rfr all -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Any
+        );
+        let rb = parse("--cluster --rfr no -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Primary
+        );
+        assert!(err("--rfr yes").contains("needs --cluster"));
+        let e = err("--cluster --rfr maybe");
+        assert!(
+            e.contains("`--rfr`") && e.contains("`maybe`") && e.contains("all"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn valkey_placeholders_under_r() {
+        let template = |line: &str| {
+            let (spec, ..) = spec_of(line);
+            spec["phases"][0]["commands"][0]["template"].clone()
+        };
+        assert_eq!(
+            template("-r 10 set k__rand_1st__ v__rand_1st__:__rand_2nd__ __rand_int__"),
+            json!(["set", "k{draw1}", "v{draw1}:{draw2}", "{rand:0..9:12}"])
+        );
+        // --sequential: the first placeholder is the request's key number, the others draw
+        // the next numbers of the sequence.
+        assert_eq!(
+            template("-r 10 --sequential set a__rand_int__ b__rand_int__"),
+            json!(["set", "a{keynum}", "b{draw}"])
+        );
+        assert_eq!(
+            template("-r 10 --sequential set a__rand_2nd__ b__rand_2nd__ __rand_int__"),
+            json!(["set", "a{keynum}", "b{keynum}", "{draw}"])
+        );
+        // Without -r they are sent as they are; __data__ is -d bytes of data either way.
+        assert_eq!(
+            template("-d 7 set __rand_1st__ x__data__"),
+            json!(["set", "__rand_1st__", "x{value}"])
+        );
+        assert_eq!(
+            template("-r 5 set __rand_10th__"),
+            json!(["set", "__rand_10th__"])
+        );
+        // `--` ends the options.
+        assert_eq!(template("-n 3 -- get -k"), json!(["get", "-k"]));
+    }
+
+    #[test]
+    fn tls_cipher_lists_are_checked_by_name() {
+        let (spec, ..) = spec_of(
+            "--tls --tls-ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384 \
+             --tls-ciphersuites TLS_CHACHA20_POLY1305_SHA256",
+        );
+        assert_eq!(
+            spec["target"]["tls"]["ciphers"],
+            json!([
+                "ECDHE-RSA-AES128-GCM-SHA256",
+                "ECDHE-ECDSA-AES256-GCM-SHA384"
+            ])
+        );
+        assert_eq!(
+            spec["target"]["tls"]["ciphersuites"],
+            json!(["TLS_CHACHA20_POLY1305_SHA256"])
+        );
+        let e = err("--tls --tls-ciphers HIGH:!aNULL");
+        assert!(
+            e.contains("`--tls-ciphers`")
+                && e.contains("`HIGH`")
+                && e.contains("ECDHE-RSA-AES128-GCM-SHA256"),
+            "{e}"
+        );
+        let e = err("--tls --tls-ciphersuites TLS_AES_128_CCM_SHA256");
+        assert!(
+            e.contains("`--tls-ciphersuites`") && e.contains("TLS_AES_128_CCM_SHA256"),
+            "{e}"
+        );
+        // Without --tls a cipher list is an error rather than ignored.
+        let e = err("--tls-ciphers ECDHE-RSA-AES128-GCM-SHA256");
+        assert!(e.contains("tls.ciphers") && e.contains("TLS is off"), "{e}");
+    }
+
+    #[test]
+    fn e_shows_errors() {
+        assert!(parse("-e -t get").output.show_errors);
+        assert!(!parse("-t get").output.show_errors);
     }
 }
