@@ -1364,6 +1364,30 @@ fn sequential_and_the_numbered_placeholders_as_valkey_benchmarks_tests_check_the
     // __data__ is -d bytes of data.
     run(&["-n", "1", "-d", "42", "--", "set", "k", "value:__data__"]);
     assert_eq!(server.cli(&["STRLEN", "k"]), "48");
+    // `;` separates commands, each a request; each placeholder has its own sequence.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    run(&[
+        "-r",
+        "50",
+        "-n",
+        "1000",
+        "--sequential",
+        "--",
+        "set",
+        "j__rand_int__",
+        "rain",
+        ";",
+        "set",
+        "k__rand_1st__",
+        "rain",
+    ]);
+    assert_eq!(server.calls("set"), 1000);
+    assert_eq!(server.dbsize(), 100);
+    // A leading number repeats a command: 12 requests are the sequence three times.
+    run(&[
+        "-c", "1", "-n", "12", "--", "incr", "foo", ";", "3", "incr", "bar",
+    ]);
+    assert_eq!(server.cli(&["MGET", "foo", "bar"]), "3\n9");
 }
 
 #[test]

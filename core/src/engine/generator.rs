@@ -378,8 +378,10 @@ impl Generator {
                             }
                             Part::NodeTag => scratch.extend_from_slice(slot_tag(*tag)),
                             Part::Draw(var) => {
-                                let mut draw = || {
-                                    entries[at.entry].sampler.draw(
+                                // `{drawN}` counts on its own counter of a sequence.
+                                let mut draw = |counter: usize| {
+                                    entries[at.entry].sampler.draw_of(
+                                        counter,
                                         rng,
                                         keys.span,
                                         sequence,
@@ -387,11 +389,11 @@ impl Generator {
                                     )
                                 };
                                 let k = match var {
-                                    None => draw(),
+                                    None => draw(super::keys::DRAW_COUNTER),
                                     Some(n) => {
                                         let i = (*n as usize - 1) % draws.len();
                                         if drawn & (1 << i) == 0 {
-                                            draws[i] = draw();
+                                            draws[i] = draw(i + 1);
                                             drawn |= 1 << i;
                                         }
                                         draws[i]
@@ -456,7 +458,7 @@ mod tests {
         let p = &w.phases[0];
         let mut rng = Rng::new(seed);
         let pool = value_pool(&p.spec.values, &mut rng);
-        let seq = Rc::new(Sequence::new(Arc::new(AtomicU64::new(0))));
+        let seq = Rc::new(Sequence::new(Arc::default()));
         Generator::new(
             p,
             p.commands.clone().into(),

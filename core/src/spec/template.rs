@@ -64,8 +64,9 @@ pub enum Part {
     /// primary owns, drawn per request (the same in every argument of one request): the
     /// keys of `redis-benchmark --cluster`. Binds each connection to one primary.
     NodeTag,
-    /// Another key number, drawn from the command's key distribution (the next of the
-    /// sequence with `sequential` keys) and padded as keys are, without the prefix:
+    /// Another key number, drawn from the command's key distribution (with `sequential`
+    /// keys the next of a sequence of its own: one for `{draw}`, one for each of `{draw1}`
+    /// ... `{draw9}`, none the key's) and padded as keys are, without the prefix:
     /// `{draw}` draws afresh at each occurrence (valkey-benchmark's `__rand_int__`);
     /// `{draw1}` ... `{draw9}` once per request, the same in every occurrence of that
     /// request (valkey-benchmark's `__rand_1st__` ... `__rand_9th__`).

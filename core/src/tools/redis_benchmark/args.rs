@@ -653,7 +653,10 @@ pub fn build_spec_with(
             warnings.push("WARNING: Option -t is ignored.".to_string());
         }
         output.command_line = true;
-        output.payload_bytes = resp_length(&command);
+        output.payload_bytes = command_sequence(&command)?
+            .iter()
+            .map(|(times, words)| *times as u64 * resp_length(words))
+            .sum();
         vec![command_phase(&command, random, cluster, valkey.sequential)?]
     };
     if phases.is_empty() {
@@ -744,14 +747,9 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
 /// and the keys over each primary's slots. Under `-r N` each `__rand_int__` is its own
 /// random number, as redis-benchmark draws them.
 fn cluster_test_phase(test: &Test, random: Option<u64>, sequential: bool) -> Json {
-    // --sequential: the first number of a request is its key number (one step of the
-    // sequence per request), the others draw the next ones.
-    let first = std::cell::Cell::new(true);
+    // --sequential: each `__rand_int__` takes the next number of its own counter.
     let r = || match random {
-        Some(_) if sequential => match first.replace(false) {
-            true => "{keynum}".to_string(),
-            false => "{draw}".to_string(),
-        },
+        Some(_) if sequential => "{draw}".to_string(),
         Some(r) => rand_placeholder(r),
         None => RAND_INT.to_string(),
     };
@@ -816,9 +814,8 @@ pub const DATA: &str = "__data__";
 /// The phase of a command given on the command line: each argument one template argument.
 /// Under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number
 /// and each `__rand_1st__` ... `__rand_9th__` one number per request (`{draw1}` ...); with
-/// `--sequential` they take the key numbers in turn (the first placeholder of the command is
-/// the request's key number, so one request takes one step of the sequence when it has one
-/// placeholder). `__data__` becomes `-d` bytes of data. With `--cluster` every `{tag}`
+/// `--sequential` they take the key numbers in turn, each placeholder on its own counter as
+/// in valkey-benchmark. `__data__` becomes `-d` bytes of data. With `--cluster` every `{tag}`
 /// becomes the hash tag of the client's node, as redis-benchmark replaces it.
 fn command_phase(
     command: &[String],
@@ -826,11 +823,79 @@ fn command_phase(
     cluster: bool,
     sequential: bool,
 ) -> Result<Json> {
+    let steps = command_sequence(command)?;
+    let name = command.join(" ");
+    if let [(1, only)] = steps.as_slice() {
+        let template = command_template(only, random, cluster, sequential);
+        return Ok(json!({ "name": name, "commands": [{ "template": template }] }));
+    }
+    // valkey-benchmark's `A ; N B`: the commands in turn, each a request (as -n counts
+    // them), the connections walking the sequence together.
+    let mut chain = Vec::new();
+    for (times, words) in &steps {
+        let template = command_template(words, random, cluster, sequential);
+        chain.extend(std::iter::repeat_n(template, *times as usize));
+    }
+    if chain.len() > MAX_SEQUENCE {
+        return Err(Error::spec(
+            "COMMAND",
+            format!(
+                "the command sequence has {} commands with its repeats: allowed are at most \
+                 {MAX_SEQUENCE}",
+                chain.len()
+            ),
+        ));
+    }
+    Ok(json!({
+        "name": name,
+        "commands": [{ "chain": chain, "pick": "sequential" }],
+    }))
+}
+
+/// The most commands a `;` sequence may hold, repeats counted.
+const MAX_SEQUENCE: usize = 65_535;
+
+/// A command line split at its `;` arguments into commands, each with its repeat count
+/// (valkey-benchmark: `incr foo ; 3 incr bar`, a leading number repeats a command).
+fn command_sequence(command: &[String]) -> Result<Vec<(u32, &[String])>> {
+    let mut steps = Vec::new();
+    for words in command.split(|w| w == ";") {
+        let (times, words) = match words {
+            [n, rest @ ..] if !rest.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                let times = n.parse::<u32>().ok().filter(|t| (1..=65_535).contains(t));
+                let Some(times) = times else {
+                    return Err(bad_value(
+                        "COMMAND",
+                        n,
+                        "a repeat count before a command, a whole number from 1 to 65535",
+                    ));
+                };
+                (times, rest)
+            }
+            _ => (1, words),
+        };
+        if words.is_empty() {
+            return Err(Error::spec(
+                "COMMAND",
+                format!(
+                    "`{}` has an empty command between `;`: give a command on each side",
+                    command.join(" ")
+                ),
+            ));
+        }
+        steps.push((times, words));
+    }
+    Ok(steps)
+}
+
+/// The template arguments of one command given on the line (see [`command_phase`]).
+fn command_template(
+    command: &[String],
+    random: Option<u64>,
+    cluster: bool,
+    sequential: bool,
+) -> Vec<String> {
     let mut args = Vec::with_capacity(command.len());
-    // With --sequential, which placeholder is the request's key number (`{keynum}`): the
-    // first `__rand_int__` occurrence, or every occurrence of the first `__rand_Nth__`.
-    let mut keynum: Option<&str> = None;
-    let mut first_int = true;
     for arg in command {
         // Braces are sent as they are (hash tags, JSON, `{key}` text): escaped first, so
         // that only the placeholders change.
@@ -857,29 +922,19 @@ fn command_phase(
                 rest = &tail["__rand_".len()..];
                 continue;
             };
-            if sequential && keynum.is_none() {
-                keynum = Some(name);
-            }
+            // --sequential: `{draw}` counts on its own, not on the request's key.
             let replacement = match n {
-                0 if sequential && keynum == Some(RAND_INT) && first_int => "{keynum}".into(),
                 0 if sequential => "{draw}".into(),
                 0 => rand_placeholder(r),
-                _ if keynum == Some(name) => "{keynum}".into(),
                 n => format!("{{draw{n}}}"),
             };
-            if n == 0 {
-                first_int = false;
-            }
             out.push_str(&replacement);
             rest = &tail[name.len()..];
         }
         out.push_str(rest);
         args.push(out);
     }
-    Ok(json!({
-        "name": command.join(" "),
-        "commands": [{ "template": args }],
-    }))
+    args
 }
 
 /// Bytes of the command in RESP, which redis-benchmark reports as the payload of a command
@@ -1366,15 +1421,14 @@ mod tests {
             template("-r 10 set k__rand_1st__ v__rand_1st__:__rand_2nd__ __rand_int__"),
             json!(["set", "k{draw1}", "v{draw1}:{draw2}", "{rand:0..9:12}"])
         );
-        // --sequential: the first placeholder is the request's key number, the others draw
-        // the next numbers of the sequence.
+        // --sequential: each placeholder counts on a sequence of its own.
         assert_eq!(
             template("-r 10 --sequential set a__rand_int__ b__rand_int__"),
-            json!(["set", "a{keynum}", "b{draw}"])
+            json!(["set", "a{draw}", "b{draw}"])
         );
         assert_eq!(
             template("-r 10 --sequential set a__rand_2nd__ b__rand_2nd__ __rand_int__"),
-            json!(["set", "a{keynum}", "b{keynum}", "{draw}"])
+            json!(["set", "a{draw2}", "b{draw2}", "{draw}"])
         );
         // Without -r they are sent as they are; __data__ is -d bytes of data either way.
         assert_eq!(
@@ -1427,5 +1481,36 @@ mod tests {
     fn e_shows_errors() {
         assert!(parse("-e -t get").output.show_errors);
         assert!(!parse("-t get").output.show_errors);
+    }
+
+    #[test]
+    fn semicolons_make_a_sequence_of_commands_with_repeats() {
+        let (spec, output, _) = spec_of("-n 12 -- incr foo ';' 3 incr bar");
+        let phase = &spec["phases"][0];
+        assert_eq!(phase["name"], "incr foo ; 3 incr bar");
+        assert_eq!(
+            phase["commands"],
+            json!([{ "chain": [["incr", "foo"], ["incr", "bar"], ["incr", "bar"], ["incr", "bar"]],
+                     "pick": "sequential" }])
+        );
+        // The payload is every command of the sequence.
+        let one = "*2\r\n$4\r\nincr\r\n$3\r\nfoo\r\n".len() as u64;
+        assert_eq!(output.payload_bytes, 4 * one);
+        parse("-n 12 -- incr foo ';' 3 incr bar");
+        for (line, needle) in [
+            ("incr foo ';'", "empty command"),
+            ("';' incr foo", "empty command"),
+            ("0 incr foo", "`0`"),
+            ("70000 incr foo", "`70000`"),
+        ] {
+            let e = err(line);
+            assert!(e.contains("`COMMAND`") && e.contains(needle), "{line}: {e}");
+        }
+        // A number alone is a command (no repeat count without a command after it).
+        let (spec, ..) = spec_of("echo 7 ';' 7");
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["chain"],
+            json!([["echo", "7"], ["7"]])
+        );
     }
 }
