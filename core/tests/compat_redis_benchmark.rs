@@ -1535,3 +1535,50 @@ fn compat_md_lists_no_redis_benchmark_option_as_not_yet() {
     let planted = doc.replace("| `-q` | supported |", "| `-q` | not yet |");
     assert_eq!(rows_not_yet(&planted, "## redis-benchmark").len(), 1);
 }
+
+#[test]
+fn valkey_benchmarks_xadd_function_load_and_fcall_tests_reach_the_server() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let json = server.dir.join("functions.json");
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "30",
+        "-c",
+        "2",
+        "-d",
+        "5",
+        "--num-functions",
+        "4",
+        "--num-keys-in-fcall",
+        "2",
+        "-t",
+        "xadd,function_load,fcall",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    let titles: Vec<String> = parse_default(&text).into_iter().map(|b| b.title).collect();
+    // The fcall test's set-up (one FUNCTION LOAD) is not a test of its own.
+    assert_eq!(titles, ["XADD", "FUNCTION LOAD", "FCALL"]);
+    assert_eq!(server.cli(&["XLEN", "mystream"]), "30");
+    assert_eq!(server.calls("xadd"), 30);
+    assert_eq!(server.calls("function|load"), 31);
+    assert_eq!(server.calls("fcall"), 30);
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for p in &report.phases {
+        assert_eq!(
+            p.totals.errors, 0,
+            "{}: {:?}",
+            p.name, p.totals.first_errors
+        );
+    }
+    // The library left is the fcall test's: one function taking keys.
+    let list = server.cli(&["FUNCTION", "LIST", "WITHCODE"]);
+    assert!(
+        list.contains("foo1") && !list.contains("foo2") && list.contains("keys[0]"),
+        "{list}"
+    );
+}

@@ -32,14 +32,14 @@ pub(crate) enum Command {
     /// Fit a workload spec to a trace (its command mix, key popularity, value sizes, TTLs
     /// and rate), print how close it is, and write the spec (TOML) to --out.
     Model(ModelArgs),
-    /// Run a redis-benchmark (or valkey-benchmark) command line unchanged (its options, its
-    /// tests, its output: default, -q or --csv); see docs/compat.md for every option.
-    #[command(
-        name = "redis-benchmark",
-        visible_alias = "valkey-benchmark",
-        disable_help_flag = true
-    )]
+    /// Run a redis-benchmark command line unchanged (its options, its tests, its output:
+    /// default, -q or --csv); see docs/compat.md for every option.
+    #[command(name = "redis-benchmark", disable_help_flag = true)]
     RedisBenchmark(RedisBenchmarkArgs),
+    /// Run a valkey-benchmark command line: the redis-benchmark front end, whose default
+    /// tests are then valkey-benchmark's (XADD, FUNCTION LOAD and FCALL last).
+    #[command(name = "valkey-benchmark", disable_help_flag = true)]
+    ValkeyBenchmark(RedisBenchmarkArgs),
     /// Run a memtier_benchmark command line, its options unchanged, and report as memtier
     /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
     #[command(disable_help_flag = true)]

@@ -160,6 +160,34 @@ const TESTS: &[Test] = &[
     },
 ];
 
+/// The tests valkey-benchmark (8.x) runs after redis-benchmark's: in its default suite, and
+/// selected with `-t` under either name.
+const VALKEY_TESTS: &[Test] = &[
+    Test {
+        title: "XADD",
+        selectors: &["xadd"],
+    },
+    Test {
+        title: "FUNCTION LOAD",
+        selectors: &["function_load"],
+    },
+    Test {
+        title: "FCALL",
+        selectors: &["fcall"],
+    },
+];
+
+/// Which tool's command line: the options are the same, the default tests differ
+/// (valkey-benchmark adds XADD, FUNCTION LOAD and FCALL).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// redis-benchmark 7.x.
+    #[default]
+    RedisBenchmark,
+    /// valkey-benchmark.
+    ValkeyBenchmark,
+}
+
 /// The names `-t` accepts (case-insensitive).
 pub const TEST_NAMES: &[&str] = &[
     "ping",
@@ -183,13 +211,15 @@ pub const TEST_NAMES: &[&str] = &[
     "lrange_500",
     "lrange_600",
     "mset",
+    "xadd",
+    "function_load",
+    "fcall",
 ];
 
 /// The longest `--duration` or `--warmup`, in seconds (a year).
 const MAX_SECONDS: u64 = 31_536_000;
 
 /// valkey-benchmark's options beyond redis-benchmark 7.0.
-#[derive(Default)]
 struct ValkeyArgs {
     /// `--duration`: seconds each test runs (instead of `-n` requests).
     duration: Option<u64>,
@@ -201,6 +231,48 @@ struct ValkeyArgs {
     sequential: bool,
     /// `--rfr`: `target.read_from` (`replica` for `yes`, `any` for `all`).
     read_from: Option<&'static str>,
+    /// `--num-functions`: functions in the library the function_load test loads.
+    functions: u32,
+    /// `--num-keys-in-fcall`: keys the fcall test passes.
+    fcall_keys: u32,
+}
+
+impl Default for ValkeyArgs {
+    fn default() -> Self {
+        ValkeyArgs {
+            duration: None,
+            warmup: None,
+            rps: 0,
+            sequential: false,
+            read_from: None,
+            functions: 10,
+            fcall_keys: 1,
+        }
+    }
+}
+
+/// The most functions `--num-functions` may ask for (valkey-benchmark writes them into a
+/// 64 KiB buffer, about 1,000).
+const MAX_FUNCTIONS: u32 = 1000;
+
+/// The Lua library the function_load and fcall tests load: `functions` functions `fooN`
+/// (N from `functions` down to 1), each returning `keys[0]` when `with_keys`, else 0.
+/// valkey-benchmark registers them with `server.register_function`; respload writes
+/// `redis.register_function`, which Valkey reads too (`redis` is kept as an alias) and Redis
+/// reads alone.
+fn function_library(functions: u32, with_keys: bool) -> String {
+    let mut lib = String::from("#!lua name=benchlib\n");
+    for n in (1..=functions).rev() {
+        let (params, body) = match with_keys {
+            true => ("keys, args", "keys[0]"),
+            false => ("", "0"),
+        };
+        lib.push_str(&format!(
+            "local function foo{n}({params})\nreturn {body}\nend\n\
+             redis.register_function('foo{n}', foo{n})\n"
+        ));
+    }
+    lib
 }
 
 /// `-x`: the whole of standard input, as redis-benchmark reads it (a trailing newline
@@ -348,14 +420,12 @@ impl TargetArgs {
 /// Parse a command line given as one string (split like a shell does; a leading
 /// `redis-benchmark` or `valkey-benchmark` is skipped).
 pub fn parse_line(line: &str) -> Result<RedisBenchmark> {
-    parse_args(&split_line(line)?)
-}
-
-/// Split a command line as a shell does, without its program name (`redis-benchmark` or
-/// `valkey-benchmark`, also as a path).
-pub fn split_line(line: &str) -> Result<Vec<String>> {
-    let args = split_tool_line(line, TOOL)?;
-    split_tool_line_args(args, VALKEY_TOOL)
+    let words = split_tool_line(line, TOOL)?;
+    let tool = match words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) {
+        Some(VALKEY_TOOL) => Tool::ValkeyBenchmark,
+        _ => Tool::RedisBenchmark,
+    };
+    parse_tool_args(tool, &split_tool_line_args(words, VALKEY_TOOL)?, None)
 }
 
 fn split_tool_line_args(mut args: Vec<String>, program: &str) -> Result<Vec<String>> {
@@ -372,18 +442,24 @@ fn split_tool_line_args(mut args: Vec<String>, program: &str) -> Result<Vec<Stri
 /// command is an error here, since the last argument would come from standard input: the
 /// CLI reads it ([`parse_args_with_stdin`]).
 pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
-    parse_with(args, None)
+    parse_tool_args(Tool::RedisBenchmark, args, None)
 }
 
 /// Parse redis-benchmark's arguments, reading the last argument of the command from `stdin`
 /// when `-x` is given (and only then, as redis-benchmark does: without a command, `-x`
 /// reads nothing).
 pub fn parse_args_with_stdin(args: &[String], stdin: &mut dyn Read) -> Result<RedisBenchmark> {
-    parse_with(args, Some(stdin))
+    parse_tool_args(Tool::RedisBenchmark, args, Some(stdin))
 }
 
-fn parse_with(args: &[String], stdin: Option<&mut dyn Read>) -> Result<RedisBenchmark> {
-    let (spec, output, warnings) = build_spec_with(args, stdin)?;
+/// Parse `tool`'s arguments, reading `-x`'s argument from `stdin` when given (see
+/// [`parse_args`] and [`parse_args_with_stdin`]).
+pub fn parse_tool_args(
+    tool: Tool,
+    args: &[String],
+    stdin: Option<&mut dyn Read>,
+) -> Result<RedisBenchmark> {
+    let (spec, output, warnings) = build_tool_spec(tool, args, stdin)?;
     let workload = Workload::from_json_value(spec)?;
     Ok(RedisBenchmark {
         workload,
@@ -395,11 +471,12 @@ fn parse_with(args: &[String], stdin: Option<&mut dyn Read>) -> Result<RedisBenc
 /// The spec (as JSON, not validated yet), the output options and the warnings of a
 /// redis-benchmark argument list (`-x` with a command is an error: see [`parse_args`]).
 pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)> {
-    build_spec_with(args, None)
+    build_tool_spec(Tool::RedisBenchmark, args, None)
 }
 
-/// [`build_spec`], reading `-x`'s argument from `stdin` when given.
-pub fn build_spec_with(
+/// [`build_spec`] for `tool`, reading `-x`'s argument from `stdin` when given.
+pub fn build_tool_spec(
+    tool: Tool,
     args: &[String],
     stdin: Option<&mut dyn Read>,
 ) -> Result<(Json, OutputOptions, Vec<String>)> {
@@ -522,6 +599,18 @@ pub fn build_spec_with(
                 )?
             }
             "--sequential" => valkey.sequential = true,
+            "--num-functions" => {
+                valkey.functions = o.int(
+                    arg,
+                    "the functions in the library of the function_load test",
+                    1,
+                    MAX_FUNCTIONS,
+                )?
+            }
+            "--num-keys-in-fcall" => {
+                valkey.fcall_keys =
+                    o.int(arg, "the keys passed to FCALL in the fcall test", 0, 1000)?
+            }
             "--rfr" => {
                 let mode = o.value(arg, "no, yes or all")?;
                 valkey.read_from = match mode {
@@ -636,18 +725,31 @@ pub fn build_spec_with(
         output.payload_bytes = data_size as u64;
         let selected: Vec<&Test> = TESTS
             .iter()
+            .chain(VALKEY_TESTS)
             .filter(|t| match &tests {
-                None => true,
+                None => {
+                    tool == Tool::ValkeyBenchmark
+                        || !VALKEY_TESTS.iter().any(|v| v.title == t.title)
+                }
                 Some(names) => t.selectors.iter().any(|s| names.iter().any(|n| n == s)),
             })
             .collect();
-        selected
-            .iter()
-            .map(|t| match cluster {
-                true => cluster_test_phase(t, random, valkey.sequential),
-                false => test_phase(t, random),
-            })
-            .collect()
+        let mut phases = Vec::new();
+        for t in selected {
+            match t.title {
+                "FUNCTION LOAD" => phases.push(json!({
+                    "name": t.title,
+                    "commands": [{ "template": [
+                        "FUNCTION", "LOAD", "REPLACE",
+                        escape_literal(&function_library(valkey.functions, false)),
+                    ] }],
+                })),
+                "FCALL" => phases.extend(fcall_phases(valkey.fcall_keys)),
+                _ if cluster => phases.push(cluster_test_phase(t, random, valkey.sequential)),
+                _ => phases.push(test_phase(t, random)),
+            }
+        }
+        phases
     } else {
         if tests.is_some() {
             warnings.push("WARNING: Option -t is ignored.".to_string());
@@ -727,6 +829,7 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
             template(&format!("MSET{}", " key:__rand_int__ {value}".repeat(10)))
         }
         ("LPUSH (needed to benchmark LRANGE)", _) => builtin("lpush"),
+        ("XADD", _) => template("XADD mystream * myfield {value}"),
         (title, _) => {
             // LPUSH, RPUSH, LPOP, RPOP, SPOP, ZPOPMIN, LRANGE_N: fixed keys, same built-in.
             let name = title
@@ -770,6 +873,7 @@ fn cluster_test_phase(test: &Test, random: Option<u64>, sequential: bool) -> Jso
             None => format!("ZADD myzset:{{node_tag}} 0 element:{RAND_INT}"),
         },
         "ZPOPMIN" => "ZPOPMIN myzset:{node_tag}".into(),
+        "XADD" => "XADD mystream:{node_tag} * myfield {value}".into(),
         "MSET (10 keys)" => format!(
             "MSET{}",
             (0..10)
@@ -787,6 +891,25 @@ fn cluster_test_phase(test: &Test, random: Option<u64>, sequential: bool) -> Jso
         }
     };
     json!({ "name": test.title, "commands": [{ "template": t }] })
+}
+
+/// valkey-benchmark's fcall test: the one-function library loaded first, by one request of
+/// one connection (not measured, as valkey-benchmark loads it before the test), then
+/// `FCALL foo1 K key1 ... keyK`.
+fn fcall_phases(keys: u32) -> [Json; 2] {
+    let library = escape_literal(&function_library(1, keys > 0));
+    let mut fcall = vec!["FCALL".to_string(), "foo1".into(), keys.to_string()];
+    fcall.extend((1..=keys).map(|k| format!("key{k}")));
+    [
+        json!({
+            "name": "FCALL (load its function)",
+            "measured": false,
+            "load": { "requests": 1, "connections": 1, "pipeline": 1, "refill": "eager",
+                      "duration": null, "warmup": null, "rate": null },
+            "commands": [{ "template": ["FUNCTION", "LOAD", "REPLACE", library] }],
+        }),
+        json!({ "name": "FCALL", "commands": [{ "template": fcall }] }),
+    ]
 }
 
 /// `{rand:0..N-1:12}`: what `__rand_int__` becomes under `-r N`.
@@ -1512,5 +1635,61 @@ mod tests {
             spec["phases"][0]["commands"][0]["chain"],
             json!([["echo", "7"], ["7"]])
         );
+    }
+
+    #[test]
+    fn valkey_benchmark_adds_xadd_function_load_and_fcall_to_the_default_tests() {
+        let redis = names(&parse("redis-benchmark"));
+        assert_eq!(redis.len(), TESTS.len());
+        let valkey = names(&parse(
+            "valkey-benchmark --num-functions 3 --num-keys-in-fcall 2",
+        ));
+        assert_eq!(valkey[..TESTS.len()], redis[..]);
+        assert_eq!(
+            valkey[TESTS.len()..],
+            [
+                "XADD",
+                "FUNCTION LOAD",
+                "FCALL (load its function)",
+                "FCALL"
+            ]
+        );
+        let rb = parse("valkey-benchmark --num-functions 3 --num-keys-in-fcall 2 -n 7");
+        let p = &rb.workload.phases;
+        let n = TESTS.len();
+        assert_eq!(
+            p[n].spec.commands[0].template,
+            Some(Template::Line("XADD mystream * myfield {value}".into()))
+        );
+        let Some(Template::Args(load)) = &p[n + 1].spec.commands[0].template else {
+            panic!("{:?}", p[n + 1].spec.commands)
+        };
+        assert_eq!(load[..3], ["FUNCTION", "LOAD", "REPLACE"]);
+        assert_eq!(load[3].matches("redis.register_function('foo").count(), 3);
+        assert!(load[3].starts_with("#!lua name=benchlib\nlocal function foo3()\nreturn 0\nend\n"));
+        // The fcall test loads its one function once, unmeasured, then calls it.
+        let setup = &p[n + 2];
+        assert!(!setup.spec.measured);
+        assert_eq!(setup.spec.load.requests, Some(Requests::Count(1)));
+        assert_eq!(setup.spec.load.connections, 1);
+        assert!(p[n + 3].spec.measured);
+        assert_eq!(p[n + 3].spec.load.requests, Some(Requests::Count(7)));
+        assert_eq!(
+            p[n + 3].spec.commands[0].template,
+            Some(Template::Args(
+                ["FCALL", "foo1", "2", "key1", "key2"]
+                    .map(String::from)
+                    .to_vec()
+            ))
+        );
+        // Under either name -t selects them.
+        assert_eq!(names(&parse("-t xadd")), ["XADD"]);
+        let e = err("--num-functions 0");
+        assert!(
+            e.contains("`--num-functions`") && e.contains("1 to 1000"),
+            "{e}"
+        );
+        let durations = parse("valkey-benchmark --duration 2 -t fcall");
+        assert_eq!(durations.workload.phases[0].spec.load.duration, None);
     }
 }
