@@ -1582,3 +1582,117 @@ fn valkey_benchmarks_xadd_function_load_and_fcall_tests_reach_the_server() {
         "{list}"
     );
 }
+
+#[test]
+fn dataset_documents_fill_the_field_placeholders_as_valkey_benchmarks_tests_check_them() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let file = |name: &str, text: &str| {
+        let path = server.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let run = |extra: &[&str]| {
+        server.cli(&["FLUSHALL"]);
+        let mut a = args(&["-p", &port, "-c", "2", "-q"]);
+        a.extend(args(extra));
+        respload_with_stdin("valkey-benchmark", &a, b"")
+    };
+    let values = |pattern: &str, field: Option<&str>| -> Vec<String> {
+        let keys = server.cli(&["KEYS", pattern]);
+        let mut out: Vec<String> = keys
+            .lines()
+            .map(|k| match field {
+                Some(f) => server.cli(&["HGET", k, f]),
+                None => server.cli(&["GET", k]),
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    // A quoted value keeps its comma.
+    let quoted = file("quoted.csv", "id,title\n1,\"Book, Part 1\"\n");
+    stdout_of(&run(&[
+        "--dataset",
+        &quoted,
+        "-n",
+        "2",
+        "-r",
+        "10",
+        "--",
+        "SET",
+        "doc:__rand_int__",
+        "__field:title__",
+    ]));
+    assert_eq!(values("doc:*", None), ["Book, Part 1"]);
+    // Fields of each document go together; more documents asked for than there are cycle
+    // through those there are.
+    let csv = file(
+        "dataset.csv",
+        "title,content\nTitle 1,Content 1\nTitle 2,Content 2\n",
+    );
+    stdout_of(&run(&[
+        "--dataset",
+        &csv,
+        "--maxdocs",
+        "5",
+        "-n",
+        "4",
+        "-r",
+        "1000000",
+        "--",
+        "HSET",
+        "doc:__rand_int__",
+        "title",
+        "__field:title__",
+        "content",
+        "__field:content__",
+    ]));
+    assert_eq!(server.calls("hset"), 4);
+    assert_eq!(values("doc:*", Some("title")), ["Title 1", "Title 2"]);
+    let pairs = server.cli(&[
+        "EVAL",
+        "local n = 0 for _, k in ipairs(redis.call('KEYS', 'doc:*')) do \
+         local t = redis.call('HGET', k, 'title') local c = redis.call('HGET', k, 'content') \
+         if string.sub(t, -1) ~= string.sub(c, -1) then n = n + 1 end end return n",
+        "0",
+    ]);
+    assert_eq!(pairs, "0");
+    // --maxdocs 1: only the first document; TSV by its extension.
+    let tsv = file("dataset.tsv", "name\tvalue\nitem1\tvalue1\nitem2\tvalue2\n");
+    stdout_of(&run(&[
+        "--dataset",
+        &tsv,
+        "--maxdocs",
+        "1",
+        "-n",
+        "6",
+        "-r",
+        "100",
+        "--",
+        "SET",
+        "item:__rand_int__",
+        "__field:value__",
+    ]));
+    assert_eq!(values("item:*", None), ["value1"]);
+    // An unknown field is an error before any traffic.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let out = run(&[
+        "--dataset",
+        &csv,
+        "-n",
+        "1",
+        "--",
+        "SET",
+        "k",
+        "__field:nope__",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`__field:nope__` is not found") && err.contains("title, content"),
+        "{err}"
+    );
+    assert_eq!(server.calls("set"), 0);
+}

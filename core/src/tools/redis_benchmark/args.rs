@@ -14,6 +14,7 @@
 //! given after the options becomes one phase named by the command line, each argument one
 //! template argument. `docs/compat.md` lists every option and how it maps.
 
+use super::dataset::Dataset;
 use super::report::{Format, OutputOptions};
 use crate::spec::{escape_literal, Target, MAX_VALUE_SIZE};
 use crate::tools::command_line::{bad_value, split_tool_line, unknown_option, Options};
@@ -235,6 +236,10 @@ struct ValkeyArgs {
     functions: u32,
     /// `--num-keys-in-fcall`: keys the fcall test passes.
     fcall_keys: u32,
+    /// `--dataset`: the file whose documents fill `__field:NAME__`.
+    dataset: Option<String>,
+    /// `--maxdocs`: at most this many documents of it.
+    max_docs: Option<u64>,
 }
 
 impl Default for ValkeyArgs {
@@ -247,6 +252,8 @@ impl Default for ValkeyArgs {
             read_from: None,
             functions: 10,
             fcall_keys: 1,
+            dataset: None,
+            max_docs: None,
         }
     }
 }
@@ -599,6 +606,11 @@ pub fn build_tool_spec(
                 )?
             }
             "--sequential" => valkey.sequential = true,
+            "--dataset" => valkey.dataset = Some(o.value(arg, "a CSV or TSV file")?.to_string()),
+            "--maxdocs" => {
+                valkey.max_docs =
+                    Some(o.int(arg, "the documents read from --dataset", 1, u64::MAX)?)
+            }
             "--num-functions" => {
                 valkey.functions = o.int(
                     arg,
@@ -642,6 +654,20 @@ pub fn build_tool_spec(
         command.push(read_stdin_arg(stdin)?);
     }
     let cluster = target.cluster;
+    if valkey.dataset.is_some() && command.is_empty() {
+        return Err(Error::spec(
+            "--dataset",
+            "valkey-benchmark's --dataset fills the `__field:NAME__` placeholders of a command \
+             given after the options: give one, e.g. `-- HSET doc:__rand_int__ title \
+             __field:title__`",
+        ));
+    }
+    if valkey.max_docs.is_some() && valkey.dataset.is_none() {
+        return Err(Error::spec(
+            "--maxdocs",
+            "--maxdocs limits --dataset: give the dataset too",
+        ));
+    }
     if valkey.duration.is_some() && requests_given {
         return Err(Error::spec(
             "--duration",
@@ -759,7 +785,17 @@ pub fn build_tool_spec(
             .iter()
             .map(|(times, words)| *times as u64 * resp_length(words))
             .sum();
-        vec![command_phase(&command, random, cluster, valkey.sequential)?]
+        let dataset = match &valkey.dataset {
+            Some(path) => Some(Dataset::read(path, valkey.max_docs)?),
+            None => None,
+        };
+        vec![command_phase(
+            &command,
+            random,
+            cluster,
+            valkey.sequential,
+            dataset.as_ref(),
+        )?]
     };
     if phases.is_empty() {
         return Err(Error::spec("-t", "selects no test"));
@@ -945,29 +981,59 @@ fn command_phase(
     random: Option<u64>,
     cluster: bool,
     sequential: bool,
+    dataset: Option<&Dataset>,
 ) -> Result<Json> {
     let steps = command_sequence(command)?;
     let name = command.join(" ");
-    if let [(1, only)] = steps.as_slice() {
+    if let ([(1, only)], None) = (steps.as_slice(), dataset) {
         let template = command_template(only, random, cluster, sequential);
         return Ok(json!({ "name": name, "commands": [{ "template": template }] }));
     }
     // valkey-benchmark's `A ; N B`: the commands in turn, each a request (as -n counts
-    // them), the connections walking the sequence together.
-    let mut chain = Vec::new();
-    for (times, words) in &steps {
-        let template = command_template(words, random, cluster, sequential);
-        chain.extend(std::iter::repeat_n(template, *times as usize));
-    }
-    if chain.len() > MAX_SEQUENCE {
+    // them), the connections walking the sequence together; with --dataset, the sequence
+    // once per document, in the file's order.
+    let templates: Vec<(u32, Vec<String>)> = steps
+        .iter()
+        .map(|(times, words)| (*times, command_template(words, random, cluster, sequential)))
+        .collect();
+    let per_round: usize = steps.iter().map(|(times, _)| *times as usize).sum();
+    let rounds = dataset.map_or(1, |d| d.rows.len());
+    if per_round.saturating_mul(rounds) > MAX_SEQUENCE {
         return Err(Error::spec(
-            "COMMAND",
+            if dataset.is_some() {
+                "--maxdocs"
+            } else {
+                "COMMAND"
+            },
             format!(
-                "the command sequence has {} commands with its repeats: allowed are at most \
-                 {MAX_SEQUENCE}",
-                chain.len()
+                "the command sequence has {} commands with its repeats{}: allowed are at most \
+                 {MAX_SEQUENCE}{}",
+                per_round.saturating_mul(rounds),
+                if dataset.is_some() {
+                    format!(", for {rounds} documents")
+                } else {
+                    String::new()
+                },
+                if dataset.is_some() {
+                    " (limit the documents with --maxdocs)"
+                } else {
+                    ""
+                },
             ),
         ));
+    }
+    let mut chain = Vec::with_capacity(per_round * rounds);
+    for round in 0..rounds {
+        for (times, template) in &templates {
+            let step = match dataset {
+                Some(d) => template
+                    .iter()
+                    .map(|arg| d.fill(arg, round, escape_literal))
+                    .collect::<Result<Vec<String>>>()?,
+                None => template.clone(),
+            };
+            chain.extend(std::iter::repeat_n(step, *times as usize));
+        }
     }
     Ok(json!({
         "name": name,
@@ -1691,5 +1757,38 @@ mod tests {
         );
         let durations = parse("valkey-benchmark --duration 2 -t fcall");
         assert_eq!(durations.workload.phases[0].spec.load.duration, None);
+    }
+
+    #[test]
+    fn a_dataset_makes_one_step_per_document_and_command() {
+        let dir = std::env::temp_dir().join(format!("respload-dataset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.csv");
+        std::fs::write(&path, "t,n\na{b,1\nc,2\nd,3\n").unwrap();
+        let p = path.to_str().unwrap();
+        let (spec, ..) = spec_of(&format!(
+            "--dataset {p} --maxdocs 2 -- set k:__field:n__ __field:t__ ';' get k:__field:n__"
+        ));
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["chain"],
+            json!([
+                ["set", "k:1", "a{lbrace}b"],
+                ["get", "k:1"],
+                ["set", "k:2", "c"],
+                ["get", "k:2"]
+            ])
+        );
+        let e = err(&format!("--dataset {p} -t get"));
+        assert!(
+            e.contains("`--dataset`") && e.contains("a command given after the options"),
+            "{e}"
+        );
+        assert!(err("--maxdocs 3 -t get").contains("--dataset"));
+        let e = err("--dataset /nonexistent/d.csv set k v");
+        assert!(
+            e.contains("`--dataset`") && e.contains("/nonexistent/d.csv"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
