@@ -122,6 +122,12 @@ export interface TargetSpec {
    * read but sends nothing.
    */
   tracking?: boolean
+  /**
+   * Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which fall back to
+   * plain TCP when the server does not speak it), as valkey-benchmark's `--mptcp`. An error with a
+   * Unix socket, or off Linux.
+   */
+  mptcp?: boolean
   /** How long to wait for a connection (and its handshake) before failing. */
   connect_timeout?: SpecDuration
   /** TLS settings (left out of the normalized spec while TLS is off and nothing is set). */

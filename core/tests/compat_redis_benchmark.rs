@@ -1696,3 +1696,39 @@ fn dataset_documents_fill_the_field_placeholders_as_valkey_benchmarks_tests_chec
     );
     assert_eq!(server.calls("set"), 0);
 }
+
+/// This network namespace's count of SYNs sent asking for Multipath TCP (`MPTcpExt`).
+fn mptcp_syns_sent() -> u64 {
+    let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap();
+    let mut lines = netstat.lines().filter(|l| l.starts_with("MPTcpExt:"));
+    let (names, values) = (lines.next().unwrap(), lines.next().unwrap());
+    let at = names
+        .split_whitespace()
+        .position(|n| n == "MPCapableSYNTX")
+        .expect("the kernel counts MPCapableSYNTX");
+    values.split_whitespace().nth(at).unwrap().parse().unwrap()
+}
+
+#[test]
+fn mptcp_connections_ask_for_multipath_and_fall_back_to_tcp() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let before = mptcp_syns_sent();
+    let a = args(&[
+        "-p", &port, "--mptcp", "-n", "100", "-c", "3", "-t", "set", "-q",
+    ]);
+    stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    // redis-server listens on plain TCP: the connections fell back to it and worked.
+    assert_eq!(server.calls("set"), 100);
+    // Each of the 3 load connections (and the server probe) sent an MP_CAPABLE SYN.
+    assert!(
+        mptcp_syns_sent() >= before + 3,
+        "{before} -> {}",
+        mptcp_syns_sent()
+    );
+    // Without --mptcp, none.
+    let before = mptcp_syns_sent();
+    let a = args(&["-p", &port, "-n", "100", "-c", "3", "-t", "set", "-q"]);
+    stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    assert_eq!(mptcp_syns_sent(), before);
+}

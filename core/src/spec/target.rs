@@ -44,6 +44,11 @@ pub struct Target {
     /// RESP2 the server tracks the keys read but sends nothing.
     #[serde(default, skip_serializing_if = "is_false")]
     pub tracking: bool,
+    /// Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which
+    /// fall back to plain TCP when the server does not speak it), as valkey-benchmark's
+    /// `--mptcp`. An error with a Unix socket, or off Linux.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mptcp: bool,
     /// How long to wait for a connection (and its handshake) before failing.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpecDuration,
@@ -118,6 +123,7 @@ impl Default for Target {
             client_name: default_client_name(),
             protocol: default_protocol(),
             tracking: false,
+            mptcp: false,
             connect_timeout: default_connect_timeout(),
             tls: Tls::default(),
             cluster: false,

@@ -334,6 +334,8 @@ struct TargetArgs {
     cluster: bool,
     /// `--rfr`: `target.read_from`.
     read_from: Option<&'static str>,
+    /// `--mptcp`: `target.mptcp`.
+    mptcp: bool,
     /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
     tls: Map<String, Json>,
 }
@@ -416,6 +418,9 @@ impl TargetArgs {
         }
         if let Some(mode) = self.read_from {
             t.insert("read_from".into(), json!(mode));
+        }
+        if self.mptcp {
+            t.insert("mptcp".into(), json!(true));
         }
         if !self.tls.is_empty() {
             t.insert("tls".into(), Json::Object(self.tls.clone()));
@@ -606,6 +611,26 @@ pub fn build_tool_spec(
                 )?
             }
             "--sequential" => valkey.sequential = true,
+            "--mptcp" => target.mptcp = true,
+            // Options of valkey-benchmark that respload has no counterpart for: errors, never
+            // ignored.
+            "--rdma" => {
+                return Err(Error::spec(
+                    arg,
+                    "valkey-benchmark's --rdma (connections over RDMA) is not supported by \
+                     respload, whose connections are TCP, TLS or Unix sockets; see docs/compat.md",
+                ))
+            }
+            "--fuzz" | "--fuzz-mode" | "--fuzz-loglevel" => {
+                return Err(Error::spec(
+                    arg,
+                    format!(
+                        "valkey-benchmark's {arg} (fuzzing the server with random, possibly \
+                         malformed commands) is not supported by respload, a load generator: \
+                         see docs/compat.md"
+                    ),
+                ))
+            }
             "--dataset" => valkey.dataset = Some(o.value(arg, "a CSV or TSV file")?.to_string()),
             "--maxdocs" => {
                 valkey.max_docs =
@@ -1790,5 +1815,25 @@ mod tests {
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn mptcp_maps_and_rdma_and_fuzzing_are_refused() {
+        assert!(parse("--mptcp -t get").workload.phases[0].spec.target.mptcp);
+        assert!(!parse("-t get").workload.phases[0].spec.target.mptcp);
+        let e = err("--mptcp -s /tmp/x.sock -t get");
+        assert!(e.contains("target.mptcp") && e.contains("Unix"), "{e}");
+        for (line, option) in [
+            ("--rdma -t get", "--rdma"),
+            ("--fuzz", "--fuzz"),
+            ("--fuzz-mode config-commands", "--fuzz-mode"),
+            ("--fuzz-loglevel info", "--fuzz-loglevel"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(&format!("`{option}`")) && e.contains("not supported"),
+                "{e}"
+            );
+        }
     }
 }
