@@ -445,7 +445,6 @@ mod tests {
     use super::*;
     use crate::engine::values::value_pool;
     use crate::plan::Workload;
-    use std::sync::atomic::AtomicU64;
     use std::sync::Arc;
 
     fn generator(toml: &str, seed: u64) -> Generator {
