@@ -98,9 +98,10 @@ class Workload:
         (first 100 elements)``, ...); a command after the options becomes one phase. Options
         respload cannot honour (``--rdma``, ``--fuzz``) raise :class:`~respload.SpecError`
         with the option as ``path``; so do ``-l``, which only the CLI repeats, and ``-x``
-        with a command, whose argument only the CLI reads from standard input. Output options (``-q``, ``--csv``, ``--precision``, ``--json``) do
-        not change the workload. redis-benchmark's warnings (``-t`` next to a command) are
-        issued as :class:`UserWarning`. Every option: ``docs/compat.md``::
+        with a command, whose argument only the CLI reads from standard input. Output
+        options (``-q``, ``--csv``, ``--precision``, ``--json``) do not change the workload.
+        redis-benchmark's warnings (``-t`` next to a command) are issued as
+        :class:`UserWarning`. Every option: ``docs/compat.md``::
 
             w = Workload.from_redis_benchmark("redis-benchmark -t set,get -n 10000 -r 1000")
         """
