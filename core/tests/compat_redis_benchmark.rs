@@ -1227,6 +1227,17 @@ fn e_prints_the_first_error_reply_of_each_kind_and_still_counts_them() {
         wrongtype.strip_prefix("Error from server: ")
     );
     assert_eq!(server.calls("incr"), 40);
+    // The same line as the real redis-benchmark prints for that error (7.0.15 prints it and
+    // exits).
+    let real = Command::new("redis-benchmark")
+        .args(args(&[
+            "-p", &port, "-n", "5", "-c", "1", "-e", "incr", "alist",
+        ]))
+        .output()
+        .expect("redis-benchmark must be installed (redis-tools)");
+    let real =
+        String::from_utf8_lossy(&real.stdout).to_string() + &String::from_utf8_lossy(&real.stderr);
+    assert!(real.lines().any(|l| l == wrongtype), "{real}");
     // Without -e the errors are counted, not shown.
     let quiet = run(&[]);
     assert!(!quiet.contains("Error from server"), "{quiet}");
