@@ -1809,6 +1809,11 @@ mod tests {
             "{e}"
         );
         assert!(err("--maxdocs 3 -t get").contains("--dataset"));
+        let e = err("--dataset /dev/zero set k v");
+        assert!(
+            e.contains("`--dataset`") && e.contains("not a regular file"),
+            "{e}"
+        );
         let e = err("--dataset /nonexistent/d.csv set k v");
         assert!(
             e.contains("`--dataset`") && e.contains("/nonexistent/d.csv"),

@@ -3,6 +3,7 @@
 //! command given on the line.
 
 use crate::{Error, Result};
+use std::io::Read;
 
 /// The most bytes a dataset file may have.
 pub const MAX_DATASET_BYTES: u64 = 1 << 30;
@@ -24,14 +25,24 @@ impl Dataset {
         let err = |m: String| Error::spec("--dataset", m);
         let meta =
             std::fs::metadata(path).map_err(|e| err(format!("cannot read `{path}`: {e}")))?;
-        if meta.len() > MAX_DATASET_BYTES {
+        // A device or a pipe (`/dev/zero`) could be read forever: only regular files.
+        if !meta.is_file() {
             return Err(err(format!(
-                "`{path}` has {} bytes: allowed are datasets of at most 1 GiB",
-                meta.len()
+                "`{path}` is not a regular file: allowed is a CSV or TSV file"
             )));
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| err(format!("cannot read `{path}` as UTF-8 text: {e}")))?;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_DATASET_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| err(format!("cannot read `{path}`: {e}")))?;
+        if bytes.len() as u64 > MAX_DATASET_BYTES {
+            return Err(err(format!(
+                "`{path}` has more than {MAX_DATASET_BYTES} bytes: allowed are datasets of at \
+                 most 1 GiB"
+            )));
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| err(format!("`{path}` is not UTF-8 text: {e}")))?;
         let header = text.lines().next().unwrap_or_default();
         let tab = path.ends_with(".tsv") || (header.contains('\t') && !header.contains(','));
         Dataset::parse(&text, if tab { '\t' } else { ',' }, max_rows)
