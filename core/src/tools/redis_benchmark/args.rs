@@ -189,6 +189,16 @@ pub enum Tool {
     ValkeyBenchmark,
 }
 
+impl Tool {
+    /// The tool's program name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::RedisBenchmark => TOOL,
+            Tool::ValkeyBenchmark => VALKEY_TOOL,
+        }
+    }
+}
+
 /// The names `-t` accepts (case-insensitive).
 pub const TEST_NAMES: &[&str] = &[
     "ping",
@@ -663,15 +673,16 @@ pub fn build_tool_spec(
             }
             "--enable-tracking" => target.tracking = true,
             "--help" | "-v" | "--version" => {
+                let name = tool.name();
                 return Err(Error::spec(
                     arg,
                     format!(
-                        "{arg} is not part of `respload redis-benchmark`: see \
-                         `respload help redis-benchmark` and docs/compat.md"
+                        "{arg} is not part of `respload {name}`: see `respload help {name}` \
+                         and docs/compat.md"
                     ),
-                ))
+                ));
             }
-            _ => return Err(unknown_option(TOOL, arg)),
+            _ => return Err(unknown_option(tool.name(), arg)),
         }
     }
     let mut command = o.rest().to_vec();
@@ -1456,6 +1467,8 @@ mod tests {
         );
         assert!(err("--help").contains("respload help redis-benchmark"));
         assert!(err("--version").contains("--version"));
+        assert!(err("valkey-benchmark --help").contains("respload help valkey-benchmark"));
+        assert!(err("valkey-benchmark --bogus").contains("unknown valkey-benchmark option"));
     }
 
     /// The spec of a line, before validation (templates in list form are checked by the
