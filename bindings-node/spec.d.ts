@@ -391,8 +391,9 @@ export interface CommandSpec {
   name?: BuiltinCommand | Uppercase<BuiltinCommand> | (string & {})
   /**
    * Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a list with
-   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}` and
-   * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`,
+   * `{rand:LO..HI:WIDTH}`, `{draw}`, `{draw1}` ... `{draw9}` and `{node_tag}` are replaced per
+   * request, also inside a longer argument.
    */
   template?: Template
   /**

@@ -15,8 +15,9 @@ pub struct CommandSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a
-    /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`
-    /// and `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+    /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`,
+    /// `{rand:LO..HI:WIDTH}`, `{draw}`, `{draw1}` ... `{draw9}` and `{node_tag}` are replaced
+    /// per request, also inside a longer argument.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<Template>,
     /// Templates sent one after the other on the same connection and the same key (e.g.
