@@ -1193,6 +1193,64 @@ fn x_sends_standard_input_as_the_last_argument_as_redis_benchmark_does() {
         "by_respload",
     ]);
     assert_eq!(same, "1");
+
+    // Bytes that are not text (invalid UTF-8, quotes, a backslash, braces) arrive as they
+    // are, as redis-benchmark sends them.
+    let binary: &[u8] = b"\xff\xfebin{ary}\"\\\n";
+    let mut child = Command::new("redis-benchmark")
+        .args(args(&[
+            "-p",
+            &port,
+            "-n",
+            "1",
+            "-c",
+            "1",
+            "-x",
+            "set",
+            "bin_redis_benchmark",
+        ]))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(binary).unwrap();
+    assert!(child.wait().unwrap().success());
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "2",
+        "-c",
+        "1",
+        "-q",
+        "-x",
+        "set",
+        "bin_respload",
+    ]);
+    stdout_of(&respload_with_stdin("redis-benchmark", &a, binary));
+    assert_eq!(
+        server.cli(&["STRLEN", "bin_respload"]),
+        binary.len().to_string()
+    );
+    let same = server.cli(&[
+        "EVAL",
+        "return redis.call('GET', KEYS[1]) == redis.call('GET', KEYS[2]) and 1 or 0",
+        "2",
+        "bin_redis_benchmark",
+        "bin_respload",
+    ]);
+    assert_eq!(same, "1");
+    // A NUL byte too (redis-benchmark 7.0.15 cuts the argument there; respload does not).
+    let with_nul: &[u8] = b"a\x00b\xff";
+    stdout_of(&respload_with_stdin("redis-benchmark", &a, with_nul));
+    assert_eq!(server.cli(&["STRLEN", "bin_respload"]), "4");
+    let nul_at = server.cli(&[
+        "EVAL",
+        "return string.byte(redis.call('GET', KEYS[1]), 2)",
+        "1",
+        "bin_respload",
+    ]);
+    assert_eq!(nul_at, "0");
 }
 
 #[test]

@@ -293,8 +293,16 @@ fn function_library(functions: u32, with_keys: bool) -> String {
 }
 
 /// `-x`: the whole of standard input, as redis-benchmark reads it (a trailing newline
-/// included), as the command's last argument.
-fn read_stdin_arg(stdin: Option<&mut dyn Read>) -> Result<String> {
+/// included), as the command's last argument: text, or any bytes.
+enum StdinArg {
+    /// UTF-8 text: an argument like the others (placeholders in it are replaced, as
+    /// redis-benchmark replaces them in the whole command).
+    Text(String),
+    /// Other bytes, sent as they are.
+    Bytes(Vec<u8>),
+}
+
+fn read_stdin_arg(stdin: Option<&mut dyn Read>) -> Result<StdinArg> {
     let Some(stdin) = stdin else {
         return Err(Error::spec(
             "-x",
@@ -316,16 +324,41 @@ fn read_stdin_arg(stdin: Option<&mut dyn Read>) -> Result<String> {
             ),
         ));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        Error::spec(
-            "-x",
-            format!(
-                "standard input is not UTF-8 text (byte {} is not): respload's command \
-                 templates hold text; allowed is UTF-8 text",
-                e.utf8_error().valid_up_to()
-            ),
-        )
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => StdinArg::Text(text),
+        Err(e) => StdinArg::Bytes(e.into_bytes()),
     })
+}
+
+/// A command as a template line (each argument double-quoted, every byte outside printable
+/// ASCII, `"` and `\` escaped as `\xHH`) with `tail`'s bytes as its last argument: how a
+/// template carries bytes that are not text. `{` in `tail` stays literal.
+fn line_with_bytes(args: &[String], tail: &[u8]) -> String {
+    fn quote(out: &mut String, bytes: &[u8]) {
+        out.push('"');
+        for &b in bytes {
+            match b {
+                b'"' | b'\\' => out.push_str(&format!("\\x{b:02x}")),
+                0x20..=0x7e => out.push(b as char),
+                _ => out.push_str(&format!("\\x{b:02x}")),
+            }
+        }
+        out.push('"');
+    }
+    let mut line = String::new();
+    for arg in args {
+        quote(&mut line, arg.as_bytes());
+        line.push(' ');
+    }
+    let mut literal = Vec::with_capacity(tail.len());
+    for &b in tail {
+        match b {
+            b'{' => literal.extend_from_slice(b"{lbrace}"),
+            b => literal.push(b),
+        }
+    }
+    quote(&mut line, &literal);
+    line
 }
 
 /// Connection settings, applied in the order given (a later `-h` overrides `-u`'s host).
@@ -686,8 +719,13 @@ pub fn build_tool_spec(
         }
     }
     let mut command = o.rest().to_vec();
+    // Bytes of -x that are not text: the last argument, apart from `command`.
+    let mut stdin_bytes: Option<Vec<u8>> = None;
     if stdin_arg && !command.is_empty() {
-        command.push(read_stdin_arg(stdin)?);
+        match read_stdin_arg(stdin)? {
+            StdinArg::Text(text) => command.push(text),
+            StdinArg::Bytes(bytes) => stdin_bytes = Some(bytes),
+        }
     }
     let cluster = target.cluster;
     if valkey.dataset.is_some() && command.is_empty() {
@@ -817,10 +855,15 @@ pub fn build_tool_spec(
             warnings.push("WARNING: Option -t is ignored.".to_string());
         }
         output.command_line = true;
+        let tail_bytes = stdin_bytes.as_ref().map_or(0, |b| {
+            let digits = b.len().to_string().len() as u64;
+            1 + digits + 2 + b.len() as u64 + 2
+        });
         output.payload_bytes = command_sequence(&command)?
             .iter()
             .map(|(times, words)| *times as u64 * resp_length(words))
-            .sum();
+            .sum::<u64>()
+            + tail_bytes;
         let dataset = match &valkey.dataset {
             Some(path) => Some(Dataset::read(path, valkey.max_docs)?),
             None => None,
@@ -831,6 +874,7 @@ pub fn build_tool_spec(
             cluster,
             valkey.sequential,
             dataset.as_ref(),
+            stdin_bytes.as_deref(),
         )?]
     };
     if phases.is_empty() {
@@ -1018,11 +1062,21 @@ fn command_phase(
     cluster: bool,
     sequential: bool,
     dataset: Option<&Dataset>,
+    stdin_bytes: Option<&[u8]>,
 ) -> Result<Json> {
     let steps = command_sequence(command)?;
-    let name = command.join(" ");
+    let mut name = command.join(" ");
+    if let Some(bytes) = stdin_bytes {
+        name = format!("{name} {}", String::from_utf8_lossy(bytes));
+    }
+    // The last command ends with -x's bytes, when they are not text.
+    let last = steps.len() - 1;
+    let step_json = |i: usize, args: Vec<String>| match (stdin_bytes, i == last) {
+        (Some(bytes), true) => json!(line_with_bytes(&args, bytes)),
+        _ => json!(args),
+    };
     if let ([(1, only)], None) = (steps.as_slice(), dataset) {
-        let template = command_template(only, random, cluster, sequential);
+        let template = step_json(0, command_template(only, random, cluster, sequential));
         return Ok(json!({ "name": name, "commands": [{ "template": template }] }));
     }
     // valkey-benchmark's `A ; N B`: the commands in turn, each a request (as -n counts
@@ -1060,7 +1114,7 @@ fn command_phase(
     }
     let mut chain = Vec::with_capacity(per_round * rounds);
     for round in 0..rounds {
-        for (times, template) in &templates {
+        for (i, (times, template)) in templates.iter().enumerate() {
             let step = match dataset {
                 Some(d) => template
                     .iter()
@@ -1068,7 +1122,7 @@ fn command_phase(
                     .collect::<Result<Vec<String>>>()?,
                 None => template.clone(),
             };
-            chain.extend(std::iter::repeat_n(step, *times as usize));
+            chain.extend(std::iter::repeat_n(step_json(i, step), *times as usize));
         }
     }
     Ok(json!({
@@ -1564,11 +1618,13 @@ mod tests {
         // From code there is no standard input to read.
         let e = err("-x set k");
         assert!(e.contains("`-x`") && e.contains("CLI"), "{e}");
-        let mut binary: &[u8] = b"\xff\xfe";
-        let e = parse_args_with_stdin(&args, &mut binary)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`-x`") && e.contains("UTF-8"), "{e}");
+        // Bytes that are not text are sent as they are: the command becomes a template line.
+        let mut binary: &[u8] = b"\xff\"{x}\x00";
+        let rb = parse_args_with_stdin(&args, &mut binary).unwrap();
+        let command = &rb.workload.phases[0].commands[0].args;
+        assert_eq!(command.len(), 3);
+        assert_eq!(command[2], Arg::Lit(b"\xff\"{x}\x00"[..].into()));
+        assert_eq!(rb.output.payload_bytes, (4 + 10 + 7 + 11) as u64);
     }
 
     #[test]
