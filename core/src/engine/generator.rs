@@ -65,6 +65,10 @@ pub struct Generator {
     chain: Option<ChainAt>,
     cap: Option<u64>,
     scratch: Vec<u8>,
+    /// `{draw1}` ... `{draw9}` of the request being written; bit `i` of `drawn` is set once
+    /// `draws[i]` is drawn (kept here so that a request only clears the bits).
+    draws: [u64; 9],
+    drawn: u16,
     /// `{node_tag}`: the slots of this connection's primary, one drawn per request (per
     /// chain); `tag` is the one drawn.
     node_slots: Option<Rc<[u16]>>,
@@ -231,6 +235,8 @@ impl Generator {
             chain: None,
             cap: connection_cap(phase, index, total),
             scratch: Vec::new(),
+            draws: [0; 9],
+            drawn: 0,
             node_slots: None,
             tag: 0,
             replay: None,
@@ -314,12 +320,13 @@ impl Generator {
             rng,
             scratch,
             tag,
+            draws,
+            drawn,
             ..
         } = self;
         let mut ttl = 0;
         // `{draw1}` ... `{draw9}`: drawn at their first occurrence in this request.
-        let mut draws = [0u64; 9];
-        let mut drawn = 0u16;
+        *drawn = 0;
         let (args, rest): (&[Arg], usize) = match picked {
             // A picked step's arguments are its own (its command only names it in the
             // report): encoded whole, without a prepared head.
@@ -392,9 +399,9 @@ impl Generator {
                                     None => draw(super::keys::DRAW_COUNTER),
                                     Some(n) => {
                                         let i = (*n as usize - 1) % draws.len();
-                                        if drawn & (1 << i) == 0 {
+                                        if *drawn & (1 << i) == 0 {
                                             draws[i] = draw(i + 1);
-                                            drawn |= 1 << i;
+                                            *drawn |= 1 << i;
                                         }
                                         draws[i]
                                     }
