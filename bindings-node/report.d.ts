@@ -153,6 +153,12 @@ export interface Stats {
    * respload ended a connection's task); kinds past the first 32 are counted together as `OTHER`.
    */
   errorsByKind: Record<string, number>
+  /**
+   * The first error reply of each kind that is a reply (`WRONGTYPE Operation against a key holding
+   * the wrong kind of value`), without its `-`, up to 512 bytes: what redis-benchmark `-e` shows.
+   * Left out when there was none.
+   */
+  firstErrors?: Record<string, string>
   /** Request bytes written. */
   bytesSent: number
   /** Reply bytes read. */

@@ -128,6 +128,12 @@ export interface TargetSpec {
    * read but sends nothing.
    */
   tracking?: boolean
+  /**
+   * Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which fall back to
+   * plain TCP when the server does not speak it), as valkey-benchmark's `--mptcp`. An error with a
+   * Unix socket, or off Linux.
+   */
+  mptcp?: boolean
   /** How long to wait for a connection (and its handshake) before failing. */
   connect_timeout?: SpecDuration
   /** TLS settings (left out of the normalized spec while TLS is off and nothing is set). */
@@ -144,7 +150,7 @@ export interface TargetSpec {
    * Needs `cluster = true`.
    */
   cluster_seeds?: string[]
-  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`). */
+  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`, `any`). */
   read_from?: ReadFrom
 }
 
@@ -179,6 +185,20 @@ export interface TlsSpec {
   versions?: string[]
   /** Skip verification of the server's certificate (explicit opt-in; shown in the report). */
   insecure?: boolean
+  /**
+   * TLS 1.2 cipher suites to offer, in order of preference (default: every one respload has), by
+   * OpenSSL name (`ECDHE-RSA-AES128-GCM-SHA256`) or IANA name
+   * (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); redis-benchmark's `--tls-ciphers`. TLS 1.3 suites
+   * are `ciphersuites`. Only ECDHE with AES-GCM or ChaCha20-Poly1305 exists in respload (rustls
+   * with ring): other names are errors.
+   */
+  ciphers?: string[]
+  /**
+   * TLS 1.3 cipher suites to offer, in order of preference (default: all three,
+   * `TLS_AES_256_GCM_SHA384`, `TLS_AES_128_GCM_SHA256`, `TLS_CHACHA20_POLY1305_SHA256`);
+   * redis-benchmark's `--tls-ciphersuites`. The CCM suites are not in respload: errors.
+   */
+  ciphersuites?: string[]
 }
 
 /** Connections, threads, pipelining and when to stop (`[load]` in a spec). */
@@ -451,14 +471,15 @@ export interface CommandSpec {
   name?: BuiltinCommand | Uppercase<BuiltinCommand> | (string & {})
   /**
    * Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a list with
-   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}` and
-   * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument; `{newkey}`, a
-   * whole argument, is another key drawn from the command's distribution for each argument (`MGET
-   * {key} {newkey} {newkey}` reads three keys). `{cursor}`, a whole argument, follows a cursor
-   * (`SCAN {cursor} COUNT 100`): `0` at first, then the cursor (the first element) of the previous
-   * reply of this command on the connection, until the server returns 0 (or `max_iterations`) and a
-   * new walk starts at 0. Its requests are reported as `LABEL 0` (walk starts) and `LABEL
-   * <cursor>`; it needs `load.pipeline = 1`, and one such command per phase.
+   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`,
+   * `{rand:LO..HI:WIDTH}`, `{draw}`, `{draw1}` ... `{draw9}` and `{node_tag}` are replaced per
+   * request, also inside a longer argument; `{newkey}`, a whole argument, is another key drawn from
+   * the command's distribution for each argument (`MGET {key} {newkey} {newkey}` reads three keys).
+   * `{cursor}`, a whole argument, follows a cursor (`SCAN {cursor} COUNT 100`): `0` at first, then
+   * the cursor (the first element) of the previous reply of this command on the connection, until
+   * the server returns 0 (or `max_iterations`) and a new walk starts at 0. Its requests are
+   * reported as `LABEL 0` (walk starts) and `LABEL <cursor>`; it needs `load.pipeline = 1`, and one
+   * such command per phase.
    */
   template?: Template
   /**
@@ -714,8 +735,11 @@ export type SpecDuration = string | number
  * - `'replica'`: Reads go to a replica of the slot's primary (connections send `READONLY`); the run
  *   refuses to start when some slot has no replica.
  * - `'prefer-replica'`: Like `Replica`, but slots without a replica are read from their primary.
+ * - `'any'`: Reads spread over every node serving the slot, its primary and its replicas: each
+ *   connection reads a slot from one of them, the connections taking them in turn
+ *   (valkey-benchmark's `--rfr all`; connections send `READONLY`).
  */
-export type ReadFrom = 'primary' | 'replica' | 'prefer-replica'
+export type ReadFrom = 'primary' | 'replica' | 'prefer-replica' | 'any'
 
 /**
  * How many measured requests: a count, or one per key of the range.

@@ -205,6 +205,10 @@ class Stats:
     histogram: str = field(repr=False)
     """The latency histogram in HdrHistogram's V2 compressed encoding, base64; values are
     nanoseconds."""
+    first_errors: dict[str, str] = field(default_factory=dict)
+    """The first error reply of each kind that is a reply (``WRONGTYPE Operation against a key
+    holding the wrong kind of value``), without its ``-``, up to 512 bytes: what redis-benchmark
+    ``-e`` shows. Left out when there was none."""
     service_ms: Latency | None = None
     """Open loop only: service time, from the actual write to the reply."""
     service_histogram: str | None = field(default=None, repr=False)
@@ -235,6 +239,7 @@ class Stats:
             errors=d["errors"],
             error_rate=d["error_rate"],
             errors_by_kind=dict(d["errors_by_kind"]),
+            first_errors=dict(d.get("first_errors", {})),
             bytes_sent=d["bytes_sent"],
             bytes_received=d["bytes_received"],
             latency_ms=Latency.from_dict(d["latency_ms"]),

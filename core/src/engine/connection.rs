@@ -590,7 +590,8 @@ impl Connection {
                 match reply {
                     Reply::Error { kind } => {
                         c.errors += 1;
-                        c.error_kinds.add(&buf[kind], 1);
+                        c.error_kinds
+                            .add_reply(&buf[kind.clone()], &buf[kind.start..], 1);
                     }
                     Reply::Value if shared.reads[p.cmd as usize] => c.hits += 1,
                     Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => c.misses += 1,

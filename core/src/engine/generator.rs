@@ -68,6 +68,10 @@ pub struct Generator {
     chain: Option<ChainAt>,
     cap: Option<u64>,
     scratch: Vec<u8>,
+    /// `{draw1}` ... `{draw9}` of the request being written; bit `i` of `drawn` is set once
+    /// `draws[i]` is drawn (kept here so that a request only clears the bits).
+    draws: [u64; 9],
+    drawn: u16,
     /// `{node_tag}`: the slots of this connection's primary, one drawn per request (per
     /// chain); `tag` is the one drawn.
     node_slots: Option<Rc<[u16]>>,
@@ -262,6 +266,8 @@ impl Generator {
             chain: None,
             cap: connection_cap(phase, index, total),
             scratch: Vec::new(),
+            draws: [0; 9],
+            drawn: 0,
             node_slots: None,
             tag: 0,
             replay: None,
@@ -372,9 +378,13 @@ impl Generator {
             scratch,
             tag,
             cursor,
+            draws,
+            drawn,
             ..
         } = self;
         let mut ttl = 0;
+        // `{draw1}` ... `{draw9}`: drawn at their first occurrence in this request.
+        *drawn = 0;
         let (args, rest): (&[Arg], usize) = match picked {
             // A picked step's arguments are its own (its command only names it in the
             // report): encoded whole, without a prepared head.
@@ -433,6 +443,30 @@ impl Generator {
                                 push_padded(scratch, n.unsigned_abs(), *pad as usize);
                             }
                             Part::NodeTag => scratch.extend_from_slice(slot_tag(*tag)),
+                            Part::Draw(var) => {
+                                // `{drawN}` counts on its own counter of a sequence.
+                                let mut draw = |counter: usize| {
+                                    entries[at.entry].sampler.draw_of(
+                                        counter,
+                                        rng,
+                                        keys.span,
+                                        sequence,
+                                        budget_left,
+                                    )
+                                };
+                                let k = match var {
+                                    None => draw(super::keys::DRAW_COUNTER),
+                                    Some(n) => {
+                                        let i = (*n as usize - 1) % draws.len();
+                                        if *drawn & (1 << i) == 0 {
+                                            draws[i] = draw(i + 1);
+                                            *drawn |= 1 << i;
+                                        }
+                                        draws[i]
+                                    }
+                                };
+                                push_padded(scratch, keys.lo + k, keys.pad);
+                            }
                         }
                     }
                     write_bulk(buf, scratch);
@@ -477,7 +511,6 @@ mod tests {
     use super::*;
     use crate::engine::values::value_pool;
     use crate::plan::Workload;
-    use std::sync::atomic::AtomicU64;
     use std::sync::Arc;
 
     #[test]
@@ -522,7 +555,7 @@ mod tests {
         let p = &w.phases[0];
         let mut rng = Rng::new(seed);
         let pool = value_pool(&p.spec.values, &mut rng);
-        let seq = Rc::new(Sequence::new(Arc::new(AtomicU64::new(0))));
+        let seq = Rc::new(Sequence::new(Arc::default()));
         Generator::new(
             p,
             p.commands.clone().into(),

@@ -136,8 +136,8 @@ pub struct WorkerSetup {
     pub budget: u64,
     /// The run's seed.
     pub seed: u64,
-    /// The run-wide sequential key counter.
-    pub sequence: Arc<AtomicU64>,
+    /// The run-wide sequential key counters.
+    pub sequence: Arc<super::keys::SequenceCounters>,
     /// Set by `stop()`.
     pub stop: Arc<AtomicBool>,
     /// When the phase has fault drills: bit `i` is set while event `i` is active.

@@ -49,6 +49,11 @@ pub struct Target {
     /// RESP2 the server tracks the keys read but sends nothing.
     #[serde(default, skip_serializing_if = "is_false")]
     pub tracking: bool,
+    /// Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which
+    /// fall back to plain TCP when the server does not speak it), as valkey-benchmark's
+    /// `--mptcp`. An error with a Unix socket, or off Linux.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mptcp: bool,
     /// How long to wait for a connection (and its handshake) before failing.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpecDuration,
@@ -65,7 +70,8 @@ pub struct Target {
     /// target does not. Needs `cluster = true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cluster_seeds: Vec<String>,
-    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`).
+    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`,
+    /// `any`).
     #[serde(default, skip_serializing_if = "ReadFrom::is_primary")]
     pub read_from: ReadFrom,
 }
@@ -88,6 +94,15 @@ impl Family {
     pub(crate) fn is_any(&self) -> bool {
         *self == Family::Any
     }
+
+    /// Whether a connection may go to `addr`.
+    pub fn admits(&self, addr: &std::net::SocketAddr) -> bool {
+        match self {
+            Family::Any => true,
+            Family::Ipv4 => addr.is_ipv4(),
+            Family::Ipv6 => addr.is_ipv6(),
+        }
+    }
 }
 
 /// Cluster mode: which nodes serve reading commands (`target.read_from`).
@@ -103,6 +118,10 @@ pub enum ReadFrom {
     Replica,
     /// Like `Replica`, but slots without a replica are read from their primary.
     PreferReplica,
+    /// Reads spread over every node serving the slot, its primary and its replicas: each
+    /// connection reads a slot from one of them, the connections taking them in turn
+    /// (valkey-benchmark's `--rfr all`; connections send `READONLY`).
+    Any,
 }
 
 impl ReadFrom {
@@ -139,6 +158,7 @@ impl Default for Target {
             client_name: default_client_name(),
             protocol: default_protocol(),
             tracking: false,
+            mptcp: false,
             connect_timeout: default_connect_timeout(),
             tls: Tls::default(),
             cluster: false,

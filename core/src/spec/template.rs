@@ -67,10 +67,17 @@ pub enum Part {
     /// primary owns, drawn per request (the same in every argument of one request): the
     /// keys of `redis-benchmark --cluster`. Binds each connection to one primary.
     NodeTag,
+    /// Another key number, drawn from the command's key distribution (with `sequential`
+    /// keys the next of a sequence of its own: one for `{draw}`, one for each of `{draw1}`
+    /// ... `{draw9}`, none the key's) and padded as keys are, without the prefix:
+    /// `{draw}` draws afresh at each occurrence (valkey-benchmark's `__rand_int__`);
+    /// `{draw1}` ... `{draw9}` once per request, the same in every occurrence of that
+    /// request (valkey-benchmark's `__rand_1st__` ... `__rand_9th__`).
+    Draw(Option<u8>),
 }
 
-const PLACEHOLDERS: &str =
-    "{key}, {newkey}, {keynum}, {value}, {rand:LO..HI}, {rand:LO..HI:WIDTH}, {cursor} and {node_tag}";
+const PLACEHOLDERS: &str = "{key}, {newkey}, {keynum}, {value}, {rand:LO..HI}, \
+     {rand:LO..HI:WIDTH}, {draw}, {draw1} to {draw9}, {cursor} and {node_tag}";
 
 /// The most arguments one command of a template may have, its name and keys included: a
 /// request is built from them each time it is sent (an `MSET` of 500 pairs has 1,001).
@@ -243,6 +250,7 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
         Ok([Part::Value]) => Arg::Value,
         Ok([Part::Rand(lo, hi, pad)]) => Arg::Rand(lo, hi, pad),
         Ok([Part::NodeTag]) => Arg::Parts([Part::NodeTag].into()),
+        Ok([Part::Draw(n)]) => Arg::Parts([Part::Draw(n)].into()),
         Err(parts) => Arg::Parts(parts.into()),
     })
 }
@@ -268,6 +276,8 @@ fn placeholder(inner: &[u8]) -> Result<Option<Part>, String> {
                     .into(),
             )
         }
+        b"draw" => Part::Draw(None),
+        [b'd', b'r', b'a', b'w', n @ b'1'..=b'9'] => Part::Draw(Some(n - b'0')),
         _ => match inner.strip_prefix(b"rand:") {
             Some(spec) => {
                 let text = String::from_utf8_lossy(spec);
