@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing examples notebooks dist docs lint bench bench-quick fuzz soak clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing mutants examples notebooks dist docs lint bench bench-quick fuzz soak clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -34,6 +34,13 @@ N ?= 20
 TIMING ?=
 test-timing: deps
 	scripts/test_timing.py $(N) $(TIMING)
+
+# Mutation testing (scripts/mutants.sh): cargo-mutants over the modules whose results users
+# act on, judged by the unit tests and the non-timing suites; FILES=... for some of them.
+# Hours on 2 cores for all: not part of `make test`. Counts in docs/development.md.
+FILES ?=
+mutants: deps
+	scripts/mutants.sh $(FILES)
 
 # The release artifacts installed and run with no Rust on PATH: the wheel in a fresh venv, the
 # npm tarballs in a fresh project, the CLI archive (scripts/test-dist.sh, after `make dist`).
