@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing examples dist docs lint bench bench-quick fuzz soak clean
+.PHONY: deps build demo test test-rust test-python test-node test-docs test-dist test-timing mutants examples notebooks dist docs lint bench bench-quick fuzz soak clean
 
 deps:
 	@scripts/ensure-deps.sh
@@ -35,6 +35,13 @@ TIMING ?=
 test-timing: deps
 	scripts/test_timing.py $(N) $(TIMING)
 
+# Mutation testing (scripts/mutants.sh): cargo-mutants over the modules whose results users
+# act on, judged by the unit tests and the non-timing suites; FILES=... for some of them.
+# Hours on 2 cores for all: not part of `make test`. Counts in docs/development.md.
+FILES ?=
+mutants: deps
+	scripts/mutants.sh $(FILES)
+
 # The release artifacts installed and run with no Rust on PATH: the wheel in a fresh venv, the
 # npm tarballs in a fresh project, the CLI archive (scripts/test-dist.sh, after `make dist`).
 test-dist: deps
@@ -50,6 +57,11 @@ dist: deps
 # (Python, Node, notebooks): one verdict line per scenario (docs/scenarios.md).
 examples: deps
 	scripts/examples.sh
+
+# Every notebook of examples/notebooks/ executed and saved with its outputs, so that GitHub
+# shows their plots; `make examples` re-executes them without comparing outputs.
+notebooks: deps
+	source scripts/python-env.sh && python scripts/run-notebook.py --write examples/notebooks/*.ipynb
 
 # The docs site builds with no broken link or anchor, the generated reference pages match the
 # Rust sources, and the code the pages show matches the files it is copied from.

@@ -246,10 +246,12 @@ export declare function compare(baseline: Report | string | URL, current: Report
 
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading
- * `redis-benchmark` is skipped): the normalized spec, one phase per test named as
- * redis-benchmark names it, ready for `run()`. Options respload cannot honour yet (`-x`,
- * `--tls-ciphers`, ...), unknown options, bad values and `-l` throw `SpecError` with the
- * option as `path`; redis-benchmark's warnings are emitted with `process.emitWarning`.
+ * `redis-benchmark` is skipped, a leading `valkey-benchmark` too, the line then read as
+ * valkey-benchmark's): the normalized spec, one phase per test named as redis-benchmark names
+ * it, ready for `run()`. Options respload cannot honour (`--rdma`, `--fuzz`), unknown options,
+ * bad values, `-l` and `-x` with a command (only the CLI reads standard input) throw
+ * `SpecError` with the option as `path`; redis-benchmark's warnings are emitted with
+ * `process.emitWarning`.
  * Output options (`-q`, `--csv`, `--precision`, `--json`) do not change the workload.
  * Every option: docs/compat.md.
  */

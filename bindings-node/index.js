@@ -60,7 +60,7 @@ function callNative(fn) {
 // names, cluster nodes' host:port, a replay's skip reasons and command names) and stay as
 // they are; their values are converted.
 const MAP_FIELDS = new Set([
-  'commands', 'errors_by_kind', 'config', 'nodes', 'server_nodes', 'skipped', 'not_prefilled',
+  'commands', 'errors_by_kind', 'first_errors', 'config', 'nodes', 'server_nodes', 'skipped', 'not_prefilled',
 ])
 // Fields kept verbatim: the normalized workload is a spec, and specs are snake_case.
 const VERBATIM_FIELDS = new Set(['workload'])

@@ -153,6 +153,12 @@ export interface Stats {
    * respload ended a connection's task); kinds past the first 32 are counted together as `OTHER`.
    */
   errorsByKind: Record<string, number>
+  /**
+   * The first error reply of each kind that is a reply (`WRONGTYPE Operation against a key holding
+   * the wrong kind of value`), without its `-`, up to 512 bytes: what redis-benchmark `-e` shows.
+   * Left out when there was none.
+   */
+  firstErrors?: Record<string, string>
   /** Request bytes written. */
   bytesSent: number
   /** Reply bytes read. */
@@ -185,6 +191,12 @@ export interface Stats {
    * the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
    */
   redirects?: number
+  /**
+   * With `load.retry`: resends of requests that failed (an error reply of a kind it retries, or a
+   * lost connection). A resent request counts once in `ops`, its latency from its first send to its
+   * last reply; `errors` counts those that failed for good.
+   */
+  retries?: number
 }
 
 /**

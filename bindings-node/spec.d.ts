@@ -101,6 +101,12 @@ export interface TargetSpec {
   url?: string
   /** Host name, IPv4 or IPv6 address (default `127.0.0.1`). */
   host?: string
+  /**
+   * Which addresses of `host` to connect to: `any` (the default: every address the name resolves
+   * to, in the resolver's order), `ipv4` or `ipv6` only (memtier_benchmark's `-4` / `-6`). A host
+   * with no address of that family fails before any traffic.
+   */
+  family?: Family
   /** TCP port (default 6379). */
   port?: number
   /** Path of a Unix socket, instead of host and port. */
@@ -122,6 +128,12 @@ export interface TargetSpec {
    * read but sends nothing.
    */
   tracking?: boolean
+  /**
+   * Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which fall back to
+   * plain TCP when the server does not speak it), as valkey-benchmark's `--mptcp`. An error with a
+   * Unix socket, or off Linux.
+   */
+  mptcp?: boolean
   /** How long to wait for a connection (and its handshake) before failing. */
   connect_timeout?: SpecDuration
   /** TLS settings (left out of the normalized spec while TLS is off and nothing is set). */
@@ -138,7 +150,7 @@ export interface TargetSpec {
    * Needs `cluster = true`.
    */
   cluster_seeds?: string[]
-  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`). */
+  /** Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`, `any`). */
   read_from?: ReadFrom
 }
 
@@ -173,6 +185,20 @@ export interface TlsSpec {
   versions?: string[]
   /** Skip verification of the server's certificate (explicit opt-in; shown in the report). */
   insecure?: boolean
+  /**
+   * TLS 1.2 cipher suites to offer, in order of preference (default: every one respload has), by
+   * OpenSSL name (`ECDHE-RSA-AES128-GCM-SHA256`) or IANA name
+   * (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); redis-benchmark's `--tls-ciphers`. TLS 1.3 suites
+   * are `ciphersuites`. Only ECDHE with AES-GCM or ChaCha20-Poly1305 exists in respload (rustls
+   * with ring): other names are errors.
+   */
+  ciphers?: string[]
+  /**
+   * TLS 1.3 cipher suites to offer, in order of preference (default: all three,
+   * `TLS_AES_256_GCM_SHA384`, `TLS_AES_128_GCM_SHA256`, `TLS_CHACHA20_POLY1305_SHA256`);
+   * redis-benchmark's `--tls-ciphersuites`. The CCM suites are not in respload: errors.
+   */
+  ciphersuites?: string[]
 }
 
 /** Connections, threads, pipelining and when to stop (`[load]` in a spec). */
@@ -260,6 +286,24 @@ export interface LoadSpec {
    * `duration` ends or the run is stopped. `requests` cannot be set with it.
    */
   idle?: boolean
+  /**
+   * When connections are closed and opened again: after every N requests, and after a lost
+   * connection (how long to wait, how many attempts).
+   */
+  reconnect?: ReconnectSpec
+  /**
+   * Each worker thread opens its connections one after the other, with a pause drawn uniformly
+   * between these two durations before each but the first (memtier_benchmark's
+   * `--thread-conn-start-min-jitter-micros` / `-max-jitter-micros`); absent, all at once.
+   * Connections open before measuring starts, so the pauses are in no latency.
+   */
+  open_jitter?: [SpecDuration, SpecDuration]
+  /**
+   * Resend a request that failed with a transient error, or was in flight on a lost connection
+   * (memtier_benchmark's `--retry-on-error`); absent: a failed request is counted as an error at
+   * once.
+   */
+  retry?: RetrySpec
 }
 
 /** A rate staircase (`load.rate_ramp`). */
@@ -318,6 +362,62 @@ export interface RampShareSpec {
   connections: number
 }
 
+/** How connections are reopened (`[load.reconnect]`). */
+export interface ReconnectSpec {
+  /**
+   * Close each connection and open a new one after every this many requests it sent, once their
+   * replies are in (memtier_benchmark's `--reconnect-interval`): the pipeline is not refilled past
+   * the N-th request. Connect time is in no latency. Absent: a connection stays open (unless
+   * `keepalive = false`).
+   */
+  every?: number
+  /**
+   * A lost connection gives up after this many failed attempts in a row to open it again (its
+   * requests are then not sent, and the run ends when every connection has ended); 0, the default:
+   * it never gives up.
+   */
+  attempts?: number
+  /** The wait before the first attempt to reopen a lost connection (default 10ms). */
+  delay?: SpecDuration
+  /**
+   * Each further wait is the previous one times this (default 2; 1 keeps it constant), from 0.01 to
+   * 1000.
+   */
+  backoff?: number
+  /** The longest wait between two attempts (default 1s). */
+  max_delay?: SpecDuration
+}
+
+/**
+ * Resending failed requests (`[load.retry]`). A resent request counts once in `ops` and in the
+ * latency, from its first send (its intended time in open loop) to its last reply; `retries` counts
+ * the resends, `errors` the requests that failed for good.
+ */
+export interface RetrySpec {
+  /** The most resends of one request; absent: no limit. 0 resends nothing. */
+  attempts?: number
+  /**
+   * The error kinds to resend after (an error reply's first word, e.g. `LOADING`, `BUSY`,
+   * `TRYAGAIN`; `CONNECTION` and `TIMEOUT` for requests in flight on a lost connection). Empty, the
+   * default: every kind but the permanent ones, `WRONGTYPE`, `NOAUTH`, `NOPERM`, `WRONGPASS`,
+   * `NOSCRIPT`, `ERR` replies to a syntax error, a wrong number of arguments or an unknown command,
+   * `PROTOCOL` and `ABORTED`.
+   */
+  on?: string[]
+  /** The wait before a request's first resend (default 0s: at once). */
+  delay?: SpecDuration
+  /**
+   * Each further resend of a request waits the previous wait times this (default 1: constant), from
+   * 1 to 1000; waits stop growing at 60s.
+   */
+  backoff?: number
+  /**
+   * The most requests of one connection waiting to be resent: while that many wait, it starts no
+   * new request (default 0: four times `pipeline`, at least 64).
+   */
+  queue?: number
+}
+
 /** The key space (`[keys]` in a spec). */
 export interface KeysSpec {
   /** Text before the key number (default `key:`). */
@@ -371,8 +471,15 @@ export interface CommandSpec {
   name?: BuiltinCommand | Uppercase<BuiltinCommand> | (string & {})
   /**
    * Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a list with
-   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}` and
-   * `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+   * one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`,
+   * `{rand:LO..HI:WIDTH}`, `{draw}`, `{draw1}` ... `{draw9}` and `{node_tag}` are replaced per
+   * request, also inside a longer argument; `{newkey}`, a whole argument, is another key drawn from
+   * the command's distribution for each argument (`MGET {key} {newkey} {newkey}` reads three keys).
+   * `{cursor}`, a whole argument, follows a cursor (`SCAN {cursor} COUNT 100`): `0` at first, then
+   * the cursor (the first element) of the previous reply of this command on the connection, until
+   * the server returns 0 (or `max_iterations`) and a new walk starts at 0. Its requests are
+   * reported as `LABEL 0` (walk starts) and `LABEL <cursor>`; it needs `load.pipeline = 1`, and one
+   * such command per phase.
    */
   template?: Template
   /**
@@ -398,6 +505,12 @@ export interface CommandSpec {
    * chain has a label).
    */
   pick?: Pick
+  /**
+   * With `{cursor}` in the template: at most this many requests follow a cursor in one walk, then
+   * the next starts at 0 again (memtier_benchmark's `--scan-incremental-max-iterations`); absent or
+   * 0: until the server returns cursor 0.
+   */
+  max_iterations?: number
 }
 
 /** Server observation (`[observe]` in a spec). */
@@ -600,6 +713,15 @@ export type BuiltinCommand =
   | 'mget'
 
 /**
+ * Which address family a host name is resolved to (`target.family`).
+ *
+ * - `'any'` (the default): Every address, IPv4 or IPv6, in the order the resolver gives them.
+ * - `'ipv4'`: IPv4 addresses only.
+ * - `'ipv6'`: IPv6 addresses only.
+ */
+export type Family = 'any' | 'ipv4' | 'ipv6'
+
+/**
  * A duration as written in a spec: a number with a unit (`"60s"`, `"500ms"`, `"1.5s"`, `"2m"`,
  * `"1h"`; units us, ms, s, m, h) or a bare number of seconds. Serializes back to a human string
  * (`"1500ms"`, `"60s"`).
@@ -613,8 +735,11 @@ export type SpecDuration = string | number
  * - `'replica'`: Reads go to a replica of the slot's primary (connections send `READONLY`); the run
  *   refuses to start when some slot has no replica.
  * - `'prefer-replica'`: Like `Replica`, but slots without a replica are read from their primary.
+ * - `'any'`: Reads spread over every node serving the slot, its primary and its replicas: each
+ *   connection reads a slot from one of them, the connections taking them in turn
+ *   (valkey-benchmark's `--rfr all`; connections send `READONLY`).
  */
-export type ReadFrom = 'primary' | 'replica' | 'prefer-replica'
+export type ReadFrom = 'primary' | 'replica' | 'prefer-replica' | 'any'
 
 /**
  * How many measured requests: a count, or one per key of the range.

@@ -1,13 +1,18 @@
 """Execute a notebook top to bottom with nbclient (as CI does); fail on the first error.
 
     python scripts/run-notebook.py examples/notebooks/quickstart.ipynb
+    python scripts/run-notebook.py --write examples/notebooks/*.ipynb   # `make notebooks`
 
 Also fails when no plot was drawn, or when a notebook that runs workloads (it calls
 ``respload.run``) showed no live progress display updated while it ran (a display_data
 output of ``respload-progress`` followed by update_display_data messages), or when one that
 compares reports (it calls ``respload.compare``) displayed no comparison table.
 
-The notebook file is not modified: outputs stay out of the repository.
+Without ``--write`` the notebook file is not modified (`make test` re-executes the committed
+notebooks and does not compare their outputs, which differ from run to run). With it, a
+notebook that passed every check is saved with its outputs, so that GitHub shows its plots and
+tables; the execution counts and the kernel's timestamps are left out, so that a refresh
+changes only what the run changed.
 """
 
 from __future__ import annotations
@@ -42,8 +47,23 @@ class Client(nbclient.NotebookClient):
         return super().process_message(msg, cell, cell_index)
 
 
+def saved(nb: Any) -> Any:
+    """``nb`` without what changes on every run but says nothing: execution counts and the
+    cells' execution timestamps."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.execution_count = None
+            cell.metadata.pop("execution", None)
+            for out in cell.get("outputs", []):
+                if "execution_count" in out:
+                    out["execution_count"] = None
+    return nb
+
+
 def main() -> None:
-    for path in sys.argv[1:]:
+    args = sys.argv[1:]
+    write = "--write" in args
+    for path in [a for a in args if a != "--write"]:
         started = time.monotonic()
         nb = nbformat.read(path, as_version=4)
         client = Client(nb, timeout=300, kernel_name="python3")
@@ -77,6 +97,9 @@ def main() -> None:
         compares = any("respload.compare(" in "".join(c.source) for c in nb.cells)
         if compares and tables == 0:
             raise SystemExit(f"{path}: no comparison of reports was displayed")
+        if write:
+            nbformat.write(saved(nb), path)
+            print(f"{path}: saved with its outputs")
 
 
 if __name__ == "__main__":

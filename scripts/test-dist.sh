@@ -10,7 +10,8 @@
 #   3. with cargo and rustc off PATH, in temporary directories: a fresh venv with the wheel
 #      (and pytest) runs a workload against a throwaway redis-server, the `respload` console
 #      script and the PyPI page's examples (installed_smoke.py), and a one-test suite on the
-#      pytest plugin's fixtures; a fresh
+#      pytest plugin's fixtures; each extra (pandas, plot, hdrhistogram, ray) in a venv of
+#      its own with the wheel, running what it is for (installed_extras.py); a fresh
 #      npm project with the two tarballs runs node:test files importing `respload` and
 #      `respload/testing` as ES modules and from CommonJS, and `npx respload` (the package's
 #      bin); the CLI archive's binary runs.
@@ -65,6 +66,18 @@ cp scripts/dist-tests/installed_smoke.py scripts/dist-tests/test_installed_plugi
   "$TMP/venv/bin/python" installed_smoke.py "$VERSION"
   "$TMP/venv/bin/python" -m pytest -q -p no:cacheprovider test_installed_plugin.py
 )
+
+# Each extra alone in a venv of its own: what it is for works from the wheel and the extra's
+# own dependencies (installed_extras.py), nothing else of the development environment.
+cp scripts/dist-tests/installed_extras.py "$TMP/python/"
+for extra in pandas plot hdrhistogram ray; do
+  echo "test-dist: the wheel with [$extra] in a fresh venv" >&2
+  python3 -m venv "$TMP/venv-$extra"
+  "$TMP/venv-$extra/bin/python" -m pip install --quiet --disable-pip-version-check \
+    "$ROOT/$WHEEL[$extra]"
+  (cd "$TMP/python" && "$TMP/venv-$extra/bin/python" installed_extras.py "$extra")
+  rm -rf "$TMP/venv-$extra"
+done
 
 echo "test-dist: the npm packages in a fresh project" >&2
 mkdir "$TMP/node"

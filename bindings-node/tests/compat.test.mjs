@@ -35,9 +35,12 @@ test('each -t test becomes a phase named as redis-benchmark names it', async () 
   }
 })
 
-test('options respload cannot honour yet throw SpecError naming the option', async () => {
-  assert.throws(() => fromRedisBenchmark('redis-benchmark -h cache -e -t get'), (err) => {
-    return err instanceof SpecError && err.path === '-e' && /not supported by respload yet/.test(err.message)
+test('options respload cannot honour throw SpecError naming the option', async () => {
+  assert.throws(() => fromRedisBenchmark('valkey-benchmark -h cache --rdma -t get'), (err) => {
+    return err instanceof SpecError && err.path === '--rdma' && /not supported by respload/.test(err.message)
+  })
+  assert.throws(() => fromRedisBenchmark('redis-benchmark -x set k'), (err) => {
+    return err instanceof SpecError && err.path === '-x' && /CLI/.test(err.message)
   })
   assert.throws(() => fromRedisBenchmark('redis-benchmark -c zero'), (err) => err instanceof SpecError && err.path === '-c')
   assert.throws(() => fromRedisBenchmark('redis-benchmark -l'), (err) => err instanceof SpecError && /CLI/.test(err.message))

@@ -32,9 +32,14 @@ def test_from_redis_benchmark_runs_each_test_as_a_phase(redis: RedisServer) -> N
 
 def test_from_redis_benchmark_errors_name_the_option() -> None:
     with pytest.raises(respload.SpecError) as caught:
-        respload.Workload.from_redis_benchmark("redis-benchmark -h cache -e -t get")
-    assert caught.value.path == "-e"
-    assert "not supported by respload yet" in str(caught.value)
+        respload.Workload.from_redis_benchmark("valkey-benchmark -h cache --rdma -t get")
+    assert caught.value.path == "--rdma"
+    assert "not supported by respload" in str(caught.value)
+
+    # -x reads the last argument from standard input, which only the CLI does.
+    with pytest.raises(respload.SpecError, match="CLI") as caught:
+        respload.Workload.from_redis_benchmark("redis-benchmark -x set k")
+    assert caught.value.path == "-x"
 
     with pytest.raises(respload.SpecError) as caught:
         respload.Workload.from_redis_benchmark("redis-benchmark -c zero")

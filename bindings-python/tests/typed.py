@@ -48,6 +48,8 @@ _LEFT_OUT_WHEN = {
     "prefill": None,
     "not_prefilled": {},
     "barrier_wait_s": None,
+    "first_errors": {},
+    "retries": 0,
 }
 
 

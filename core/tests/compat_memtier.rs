@@ -401,8 +401,8 @@ fn commands_rows_run_count_and_stdout() {
 fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
         (vec!["--transaction"], "--transaction"),
-        (vec!["--reconnect-interval=5"], "--reconnect-interval"),
-        (vec!["--wait-ratio", "1:1"], "--wait-ratio"),
+        (vec!["--client-stats=stats"], "--client-stats"),
+        (vec!["--data-import", "data.csv"], "--data-import"),
         (vec!["--protocol=memcache_binary"], "--protocol"),
     ] {
         let o = memtier_cli(&args);
@@ -417,6 +417,14 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--no-such-option") && err.contains("not a memtier_benchmark option"));
+    // memtier's own error: --no-expiry is about imported data.
+    let o = memtier_cli(&["--no-expiry"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`--no-expiry`") && err.contains("--data-import"),
+        "{err}"
+    );
     let o = memtier_cli(&["--ratio=1-10"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--ratio") && err.contains("`1-10`") && err.contains("SET:GET"));
@@ -790,4 +798,362 @@ fn monitor_input_from_the_cli_with_memtiers_rows() {
         server.calls("get") + server.calls("set") + server.calls("rpush"),
         20
     );
+}
+
+/// The address (`addr=...`) of each load connection the server lists while `line` runs.
+fn addresses_while_running(server: &Server, line: &str) -> Vec<String> {
+    let m = parse(line);
+    let running = std::thread::spawn(move || run(&m.workload));
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while seen.is_empty() && std::time::Instant::now() < deadline {
+        for l in server.cli(&["CLIENT", "LIST"]).lines() {
+            if l.contains("name=respload ") && l.contains(" cmd=get") {
+                let addr = l.split(' ').find_map(|f| f.strip_prefix("addr="));
+                seen.push(addr.unwrap_or_default().to_string());
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let report = running.join().unwrap().unwrap();
+    assert_eq!(report.totals.errors, 0);
+    seen
+}
+
+#[test]
+fn ipv4_and_ipv6_choose_the_address_family() {
+    // The test server listens on 127.0.0.1 and ::1.
+    let server = Server::start(&[]);
+    let p = server.port;
+    let common = format!("-p {p} -c 1 -t 1 --ratio=0:1 --test-time=2 --hide-histogram");
+    let v6 = addresses_while_running(&server, &format!("-s ::1 -6 {common}"));
+    assert!(
+        !v6.is_empty() && v6.iter().all(|a| a.starts_with("[::1]:")),
+        "{v6:?}"
+    );
+    let v4 = addresses_while_running(&server, &format!("-s 127.0.0.1 --ipv4 {common}"));
+    assert!(
+        !v4.is_empty() && v4.iter().all(|a| a.starts_with("127.0.0.1:")),
+        "{v4:?}"
+    );
+
+    // An address of the other family is refused before any traffic, naming the family.
+    let before = server.calls("get");
+    for (line, family) in [
+        (format!("-s ::1 -4 {common}"), "IPv4"),
+        (format!("-s 127.0.0.1 -6 {common}"), "IPv6"),
+    ] {
+        let err = run(&parse(&line).workload).unwrap_err().to_string();
+        assert!(err.contains(&format!("has no {family} address")), "{err}");
+    }
+    assert_eq!(server.calls("get"), before);
+}
+
+#[test]
+fn data_offset_sends_setrange_and_getrange_at_the_offset() {
+    let server = Server::start(&[]);
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 100 -d 10 --data-offset=5 --ratio=1:1 \
+         --key-maximum=50 --show-config",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let (sets, gets) = (&report.commands["SET"], &report.commands["GET"]);
+    assert_eq!(sets.ops + gets.ops, 200);
+    assert_eq!(server.calls("setrange"), sets.ops);
+    assert_eq!(server.calls("getrange"), gets.ops);
+    assert_eq!(server.calls("set") + server.calls("get"), 0);
+    // Every value written: 5 zero bytes, then -d bytes of `x` (memtier's fixed data).
+    let key = server.cli(&["RANDOMKEY"]);
+    assert_eq!(server.cli(&["STRLEN", &key]), "15");
+    assert_eq!(server.cli(&["GETRANGE", &key, "5", "-1"]), "x".repeat(10));
+    assert_eq!(server.cli(&["GETRANGE", &key, "0", "4"]), "\0".repeat(5));
+    // GETRANGE of a written key is a hit, of a missing one an empty string: a miss.
+    assert_eq!(gets.hits + gets.misses, gets.ops);
+    assert!(gets.hits > 0, "{gets:?}");
+    let config = respload::tools::memtier::json(&report, &m.options);
+    assert!(config.contains("\"data_offset\": 5"), "{config}");
+}
+
+#[test]
+fn multi_key_get_reads_keys_in_mgets() {
+    let server = Server::start(&[]);
+    // 10 GETs per SET as MGETs of 4, 4 and 2 keys, in turn on the one connection.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n 300 --multi-key-get=4 --key-maximum=100",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let mgets = report.commands["MGET"].ops;
+    assert_eq!(report.commands["SET"].ops + mgets, 300);
+    assert_eq!(server.calls("mget"), mgets);
+    assert_eq!(server.calls("get"), 0);
+    // The keys the server looked up: only MGETs count hits and misses.
+    let looked_up: u64 = ["keyspace_hits", "keyspace_misses"]
+        .iter()
+        .map(|f| server.info(f).parse::<u64>().unwrap())
+        .sum();
+    let expected: u64 = [4, 4, 2].iter().cycle().take(mgets as usize).sum();
+    assert_eq!(looked_up, expected);
+    // memtier counts MGETs in its Gets row.
+    let text = respload::tools::memtier::text(&report, &m.options);
+    let ops_per_sec = |name: &str| row(&text, name)[0].parse::<f64>().unwrap();
+    assert!(ops_per_sec("Gets") > 0.0, "{text}");
+    let share = mgets as f64 / 300.0;
+    // A seeded mix of weights 1 (SET) and 3 (MGET): about 3/4 of the picks.
+    assert!((0.65..0.85).contains(&share), "{share}");
+}
+
+#[test]
+fn wait_ratio_sends_wait_to_the_replicas() {
+    let (primary, replica) = common::primary_and_replica();
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 200 --ratio=1:1 --wait-ratio=1:1 --num-slaves=1-1 \
+         --wait-timeout=2000-2000 --key-maximum=100 --show-config",
+        primary.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    let waits = report.commands["WAIT"].ops;
+    assert_eq!(primary.calls("wait"), waits);
+    assert_eq!(
+        primary.calls("set") + primary.calls("get") + waits,
+        report.totals.ops
+    );
+    // memtier: a WAIT once SETs / WAITs > 1, one per two SETs: weights SET 2, GET 2, WAIT 1.
+    let share = waits as f64 / report.totals.ops as f64;
+    assert!((0.1..0.3).contains(&share), "{share}");
+    // The Waits row counts them; a replica acknowledged each within the timeout.
+    let text = respload::tools::memtier::text(&report, &m.options);
+    assert!(
+        row(&text, "Waits")[0].parse::<f64>().unwrap() > 0.0,
+        "{text}"
+    );
+    let wait_ms = report.commands["WAIT"].latency_ms.max;
+    assert!(wait_ms < 2000.0, "{wait_ms}");
+    assert_eq!(replica.info("master_link_status"), "up");
+}
+
+/// `total_connections_received` of the server.
+fn connections_received(server: &Server) -> u64 {
+    server.info("total_connections_received").parse().unwrap()
+}
+
+#[test]
+fn reconnect_interval_reopens_each_connection_after_n_requests() {
+    let server = Server::start(&[]);
+    let line = |extra: &str| {
+        format!(
+            "-s 127.0.0.1 -p {} -c 1 -t 1 -n 100 --ratio=0:1 --pipeline=4 {extra}",
+            server.port
+        )
+    };
+    // The connections a plain run opens (its load connection, the server probe...).
+    let before = connections_received(&server);
+    let report = run(&parse(&line("")).workload).unwrap();
+    assert_eq!(report.totals.ops, 100);
+    let plain = connections_received(&server) - before;
+
+    // Every 10 requests a new connection: 9 more (none after the last request).
+    let before = connections_received(&server);
+    let report = run(&parse(&line("--reconnect-interval=10")).workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (100, 0));
+    assert_eq!(connections_received(&server) - before, plain + 9);
+    assert_eq!(server.calls("get"), 200);
+}
+
+#[test]
+fn max_reconnect_attempts_ends_a_run_whose_server_is_gone() {
+    let mut server = Server::start(&[]);
+    // memtier's waits: 0.1 s, then 0.01 s; then each connection gives up.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 --test-time=60 --ratio=0:1 \
+         --max-reconnect-attempts=2 --reconnect-backoff-factor=0.1",
+        server.port
+    ));
+    let running = std::thread::spawn(move || run(&m.workload));
+    while server.calls("get") < 100 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    server.kill();
+    let report = running.join().unwrap().unwrap();
+    // Without a limit the connections would retry until the 60 s are up.
+    assert!(report.duration_s < 30.0, "{}", report.duration_s);
+    let get = &report.commands["GET"];
+    assert!(get.ops >= 100, "{get:?}");
+    assert!(get.errors <= 2, "{get:?}");
+}
+
+#[test]
+fn start_jitter_spaces_the_connections_a_thread_opens() {
+    let server = Server::start(&[]);
+    let line = |extra: &str| {
+        format!(
+            "-s 127.0.0.1 -p {} -c 4 -t 1 -n 5 --ratio=0:1 {extra}",
+            server.port
+        )
+    };
+    // 4 connections of one thread: 3 pauses of 300 ms before measuring starts.
+    let m = parse(&line(
+        "--thread-conn-start-min-jitter-micros=300000 \
+         --thread-conn-start-max-jitter-micros=300000",
+    ));
+    let started = std::time::Instant::now();
+    let report = run(&m.workload).unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    assert_eq!((report.totals.ops, report.totals.errors), (20, 0));
+    // Not in any latency: each request's own time stays far below the pauses.
+    assert!(
+        report.totals.latency_ms.max < 300.0,
+        "{:?}",
+        report.totals.latency_ms
+    );
+    assert_eq!(server.calls("get"), 20);
+}
+
+/// How many SCANs a whole walk of `server`'s keyspace takes with these options, from 0.
+fn scan_walk_length(server: &Server, options: &[&str]) -> u64 {
+    let (mut cursor, mut n) = ("0".to_string(), 0);
+    loop {
+        let mut args = vec!["SCAN", &cursor];
+        args.extend(options);
+        let out = server.cli(&args);
+        cursor = out.lines().next().unwrap().trim().to_string();
+        n += 1;
+        if cursor == "0" {
+            return n;
+        }
+    }
+}
+
+#[test]
+fn scan_incremental_iteration_follows_the_cursor() {
+    let server = Server::start(&[]);
+    let populate = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n allkeys --ratio=1:0 --key-pattern=P:P \
+         --key-minimum=1 --key-maximum=300",
+        server.port
+    ));
+    run(&populate.workload).unwrap();
+    assert_eq!(server.dbsize(), 300);
+    let walk = scan_walk_length(&server, &["MATCH", "memtier-*", "COUNT", "20"]);
+    assert!(walk > 4, "{walk}");
+
+    let scans = |extra: &str| {
+        let m = parse(&format!(
+            "-s 127.0.0.1 -p {} -c 1 -t 1 -n 60 --command=\"SCAN 0 MATCH memtier-* COUNT 20\" \
+             --scan-incremental-iteration {extra}",
+            server.port
+        ));
+        let before = server.calls("scan");
+        let report = run(&m.workload).unwrap();
+        assert_eq!(report.totals.errors, 0);
+        assert_eq!(server.calls("scan") - before, 60);
+        let text = respload::tools::memtier::text(&report, &m.options);
+        assert!(
+            text.contains("Scan 0s") && text.contains("Scan <cursor>s"),
+            "{text}"
+        );
+        (
+            report.commands["SCAN 0"].ops,
+            report.commands["SCAN <cursor>"].ops,
+        )
+    };
+    // Whole walks: one SCAN 0, then walk - 1 SCANs following the cursor, again and again.
+    let starts = 60u64.div_ceil(walk);
+    assert_eq!(scans(""), (starts, 60 - starts));
+    // At most 3 continuations per walk: walks of 4.
+    assert_eq!(scans("--scan-incremental-max-iterations=3"), (15, 45));
+}
+
+/// `rejected_calls` of one command in INFO commandstats: calls the server refused (BUSY...).
+fn rejected(server: &Server, command: &str) -> u64 {
+    let info = server.cli(&["INFO", "commandstats"]);
+    let prefix = format!("cmdstat_{command}:");
+    info.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .and_then(|l| l.split(',').find_map(|f| f.strip_prefix("rejected_calls=")))
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+/// A Lua script keeping `server` busy for `ms` milliseconds, run from another thread: past
+/// the busy threshold every other client's command gets a `BUSY` error.
+fn busy_for(server: &Server, ms: u64) -> std::thread::JoinHandle<()> {
+    let port = server.port.to_string();
+    let script = format!(
+        "local t = redis.call('TIME') while true do local n = redis.call('TIME') \
+         if (n[1] - t[1]) * 1000000 + (n[2] - t[2]) > {} then break end end",
+        ms * 1000
+    );
+    std::thread::spawn(move || {
+        let out = Command::new("redis-cli")
+            .args(["-p", &port, "EVAL", &script, "0"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+    })
+}
+
+#[test]
+fn retry_on_error_resends_busy_requests_and_counts_them_once() {
+    let server = Server::start(&["--busy-reply-threshold", "20"]);
+    let run_busy = |extra: &str| {
+        let m = parse(&format!(
+            "-s 127.0.0.1 -p {} -c 2 -t 1 --test-time=3 --ratio=0:1 --key-maximum=10 {extra}",
+            server.port
+        ));
+        let running = std::thread::spawn(move || run(&m.workload).unwrap());
+        while server.calls("get") < 50 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        busy_for(&server, 600).join().unwrap();
+        running.join().unwrap()
+    };
+
+    // Resent every 20 ms until the script ends: no error, each GET counted once, its
+    // latency from its first send (over the script's 600 ms, less the 20 ms threshold).
+    let before = (server.calls("get"), rejected(&server, "get"));
+    let report = run_busy("--retry-on-error --retry-backoff-ms=20 --retry-on=BUSY");
+    let get = &report.commands["GET"];
+    assert_eq!(get.errors, 0, "{get:?}");
+    assert!(get.retries > 0, "{get:?}");
+    assert_eq!(server.calls("get") - before.0, get.ops);
+    assert_eq!(rejected(&server, "get") - before.1, get.retries);
+    assert!(get.latency_ms.max > 400.0, "{:?}", get.latency_ms);
+    let table = respload::output::table(&report);
+    assert!(
+        table.contains(&format!("Retries: {} (", get.retries)),
+        "{table}"
+    );
+
+    // Without it: each BUSY reply is an error, at once.
+    let report = run_busy("");
+    let get = &report.commands["GET"];
+    assert!(get.errors > 0 && get.retries == 0, "{get:?}");
+    assert_eq!(get.errors_by_kind["BUSY"], get.errors);
+}
+
+#[test]
+fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
+    let mut server = Server::start(&[]);
+    let port = server.port;
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {port} -c 2 -t 1 -n 3000 --pipeline=16 --ratio=0:1 --key-maximum=10 \
+         --retry-on-error --retry-backoff-ms=10"
+    ));
+    let running = std::thread::spawn(move || run(&m.workload).unwrap());
+    while server.calls("get") < 500 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    server.kill();
+    drop(server);
+    // The same port again: the connections come back and resend what they had in flight.
+    let server = Server::start_on(port, &[]).expect("the port is free again");
+    let report = running.join().unwrap();
+    let get = &report.commands["GET"];
+    assert_eq!((get.ops, get.errors), (6000, 0), "{get:?}");
+    assert!(get.retries > 0, "{get:?}");
+    assert!(server.calls("get") <= 6000);
 }

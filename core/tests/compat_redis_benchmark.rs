@@ -6,7 +6,7 @@ mod common;
 
 use common::{Certs, Cluster, Proxy, Server, TlsServer};
 use respload::Report;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -662,7 +662,7 @@ fn quiet_and_csv_parse_like_redis_benchmarks_own() {
 }
 
 #[test]
-fn unsupported_and_unknown_options_fail_before_any_traffic() {
+fn bad_and_unknown_options_fail_before_any_traffic() {
     let server = Server::start(&[]);
     let port = server.port.to_string();
     let connections = || -> u64 {
@@ -675,13 +675,21 @@ fn unsupported_and_unknown_options_fail_before_any_traffic() {
             .unwrap()
     };
     for (extra, needle) in [
-        (vec!["-x"], "-x"),
-        (vec!["--tls-ciphers", "HIGH"], "--tls-ciphers"),
+        (
+            vec!["--tls", "--tls-ciphers", "HIGH"],
+            "`HIGH` is not a cipher suite",
+        ),
+        (
+            vec!["--tls", "--tls-ciphersuites", "TLS_AES_128_CCM_SHA256"],
+            "--tls-ciphersuites",
+        ),
         (
             vec!["--tls", "--cacert", "/nonexistent/ca.pem"],
             "tls.ca_file",
         ),
-        (vec!["-e"], "-e"),
+        (vec!["--rfr", "yes"], "needs --cluster"),
+        (vec!["--duration", "5"], "--duration and -n"),
+        (vec!["--rps", "lots"], "`lots`"),
         (
             vec!["--frobnicate"],
             "unknown redis-benchmark option `--frobnicate`",
@@ -1129,4 +1137,684 @@ fn a_tag_in_a_command_given_with_cluster_becomes_the_clients_node_tag() {
         written += node.calls("set");
     }
     assert_eq!(written, 600);
+}
+
+/// `respload redis-benchmark ARGS` (or `valkey-benchmark`, `tool`) with `input` on its
+/// standard input.
+fn respload_with_stdin(tool: &str, args: &[String], input: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .arg(tool)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn x_sends_standard_input_as_the_last_argument_as_redis_benchmark_does() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let input = "two words\nand a {brace}\n";
+    // The real redis-benchmark, then respload, each setting its own key from stdin.
+    let mut child = Command::new("redis-benchmark")
+        .args(args(&[
+            "-p",
+            &port,
+            "-n",
+            "1",
+            "-c",
+            "1",
+            "-x",
+            "set",
+            "by_redis_benchmark",
+        ]))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-benchmark must be installed (redis-tools)");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "3",
+        "-c",
+        "1",
+        "-q",
+        "-x",
+        "set",
+        "by_respload",
+    ]);
+    let out = respload_with_stdin("redis-benchmark", &a, input.as_bytes());
+    assert!(stdout_of(&out).starts_with("set by_respload two words"));
+    assert_eq!(server.calls("set"), 4);
+    // The whole input, its newlines included, is one argument: the value.
+    let len = input.len().to_string();
+    assert_eq!(server.cli(&["STRLEN", "by_redis_benchmark"]), len);
+    assert_eq!(server.cli(&["STRLEN", "by_respload"]), len);
+    let same = server.cli(&[
+        "EVAL",
+        "return redis.call('GET', KEYS[1]) == redis.call('GET', KEYS[2]) and 1 or 0",
+        "2",
+        "by_redis_benchmark",
+        "by_respload",
+    ]);
+    assert_eq!(same, "1");
+
+    // Bytes that are not text (invalid UTF-8, quotes, a backslash, braces) arrive as they
+    // are, as redis-benchmark sends them.
+    let binary: &[u8] = b"\xff\xfebin{ary}\"\\\n";
+    let mut child = Command::new("redis-benchmark")
+        .args(args(&[
+            "-p",
+            &port,
+            "-n",
+            "1",
+            "-c",
+            "1",
+            "-x",
+            "set",
+            "bin_redis_benchmark",
+        ]))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(binary).unwrap();
+    assert!(child.wait().unwrap().success());
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "2",
+        "-c",
+        "1",
+        "-q",
+        "-x",
+        "set",
+        "bin_respload",
+    ]);
+    stdout_of(&respload_with_stdin("redis-benchmark", &a, binary));
+    assert_eq!(
+        server.cli(&["STRLEN", "bin_respload"]),
+        binary.len().to_string()
+    );
+    let same = server.cli(&[
+        "EVAL",
+        "return redis.call('GET', KEYS[1]) == redis.call('GET', KEYS[2]) and 1 or 0",
+        "2",
+        "bin_redis_benchmark",
+        "bin_respload",
+    ]);
+    assert_eq!(same, "1");
+    // A NUL byte too (redis-benchmark 7.0.15 cuts the argument there; respload does not).
+    let with_nul: &[u8] = b"a\x00b\xff";
+    stdout_of(&respload_with_stdin("redis-benchmark", &a, with_nul));
+    assert_eq!(server.cli(&["STRLEN", "bin_respload"]), "4");
+    let nul_at = server.cli(&[
+        "EVAL",
+        "return string.byte(redis.call('GET', KEYS[1]), 2)",
+        "1",
+        "bin_respload",
+    ]);
+    assert_eq!(nul_at, "0");
+}
+
+#[test]
+fn e_prints_the_first_error_reply_of_each_kind_and_still_counts_them() {
+    let server = Server::start(&[]);
+    server.cli(&["RPUSH", "alist", "x"]);
+    let port = server.port.to_string();
+    let json = server.dir.join("errors.json");
+    let run = |extra: &[&str]| {
+        let mut a = args(&["-p", &port, "-n", "40", "-c", "2", "-q", "--json"]);
+        a.push(json.to_str().unwrap().to_string());
+        a.extend(args(extra));
+        a.extend(args(&["incr", "alist"]));
+        let out = respload(&a);
+        stdout_of(&out);
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let shown = run(&["-e"]);
+    let wrongtype =
+        "Error from server: WRONGTYPE Operation against a key holding the wrong kind of value";
+    // The line redis-benchmark prints for the first error, once for the test's one kind.
+    assert_eq!(shown.matches(wrongtype).count(), 1, "{shown}");
+    assert!(
+        shown.contains("incr alist: 40 of 40 requests failed (WRONGTYPE 40)"),
+        "{shown}"
+    );
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let totals = &report.phases[0].totals;
+    assert_eq!(totals.errors_by_kind.get("WRONGTYPE"), Some(&40));
+    assert_eq!(
+        totals.first_errors.get("WRONGTYPE").map(String::as_str),
+        wrongtype.strip_prefix("Error from server: ")
+    );
+    assert_eq!(server.calls("incr"), 40);
+    // The same line as the real redis-benchmark prints for that error (7.0.15 prints it and
+    // exits).
+    let real = Command::new("redis-benchmark")
+        .args(args(&[
+            "-p", &port, "-n", "5", "-c", "1", "-e", "incr", "alist",
+        ]))
+        .output()
+        .expect("redis-benchmark must be installed (redis-tools)");
+    let real =
+        String::from_utf8_lossy(&real.stdout).to_string() + &String::from_utf8_lossy(&real.stderr);
+    assert!(real.lines().any(|l| l == wrongtype), "{real}");
+    // Without -e the errors are counted, not shown.
+    let quiet = run(&[]);
+    assert!(!quiet.contains("Error from server"), "{quiet}");
+    assert!(quiet.contains("(WRONGTYPE 40)"), "{quiet}");
+}
+
+#[test]
+fn valkey_benchmark_is_the_same_front_end_with_its_own_options() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let json = server.dir.join("valkey.json");
+    // --warmup then --duration: traffic before the measured second that the report leaves out.
+    let a = args(&[
+        "-u",
+        &format!("valkey://127.0.0.1:{port}/2"),
+        "--warmup",
+        "1",
+        "--duration",
+        "1",
+        "-c",
+        "2",
+        "-t",
+        "set",
+        "-r",
+        "100",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = respload_with_stdin("valkey-benchmark", &a, b"");
+    assert!(stdout_of(&out).starts_with("SET: "));
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let measured = report.phases[0].totals.ops;
+    let sent = server.calls("set");
+    assert!(
+        measured > 0 && sent > measured,
+        "{sent} sent, {measured} measured"
+    );
+    assert!(
+        server.info("db2").contains("keys="),
+        "{}",
+        server.info("db2")
+    );
+
+    // --rps: an open loop of 400 requests at 400/s cannot end in much less than a second.
+    let a = args(&[
+        "-p",
+        &port,
+        "--rps",
+        "400",
+        "-n",
+        "400",
+        "-c",
+        "4",
+        "-t",
+        "get",
+        "-q",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let started = Instant::now();
+    stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let get = &report.phases[0].totals;
+    assert_eq!(get.ops, 400);
+    // Open loop: service time is measured beside the latency from intended send times.
+    assert!(get.service_ms.is_some());
+}
+
+#[test]
+fn sequential_and_the_numbered_placeholders_as_valkey_benchmarks_tests_check_them() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let run = |extra: &[&str]| {
+        server.cli(&["FLUSHALL"]);
+        let mut a = args(&["-p", &port, "-c", "3", "-q"]);
+        a.extend(args(extra));
+        stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    };
+    let all_keys_hold_themselves = || {
+        server.cli(&[
+            "EVAL",
+            "local n = 0 for _, k in ipairs(redis.call('KEYS', '*')) do \
+             if redis.call('GET', k) == k then n = n + 1 end end return n",
+            "0",
+        ])
+    };
+    // 50 SETs over 50 keys in sequence cover every key.
+    run(&["-r", "50", "-t", "set", "-n", "50", "--sequential"]);
+    assert_eq!(server.dbsize(), 50);
+    // Two __rand_int__ in one command take two numbers of the sequence: 100 requests over
+    // 100 numbers write the 50 even keys, each with the next (odd) number as its value.
+    run(&[
+        "-r",
+        "100",
+        "-n",
+        "100",
+        "--sequential",
+        "--",
+        "set",
+        "rain__rand_int__",
+        "rain__rand_int__",
+    ]);
+    assert_eq!(server.dbsize(), 50);
+    assert_eq!(all_keys_hold_themselves(), "0");
+    assert_eq!(server.cli(&["GET", "rain000000000000"]), "rain000000000001");
+    // __rand_1st__ twice in one command is one number: each key holds its own name.
+    run(&[
+        "-r",
+        "100",
+        "-n",
+        "100",
+        "-P",
+        "5",
+        "--sequential",
+        "set",
+        "rain__rand_1st__",
+        "rain__rand_1st__",
+    ]);
+    assert_eq!(server.dbsize(), 100);
+    assert_eq!(all_keys_hold_themselves(), "100");
+    // At random, __rand_int__ and __rand_1st__ are drawn apart.
+    run(&[
+        "-r",
+        "30000000",
+        "-n",
+        "20",
+        "set",
+        "rain__rand_int__",
+        "rain__rand_1st__",
+    ]);
+    assert!(server.dbsize() > 15);
+    assert_eq!(all_keys_hold_themselves(), "0");
+    // __data__ is -d bytes of data.
+    run(&["-n", "1", "-d", "42", "--", "set", "k", "value:__data__"]);
+    assert_eq!(server.cli(&["STRLEN", "k"]), "48");
+    // `;` separates commands, each a request; each placeholder has its own sequence.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    run(&[
+        "-r",
+        "50",
+        "-n",
+        "1000",
+        "--sequential",
+        "--",
+        "set",
+        "j__rand_int__",
+        "rain",
+        ";",
+        "set",
+        "k__rand_1st__",
+        "rain",
+    ]);
+    assert_eq!(server.calls("set"), 1000);
+    assert_eq!(server.dbsize(), 100);
+    // A leading number repeats a command: 12 requests are the sequence three times.
+    run(&[
+        "-c", "1", "-n", "12", "--", "incr", "foo", ";", "3", "incr", "bar",
+    ]);
+    assert_eq!(server.cli(&["MGET", "foo", "bar"]), "3\n9");
+}
+
+#[test]
+fn tls_cipher_lists_choose_the_suite_the_handshake_uses() {
+    let certs = Certs::generate();
+    // A server that accepts one suite of each version: only a client offering it connects.
+    let start = |extra: &[&str]| {
+        let options = common::ServerOptions {
+            tls: Some(common::Tls::new(&certs, "no", false)),
+            ..common::ServerOptions::with_args(extra)
+        };
+        Server::launch(&options).unwrap()
+    };
+    let cases = [
+        (
+            start(&[
+                "--tls-protocols",
+                "TLSv1.2",
+                "--tls-ciphers",
+                "ECDHE-ECDSA-AES256-GCM-SHA384",
+            ]),
+            "--tls-ciphers",
+            "ECDHE-ECDSA-AES128-GCM-SHA256:TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+            "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES256-GCM-SHA384",
+        ),
+        (
+            start(&[
+                "--tls-protocols",
+                "TLSv1.3",
+                "--tls-ciphersuites",
+                "TLS_CHACHA20_POLY1305_SHA256",
+            ]),
+            "--tls-ciphersuites",
+            "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256",
+        ),
+    ];
+    for (server, option, refused, accepted) in &cases {
+        let tls_port = server.tls_port.unwrap().to_string();
+        let run = |list: &str| {
+            respload(&args(&[
+                "-p",
+                &tls_port,
+                "--tls",
+                "--cacert",
+                &certs.path("ca.crt"),
+                option,
+                list,
+                "-n",
+                "50",
+                "-c",
+                "2",
+                "-t",
+                "set",
+                "-q",
+            ]))
+        };
+        let out = run(refused);
+        assert_eq!(out.status.code(), Some(2), "{option} {refused}");
+        assert_eq!(server.calls("set"), 0);
+        let out = run(accepted);
+        assert!(stdout_of(&out).starts_with("SET: "), "{option} {accepted}");
+        assert_eq!(server.calls("set"), 50);
+    }
+}
+
+#[test]
+fn rfr_sends_reads_to_replicas_or_to_every_node() {
+    let cluster = Cluster::start(3, 1);
+    let port = cluster.port().to_string();
+    let gets = |primaries: bool| -> u64 {
+        cluster
+            .nodes
+            .iter()
+            .filter(|n| (n.cli(&["ROLE"]).lines().next() == Some("master")) == primaries)
+            .map(|n| n.calls("get"))
+            .sum()
+    };
+    let run = |mode: &str| {
+        for n in &cluster.nodes {
+            n.cli(&["CONFIG", "RESETSTAT"]);
+        }
+        let out = respload_with_stdin(
+            "valkey-benchmark",
+            &args(&[
+                "-p",
+                &port,
+                "--cluster",
+                "--rfr",
+                mode,
+                "-t",
+                "get",
+                "-n",
+                "600",
+                "-c",
+                "6",
+                "-q",
+            ]),
+            b"",
+        );
+        stdout_of(&out);
+        (gets(true), gets(false))
+    };
+    assert_eq!(run("no"), (600, 0));
+    assert_eq!(run("yes"), (0, 600));
+    let (primary, replica) = run("all");
+    assert_eq!(primary + replica, 600);
+    assert!(primary > 0 && replica > 0, "{primary} {replica}");
+}
+
+/// The sections of docs/compat.md whose option rows must all be honoured: rows saying
+/// "not yet" fail the test. Add a section's heading here to hold it to the same line.
+const SECTIONS_WITHOUT_NOT_YET: &[&str] = &["## redis-benchmark"];
+
+/// The table rows of `section` (from its `## ` heading to the next) that say "not yet".
+fn rows_not_yet(doc: &str, section: &str) -> Vec<String> {
+    let start = doc
+        .find(&format!("\n{section}"))
+        .unwrap_or_else(|| panic!("docs/compat.md has no section {section}"));
+    let body = &doc[start + 1..];
+    let end = body[section.len()..]
+        .find("\n## ")
+        .map_or(body.len(), |i| i + section.len());
+    let rows: Vec<&str> = body[..end].lines().filter(|l| l.starts_with('|')).collect();
+    assert!(rows.len() > 20, "{section}: {} table rows", rows.len());
+    rows.iter()
+        .filter(|l| l.to_ascii_lowercase().contains("not yet"))
+        .map(|l| l.to_string())
+        .collect()
+}
+
+#[test]
+fn compat_md_lists_no_redis_benchmark_option_as_not_yet() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/compat.md")).unwrap();
+    for section in SECTIONS_WITHOUT_NOT_YET {
+        let rows = rows_not_yet(&doc, section);
+        assert!(
+            rows.is_empty(),
+            "{section}: options not yet supported:\n{}",
+            rows.join("\n")
+        );
+    }
+    // The check itself finds such a row.
+    let planted = doc.replace("| `-q` | supported |", "| `-q` | not yet |");
+    assert_eq!(rows_not_yet(&planted, "## redis-benchmark").len(), 1);
+}
+
+#[test]
+fn valkey_benchmarks_xadd_function_load_and_fcall_tests_reach_the_server() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let json = server.dir.join("functions.json");
+    let a = args(&[
+        "-p",
+        &port,
+        "-n",
+        "30",
+        "-c",
+        "2",
+        "-d",
+        "5",
+        "--num-functions",
+        "4",
+        "--num-keys-in-fcall",
+        "2",
+        "-t",
+        "xadd,function_load,fcall",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let text = stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    let titles: Vec<String> = parse_default(&text).into_iter().map(|b| b.title).collect();
+    // The fcall test's set-up (one FUNCTION LOAD) is not a test of its own.
+    assert_eq!(titles, ["XADD", "FUNCTION LOAD", "FCALL"]);
+    assert_eq!(server.cli(&["XLEN", "mystream"]), "30");
+    assert_eq!(server.calls("xadd"), 30);
+    assert_eq!(server.calls("function|load"), 31);
+    assert_eq!(server.calls("fcall"), 30);
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for p in &report.phases {
+        assert_eq!(
+            p.totals.errors, 0,
+            "{}: {:?}",
+            p.name, p.totals.first_errors
+        );
+    }
+    // The library left is the fcall test's: one function taking keys.
+    let list = server.cli(&["FUNCTION", "LIST", "WITHCODE"]);
+    assert!(
+        list.contains("foo1") && !list.contains("foo2") && list.contains("keys[0]"),
+        "{list}"
+    );
+}
+
+#[test]
+fn dataset_documents_fill_the_field_placeholders_as_valkey_benchmarks_tests_check_them() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let file = |name: &str, text: &str| {
+        let path = server.dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let run = |extra: &[&str]| {
+        server.cli(&["FLUSHALL"]);
+        let mut a = args(&["-p", &port, "-c", "2", "-q"]);
+        a.extend(args(extra));
+        respload_with_stdin("valkey-benchmark", &a, b"")
+    };
+    let values = |pattern: &str, field: Option<&str>| -> Vec<String> {
+        let keys = server.cli(&["KEYS", pattern]);
+        let mut out: Vec<String> = keys
+            .lines()
+            .map(|k| match field {
+                Some(f) => server.cli(&["HGET", k, f]),
+                None => server.cli(&["GET", k]),
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    };
+    // A quoted value keeps its comma.
+    let quoted = file("quoted.csv", "id,title\n1,\"Book, Part 1\"\n");
+    stdout_of(&run(&[
+        "--dataset",
+        &quoted,
+        "-n",
+        "2",
+        "-r",
+        "10",
+        "--",
+        "SET",
+        "doc:__rand_int__",
+        "__field:title__",
+    ]));
+    assert_eq!(values("doc:*", None), ["Book, Part 1"]);
+    // Fields of each document go together; more documents asked for than there are cycle
+    // through those there are.
+    let csv = file(
+        "dataset.csv",
+        "title,content\nTitle 1,Content 1\nTitle 2,Content 2\n",
+    );
+    stdout_of(&run(&[
+        "--dataset",
+        &csv,
+        "--maxdocs",
+        "5",
+        "-n",
+        "4",
+        "-r",
+        "1000000",
+        "--",
+        "HSET",
+        "doc:__rand_int__",
+        "title",
+        "__field:title__",
+        "content",
+        "__field:content__",
+    ]));
+    assert_eq!(server.calls("hset"), 4);
+    assert_eq!(values("doc:*", Some("title")), ["Title 1", "Title 2"]);
+    let pairs = server.cli(&[
+        "EVAL",
+        "local n = 0 for _, k in ipairs(redis.call('KEYS', 'doc:*')) do \
+         local t = redis.call('HGET', k, 'title') local c = redis.call('HGET', k, 'content') \
+         if string.sub(t, -1) ~= string.sub(c, -1) then n = n + 1 end end return n",
+        "0",
+    ]);
+    assert_eq!(pairs, "0");
+    // --maxdocs 1: only the first document; TSV by its extension.
+    let tsv = file("dataset.tsv", "name\tvalue\nitem1\tvalue1\nitem2\tvalue2\n");
+    stdout_of(&run(&[
+        "--dataset",
+        &tsv,
+        "--maxdocs",
+        "1",
+        "-n",
+        "6",
+        "-r",
+        "100",
+        "--",
+        "SET",
+        "item:__rand_int__",
+        "__field:value__",
+    ]));
+    assert_eq!(values("item:*", None), ["value1"]);
+    // An unknown field is an error before any traffic.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let out = run(&[
+        "--dataset",
+        &csv,
+        "-n",
+        "1",
+        "--",
+        "SET",
+        "k",
+        "__field:nope__",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("`__field:nope__` is not found") && err.contains("title, content"),
+        "{err}"
+    );
+    assert_eq!(server.calls("set"), 0);
+}
+
+/// This network namespace's count of SYNs sent asking for Multipath TCP (`MPTcpExt`).
+fn mptcp_syns_sent() -> u64 {
+    let netstat = std::fs::read_to_string("/proc/net/netstat").unwrap();
+    let mut lines = netstat.lines().filter(|l| l.starts_with("MPTcpExt:"));
+    let (names, values) = (lines.next().unwrap(), lines.next().unwrap());
+    let at = names
+        .split_whitespace()
+        .position(|n| n == "MPCapableSYNTX")
+        .expect("the kernel counts MPCapableSYNTX");
+    values.split_whitespace().nth(at).unwrap().parse().unwrap()
+}
+
+#[test]
+fn mptcp_connections_ask_for_multipath_and_fall_back_to_tcp() {
+    let server = Server::start(&[]);
+    let port = server.port.to_string();
+    let before = mptcp_syns_sent();
+    let a = args(&[
+        "-p", &port, "--mptcp", "-n", "100", "-c", "3", "-t", "set", "-q",
+    ]);
+    stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    // redis-server listens on plain TCP: the connections fell back to it and worked.
+    assert_eq!(server.calls("set"), 100);
+    // Each of the 3 load connections (and the server probe) sent an MP_CAPABLE SYN.
+    assert!(
+        mptcp_syns_sent() >= before + 3,
+        "{before} -> {}",
+        mptcp_syns_sent()
+    );
+    // Without --mptcp, none.
+    let before = mptcp_syns_sent();
+    let a = args(&["-p", &port, "-n", "100", "-c", "3", "-t", "set", "-q"]);
+    stdout_of(&respload_with_stdin("valkey-benchmark", &a, b""));
+    assert_eq!(mptcp_syns_sent(), before);
 }

@@ -218,6 +218,10 @@ class Stats:
     histogram: str = field(repr=False)
     """The latency histogram in HdrHistogram's V2 compressed encoding, base64; values are
     nanoseconds."""
+    first_errors: dict[str, str] = field(default_factory=dict)
+    """The first error reply of each kind that is a reply (``WRONGTYPE Operation against a key
+    holding the wrong kind of value``), without its ``-``, up to 512 bytes: what redis-benchmark
+    ``-e`` shows. Left out when there was none."""
     service_ms: Latency | None = None
     """Open loop only: service time, from the actual write to the reply."""
     service_histogram: str | None = field(default=None, repr=False)
@@ -232,6 +236,10 @@ class Stats:
     """Cluster mode: redirections followed (MOVED, ASK) and retries after TRYAGAIN or CLUSTERDOWN.
     They are not errors: a request that succeeds after them is a success. Per node, they count on
     the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN."""
+    retries: int = 0
+    """With ``load.retry``: resends of requests that failed (an error reply of a kind it retries, or
+    a lost connection). A resent request counts once in ``ops``, its latency from its first send to
+    its last reply; ``errors`` counts those that failed for good."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> Stats:
@@ -244,6 +252,7 @@ class Stats:
             errors=d["errors"],
             error_rate=d["error_rate"],
             errors_by_kind=dict(d["errors_by_kind"]),
+            first_errors=dict(d.get("first_errors", {})),
             bytes_sent=d["bytes_sent"],
             bytes_received=d["bytes_received"],
             latency_ms=Latency.from_dict(d["latency_ms"]),
@@ -253,6 +262,7 @@ class Stats:
             send_lag_ms=_maybe(Latency.from_dict, d.get("send_lag_ms")),
             send_lag_histogram=d.get("send_lag_histogram"),
             redirects=d.get("redirects", 0),
+            retries=d.get("retries", 0),
         )
 
     # end generated: Stats

@@ -84,6 +84,10 @@ class TargetSpec(TypedDict, total=False):
     ``unix:///path/to.sock[?db=N]``. Mutually exclusive with ``host``, ``port`` and ``unix``."""
     host: str
     """Host name, IPv4 or IPv6 address (default ``127.0.0.1``)."""
+    family: Family
+    """Which addresses of ``host`` to connect to: ``any`` (the default: every address the name
+    resolves to, in the resolver's order), ``ipv4`` or ``ipv6`` only (memtier_benchmark's ``-4`` /
+    ``-6``). A host with no address of that family fails before any traffic."""
     port: int
     """TCP port (default 6379)."""
     unix: str
@@ -103,6 +107,10 @@ class TargetSpec(TypedDict, total=False):
     redis-benchmark's ``--enable-tracking``). With ``protocol = 3`` the server pushes invalidation
     messages on the connection; they are read and skipped. With RESP2 the server tracks the keys
     read but sends nothing."""
+    mptcp: bool
+    """Connect over Multipath TCP (Linux only: sockets of protocol ``IPPROTO_MPTCP``, which fall
+    back to plain TCP when the server does not speak it), as valkey-benchmark's ``--mptcp``. An
+    error with a Unix socket, or off Linux."""
     connect_timeout: SpecDuration
     """How long to wait for a connection (and its handshake) before failing."""
     tls: TlsSpec
@@ -116,7 +124,8 @@ class TargetSpec(TypedDict, total=False):
     itself); the server's facts are read from the first that answers when the target does not. Needs
     ``cluster = true``."""
     read_from: ReadFrom
-    """Cluster mode: where reading commands go (``primary``, ``replica``, ``prefer-replica``)."""
+    """Cluster mode: where reading commands go (``primary``, ``replica``, ``prefer-replica``,
+    ``any``)."""
 
 class TlsSpec(TypedDict, total=False):
     """TLS towards the target (``[target.tls]`` in a spec; a ``rediss://`` URL turns it on)."""
@@ -144,6 +153,16 @@ class TlsSpec(TypedDict, total=False):
     """TLS versions to offer: any of ``"1.2"``, ``"1.3"`` (default both)."""
     insecure: bool
     """Skip verification of the server's certificate (explicit opt-in; shown in the report)."""
+    ciphers: list[str]
+    """TLS 1.2 cipher suites to offer, in order of preference (default: every one respload has), by
+    OpenSSL name (``ECDHE-RSA-AES128-GCM-SHA256``) or IANA name
+    (``TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256``); redis-benchmark's ``--tls-ciphers``. TLS 1.3 suites
+    are ``ciphersuites``. Only ECDHE with AES-GCM or ChaCha20-Poly1305 exists in respload (rustls
+    with ring): other names are errors."""
+    ciphersuites: list[str]
+    """TLS 1.3 cipher suites to offer, in order of preference (default: all three,
+    ``TLS_AES_256_GCM_SHA384``, ``TLS_AES_128_GCM_SHA256``, ``TLS_CHACHA20_POLY1305_SHA256``);
+    redis-benchmark's ``--tls-ciphersuites``. The CCM suites are not in respload: errors."""
 
 class LoadSpec(TypedDict, total=False):
     """Connections, threads, pipelining and when to stop (``[load]`` in a spec)."""
@@ -208,6 +227,18 @@ class LoadSpec(TypedDict, total=False):
     idle: bool
     """Open the connections and hold them without sending anything (redis-benchmark's ``-I``), until
     ``duration`` ends or the run is stopped. ``requests`` cannot be set with it."""
+    reconnect: ReconnectSpec
+    """When connections are closed and opened again: after every N requests, and after a lost
+    connection (how long to wait, how many attempts)."""
+    open_jitter: tuple[SpecDuration, SpecDuration] | list[SpecDuration]
+    """Each worker thread opens its connections one after the other, with a pause drawn uniformly
+    between these two durations before each but the first (memtier_benchmark's
+    ``--thread-conn-start-min-jitter-micros`` / ``-max-jitter-micros``); absent, all at once.
+    Connections open before measuring starts, so the pauses are in no latency."""
+    retry: RetrySpec
+    """Resend a request that failed with a transient error, or was in flight on a lost connection
+    (memtier_benchmark's ``--retry-on-error``); absent: a failed request is counted as an error at
+    once."""
 
 class RateRampSpec(TypedDict, total=False):
     """A rate staircase (``load.rate_ramp``)."""
@@ -257,6 +288,48 @@ class RampShareSpec(TypedDict, total=False):
     connections: Required[int]
     """The whole ramp's connections (every host's ``load.connections`` added)."""
 
+class ReconnectSpec(TypedDict, total=False):
+    """How connections are reopened (``[load.reconnect]``)."""
+
+    every: int
+    """Close each connection and open a new one after every this many requests it sent, once their
+    replies are in (memtier_benchmark's ``--reconnect-interval``): the pipeline is not refilled past
+    the N-th request. Connect time is in no latency. Absent: a connection stays open (unless
+    ``keepalive = false``)."""
+    attempts: int
+    """A lost connection gives up after this many failed attempts in a row to open it again (its
+    requests are then not sent, and the run ends when every connection has ended); 0, the default:
+    it never gives up."""
+    delay: SpecDuration
+    """The wait before the first attempt to reopen a lost connection (default 10ms)."""
+    backoff: float
+    """Each further wait is the previous one times this (default 2; 1 keeps it constant), from 0.01
+    to 1000."""
+    max_delay: SpecDuration
+    """The longest wait between two attempts (default 1s)."""
+
+class RetrySpec(TypedDict, total=False):
+    """Resending failed requests (``[load.retry]``). A resent request counts once in ``ops`` and in
+    the latency, from its first send (its intended time in open loop) to its last reply; ``retries``
+    counts the resends, ``errors`` the requests that failed for good."""
+
+    attempts: int
+    """The most resends of one request; absent: no limit. 0 resends nothing."""
+    on: list[str]
+    """The error kinds to resend after (an error reply's first word, e.g. ``LOADING``, ``BUSY``,
+    ``TRYAGAIN``; ``CONNECTION`` and ``TIMEOUT`` for requests in flight on a lost connection).
+    Empty, the default: every kind but the permanent ones, ``WRONGTYPE``, ``NOAUTH``, ``NOPERM``,
+    ``WRONGPASS``, ``NOSCRIPT``, ``ERR`` replies to a syntax error, a wrong number of arguments or
+    an unknown command, ``PROTOCOL`` and ``ABORTED``."""
+    delay: SpecDuration
+    """The wait before a request's first resend (default 0s: at once)."""
+    backoff: float
+    """Each further resend of a request waits the previous wait times this (default 1: constant),
+    from 1 to 1000; waits stop growing at 60s."""
+    queue: int
+    """The most requests of one connection waiting to be resent: while that many wait, it starts no
+    new request (default 0: four times ``pipeline``, at least 64)."""
+
 class KeysSpec(TypedDict, total=False):
     """The key space (``[keys]`` in a spec)."""
 
@@ -301,8 +374,15 @@ class CommandSpec(TypedDict, total=False):
     """A built-in command (see ``BUILTINS``), case-insensitive."""
     template: Template
     """Any command: a line of words (quotes group, ``\\xHH`` escapes inside double quotes) or a list
-    with one argument per element. ``{key}``, ``{keynum}``, ``{value}``, ``{rand:LO..HI}`` and
-    ``{rand:LO..HI:WIDTH}`` are replaced per request, also inside a longer argument."""
+    with one argument per element. ``{key}``, ``{keynum}``, ``{value}``, ``{rand:LO..HI}``,
+    ``{rand:LO..HI:WIDTH}``, ``{draw}``, ``{draw1}`` ... ``{draw9}`` and ``{node_tag}`` are replaced
+    per request, also inside a longer argument; ``{newkey}``, a whole argument, is another key drawn
+    from the command's distribution for each argument (``MGET {key} {newkey} {newkey}`` reads three
+    keys). ``{cursor}``, a whole argument, follows a cursor (``SCAN {cursor} COUNT 100``): ``0`` at
+    first, then the cursor (the first element) of the previous reply of this command on the
+    connection, until the server returns 0 (or ``max_iterations``) and a new walk starts at 0. Its
+    requests are reported as ``LABEL 0`` (walk starts) and ``LABEL <cursor>``; it needs
+    ``load.pipeline = 1``, and one such command per phase."""
     chain: list[Template]
     """Templates sent one after the other on the same connection and the same key (e.g. HSET, then
     HGETALL, then DEL); each step is reported under its own label."""
@@ -318,6 +398,10 @@ class CommandSpec(TypedDict, total=False):
     """With a ``chain``: each pick sends one of its steps instead of all of them in a row (see
     ``Pick``). Steps are then reported by command name, steps of one name together
     (``LABEL:COMMAND`` when the chain has a label)."""
+    max_iterations: int
+    """With ``{cursor}`` in the template: at most this many requests follow a cursor in one walk,
+    then the next starts at 0 again (memtier_benchmark's ``--scan-incremental-max-iterations``);
+    absent or 0: until the server returns cursor 0."""
 
 class ObserveSpec(TypedDict, total=False):
     """Server observation (``[observe]`` in a spec)."""
@@ -471,12 +555,15 @@ BuiltinCommand = Literal[
 """The built-in commands (``[[commands]]`` ``name``), as redis-benchmark's ``-t`` tests define them;
 matched in any case."""
 
+Family = Literal["any", "ipv4", "ipv6"]
+"""Which address family a host name is resolved to (``target.family``)."""
+
 SpecDuration = str | float
 """A duration as written in a spec: a number with a unit (``"60s"``, ``"500ms"``, ``"1.5s"``,
 ``"2m"``, ``"1h"``; units us, ms, s, m, h) or a bare number of seconds. Serializes back to a human
 string (``"1500ms"``, ``"60s"``)."""
 
-ReadFrom = Literal["primary", "replica", "prefer-replica"]
+ReadFrom = Literal["primary", "replica", "prefer-replica", "any"]
 """Cluster mode: which nodes serve reading commands (``target.read_from``)."""
 
 Requests = int | Literal["all_keys"]

@@ -99,14 +99,16 @@ class Workload:
         """A workload from a redis-benchmark command line, unchanged.
 
         The line is split as a shell would (quotes and backslashes); a leading
-        ``redis-benchmark`` is skipped. Each test of ``-t`` (default: all) becomes a measured
-        phase named as redis-benchmark names it (``SET``, ``LRANGE_100 (first 100
-        elements)``, ...); a command after the options becomes one phase. Options respload
-        cannot honour yet (``-x``, ``--tls-ciphers``, ...) raise
-        :class:`~respload.SpecError` with the option as ``path``; so does ``-l``, which only
-        the CLI repeats. Output options (``-q``, ``--csv``, ``--precision``, ``--json``) do
-        not change the workload. redis-benchmark's warnings (``-t`` next to a command) are
-        issued as :class:`UserWarning`. Every option: ``docs/compat.md``::
+        ``redis-benchmark`` is skipped (a leading ``valkey-benchmark`` too, and the line is
+        then valkey-benchmark's, with its default tests). Each test of ``-t`` (default: all)
+        becomes a measured phase named as redis-benchmark names it (``SET``, ``LRANGE_100
+        (first 100 elements)``, ...); a command after the options becomes one phase. Options
+        respload cannot honour (``--rdma``, ``--fuzz``) raise :class:`~respload.SpecError`
+        with the option as ``path``; so do ``-l``, which only the CLI repeats, and ``-x``
+        with a command, whose argument only the CLI reads from standard input. Output
+        options (``-q``, ``--csv``, ``--precision``, ``--json``) do not change the workload.
+        redis-benchmark's warnings (``-t`` next to a command) are issued as
+        :class:`UserWarning`. Every option: ``docs/compat.md``::
 
             w = Workload.from_redis_benchmark("redis-benchmark -t set,get -n 10000 -r 1000")
         """

@@ -36,6 +36,10 @@ pub(crate) enum Command {
     /// default, -q or --csv); see docs/compat.md for every option.
     #[command(name = "redis-benchmark", disable_help_flag = true)]
     RedisBenchmark(RedisBenchmarkArgs),
+    /// Run a valkey-benchmark command line: the redis-benchmark front end, whose default
+    /// tests are then valkey-benchmark's (XADD, FUNCTION LOAD and FCALL last).
+    #[command(name = "valkey-benchmark", disable_help_flag = true)]
+    ValkeyBenchmark(RedisBenchmarkArgs),
     /// Run a memtier_benchmark command line, its options unchanged, and report as memtier
     /// does (`respload memtier --help` lists the options; docs/compat.md maps them).
     #[command(disable_help_flag = true)]

@@ -11,6 +11,7 @@ mod capture;
 mod redis_benchmark;
 
 use crate::output::{progress_line, table, write_hdr_log, write_json};
+use crate::tools::redis_benchmark::Tool;
 use crate::{Runner, StopHandle, Workload};
 use args::{Cli, Command, MemtierArgs, ReplayArgs, RunArgs, SchemaOf};
 use clap::Parser;
@@ -116,7 +117,12 @@ where
         Command::Replay(args) => replay(*args, console, interrupt),
         Command::Capture(args) => capture::run(args, console, interrupt),
         Command::Model(args) => capture::model(args, console),
-        Command::RedisBenchmark(args) => redis_benchmark::run(args, console, interrupt),
+        Command::RedisBenchmark(args) => {
+            redis_benchmark::run(args, Tool::RedisBenchmark, console, interrupt)
+        }
+        Command::ValkeyBenchmark(args) => {
+            redis_benchmark::run(args, Tool::ValkeyBenchmark, console, interrupt)
+        }
         Command::Memtier(args) => memtier(args, console, interrupt),
         Command::Check { spec, vars } => Workload::from_file_with(&spec, &vars.params())
             .and_then(|w| {

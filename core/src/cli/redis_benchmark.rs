@@ -1,10 +1,10 @@
-//! `respload redis-benchmark ARGS...`: redis-benchmark's command line, respload's engine,
-//! redis-benchmark's output.
+//! `respload redis-benchmark ARGS...` (and `respload valkey-benchmark ARGS...`):
+//! redis-benchmark's command line, respload's engine, redis-benchmark's output.
 
 use super::{output_error, partial, Console, Interrupt};
 use crate::output::write_json;
 use crate::tools::redis_benchmark::{
-    error_lines, idle_banner, parse_args, render, Format, Progress,
+    error_lines, error_replies, idle_banner, parse_tool_args, render, Format, Progress, Tool,
 };
 use crate::Runner;
 use clap::Args;
@@ -27,10 +27,12 @@ pub(crate) struct RedisBenchmarkArgs {
 /// Run it; an interrupt stops the run in progress, keeps its partial results and ends `-l`.
 pub(crate) fn run(
     args: RedisBenchmarkArgs,
+    tool: Tool,
     console: &mut Console<'_>,
     interrupt: &Interrupt,
 ) -> crate::Result<u8> {
-    let rb = parse_args(&args.args)?;
+    // `-x` reads the command's last argument from the process's standard input.
+    let rb = parse_tool_args(tool, &args.args, Some(&mut std::io::stdin().lock()))?;
     for w in &rb.warnings {
         let _ = writeln!(console.stderr, "{w}");
     }
@@ -68,6 +70,11 @@ pub(crate) fn run(
             .write_all(render(&report, &rb.output).as_bytes())
             .and_then(|()| console.stdout.flush())
             .map_err(output_error)?;
+        if rb.output.show_errors {
+            for line in error_replies(&report) {
+                let _ = writeln!(console.stderr, "{line}");
+            }
+        }
         for line in error_lines(&report) {
             let _ = writeln!(console.stderr, "respload: {line}");
         }

@@ -10,6 +10,7 @@
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
+use super::retry::Retries;
 use super::timer::Deadline;
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
@@ -18,19 +19,25 @@ use std::future::poll_fn;
 use std::future::Future;
 use std::rc::Rc;
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::io::ReadBuf;
 
 /// A request written (or about to be) and not yet answered.
 #[derive(Debug, Clone, Copy)]
-struct Pending {
-    cmd: u16,
-    measured: bool,
-    sent: u32,
+pub(super) struct Pending {
+    /// Its command's index (its row in the report).
+    pub(super) cmd: u16,
+    /// Whether it counts (sent after the warm-up).
+    pub(super) measured: bool,
+    /// Its bytes on the wire.
+    pub(super) sent: u32,
     /// The write that carried it.
-    start: Instant,
-    /// When it should have been sent (open loop; `start` in closed loop).
-    intended: Instant,
+    pub(super) start: Instant,
+    /// When it should have been sent (open loop; `start` in closed loop); a resent request
+    /// keeps its first one.
+    pub(super) intended: Instant,
+    /// `load.retry`: how often it was sent again.
+    pub(super) tries: u16,
 }
 
 /// Why a connection stopped carrying traffic.
@@ -52,8 +59,6 @@ pub(super) const READ_BUFFER: usize = 64 * 1024;
 /// [`READ_BUFFER`] on the first read that fills it, so thousands of idle-ish connections
 /// stay small (the zeroed 64 KiB would be resident from the start).
 pub(super) const FIRST_READ_BUFFER: usize = 4 * 1024;
-const BACKOFF_MIN: Duration = Duration::from_millis(10);
-const BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The state of one connection.
 pub struct Connection {
@@ -78,6 +83,10 @@ pub struct Connection {
     rstart: usize,
     rend: usize,
     now: Instant,
+    /// Requests started on the current stream (`load.reconnect.every`).
+    sent_on_stream: u32,
+    /// `load.retry`: copies of the requests in flight, and those waiting to be resent.
+    retries: Option<Box<Retries>>,
 }
 
 impl Connection {
@@ -89,6 +98,10 @@ impl Connection {
         ctl: Rc<ConnCtl>,
     ) -> Self {
         let pipeline = shared.pipeline;
+        let retries = shared
+            .retry
+            .as_ref()
+            .map(|r| Box::new(Retries::new(r, pipeline)));
         Connection {
             generator,
             pacer: pacer.map(|p| (p, Deadline::new(shared.pace_timer.as_ref()))),
@@ -105,6 +118,8 @@ impl Connection {
             rstart: 0,
             rend: 0,
             now: Instant::now(),
+            sent_on_stream: 0,
+            retries,
         }
     }
 
@@ -121,6 +136,7 @@ impl Connection {
                 let Some(s) = stream.as_mut() else {
                     match self.reconnect().await {
                         Some(s) => {
+                            self.sent_on_stream = 0;
                             stream = Some(s);
                             continue;
                         }
@@ -143,6 +159,7 @@ impl Connection {
                             self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
                             self.room_at = self.now;
+                            self.sent_on_stream = 0;
                             stream = Some(client.into_stream());
                         }
                     }
@@ -168,6 +185,17 @@ impl Connection {
             if let Some((p, _)) = &mut self.pacer {
                 self.shared.count_unsent(p);
             }
+            // Requests still waiting to be resent failed for good.
+            if let Some(r) = self.retries.as_deref_mut() {
+                let mut rec = self.shared.recorder.borrow_mut();
+                for (p, kind) in r.abandon().filter(|(p, _)| p.measured) {
+                    let c = &mut rec.commands[p.cmd as usize];
+                    c.ops += 1;
+                    c.errors += 1;
+                    c.bytes_sent += p.sent as u64;
+                    c.error_kinds.add(&kind, 1);
+                }
+            }
             // The task's `TaskEnd` counts it out, and its connection if it is still open.
         }
     }
@@ -176,6 +204,14 @@ impl Connection {
     fn fail_inflight(&mut self, kind: &[u8]) {
         let mut rec = self.shared.recorder.borrow_mut();
         for p in self.inflight.drain(..) {
+            if let Some(r) = self.retries.as_deref_mut() {
+                if r.settle(&p, Some(kind), Instant::now()) {
+                    if p.measured {
+                        rec.commands[p.cmd as usize].retries += 1;
+                    }
+                    continue;
+                }
+            }
             if p.measured {
                 let c = &mut rec.commands[p.cmd as usize];
                 c.ops += 1;
@@ -193,11 +229,14 @@ impl Connection {
         }
     }
 
-    /// Reconnect with exponential backoff; `None` when the run no longer needs this connection.
+    /// Reconnect with exponential backoff (`load.reconnect`); `None` when the run no longer
+    /// needs this connection, or it gave up after `attempts` failed attempts.
     async fn reconnect(&mut self) -> Option<Stream> {
-        let mut backoff = BACKOFF_MIN;
+        let policy = self.shared.reconnect;
+        let mut backoff = policy.delay.0;
+        let mut failed = 0u32;
         loop {
-            if self.finished() {
+            if self.finished() || (policy.attempts > 0 && failed >= policy.attempts) {
                 return None;
             }
             let mut sleep = std::pin::pin!(tokio::time::sleep(backoff));
@@ -220,7 +259,8 @@ impl Connection {
                 self.room_at = self.now;
                 return Some(client.into_stream());
             }
-            backoff = (backoff * 2).min(BACKOFF_MAX);
+            failed = failed.saturating_add(1);
+            backoff = backoff.mul_f64(policy.backoff).min(policy.max_delay.0);
         }
     }
 
@@ -230,9 +270,25 @@ impl Connection {
     fn fill(&mut self) -> usize {
         let shared = &*self.shared;
         let mut added = 0;
+        // Requests due to be resent go first; while too many wait, nothing new starts.
+        if let Some(r) = self.retries.as_deref_mut() {
+            while self.inflight.len() < shared.pipeline && !shared.stopping.get() {
+                let Some(p) = r.take_due(self.now, &mut self.wbuf) else {
+                    break;
+                };
+                self.inflight.push_back(p);
+                added += 1;
+            }
+            if r.full() {
+                return added;
+            }
+        }
+        // 0: never reconnects (the count then only wraps, unread).
+        let every = shared.reconnect.every.unwrap_or(0);
         while self.inflight.len() < shared.pipeline
             && !shared.stopping.get()
             && !self.generator.exhausted()
+            && (every == 0 || self.sent_on_stream < every)
         {
             let intended = match &mut self.pacer {
                 Some((p, _)) if shared.after_end(p.due()) => break,
@@ -251,16 +307,21 @@ impl Connection {
             }
             let before = self.wbuf.len();
             let cmd = self.generator.next(&mut self.wbuf, shared.budget.get());
+            if let Some(r) = self.retries.as_deref_mut() {
+                r.keep(&self.wbuf[before..]);
+            }
             self.inflight.push_back(Pending {
                 cmd: cmd as u16,
                 measured,
                 sent: (self.wbuf.len() - before) as u32,
                 start: self.now,
                 intended,
+                tries: 0,
             });
             if let Some((p, _)) = &mut self.pacer {
                 p.advance();
             }
+            self.sent_on_stream = self.sent_on_stream.wrapping_add(1);
             added += 1;
         }
         added
@@ -278,6 +339,7 @@ impl Connection {
         }
         let open = self.pacer.is_some();
         let keepalive = self.shared.keepalive;
+        let every = self.shared.reconnect.every.unwrap_or(0);
         // Top the pipeline up after every read, or (batches) only once it is empty.
         let eager = keepalive && !self.shared.batch;
         loop {
@@ -311,6 +373,10 @@ impl Connection {
                 self.wbuf.clear();
             }
             if self.inflight.is_empty() {
+                if let Some(due) = self.retry_due() {
+                    self.wait_retry(due).await?;
+                    continue;
+                }
                 if !open || self.finished() {
                     return Ok(());
                 }
@@ -342,10 +408,36 @@ impl Connection {
                 // without ending one do not hold it off.
                 self.ctl.last_progress.set(self.now);
             }
-            if !keepalive && self.inflight.is_empty() && !self.finished() {
+            // Without keepalive after every batch; with `reconnect.every` after N requests.
+            let recycle = !keepalive || (every > 0 && self.sent_on_stream >= every);
+            if recycle && self.inflight.is_empty() && !self.finished() {
                 return Err(Failure::Recycle);
             }
         }
+    }
+
+    /// When the next request waiting to be resent is due (`load.retry`), while the run
+    /// still sends.
+    fn retry_due(&self) -> Option<Instant> {
+        let r = self.retries.as_deref()?;
+        (!self.shared.stopping.get())
+            .then(|| r.next_due())
+            .flatten()
+    }
+
+    /// Nothing in flight, a resend due at `due`: wait for it (or for the run to stop).
+    async fn wait_retry(&mut self, due: Instant) -> Result<(), Failure> {
+        let mut sleep = std::pin::pin!(tokio::time::sleep_until(due.into()));
+        let ctl = &*self.ctl;
+        let shared = &*self.shared;
+        poll_fn(|cx| match ctl.check(cx.waker()) {
+            Interrupt::None if shared.stopping.get() => Poll::Ready(Ok(())),
+            Interrupt::None => sleep.as_mut().poll(cx).map(Ok),
+            why => Poll::Ready(Err(Failure::Interrupted(why))),
+        })
+        .await?;
+        self.now = Instant::now();
+        Ok(())
     }
 
     /// `idle`: keep the connection open, sending nothing, until the run stops.
@@ -376,7 +468,12 @@ impl Connection {
         let mut rec = self.shared.recorder.borrow_mut();
         let lag = rec.client_lag.get_or_insert_with(Default::default);
         let mut gaps = self.shared.gaps.borrow_mut();
-        for p in self.inflight.range(n - added..).filter(|p| p.measured) {
+        // A resend's wait is the retry's, not the client's lateness, nor a gap of its pacing.
+        for p in self
+            .inflight
+            .range(n - added..)
+            .filter(|p| p.measured && p.tries == 0)
+        {
             let ready = p.intended.max(self.room_at);
             let own = t.saturating_duration_since(ready);
             lag.record(own.as_nanos() as u64);
@@ -451,6 +548,17 @@ impl Connection {
             let Some(p) = self.inflight.pop_front() else {
                 break Err(Failure::Protocol);
             };
+            let failed = matches!(reply, Reply::Error { .. });
+            if let Some(r) = self.retries.as_deref_mut() {
+                // A transient error: the request goes again, its reply not yet its last.
+                if r.settle(&p, failed.then(|| &buf[..len]), self.now) {
+                    if p.measured {
+                        rec.commands[p.cmd as usize].retries += 1;
+                    }
+                    self.rstart += len;
+                    continue;
+                }
+            }
             if p.measured {
                 let ns = match since {
                     Some((t, ns)) if t == p.intended => ns,
@@ -482,12 +590,16 @@ impl Connection {
                 match reply {
                     Reply::Error { kind } => {
                         c.errors += 1;
-                        c.error_kinds.add(&buf[kind], 1);
+                        c.error_kinds
+                            .add_reply(&buf[kind.clone()], &buf[kind.start..], 1);
                     }
                     Reply::Value if shared.reads[p.cmd as usize] => c.hits += 1,
                     Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => c.misses += 1,
                     _ => {}
                 }
+            }
+            if shared.cursors[p.cmd as usize] {
+                self.generator.follow_cursor(&buf[..len], failed);
             }
             self.rstart += len;
         };

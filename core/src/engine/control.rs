@@ -172,8 +172,14 @@ pub struct Shared {
     pub batch: bool,
     /// `load.idle`: hold the connections, send nothing.
     pub idle: bool,
+    /// `load.reconnect`: reopen after every N requests; waits and attempts after a loss.
+    pub reconnect: crate::spec::Reconnect,
+    /// `load.retry`: resend failed requests.
+    pub retry: Option<crate::spec::Retry>,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
+    /// Whether each command (by index) follows `{cursor}`: its replies give the next cursor.
+    pub cursors: Box<[bool]>,
     /// Whether each command (by index) may be served by a replica (`target.read_from`).
     pub read_only: Box<[bool]>,
     /// Cluster mode: the argument each command (by index) is routed by, its first key
@@ -428,7 +434,10 @@ mod tests {
             keepalive: true,
             batch: false,
             idle: false,
+            reconnect: crate::spec::Reconnect::default(),
+            retry: None,
             reads: Box::new([true]),
+            cursors: Box::new([false]),
             read_only: Box::new([true]),
             key_index: Box::new([Some(1)]),
             connect: crate::spec::Target::default().resolve("").unwrap(),

@@ -22,6 +22,9 @@ struct Entry {
     /// it moves on each time (the phase's connection count, modulo the chain's length).
     turn: usize,
     stride: usize,
+    /// A template following `{cursor}`: its steps are the walk's first request and the
+    /// next ones.
+    follows_cursor: bool,
 }
 
 impl Entry {
@@ -65,6 +68,10 @@ pub struct Generator {
     chain: Option<ChainAt>,
     cap: Option<u64>,
     scratch: Vec<u8>,
+    /// `{draw1}` ... `{draw9}` of the request being written; bit `i` of `drawn` is set once
+    /// `draws[i]` is drawn (kept here so that a request only clears the bits).
+    draws: [u64; 9],
+    drawn: u16,
     /// `{node_tag}`: the slots of this connection's primary, one drawn per request (per
     /// chain); `tag` is the one drawn.
     node_slots: Option<Rc<[u16]>>,
@@ -72,6 +79,11 @@ pub struct Generator {
     /// A replay: the connection's recorded requests, sent as they are (the pacer drops
     /// each from the queue once sent).
     replay: Option<Cursor>,
+    /// `{cursor}`: the cursor to send next (empty: a walk starts at 0), the requests that
+    /// followed one in this walk, and the most that may (0: no limit).
+    cursor: Vec<u8>,
+    walked: u32,
+    max_walk: u32,
 }
 
 /// A command's encoding prepared once: its array header and leading literal arguments
@@ -175,6 +187,28 @@ impl KeyFormat {
     }
 }
 
+/// The cursor of a SCAN-like reply: the first element of its array, a bulk or simple
+/// string (`*2\r\n$2\r\n17\r\n*...`).
+fn cursor_of(reply: &[u8]) -> Option<&[u8]> {
+    let line = |at: usize| -> Option<(&[u8], usize)> {
+        let end = at + reply.get(at..)?.windows(2).position(|w| w == b"\r\n")?;
+        Some((&reply[at..end], end + 2))
+    };
+    let (head, at) = line(0)?;
+    if head.first() != Some(&b'*') {
+        return None;
+    }
+    let (first, at) = line(at)?;
+    match first.first()? {
+        b'+' => Some(&first[1..]),
+        b'$' => {
+            let n: usize = std::str::from_utf8(&first[1..]).ok()?.parse().ok()?;
+            reply.get(at..at + n)
+        }
+        _ => None,
+    }
+}
+
 impl Generator {
     /// A generator for `phase` with its own random stream, for connection `index` of `total`
     /// in the phase (which decides its slice of the range with the parallel distribution).
@@ -209,6 +243,7 @@ impl Generator {
                     sampler: KeySampler::new(&e.distribution, keys.range[0], span, index, total),
                     turn: (index % n) as usize,
                     stride: (total % n) as usize,
+                    follows_cursor: e.cursor.is_some(),
                 }
             })
             .collect();
@@ -231,9 +266,31 @@ impl Generator {
             chain: None,
             cap: connection_cap(phase, index, total),
             scratch: Vec::new(),
+            draws: [0; 9],
+            drawn: 0,
             node_slots: None,
             tag: 0,
             replay: None,
+            cursor: Vec::new(),
+            walked: 0,
+            max_walk: phase.mix.iter().find_map(|e| e.cursor).unwrap_or(0),
+        }
+    }
+
+    /// A reply of a `{cursor}` command: follow the cursor it returned, or start a new walk
+    /// at 0 when it is 0, the walk is long enough, or the reply is an error (memtier's
+    /// `--scan-incremental-iteration`).
+    pub fn follow_cursor(&mut self, reply: &[u8], error: bool) {
+        let next = (!error).then(|| cursor_of(reply)).flatten();
+        match next {
+            Some(c) if c != b"0" && (self.max_walk == 0 || self.walked < self.max_walk) => {
+                self.cursor.clear();
+                self.cursor.extend_from_slice(c);
+            }
+            _ => {
+                self.cursor.clear();
+                self.walked = 0;
+            }
         }
     }
 
@@ -288,6 +345,10 @@ impl Generator {
                 );
                 let step = match &self.picks[entry] {
                     Some(p) => self.entries[entry].choose(p, &mut self.rng),
+                    None if self.entries[entry].follows_cursor && !self.cursor.is_empty() => {
+                        self.walked = self.walked.saturating_add(1);
+                        1
+                    }
                     None => 0,
                 };
                 ChainAt { entry, step, key }
@@ -300,7 +361,9 @@ impl Generator {
             None => steps[at.step] as usize,
         };
         // A picked step is the whole pick; a chain's steps follow one another.
-        self.chain = (picked.is_none() && at.step + 1 < steps.len()).then_some(ChainAt {
+        let chained = picked.is_none() && !self.entries[at.entry].follows_cursor;
+        let steps = &self.entries[at.entry].steps;
+        self.chain = (chained && at.step + 1 < steps.len()).then_some(ChainAt {
             step: at.step + 1,
             ..at
         });
@@ -314,9 +377,14 @@ impl Generator {
             rng,
             scratch,
             tag,
+            cursor,
+            draws,
+            drawn,
             ..
         } = self;
         let mut ttl = 0;
+        // `{draw1}` ... `{draw9}`: drawn at their first occurrence in this request.
+        *drawn = 0;
         let (args, rest): (&[Arg], usize) = match picked {
             // A picked step's arguments are its own (its command only names it in the
             // report): encoded whole, without a prepared head.
@@ -352,6 +420,7 @@ impl Generator {
                     keys.write(buf, keys.lo + k);
                 }
                 Arg::Value => values.write(buf, rng, at.key),
+                Arg::Cursor => write_bulk(buf, cursor),
                 Arg::Rand(lo, hi, pad) => {
                     write_bulk_prefixed_i64(buf, rng.between(*lo, *hi), *pad as usize)
                 }
@@ -374,6 +443,30 @@ impl Generator {
                                 push_padded(scratch, n.unsigned_abs(), *pad as usize);
                             }
                             Part::NodeTag => scratch.extend_from_slice(slot_tag(*tag)),
+                            Part::Draw(var) => {
+                                // `{drawN}` counts on its own counter of a sequence.
+                                let mut draw = |counter: usize| {
+                                    entries[at.entry].sampler.draw_of(
+                                        counter,
+                                        rng,
+                                        keys.span,
+                                        sequence,
+                                        budget_left,
+                                    )
+                                };
+                                let k = match var {
+                                    None => draw(super::keys::DRAW_COUNTER),
+                                    Some(n) => {
+                                        let i = (*n as usize - 1) % draws.len();
+                                        if *drawn & (1 << i) == 0 {
+                                            draws[i] = draw(i + 1);
+                                            *drawn |= 1 << i;
+                                        }
+                                        draws[i]
+                                    }
+                                };
+                                push_padded(scratch, keys.lo + k, keys.pad);
+                            }
                         }
                     }
                     write_bulk(buf, scratch);
@@ -418,8 +511,39 @@ mod tests {
     use super::*;
     use crate::engine::values::value_pool;
     use crate::plan::Workload;
-    use std::sync::atomic::AtomicU64;
     use std::sync::Arc;
+
+    #[test]
+    fn a_cursor_walk_follows_replies_until_zero_or_its_limit() {
+        assert_eq!(cursor_of(b"*2\r\n$2\r\n17\r\n*0\r\n"), Some(&b"17"[..]));
+        assert_eq!(cursor_of(b"*2\r\n+5\r\n*0\r\n"), Some(&b"5"[..]));
+        assert_eq!(cursor_of(b"-ERR x\r\n"), None);
+        assert_eq!(cursor_of(b"*2\r\n$9\r\n17\r\n"), None);
+        let toml = "load = { pipeline = 1 }\n\
+                    commands = [{ template = 'SCAN {cursor}', max_iterations = 2 }]";
+        let mut g = generator(toml, 1);
+        let sent = |g: &mut Generator| {
+            let mut buf = Vec::new();
+            let cmd = g.next(&mut buf, u64::MAX);
+            (cmd, String::from_utf8(buf).unwrap())
+        };
+        let reply = |c: &str| format!("*2\r\n${}\r\n{c}\r\n*0\r\n", c.len());
+        assert_eq!(sent(&mut g), (0, "*2\r\n$4\r\nSCAN\r\n$1\r\n0\r\n".into()));
+        g.follow_cursor(reply("42").as_bytes(), false);
+        assert_eq!(sent(&mut g), (1, "*2\r\n$4\r\nSCAN\r\n$2\r\n42\r\n".into()));
+        g.follow_cursor(reply("7").as_bytes(), false);
+        assert_eq!(sent(&mut g).0, 1);
+        // Two requests followed a cursor: the walk starts again at 0.
+        g.follow_cursor(reply("9").as_bytes(), false);
+        assert_eq!(sent(&mut g).0, 0);
+        g.follow_cursor(reply("9").as_bytes(), false);
+        assert_eq!(sent(&mut g).0, 1);
+        // An error, or cursor 0, ends the walk.
+        g.follow_cursor(b"-ERR no\r\n", true);
+        assert_eq!(sent(&mut g).0, 0);
+        g.follow_cursor(reply("0").as_bytes(), false);
+        assert_eq!(sent(&mut g).0, 0);
+    }
 
     fn generator(toml: &str, seed: u64) -> Generator {
         generator_at(toml, seed, (0, 1))
@@ -431,7 +555,7 @@ mod tests {
         let p = &w.phases[0];
         let mut rng = Rng::new(seed);
         let pool = value_pool(&p.spec.values, &mut rng);
-        let seq = Rc::new(Sequence::new(Arc::new(AtomicU64::new(0))));
+        let seq = Rc::new(Sequence::new(Arc::default()));
         Generator::new(
             p,
             p.commands.clone().into(),

@@ -7,39 +7,51 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Sequential keys handed out in chunks from one run-wide counter, so that threads share one
+/// The run-wide counters of sequential keys: the key's, one for each of `{draw1}` ...
+/// `{draw9}`, then `{draw}`'s (valkey-benchmark `--sequential` counts each placeholder on
+/// its own).
+pub type SequenceCounters = [AtomicU64; 11];
+
+/// The counter of `{draw}` in [`SequenceCounters`].
+pub const DRAW_COUNTER: usize = 10;
+
+/// Sequential keys handed out in chunks from run-wide counters, so that threads share one
 /// sequence with one atomic operation per chunk instead of per request.
 #[derive(Debug)]
 pub struct Sequence {
-    global: Arc<AtomicU64>,
-    next: Cell<u64>,
-    end: Cell<u64>,
+    global: Arc<SequenceCounters>,
+    next: [Cell<u64>; 11],
+    end: [Cell<u64>; 11],
 }
 
 const SEQUENCE_CHUNK: u64 = 64;
 
 impl Sequence {
-    /// A thread's view of the run-wide counter.
-    pub fn new(global: Arc<AtomicU64>) -> Self {
+    /// A thread's view of the run-wide counters.
+    pub fn new(global: Arc<SequenceCounters>) -> Self {
         Sequence {
             global,
-            next: Cell::new(0),
-            end: Cell::new(0),
+            next: Default::default(),
+            end: Default::default(),
         }
     }
 
-    /// The next sequence number. `want` bounds the chunk taken, so that a request budget of N
-    /// claims exactly N numbers between all threads.
+    /// The next number of counter `i` (0: the key's; 1 to 9: `{draw1}` ... `{draw9}`; 10:
+    /// `{draw}`).
+    /// `want` bounds the chunk taken, so that a request budget of N claims exactly N numbers
+    /// between all threads.
     #[inline]
-    pub fn take(&self, want: u64) -> u64 {
-        if self.next.get() == self.end.get() {
+    pub fn take_of(&self, i: usize, want: u64) -> u64 {
+        let i = i.min(self.next.len() - 1);
+        let (next, end) = (&self.next[i], &self.end[i]);
+        if next.get() == end.get() {
             let n = want.clamp(1, SEQUENCE_CHUNK);
-            let start = self.global.fetch_add(n, Ordering::Relaxed);
-            self.next.set(start);
-            self.end.set(start + n);
+            let start = self.global[i].fetch_add(n, Ordering::Relaxed);
+            next.set(start);
+            end.set(start + n);
         }
-        let v = self.next.get();
-        self.next.set(v + 1);
+        let v = next.get();
+        next.set(v + 1);
         v
     }
 }
@@ -139,9 +151,22 @@ impl KeySampler {
     /// The next offset in `0..span`. `budget_left` bounds sequential chunks.
     #[inline]
     pub fn draw(&mut self, rng: &mut Rng, span: u64, sequence: &Sequence, budget_left: u64) -> u64 {
+        self.draw_of(0, rng, span, sequence, budget_left)
+    }
+
+    /// [`KeySampler::draw`], sequential keys taken from counter `counter` of the sequence.
+    #[inline]
+    pub fn draw_of(
+        &mut self,
+        counter: usize,
+        rng: &mut Rng,
+        span: u64,
+        sequence: &Sequence,
+        budget_left: u64,
+    ) -> u64 {
         match self {
             KeySampler::Uniform => rng.below(span),
-            KeySampler::Sequential => sequence.take(budget_left) % span,
+            KeySampler::Sequential => sequence.take_of(counter, budget_left) % span,
             KeySampler::Parallel { start, len, next } => {
                 let k = *start + *next;
                 *next = if *next + 1 == *len { 0 } else { *next + 1 };
@@ -278,7 +303,7 @@ mod tests {
     use super::*;
 
     fn draws(d: Distribution, span: u64, n: usize) -> Vec<u64> {
-        let seq = Sequence::new(Arc::new(AtomicU64::new(0)));
+        let seq = Sequence::new(Arc::default());
         let mut s = KeySampler::new(&d, 0, span, 0, 1);
         let mut rng = Rng::new(7);
         (0..n).map(|_| s.draw(&mut rng, span, &seq, 1)).collect()
@@ -445,7 +470,7 @@ mod tests {
         for c in 0..7 {
             let (start, len) = parallel_slice(c, 7, span);
             let mut s = KeySampler::new(&Distribution::Parallel, 0, span, c, 7);
-            let seq = Sequence::new(Arc::new(AtomicU64::new(0)));
+            let seq = Sequence::new(Arc::default());
             let mut rng = Rng::new(1);
             for i in 0..len {
                 let k = s.draw(&mut rng, span, &seq, 1);

@@ -13,6 +13,7 @@ mod keys;
 mod pacer;
 mod phase;
 mod replay;
+mod retry;
 mod rng;
 mod runner;
 mod slo_search;

@@ -2,7 +2,7 @@
 //! go-ahead, merge their interval recorders into the timeline and the totals.
 
 use super::abort::{AbortCheck, Stopped};
-use super::keys::parallel_slice;
+use super::keys::{parallel_slice, SequenceCounters};
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
 use crate::observe::{
     join_server_cpu, DrillOutcome, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad,
@@ -151,7 +151,7 @@ impl Workers {
         let conns: Vec<usize> = conns.into_iter().map(|c| c as usize).collect();
         let budgets = thread_budgets(phase, &conns);
         let (tx, rx) = channel();
-        let sequence = Arc::new(AtomicU64::new(0));
+        let sequence: Arc<SequenceCounters> = Arc::default();
         let drill_mask = drills.then(|| Arc::new(AtomicU64::new(0)));
         let mut workers = Workers {
             gos: Vec::with_capacity(threads),

@@ -33,6 +33,8 @@ const ABORT_GRACE: Duration = Duration::from_millis(300);
 pub const INTERVAL: Duration = Duration::from_secs(1);
 /// Mixed into the run's seed for pacing, so the request stream is the same open or closed.
 const PACING_SEED: u64 = 0x5041_4345_5f52_4154;
+/// Mixed into the seed of the connections' start pauses (`load.open_jitter`).
+const JITTER_SEED: u64 = 0x4a49_5454_4552_5f53;
 
 /// A worker's gauges over one interval, read as they change (connections) or at every tick
 /// (requests waiting to be sent).
@@ -134,8 +136,8 @@ pub struct WorkerSetup {
     pub budget: u64,
     /// The run's seed.
     pub seed: u64,
-    /// The run-wide sequential key counter.
-    pub sequence: Arc<AtomicU64>,
+    /// The run-wide sequential key counters.
+    pub sequence: Arc<super::keys::SequenceCounters>,
     /// Set by `stop()`.
     pub stop: Arc<AtomicBool>,
     /// When the phase has fault drills: bit `i` is set while event `i` is active.
@@ -227,7 +229,18 @@ async fn worker(s: WorkerSetup) {
         keepalive: s.phase.spec.load.keepalive,
         batch: s.phase.spec.load.refill == crate::spec::Refill::Batch,
         idle: s.phase.spec.load.idle,
+        reconnect: s.phase.spec.load.reconnect,
+        retry: s.phase.spec.load.retry.clone(),
         reads: commands.iter().map(|c| c.reads).collect(),
+        cursors: {
+            let mut c = vec![false; commands.len()];
+            for e in s.phase.mix.iter().filter(|e| e.cursor.is_some()) {
+                for &i in &e.steps {
+                    c[i] = true;
+                }
+            }
+            c.into()
+        },
         read_only: commands.iter().map(|c| c.read_only()).collect(),
         // A replay's commands are labels alone: their keys' places come from the trace's rules.
         key_index: match &s.phase.replay {
@@ -677,14 +690,30 @@ async fn open_links(
                 .collect(),
         }
     };
+    // `load.open_jitter` (memtier's per-thread start jitter): each connection opens a drawn
+    // pause after the one before it.
+    let mut rng = Rng::for_stream(s.seed ^ JITTER_SEED, s.phase_index as u64, s.thread as u64);
+    let mut offset = Duration::ZERO;
+    let mut offsets = Vec::with_capacity(locals.len());
+    for j in 0..locals.len() {
+        if let (Some([lo, hi]), true) = (s.phase.spec.load.open_jitter, j > 0) {
+            let (lo, hi) = (lo.0.as_micros() as i64, hi.0.as_micros() as i64);
+            offset += Duration::from_micros(rng.between(lo, hi) as u64);
+        }
+        offsets.push(offset);
+    }
     let handles: Vec<Vec<_>> = locals
         .iter()
-        .map(|&l| {
+        .zip(offsets)
+        .map(|(&l, after)| {
             targets(l)
                 .iter()
                 .map(|(i, connect)| {
                     let (i, connect) = (*i, connect.clone());
                     tokio::task::spawn_local(async move {
+                        if !after.is_zero() {
+                            tokio::time::sleep(after).await;
+                        }
                         Client::connect(&connect)
                             .await
                             .map(|c| (i, c.into_stream()))

@@ -2,6 +2,7 @@
 
 use super::tls_stream::TlsStream;
 use crate::plan::{ConnectOptions, Endpoint};
+use crate::spec::Family;
 use crate::Error;
 use std::io;
 use std::pin::Pin;
@@ -26,6 +27,58 @@ pub enum Stream {
     Tls(Box<TlsStream>),
 }
 
+/// A TCP connection whose socket is Multipath TCP (`IPPROTO_MPTCP`): the kernel falls back
+/// to plain TCP with a server that does not speak it. Each address of `host` is tried in turn.
+#[cfg(target_os = "linux")]
+async fn connect_mptcp(host: &str, port: u16, family: Family) -> io::Result<TcpStream> {
+    use std::os::fd::FromRawFd;
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port))
+        .await?
+        .filter(|a| family.admits(a))
+    {
+        let domain = if addr.is_ipv4() {
+            libc::AF_INET
+        } else {
+            libc::AF_INET6
+        };
+        // SAFETY: socket(2) with constant arguments; the descriptor it returns is owned by
+        // the TcpStream made from it right after, which closes it.
+        let fd = unsafe {
+            libc::socket(
+                domain,
+                libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                libc::IPPROTO_MPTCP,
+            )
+        };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot open a Multipath TCP socket (is net.mptcp.enabled 1?): {e}"),
+            ));
+        }
+        // SAFETY: `fd` is a new, open stream socket owned by nothing else.
+        let socket =
+            tokio::net::TcpSocket::from_std_stream(unsafe { std::net::TcpStream::from_raw_fd(fd) });
+        match socket.connect(addr).await {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("{host}: no address"))))
+}
+
+/// Multipath TCP is Linux's (the spec refuses `mptcp` elsewhere before connecting).
+#[cfg(not(target_os = "linux"))]
+async fn connect_mptcp(host: &str, _port: u16, _family: Family) -> io::Result<TcpStream> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        format!("{host}: Multipath TCP is not available on this platform"),
+    ))
+}
+
 impl Stream {
     /// Connect as `c` says: to its endpoint, with the TLS handshake when `c.tls` is set, all
     /// within `c.connect_timeout`. Failing to reach the server is [`Error::Connect`]; a failed
@@ -33,7 +86,7 @@ impl Stream {
     pub async fn connect_with(c: &ConnectOptions) -> crate::Result<Stream> {
         let addr = || c.endpoint.to_string();
         let started = tokio::time::Instant::now();
-        let stream = Self::connect(&c.endpoint, c.connect_timeout)
+        let stream = Self::connect(&c.endpoint, c.family, c.connect_timeout, c.mptcp)
             .await
             .map_err(|source| Error::Connect {
                 address: addr(),
@@ -74,12 +127,23 @@ impl Stream {
         matches!(self, Stream::Tls(_))
     }
 
-    /// Connect to `endpoint` (host names resolved), failing after `timeout`.
-    pub async fn connect(endpoint: &Endpoint, timeout: std::time::Duration) -> io::Result<Stream> {
+    /// Connect to `endpoint`, a host name resolved to addresses of `family` only (each tried
+    /// in the resolver's order), over Multipath TCP when `mptcp` (Linux), failing after
+    /// `timeout`.
+    pub async fn connect(
+        endpoint: &Endpoint,
+        family: Family,
+        timeout: std::time::Duration,
+        mptcp: bool,
+    ) -> io::Result<Stream> {
         let fut = async {
             match endpoint {
                 Endpoint::Tcp { host, port } => {
-                    let s = TcpStream::connect((host.as_str(), *port)).await?;
+                    let s = match (mptcp, family) {
+                        (true, _) => connect_mptcp(host, *port, family).await?,
+                        (false, Family::Any) => TcpStream::connect((host.as_str(), *port)).await?,
+                        (false, _) => connect_only(host, *port, family).await?,
+                    };
                     s.set_nodelay(true)?;
                     Ok(Stream::Tcp(s))
                 }
@@ -161,4 +225,28 @@ impl AsyncWrite for Stream {
             Stream::Tls(s) => s.poll_shutdown(cx),
         }
     }
+}
+
+/// A TCP connection to the first address of `host` in `family` that accepts one.
+async fn connect_only(host: &str, port: u16, family: Family) -> io::Result<TcpStream> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port))
+        .await?
+        .filter(|a| family.admits(a))
+    {
+        match TcpStream::connect(addr).await {
+            Ok(s) => return Ok(s),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| {
+        let (name, flag) = match family {
+            Family::Ipv6 => ("IPv6", "ipv6"),
+            _ => ("IPv4", "ipv4"),
+        };
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("`{host}` has no {name} address (target.family = \"{flag}\")"),
+        )
+    }))
 }

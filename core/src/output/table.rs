@@ -204,6 +204,14 @@ pub fn table(report: &Report) -> String {
             report.totals.redirects
         );
     }
+    if report.totals.retries > 0 {
+        let _ = writeln!(
+            out,
+            "Retries: {} (requests resent after a transient error or a lost connection; \
+             each counted once)",
+            report.totals.retries
+        );
+    }
     let c = &report.client;
     let _ = writeln!(
         out,

@@ -34,6 +34,10 @@ pub struct MixEntry {
     /// A chain with `pick`: one of these steps per pick. Shared, as a chain of a captured
     /// workload may have many steps and every connection reads them.
     pub pick: Option<Arc<PickedSteps>>,
+    /// A template with `{cursor}`: its two steps are the walk's first request (cursor 0)
+    /// and the next ones (the cursor the previous reply returned), one per pick; the most
+    /// requests that follow a cursor in one walk (0: until the server returns 0).
+    pub cursor: Option<u32>,
 }
 
 /// The steps of a chain with `pick`, one of which each pick sends.
@@ -196,6 +200,30 @@ impl CommandSpec {
                 ))
             }
         };
+        if let Some(cursor) = steps[0].args.iter().position(|a| *a == Arg::Cursor) {
+            if self.chain.is_some() {
+                return Err(crate::Error::spec(
+                    format!("{path}.chain"),
+                    "uses `{cursor}`, which a `template` alone may follow: give it as a template",
+                ));
+            }
+            // The walk's first request sends 0; the next ones the cursor returned.
+            let label = self
+                .label
+                .as_deref()
+                .unwrap_or(&steps[0].label)
+                .to_ascii_uppercase();
+            let mut first = steps[0].clone();
+            first.args[cursor] = Arg::Lit(b"0"[..].into());
+            first.label = format!("{label} 0");
+            steps[0].label = format!("{label} <cursor>");
+            steps.insert(0, first);
+        } else if self.max_iterations.is_some() {
+            return Err(crate::Error::spec(
+                format!("{path}.max_iterations"),
+                "applies to a template that follows `{cursor}` only (e.g. \"SCAN {cursor}\")",
+            ));
+        }
         if self.pick.is_some() && self.chain.is_none() {
             return Err(crate::Error::spec(
                 format!("{path}.pick"),
@@ -208,7 +236,7 @@ impl CommandSpec {
                 format!("{} is out of range: allowed is 1 to 1000000", self.weight),
             ));
         }
-        if let (Some(label), None) = (&self.label, &self.chain) {
+        if let (Some(label), None, 1) = (&self.label, &self.chain, steps.len()) {
             steps[0].label = label.to_ascii_uppercase();
         }
         if self.chain.is_some() && self.pick.is_some() {

@@ -2,7 +2,7 @@
 //! spec's `[target]` (its URL form or its fields).
 
 use super::TlsConnect;
-use crate::spec::{redact_url, NodeAddr, ReadFrom, Target};
+use crate::spec::{redact_url, Family, NodeAddr, ReadFrom, Target};
 use std::time::Duration;
 
 /// A resolved address to connect to.
@@ -34,6 +34,8 @@ impl std::fmt::Display for Endpoint {
 pub struct ConnectOptions {
     /// Where to connect.
     pub endpoint: Endpoint,
+    /// Which addresses of a TCP host name to use (`target.family`).
+    pub family: Family,
     /// ACL user.
     pub user: Option<String>,
     /// Password.
@@ -54,6 +56,8 @@ pub struct ConnectOptions {
     pub cluster: Option<Vec<NodeAddr>>,
     /// Cluster mode: where reads go; anything but `Primary` sends `READONLY` at connect.
     pub read_from: ReadFrom,
+    /// TCP connections are Multipath TCP (`target.mptcp`).
+    pub mptcp: bool,
 }
 
 impl ConnectOptions {
@@ -86,6 +90,7 @@ impl Target {
                 host: self.host.clone().unwrap_or_else(|| "127.0.0.1".into()),
                 port: self.port.unwrap_or(6379),
             },
+            family: self.family,
             user: self.user.clone(),
             password: self.password.clone(),
             db: self.db,
@@ -96,6 +101,7 @@ impl Target {
             tls: None,
             cluster: None,
             read_from: self.read_from,
+            mptcp: self.mptcp,
         };
         let mut tls_url = false;
         if let Some(unix) = &self.unix {
@@ -118,6 +124,20 @@ impl Target {
                 let url = redact_url(url);
                 crate::Error::spec(format!("{path}target.url"), format!("`{url}`: {m}"))
             })?;
+        }
+        if self.mptcp {
+            let why = match &c.endpoint {
+                Endpoint::Unix(_) => {
+                    Some("Multipath TCP is TCP: a Unix socket target cannot use it")
+                }
+                Endpoint::Tcp { .. } if !cfg!(target_os = "linux") => {
+                    Some("Multipath TCP sockets are Linux's: not available on this platform")
+                }
+                Endpoint::Tcp { .. } => None,
+            };
+            if let Some(why) = why {
+                return Err(crate::Error::spec(format!("{path}target.mptcp"), why));
+            }
         }
         if !(c.protocol == 2 || c.protocol == 3) {
             return Err(crate::Error::spec(
@@ -513,7 +533,7 @@ mod tests {
             ReadFrom::PreferReplica
         );
         assert!(
-            serde_json::from_value::<Target>(serde_json::json!({ "read_from": "any" })).is_err()
+            serde_json::from_value::<Target>(serde_json::json!({ "read_from": "all" })).is_err()
         );
         for bad in [
             "http://x",

@@ -9,6 +9,7 @@
 //! so that `spec` needs nothing of `plan`.
 
 mod barrier;
+mod ciphers;
 mod command;
 mod connect;
 mod events;
@@ -21,6 +22,8 @@ mod tls;
 mod workload;
 
 pub use barrier::{parse_barrier_timeout, Barrier, DEFAULT_BARRIER_TIMEOUT};
+pub(crate) use ciphers::check_names as check_cipher_names;
+
 pub use command::{CompiledCommand, MixEntry, PickedSteps};
 pub(crate) use connect::{make_room, parse_url};
 pub use connect::{ConnectOptions, Endpoint};

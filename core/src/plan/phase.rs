@@ -102,6 +102,20 @@ impl Phase {
                  keeps one connection per primary open for the whole run",
             ));
         }
+        if connect.cluster.is_some() && spec.load.retry.is_some() {
+            return Err(Error::spec(
+                format!("{prefix}load.retry"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 follows MOVED, ASK and TRYAGAIN itself",
+            ));
+        }
+        if connect.cluster.is_some() && spec.load.reconnect != crate::spec::Reconnect::default() {
+            return Err(Error::spec(
+                format!("{prefix}load.reconnect"),
+                "is not supported in cluster mode (target.cluster) yet: the cluster client \
+                 reconnects each node with its own backoff",
+            ));
+        }
         let open_loop = spec.load.open_loop();
         if spec.load.refill == Refill::Batch && open_loop {
             return Err(Error::spec(
@@ -187,6 +201,22 @@ impl Phase {
             }
             // A chain's key is drawn for its first step, so that step decides the pattern.
             let reads = commands[steps[0]].reads;
+            let cursor = commands[steps[steps.len() - 1]].args.contains(&Arg::Cursor);
+            if cursor {
+                if spec.load.pipeline != 1 || connect.cluster.is_some() {
+                    return Err(Error::spec(
+                        format!("{path}.template"),
+                        "follows `{cursor}`, so each request needs its previous reply: it needs \
+                         load.pipeline = 1, and no cluster mode (target.cluster)",
+                    ));
+                }
+                if mix.iter().any(|e: &MixEntry| e.cursor.is_some()) {
+                    return Err(Error::spec(
+                        format!("{path}.template"),
+                        "follows `{cursor}` too: one command per phase may follow a cursor",
+                    ));
+                }
+            }
             mix.push(MixEntry {
                 weight: c.weight,
                 distribution: spec.keys.distribution_for(c.distribution.clone(), reads),
@@ -197,6 +227,7 @@ impl Phase {
                         steps: picked,
                     })
                 }),
+                cursor: cursor.then(|| c.max_iterations.unwrap_or(0)),
             });
         }
         too_many_commands(commands.len(), prefix)?;
@@ -240,6 +271,12 @@ impl Phase {
             return refuse(
                 "load.keepalive",
                 "a replay keeps each connection open: remove load.idle / load.keepalive",
+            );
+        }
+        if load.reconnect.every.is_some() {
+            return refuse(
+                "load.reconnect.every",
+                "a replay keeps each connection open: remove load.reconnect.every",
             );
         }
         let plan = ReplayPlan::scan(&replay, prefix, connect.db, replay.prefill)?;
@@ -291,6 +328,7 @@ impl Phase {
             steps: vec![0],
             distribution: spec.keys.distribution_for(None, false),
             pick: None,
+            cursor: None,
         }];
         Ok(Phase {
             spec,

@@ -155,14 +155,14 @@ fn slot_of<'a>(arg: &'a Arg, prefix: &'a [u8]) -> SlotOf<'a> {
         Arg::Parts(parts) => parts_slot(parts, prefix).unwrap_or_else(|| {
             let varies = parts
                 .iter()
-                .any(|p| matches!(p, Part::Value | Part::Rand(..)));
+                .any(|p| matches!(p, Part::Value | Part::Rand(..) | Part::Draw(_)));
             if varies {
                 SlotOf::Varies
             } else {
                 SlotOf::Whole(arg)
             }
         }),
-        Arg::Value | Arg::Rand(..) | Arg::Expiry(..) => SlotOf::Varies,
+        Arg::Value | Arg::Rand(..) | Arg::Expiry(..) | Arg::Cursor => SlotOf::Varies,
     }
 }
 
@@ -205,7 +205,7 @@ fn parts_slot<'a>(parts: &'a [Part], prefix: &'a [u8]) -> Option<SlotOf<'a>> {
             }
             Part::Key if prefix.contains(&b'{') => return None,
             Part::Value => return None,
-            Part::Key | Part::KeyNum | Part::Rand(..) => {}
+            Part::Key | Part::KeyNum | Part::Rand(..) | Part::Draw(_) => {}
         }
     }
     None
@@ -222,6 +222,8 @@ fn show(arg: &Arg) -> String {
             Part::Rand(lo, hi, 0) => format!("{{rand:{lo}..{hi}}}"),
             Part::Rand(lo, hi, w) => format!("{{rand:{lo}..{hi}:{w}}}"),
             Part::NodeTag => "{node_tag}".into(),
+            Part::Draw(None) => "{draw}".into(),
+            Part::Draw(Some(n)) => format!("{{draw{n}}}"),
         }
     }
     match arg {
@@ -232,6 +234,7 @@ fn show(arg: &Arg) -> String {
         Arg::Rand(lo, hi, pad) => part(&Part::Rand(*lo, *hi, *pad)),
         Arg::Parts(parts) => parts.iter().map(part).collect(),
         Arg::Expiry(lo, hi) => format!("EX {{rand:{lo}..{hi}}}"),
+        Arg::Cursor => "{cursor}".into(),
     }
 }
 

@@ -64,6 +64,8 @@ impl Tls {
                 ("sni", self.sni.is_some()),
                 ("insecure", self.insecure),
                 ("versions", self.versions != Tls::default().versions),
+                ("ciphers", self.ciphers.is_some()),
+                ("ciphersuites", self.ciphersuites.is_some()),
             ];
             if let Some((field, _)) = set.iter().find(|(_, s)| *s) {
                 return Err(crate::Error::spec(
@@ -123,7 +125,15 @@ impl Tls {
             )
         })?;
 
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut provider = rustls::crypto::ring::default_provider();
+        provider.cipher_suites = super::ciphers::choose(
+            &provider.cipher_suites,
+            self.ciphers.as_deref(),
+            self.ciphersuites.as_deref(),
+            &at("ciphers"),
+            &at("ciphersuites"),
+        )?;
+        let provider = Arc::new(provider);
         let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
             .with_protocol_versions(&versions)
             .map_err(|e| crate::Error::spec(at("versions"), e))?;

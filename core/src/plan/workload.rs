@@ -550,6 +550,52 @@ mod tests {
     }
 
     #[test]
+    fn a_cursor_template_is_two_commands_and_checked() {
+        let w = Workload::from_toml_str(
+            "commands = [{ template = 'HSCAN h {cursor} COUNT 5', max_iterations = 3 }]\n\
+             load = { pipeline = 1 }",
+        )
+        .unwrap();
+        let p = &w.phases[0];
+        let labels: Vec<&str> = p.commands.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["HSCAN 0", "HSCAN <cursor>"]);
+        assert_eq!(p.commands[0].args[2], Arg::Lit(b"0"[..].into()));
+        assert_eq!(p.commands[1].args[2], Arg::Cursor);
+        assert_eq!(p.mix[0].cursor, Some(3));
+        for (spec, field, text) in [
+            (
+                "commands = [{ template = 'SCAN {cursor}' }]\nload = { pipeline = 2 }",
+                "commands[0].template",
+                "pipeline = 1",
+            ),
+            (
+                "commands = [{ template = 'SCAN {cursor}' }, { template = 'SSCAN s {cursor}' }]\n\
+                 load = { pipeline = 1 }",
+                "commands[1].template",
+                "one command per phase",
+            ),
+            (
+                "commands = [{ chain = ['SCAN {cursor}'] }]",
+                "commands[0].chain",
+                "template",
+            ),
+            (
+                "commands = [{ template = 'GET x{cursor}' }]",
+                "commands[0].template",
+                "whole argument",
+            ),
+            (
+                "commands = [{ template = 'GET {key}', max_iterations = 2 }]",
+                "commands[0].max_iterations",
+                "{cursor}",
+            ),
+        ] {
+            let e = err(spec);
+            assert!(e.contains(field) && e.contains(text), "{spec}: {e}");
+        }
+    }
+
+    #[test]
     fn idle_and_keepalive_are_checked() {
         let e = err("[load]\nidle = true\nrequests = 5");
         assert!(
@@ -560,6 +606,63 @@ mod tests {
         assert!(e.contains("load.idle") && e.contains("load.rate"), "{e}");
         let e = err("target = { cluster = true }\nload = { keepalive = false }");
         assert!(e.contains("load.keepalive") && e.contains("cluster"), "{e}");
+        let e = err("target = { cluster = true }\nload = { reconnect = { every = 5 } }");
+        assert!(e.contains("load.reconnect") && e.contains("cluster"), "{e}");
+        for (spec, field, text) in [
+            (
+                "load = { reconnect = { every = 0 } }",
+                "load.reconnect.every",
+                "1 to",
+            ),
+            (
+                "load = { reconnect = { backoff = 0.0 } }",
+                "load.reconnect.backoff",
+                "0.01 to 1000",
+            ),
+            (
+                "load = { reconnect = { delay = '2s', max_delay = '1s' } }",
+                "load.reconnect.max_delay",
+                "shorter than reconnect.delay",
+            ),
+            (
+                "load = { reconnect = { delay = '2h' } }",
+                "load.reconnect.delay",
+                "0s to 1h",
+            ),
+            (
+                "load = { open_jitter = ['2ms', '1ms'] }",
+                "load.open_jitter",
+                "MIN <= MAX",
+            ),
+            (
+                "load = { reconnect = { tries = 1 } }",
+                "tries",
+                "unknown field",
+            ),
+            (
+                "load = { retry = { backoff = 0.5 } }",
+                "load.retry.backoff",
+                "1 to 1000",
+            ),
+            (
+                "load = { retry = { delay = '61s' } }",
+                "load.retry.delay",
+                "0s to 60s",
+            ),
+            (
+                "load = { retry = { on = ['BUSY', ''] } }",
+                "load.retry.on",
+                "not an error kind",
+            ),
+            (
+                "target = { cluster = true }\nload = { retry = {} }",
+                "load.retry",
+                "cluster",
+            ),
+        ] {
+            let e = err(spec);
+            assert!(e.contains(field) && e.contains(text), "{spec}: {e}");
+        }
         let w = Workload::from_toml_str("[load]\nidle = true\nduration = '1s'").unwrap();
         assert_eq!(
             w.phases[0].spec.load.request_budget(&w.phases[0].spec.keys),

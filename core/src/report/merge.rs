@@ -566,6 +566,12 @@ pub(super) fn merge_stats<'a>(parts: impl Iterator<Item = &'a Stats>) -> Stats {
         out.bytes_sent += s.bytes_sent;
         out.bytes_received += s.bytes_received;
         out.redirects += s.redirects;
+        out.retries += s.retries;
+        for (kind, message) in &s.first_errors {
+            out.first_errors
+                .entry(kind.clone())
+                .or_insert_with(|| message.clone());
+        }
         for (kind, n) in &s.errors_by_kind {
             *out.errors_by_kind.entry(kind.clone()).or_default() += n;
         }

@@ -53,6 +53,11 @@ pub struct Stats {
     /// `INTERNAL` (a bug in respload ended a connection's task); kinds past the first 32
     /// are counted together as `OTHER`.
     pub errors_by_kind: BTreeMap<String, u64>,
+    /// The first error reply of each kind that is a reply (`WRONGTYPE Operation against a
+    /// key holding the wrong kind of value`), without its `-`, up to 512 bytes: what
+    /// redis-benchmark `-e` shows. Left out when there was none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub first_errors: BTreeMap<String, String>,
     /// Request bytes written.
     pub bytes_sent: u64,
     /// Reply bytes read.
@@ -83,6 +88,11 @@ pub struct Stats {
     /// Per node, they count on the node that answered MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub redirects: u64,
+    /// With `load.retry`: resends of requests that failed (an error reply of a kind it
+    /// retries, or a lost connection). A resent request counts once in `ops`, its latency
+    /// from its first send to its last reply; `errors` counts those that failed for good.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
 }
 
 fn is_false(b: &bool) -> bool {

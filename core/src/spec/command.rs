@@ -15,8 +15,16 @@ pub struct CommandSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Any command: a line of words (quotes group, `\xHH` escapes inside double quotes) or a
-    /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`
-    /// and `{rand:LO..HI:WIDTH}` are replaced per request, also inside a longer argument.
+    /// list with one argument per element. `{key}`, `{keynum}`, `{value}`, `{rand:LO..HI}`,
+    /// `{rand:LO..HI:WIDTH}`, `{draw}`, `{draw1}` ... `{draw9}` and `{node_tag}` are replaced
+    /// per request, also inside a longer argument; `{newkey}`, a whole argument, is another
+    /// key drawn from the command's distribution for each argument (`MGET {key} {newkey}
+    /// {newkey}` reads three keys). `{cursor}`, a whole argument, follows a cursor (`SCAN
+    /// {cursor} COUNT 100`): `0` at first, then the cursor (the first element) of the
+    /// previous reply of this command on the connection, until the server returns 0 (or
+    /// `max_iterations`) and a new walk starts at 0. Its requests are reported as `LABEL 0`
+    /// (walk starts) and `LABEL <cursor>`; it needs `load.pipeline = 1`, and one such command
+    /// per phase.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<Template>,
     /// Templates sent one after the other on the same connection and the same key (e.g.
@@ -39,6 +47,11 @@ pub struct CommandSpec {
     /// (`LABEL:COMMAND` when the chain has a label).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pick: Option<Pick>,
+    /// With `{cursor}` in the template: at most this many requests follow a cursor in one
+    /// walk, then the next starts at 0 again (memtier_benchmark's
+    /// `--scan-incremental-max-iterations`); absent or 0: until the server returns cursor 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
 }
 
 /// Which step of a chain one pick sends (`pick` on a chain).
@@ -70,6 +83,7 @@ impl CommandSpec {
             weight: 1,
             distribution: None,
             pick: None,
+            max_iterations: None,
         }
     }
 }

@@ -93,6 +93,181 @@ pub struct Load {
     /// until `duration` ends or the run is stopped. `requests` cannot be set with it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub idle: bool,
+    /// When connections are closed and opened again: after every N requests, and after a
+    /// lost connection (how long to wait, how many attempts).
+    #[serde(default, skip_serializing_if = "Reconnect::is_default")]
+    pub reconnect: Reconnect,
+    /// Each worker thread opens its connections one after the other, with a pause drawn
+    /// uniformly between these two durations before each but the first (memtier_benchmark's
+    /// `--thread-conn-start-min-jitter-micros` / `-max-jitter-micros`); absent, all at once.
+    /// Connections open before measuring starts, so the pauses are in no latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_jitter: Option<[SpecDuration; 2]>,
+    /// Resend a request that failed with a transient error, or was in flight on a lost
+    /// connection (memtier_benchmark's `--retry-on-error`); absent: a failed request is
+    /// counted as an error at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry: Option<Retry>,
+}
+
+/// Resending failed requests (`[load.retry]`). A resent request counts once in `ops` and in
+/// the latency, from its first send (its intended time in open loop) to its last reply;
+/// `retries` counts the resends, `errors` the requests that failed for good.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Retry {
+    /// The most resends of one request; absent: no limit. 0 resends nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempts: Option<u32>,
+    /// The error kinds to resend after (an error reply's first word, e.g. `LOADING`,
+    /// `BUSY`, `TRYAGAIN`; `CONNECTION` and `TIMEOUT` for requests in flight on a lost
+    /// connection). Empty, the default: every kind but the permanent ones, `WRONGTYPE`,
+    /// `NOAUTH`, `NOPERM`, `WRONGPASS`, `NOSCRIPT`, `ERR` replies to a syntax error, a wrong
+    /// number of arguments or an unknown command, `PROTOCOL` and `ABORTED`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub on: Vec<String>,
+    /// The wait before a request's first resend (default 0s: at once).
+    #[serde(default = "zero_duration")]
+    pub delay: SpecDuration,
+    /// Each further resend of a request waits the previous wait times this (default 1:
+    /// constant), from 1 to 1000; waits stop growing at 60s.
+    #[serde(default = "one")]
+    pub backoff: f64,
+    /// The most requests of one connection waiting to be resent: while that many wait, it
+    /// starts no new request (default 0: four times `pipeline`, at least 64).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue: u32,
+}
+
+fn zero_duration() -> SpecDuration {
+    SpecDuration(Duration::ZERO)
+}
+fn one() -> f64 {
+    1.0
+}
+
+impl Retry {
+    fn validate(&self, p: &str) -> crate::Result<()> {
+        let at = format!("{p}load.retry");
+        if !(1.0..=1000.0).contains(&self.backoff) {
+            return Err(crate::Error::spec(
+                format!("{at}.backoff"),
+                format!("{} is out of range: allowed is 1 to 1000", self.backoff),
+            ));
+        }
+        if self.delay.0 > Duration::from_secs(60) {
+            return Err(crate::Error::spec(
+                format!("{at}.delay"),
+                format!("{:?} is too long: allowed is 0s to 60s", self.delay.0),
+            ));
+        }
+        if let Some(kind) = self
+            .on
+            .iter()
+            .find(|k| k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic()) || k.len() > 64)
+        {
+            return Err(crate::Error::spec(
+                format!("{at}.on"),
+                format!(
+                    "`{kind}` is not an error kind: allowed are words such as LOADING, BUSY, \
+                     TRYAGAIN, CONNECTION or TIMEOUT"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How connections are reopened (`[load.reconnect]`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Reconnect {
+    /// Close each connection and open a new one after every this many requests it sent,
+    /// once their replies are in (memtier_benchmark's `--reconnect-interval`): the pipeline
+    /// is not refilled past the N-th request. Connect time is in no latency. Absent: a
+    /// connection stays open (unless `keepalive = false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<u32>,
+    /// A lost connection gives up after this many failed attempts in a row to open it again
+    /// (its requests are then not sent, and the run ends when every connection has ended);
+    /// 0, the default: it never gives up.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    /// The wait before the first attempt to reopen a lost connection (default 10ms).
+    #[serde(default = "default_reconnect_delay")]
+    pub delay: SpecDuration,
+    /// Each further wait is the previous one times this (default 2; 1 keeps it constant),
+    /// from 0.01 to 1000.
+    #[serde(default = "default_reconnect_backoff")]
+    pub backoff: f64,
+    /// The longest wait between two attempts (default 1s).
+    #[serde(default = "default_reconnect_max_delay")]
+    pub max_delay: SpecDuration,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+fn default_reconnect_delay() -> SpecDuration {
+    SpecDuration(Duration::from_millis(10))
+}
+fn default_reconnect_backoff() -> f64 {
+    2.0
+}
+fn default_reconnect_max_delay() -> SpecDuration {
+    SpecDuration(Duration::from_secs(1))
+}
+
+impl Default for Reconnect {
+    fn default() -> Self {
+        Reconnect {
+            every: None,
+            attempts: 0,
+            delay: default_reconnect_delay(),
+            backoff: default_reconnect_backoff(),
+            max_delay: default_reconnect_max_delay(),
+        }
+    }
+}
+
+impl Reconnect {
+    fn is_default(&self) -> bool {
+        *self == Reconnect::default()
+    }
+
+    fn validate(&self, p: &str) -> crate::Result<()> {
+        let at = format!("{p}load.reconnect");
+        if let Some(n) = self.every {
+            within("", &format!("{at}.every"), n as u64, 1, u32::MAX as u64)?;
+        }
+        if !(0.01..=1000.0).contains(&self.backoff) {
+            return Err(crate::Error::spec(
+                format!("{at}.backoff"),
+                format!("{} is out of range: allowed is 0.01 to 1000", self.backoff),
+            ));
+        }
+        let hour = Duration::from_secs(3600);
+        for (field, d) in [("delay", self.delay), ("max_delay", self.max_delay)] {
+            if d.0 > hour {
+                return Err(crate::Error::spec(
+                    format!("{at}.{field}"),
+                    format!("{:?} is too long: allowed is 0s to 1h", d.0),
+                ));
+            }
+        }
+        if self.max_delay.0 < self.delay.0 {
+            return Err(crate::Error::spec(
+                format!("{at}.max_delay"),
+                format!(
+                    "{:?} is shorter than reconnect.delay ({:?}): allowed is delay or more",
+                    self.max_delay.0, self.delay.0
+                ),
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn default_true() -> bool {
@@ -341,6 +516,9 @@ impl Default for Load {
             rate_ramp: None,
             rate_profile: None,
             connections_ramp: None,
+            reconnect: Reconnect::default(),
+            open_jitter: None,
+            retry: None,
         }
     }
 }
@@ -506,6 +684,21 @@ impl Load {
                      give load.duration (or stop the run) instead"
                 ),
             ));
+        }
+        self.reconnect.validate(p)?;
+        if let Some(retry) = &self.retry {
+            retry.validate(p)?;
+        }
+        if let Some([lo, hi]) = self.open_jitter {
+            if lo.0 > hi.0 || hi.0 > Duration::from_secs(60) {
+                return Err(crate::Error::spec(
+                    format!("{p}load.open_jitter"),
+                    format!(
+                        "[{:?}, {:?}] is not a range: allowed is [MIN, MAX] with MIN <= MAX <= 60s",
+                        lo.0, hi.0
+                    ),
+                ));
+            }
         }
         if self.timeout.0 < Duration::from_millis(10) {
             return Err(crate::Error::spec(

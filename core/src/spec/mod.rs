@@ -31,8 +31,8 @@ pub use duration::SpecDuration;
 pub use events::{Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys, Shares, MAX_SHARES};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateProfile, RateRamp, Refill, Requests,
-    DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
+    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateProfile, RateRamp, Reconnect, Refill,
+    Requests, Retry, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;
@@ -44,7 +44,7 @@ pub use start_at::{
     check_not_late, parse_start_at, unix_now, START_AHEAD_LIMIT_S, START_LATE_LIMIT_S,
 };
 pub(crate) use target::redact_url;
-pub use target::{ReadFrom, Target};
+pub use target::{Family, ReadFrom, Target};
 pub(crate) use template::escape_literal;
 pub use template::{
     parse_template, split_line, uses_node_tag, Arg, Part, Template, MAX_TEMPLATE_ARGS,

@@ -8,9 +8,9 @@
 
 use super::load::RANGES;
 use super::{
-    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Keys, Load, Observe, Output,
-    Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Refill, Replay, ReplayShare,
-    Slo, Target, Tls, ValueData, Values,
+    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
+    Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Reconnect, Refill,
+    Replay, ReplayShare, Retry, Slo, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -84,6 +84,8 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         RateProfile,
         ConnectionsRamp,
         RampShare,
+        Reconnect,
+        Retry,
         Keys,
         Values,
         CommandSpec,
@@ -116,7 +118,15 @@ fn add_defaults(defs: &mut Map<String, Value>) {
             [$((stringify!($t), serde_json::to_value($t::default()).ok())),*]
         };
     }
-    let defaults = defaults!(Arrivals, Pacing, Refill, ReadFrom, ValueData, Distribution);
+    let defaults = defaults!(
+        Arrivals,
+        Pacing,
+        Refill,
+        ReadFrom,
+        Family,
+        ValueData,
+        Distribution
+    );
     for (name, value) in defaults {
         if let (Some(def), Some(value)) = (defs.get_mut(name).and_then(Value::as_object_mut), value)
         {
@@ -384,9 +394,9 @@ mod tests {
             );
             checked += 1;
         }
-        // Target, Tls, Load, its two ramps, rate profile and share, Keys, Values,
-        // CommandSpec, Observe, Event, Slo, Output, Replay and its share.
-        assert_eq!(checked, 16);
+        // Target, Tls, Load, its two ramps, rate profile, share, reconnect and retry,
+        // Keys, Values, CommandSpec, Observe, Event, Slo, Output, Replay and its share.
+        assert_eq!(checked, 18);
     }
 
     #[test]

@@ -17,6 +17,11 @@ pub struct Target {
     /// Host name, IPv4 or IPv6 address (default `127.0.0.1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// Which addresses of `host` to connect to: `any` (the default: every address the name
+    /// resolves to, in the resolver's order), `ipv4` or `ipv6` only (memtier_benchmark's
+    /// `-4` / `-6`). A host with no address of that family fails before any traffic.
+    #[serde(default, skip_serializing_if = "Family::is_any")]
+    pub family: Family,
     /// TCP port (default 6379).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
@@ -44,6 +49,11 @@ pub struct Target {
     /// RESP2 the server tracks the keys read but sends nothing.
     #[serde(default, skip_serializing_if = "is_false")]
     pub tracking: bool,
+    /// Connect over Multipath TCP (Linux only: sockets of protocol `IPPROTO_MPTCP`, which
+    /// fall back to plain TCP when the server does not speak it), as valkey-benchmark's
+    /// `--mptcp`. An error with a Unix socket, or off Linux.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub mptcp: bool,
     /// How long to wait for a connection (and its handshake) before failing.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout: SpecDuration,
@@ -60,9 +70,39 @@ pub struct Target {
     /// target does not. Needs `cluster = true`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cluster_seeds: Vec<String>,
-    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`).
+    /// Cluster mode: where reading commands go (`primary`, `replica`, `prefer-replica`,
+    /// `any`).
     #[serde(default, skip_serializing_if = "ReadFrom::is_primary")]
     pub read_from: ReadFrom,
+}
+
+/// Which address family a host name is resolved to (`target.family`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    /// Every address, IPv4 or IPv6, in the order the resolver gives them.
+    #[default]
+    Any,
+    /// IPv4 addresses only.
+    Ipv4,
+    /// IPv6 addresses only.
+    Ipv6,
+}
+
+impl Family {
+    pub(crate) fn is_any(&self) -> bool {
+        *self == Family::Any
+    }
+
+    /// Whether a connection may go to `addr`.
+    pub fn admits(&self, addr: &std::net::SocketAddr) -> bool {
+        match self {
+            Family::Any => true,
+            Family::Ipv4 => addr.is_ipv4(),
+            Family::Ipv6 => addr.is_ipv6(),
+        }
+    }
 }
 
 /// Cluster mode: which nodes serve reading commands (`target.read_from`).
@@ -78,6 +118,10 @@ pub enum ReadFrom {
     Replica,
     /// Like `Replica`, but slots without a replica are read from their primary.
     PreferReplica,
+    /// Reads spread over every node serving the slot, its primary and its replicas: each
+    /// connection reads a slot from one of them, the connections taking them in turn
+    /// (valkey-benchmark's `--rfr all`; connections send `READONLY`).
+    Any,
 }
 
 impl ReadFrom {
@@ -105,6 +149,7 @@ impl Default for Target {
         Target {
             url: None,
             host: None,
+            family: Family::Any,
             port: None,
             unix: None,
             user: None,
@@ -113,6 +158,7 @@ impl Default for Target {
             client_name: default_client_name(),
             protocol: default_protocol(),
             tracking: false,
+            mptcp: false,
             connect_timeout: default_connect_timeout(),
             tls: Tls::default(),
             cluster: false,

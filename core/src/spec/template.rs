@@ -45,6 +45,9 @@ pub enum Arg {
     /// Two arguments, `EX` and a TTL drawn in `lo..=hi` seconds, or none when 0 is drawn
     /// (`values.expiry` on the built-in SET; always the last argument).
     Expiry(u32, u32),
+    /// `{cursor}`: the cursor the connection's previous reply of this command returned
+    /// (SCAN and its kin); `0` starts a walk.
+    Cursor,
 }
 
 /// A piece of an argument made of several parts.
@@ -64,10 +67,17 @@ pub enum Part {
     /// primary owns, drawn per request (the same in every argument of one request): the
     /// keys of `redis-benchmark --cluster`. Binds each connection to one primary.
     NodeTag,
+    /// Another key number, drawn from the command's key distribution (with `sequential`
+    /// keys the next of a sequence of its own: one for `{draw}`, one for each of `{draw1}`
+    /// ... `{draw9}`, none the key's) and padded as keys are, without the prefix:
+    /// `{draw}` draws afresh at each occurrence (valkey-benchmark's `__rand_int__`);
+    /// `{draw1}` ... `{draw9}` once per request, the same in every occurrence of that
+    /// request (valkey-benchmark's `__rand_1st__` ... `__rand_9th__`).
+    Draw(Option<u8>),
 }
 
-const PLACEHOLDERS: &str =
-    "{key}, {keynum}, {value}, {rand:LO..HI}, {rand:LO..HI:WIDTH} and {node_tag}";
+const PLACEHOLDERS: &str = "{key}, {newkey}, {keynum}, {value}, {rand:LO..HI}, \
+     {rand:LO..HI:WIDTH}, {draw}, {draw1} to {draw9}, {cursor} and {node_tag}";
 
 /// The most arguments one command of a template may have, its name and keys included: a
 /// request is built from them each time it is sent (an `MSET` of 500 pairs has 1,001).
@@ -184,6 +194,13 @@ pub(crate) fn escape_literal(text: &str) -> String {
 
 /// One argument: literal bytes with placeholders anywhere in them.
 fn parse_arg(word: &[u8]) -> Result<Arg, String> {
+    // Another key per argument (MGET, MSET, DEL of several keys): a whole argument only.
+    if word == b"{newkey}" {
+        return Ok(Arg::FreshKey);
+    }
+    if word == b"{cursor}" {
+        return Ok(Arg::Cursor);
+    }
     let mut parts = Vec::new();
     let mut lit = Vec::new();
     let mut i = 0;
@@ -233,6 +250,7 @@ fn parse_arg(word: &[u8]) -> Result<Arg, String> {
         Ok([Part::Value]) => Arg::Value,
         Ok([Part::Rand(lo, hi, pad)]) => Arg::Rand(lo, hi, pad),
         Ok([Part::NodeTag]) => Arg::Parts([Part::NodeTag].into()),
+        Ok([Part::Draw(n)]) => Arg::Parts([Part::Draw(n)].into()),
         Err(parts) => Arg::Parts(parts.into()),
     })
 }
@@ -244,6 +262,22 @@ fn placeholder(inner: &[u8]) -> Result<Option<Part>, String> {
         b"keynum" => Part::KeyNum,
         b"value" => Part::Value,
         b"node_tag" => Part::NodeTag,
+        b"cursor" => {
+            return Err(
+                "has `{cursor}` inside a longer argument: it must be a whole argument (the \
+                 cursor the previous reply returned)"
+                    .into(),
+            )
+        }
+        b"newkey" => {
+            return Err(
+                "has `{newkey}` inside a longer argument: it must be a whole argument (another \
+                 key of the command's distribution, prefix included)"
+                    .into(),
+            )
+        }
+        b"draw" => Part::Draw(None),
+        [b'd', b'r', b'a', b'w', n @ b'1'..=b'9'] => Part::Draw(Some(n - b'0')),
         _ => match inner.strip_prefix(b"rand:") {
             Some(spec) => {
                 let text = String::from_utf8_lossy(spec);
@@ -300,6 +334,14 @@ mod tests {
             Arg::KeyNum(Box::default())
         );
         assert_eq!(line("GET {rand:0..9:12}").unwrap()[1], Arg::Rand(0, 9, 12));
+        assert_eq!(
+            line("MGET {key} {newkey} {newkey}").unwrap()[1..],
+            [Arg::Key, Arg::FreshKey, Arg::FreshKey]
+        );
+        assert!(line("GET x{newkey}")
+            .unwrap_err()
+            .contains("must be a whole argument"));
+        assert!(line("{newkey} GET").is_err());
         assert!(line("GET {nope}")
             .unwrap_err()
             .contains("unknown placeholder"));

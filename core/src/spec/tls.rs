@@ -48,6 +48,18 @@ pub struct Tls {
     /// Skip verification of the server's certificate (explicit opt-in; shown in the report).
     #[serde(default)]
     pub insecure: bool,
+    /// TLS 1.2 cipher suites to offer, in order of preference (default: every one respload
+    /// has), by OpenSSL name (`ECDHE-RSA-AES128-GCM-SHA256`) or IANA name
+    /// (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`); redis-benchmark's `--tls-ciphers`. TLS 1.3
+    /// suites are `ciphersuites`. Only ECDHE with AES-GCM or ChaCha20-Poly1305 exists in
+    /// respload (rustls with ring): other names are errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ciphers: Option<Vec<String>>,
+    /// TLS 1.3 cipher suites to offer, in order of preference (default: all three,
+    /// `TLS_AES_256_GCM_SHA384`, `TLS_AES_128_GCM_SHA256`, `TLS_CHACHA20_POLY1305_SHA256`);
+    /// redis-benchmark's `--tls-ciphersuites`. The CCM suites are not in respload: errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ciphersuites: Option<Vec<String>>,
 }
 
 fn default_versions() -> Vec<String> {
@@ -66,6 +78,8 @@ impl Default for Tls {
             sni: None,
             versions: default_versions(),
             insecure: false,
+            ciphers: None,
+            ciphersuites: None,
         }
     }
 }

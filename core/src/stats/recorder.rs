@@ -16,14 +16,25 @@ pub fn new_histogram() -> Histogram<u64> {
         .expect("constant histogram bounds are valid")
 }
 
-/// Counts of errors by kind (`WRONGTYPE`, `CONNECTION`, ...), in order of first appearance.
+/// Counts of errors by kind (`WRONGTYPE`, `CONNECTION`, ...), in order of first appearance,
+/// each with the first error reply of its kind (empty for kinds that are not replies).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ErrorKinds(Vec<(Box<str>, u64)>);
+pub struct ErrorKinds(Vec<(Box<str>, u64, Box<str>)>);
+
+/// The longest first error reply kept for a kind, in bytes.
+const MAX_ERROR_MESSAGE: usize = 512;
 
 impl ErrorKinds {
     /// Count `n` errors of `kind`; allocates only the first time a kind is seen.
     pub fn add(&mut self, kind: &[u8], n: u64) {
-        if let Some(slot) = self.0.iter_mut().find(|(k, _)| k.as_bytes() == kind) {
+        self.add_reply(kind, &[], n);
+    }
+
+    /// Count `n` error replies of `kind`, `reply` being the reply from its first word on
+    /// (`WRONGTYPE Operation against ...\r\n`): kept, to its line's end, when `kind` is new
+    /// (the only time this allocates).
+    pub fn add_reply(&mut self, kind: &[u8], reply: &[u8], n: u64) {
+        if let Some(slot) = self.0.iter_mut().find(|(k, ..)| k.as_bytes() == kind) {
             slot.1 += n;
             return;
         }
@@ -32,22 +43,40 @@ impl ErrorKinds {
         } else {
             String::from_utf8_lossy(kind).to_ascii_uppercase().into()
         };
-        match self.0.iter_mut().find(|(k, _)| *k == name) {
+        match self.0.iter_mut().find(|(k, ..)| *k == name) {
             Some(slot) => slot.1 += n,
-            None => self.0.push((name, n)),
+            None => {
+                let line = reply.split(|&c| c == b'\r').next().unwrap_or_default();
+                let line = &line[..line.len().min(MAX_ERROR_MESSAGE)];
+                let message = String::from_utf8_lossy(line).into();
+                self.0.push((name, n, message));
+            }
         }
     }
 
-    /// Add every count of `other`.
+    /// Add every count of `other` (a kind's first reply stays the earlier one).
     pub fn merge(&mut self, other: &ErrorKinds) {
-        for (k, n) in &other.0 {
-            self.add(k.as_bytes(), *n);
+        for (k, n, message) in &other.0 {
+            self.add_reply(k.as_bytes(), message.as_bytes(), *n);
+            if let Some(slot) = self.0.iter_mut().find(|(name, ..)| name == k) {
+                if slot.2.is_empty() {
+                    slot.2 = message.clone();
+                }
+            }
         }
     }
 
     /// Iterate over (kind, count).
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
-        self.0.iter().map(|(k, n)| (&**k, *n))
+        self.0.iter().map(|(k, n, _)| (&**k, *n))
+    }
+
+    /// Iterate over (kind, first error reply of that kind), for the kinds that are replies.
+    pub fn first_replies(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0
+            .iter()
+            .filter(|(.., m)| !m.is_empty())
+            .map(|(k, _, m)| (&**k, &**m))
     }
 }
 
@@ -150,6 +179,8 @@ pub struct CommandRecorder {
     /// Cluster mode: redirections followed (MOVED, ASK) and TRYAGAIN / CLUSTERDOWN retries.
     /// A request that succeeds after a redirection counts once in `ops`, as a success.
     pub redirects: u64,
+    /// `load.retry`: resends of failed requests (a request counts once in `ops`).
+    pub retries: u64,
 }
 
 impl CommandRecorder {
@@ -196,6 +227,7 @@ impl CommandRecorder {
         self.bytes_sent = 0;
         self.bytes_received = 0;
         self.redirects = 0;
+        self.retries = 0;
     }
 
     /// Add `other` into this one.
@@ -220,6 +252,7 @@ impl CommandRecorder {
         self.bytes_sent += other.bytes_sent;
         self.bytes_received += other.bytes_received;
         self.redirects += other.redirects;
+        self.retries += other.retries;
     }
 }
 

@@ -63,6 +63,11 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
             .iter()
             .map(|(k, n)| (k.to_string(), n))
             .collect(),
+        first_errors: r
+            .error_kinds
+            .first_replies()
+            .map(|(k, m)| (k.to_string(), m.to_string()))
+            .collect(),
         bytes_sent: r.bytes_sent,
         bytes_received: r.bytes_received,
         latency_ms: latency_of(&r.latency),
@@ -75,6 +80,7 @@ pub fn stats_of(r: &CommandRecorder, secs: f64) -> Stats {
             .as_deref()
             .map(|s| encode_histogram(&s.histogram)),
         redirects: r.redirects,
+        retries: r.retries,
     }
 }
 

@@ -812,7 +812,8 @@ impl ClusterClient {
                     match &reply {
                         Reply::Error { kind } => {
                             c.errors += 1;
-                            c.error_kinds.add(&buf[kind.clone()], 1);
+                            c.error_kinds
+                                .add_reply(&buf[kind.clone()], &buf[kind.start..], 1);
                         }
                         Reply::Value if reads => c.hits += 1,
                         Reply::Nil | Reply::Empty if reads => c.misses += 1,

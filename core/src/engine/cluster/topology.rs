@@ -35,6 +35,8 @@ pub struct Cluster {
     base: ConnectOptions,
     /// Reads go to replicas.
     pub(super) replica_reads: bool,
+    /// Reads go to the primary or a replica of the slot (`read_from = "any"`).
+    read_any: bool,
     /// `{node_tag}`: each client talks to one primary, its home (see [`Cluster::home`]).
     bound: bool,
 }
@@ -84,6 +86,7 @@ impl Cluster {
             }),
             base: base.clone(),
             replica_reads: base.read_from != ReadFrom::Primary,
+            read_any: base.read_from == ReadFrom::Any,
             bound,
         };
         cluster.apply(map);
@@ -206,7 +209,15 @@ impl Cluster {
             },
             k => {
                 let set = &t.replicas[k as usize];
-                set[pick % set.len()] as usize
+                // `any`: the primary counts as one more member, taken in turn too.
+                match (self.read_any, pick % (set.len() + 1)) {
+                    (true, 0) => match t.slots[slot as usize] {
+                        NO_NODE => set[0] as usize,
+                        n => n as usize,
+                    },
+                    (true, i) => set[i - 1] as usize,
+                    (false, _) => set[pick % set.len()] as usize,
+                }
             }
         }
     }

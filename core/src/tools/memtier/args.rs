@@ -167,6 +167,42 @@ pub(super) struct Settings {
     pub(super) monitor_input: Option<String>,
     /// --monitor-pattern: `S` (sequential, memtier's default) or `R` (random).
     pub(super) monitor_pattern: char,
+    /// -4 / -6: `target.family` (`ipv4`, `ipv6`); the last one given wins, as in memtier.
+    pub(super) family: Option<&'static str>,
+    /// --data-offset: SETRANGE/GETRANGE at this offset instead of SET/GET (0: off).
+    pub(super) data_offset: u32,
+    /// --multi-key-get: GETs grouped into MGETs of up to this many keys (0: off).
+    pub(super) multi_key_get: u32,
+    /// --no-expiry: memtier's option for imported data (an error without --data-import).
+    pub(super) no_expiry: bool,
+    /// --wait-ratio=SET:WAIT.
+    pub(super) wait_ratio: Option<(u32, u32)>,
+    /// --num-slaves=MIN-MAX: WAIT's first argument.
+    pub(super) num_slaves: Option<(u32, u32)>,
+    /// --wait-timeout=MIN-MAX: WAIT's timeout in milliseconds.
+    pub(super) wait_timeout: Option<(u32, u32)>,
+    /// --reconnect-interval: reopen each connection after this many requests.
+    pub(super) reconnect_interval: Option<u32>,
+    /// --max-reconnect-attempts (0: unlimited).
+    pub(super) max_reconnect_attempts: Option<u32>,
+    /// --reconnect-backoff-factor.
+    pub(super) reconnect_backoff_factor: Option<f64>,
+    /// --connection-stage-timeout in seconds (memtier's default 30; 0: none).
+    pub(super) connection_stage_timeout: u32,
+    /// --thread-conn-start-min-jitter-micros / -max-jitter-micros.
+    pub(super) jitter_micros: (u32, u32),
+    /// --scan-incremental-iteration: the SCAN `--command` follows its cursor.
+    pub(super) scan_incremental: bool,
+    /// --scan-incremental-max-iterations (0: until the cursor is 0).
+    pub(super) scan_max_iterations: u32,
+    /// --retry-on-error and its options: --max-retries (-1: no limit),
+    /// --retry-backoff-ms, --retry-backoff-factor (0: constant), --retry-on, --max-retry-queue.
+    pub(super) retry_on_error: bool,
+    pub(super) max_retries: i64,
+    pub(super) retry_backoff_ms: u32,
+    pub(super) retry_backoff_factor: f64,
+    pub(super) retry_on: Option<String>,
+    pub(super) max_retry_queue: u32,
 }
 
 impl Default for Settings {
@@ -223,6 +259,26 @@ impl Default for Settings {
             step_duration: None,
             monitor_input: None,
             monitor_pattern: 'S',
+            family: None,
+            data_offset: 0,
+            multi_key_get: 0,
+            no_expiry: false,
+            wait_ratio: None,
+            num_slaves: None,
+            wait_timeout: None,
+            reconnect_interval: None,
+            max_reconnect_attempts: None,
+            reconnect_backoff_factor: None,
+            connection_stage_timeout: 30,
+            jitter_micros: (0, 0),
+            scan_incremental: false,
+            scan_max_iterations: 0,
+            retry_on_error: false,
+            max_retries: -1,
+            retry_backoff_ms: 0,
+            retry_backoff_factor: 0.0,
+            retry_on: None,
+            max_retry_queue: 0,
         }
     }
 }
@@ -388,7 +444,11 @@ fn pair(raw: &str, sep: char) -> Option<(u64, u64)> {
     Some((num(a)?, num(b)?))
 }
 
-const MAX_WEIGHT: u64 = 1_000_000;
+pub(super) const MAX_WEIGHT: u64 = 1_000_000;
+
+/// The most keys one `--multi-key-get` MGET may name: a template's arguments, less MGET's
+/// name (`MAX_TEMPLATE_ARGS`).
+const MAX_MULTI_KEYS: u64 = crate::spec::MAX_TEMPLATE_ARGS as u64 - 1;
 
 fn apply(
     cfg: &mut Settings,
@@ -611,6 +671,111 @@ fn apply(
         }
         Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
+        Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
+        Flag::RetryOnError => cfg.retry_on_error = true,
+        Flag::MaxRetries => {
+            cfg.max_retries = match v {
+                "-1" => -1,
+                _ => number::<u32>(
+                    opt,
+                    v,
+                    0,
+                    u32::MAX as u64,
+                    "a number of retries, 0 or more, or -1 (no limit)",
+                )? as i64,
+            }
+        }
+        Flag::RetryBackoffMs => {
+            cfg.retry_backoff_ms = number(
+                opt,
+                v,
+                0,
+                60_000,
+                "a number of milliseconds from 0 to 60000",
+            )?
+        }
+        Flag::RetryBackoffFactor => {
+            // 0 is memtier's constant backoff; respload's factor is 1 to 1000.
+            cfg.retry_backoff_factor = float(opt, v, "0 (constant) or from 1 to 1000", |x| {
+                x == 0.0 || (1.0..=1000.0).contains(&x)
+            })?
+        }
+        Flag::RetryOn => {
+            let ok = |k: &str| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !v.split(',').all(ok) {
+                return Err(bad(
+                    opt,
+                    v,
+                    "error kinds separated by commas, e.g. LOADING,BUSY,TRYAGAIN",
+                ));
+            }
+            cfg.retry_on = Some(v.to_string());
+        }
+        Flag::MaxRetryQueue => {
+            cfg.max_retry_queue = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of requests (0: pipeline x 4, at least 64)",
+            )?
+        }
+        Flag::ScanIncrementalMaxIterations => {
+            cfg.scan_max_iterations = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of continuation SCANs per walk (0: until the cursor is 0)",
+            )?
+        }
+        Flag::ReconnectInterval => {
+            cfg.reconnect_interval = Some(number(
+                opt,
+                v,
+                1,
+                u32::MAX as u64,
+                "a number of requests greater than zero",
+            )?)
+        }
+        Flag::MaxReconnectAttempts => {
+            cfg.max_reconnect_attempts = Some(number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of attempts (0: unlimited)",
+            )?)
+        }
+        Flag::ReconnectBackoffFactor => {
+            // memtier takes any factor above 0; respload's backoff is 0.01 to 1000.
+            cfg.reconnect_backoff_factor = Some(float(opt, v, "a factor from 0.01 to 1000", |x| {
+                (0.01..=1000.0).contains(&x)
+            })?)
+        }
+        Flag::ConnectionStageTimeout => {
+            cfg.connection_stage_timeout = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of seconds (0: no supervisor)",
+            )?
+        }
+        Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
+            let n: u32 = number(
+                opt,
+                v,
+                0,
+                60_000_000,
+                "a number of microseconds from 0 to 60000000 (60 s)",
+            )?;
+            if o == Flag::ThreadConnStartMinJitter {
+                cfg.jitter_micros.0 = n;
+            } else {
+                cfg.jitter_micros.1 = n;
+            }
+        }
         Flag::ConnectionTimeout => {
             cfg.connection_timeout =
                 number(opt, v, 0, u32::MAX as u64, "a number of seconds (0: none)")?
@@ -663,12 +828,55 @@ fn apply(
             )?)
         }
         Flag::DataOffset => {
-            let n: u32 = number(opt, v, 0, u32::MAX as u64, "a number of bytes, 0 or more")?;
-            if n > 0 {
-                return Err(not_supported(
-                    opt,
-                    "respload sends whole values with SET and GET, not SETRANGE/GETRANGE at an offset",
-                ));
+            // memtier refuses an offset from 2^29 (Redis' largest string is 512 MiB).
+            cfg.data_offset = number(
+                opt,
+                v,
+                0,
+                (1 << 29) - 1,
+                "a number of bytes from 0 to 536870911 (SETRANGE/GETRANGE at this offset)",
+            )?
+        }
+        Flag::Ipv4 => cfg.family = Some("ipv4"),
+        Flag::Ipv6 => cfg.family = Some("ipv6"),
+        Flag::NoExpiry => cfg.no_expiry = true,
+        Flag::MultiKeyGet => {
+            cfg.multi_key_get = number(
+                opt,
+                v,
+                1,
+                MAX_MULTI_KEYS,
+                "a number of keys per MGET from 1 to 4095",
+            )?
+        }
+        Flag::WaitRatio => {
+            let r = pair(v, ':')
+                .filter(|&(a, b)| (a > 0 || b > 0) && a <= MAX_WEIGHT && b <= MAX_WEIGHT)
+                .ok_or_else(|| {
+                    bad(
+                        opt,
+                        v,
+                        "SET:WAIT, e.g. 10:1, each from 0 to 1000000 and not both 0",
+                    )
+                })?;
+            cfg.wait_ratio = Some((r.0 as u32, r.1 as u32));
+        }
+        Flag::NumSlaves | Flag::WaitTimeout => {
+            // memtier's ranges: MIN-MAX, swapped when reversed, MAX above 0.
+            let what = if o == Flag::NumSlaves {
+                "MIN-MAX replicas, e.g. 1-1, MAX from 1 to 4294967295"
+            } else {
+                "MIN-MAX milliseconds, e.g. 100-500, MAX from 1 to 4294967295"
+            };
+            let r = pair(v, '-')
+                .map(|(a, b)| (a.min(b), a.max(b)))
+                .filter(|&(_, b)| b > 0 && b <= u32::MAX as u64)
+                .ok_or_else(|| bad(opt, v, what))?;
+            let r = Some((r.0 as u32, r.1 as u32));
+            if o == Flag::NumSlaves {
+                cfg.num_slaves = r;
+            } else {
+                cfg.wait_timeout = r;
             }
         }
         Flag::RandomData => cfg.random_data = true,

@@ -258,15 +258,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 
 /// Why an option is not supported yet, or `None` when respload honours it.
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    const RETRY: &str = "respload counts every failed request as an error and never resends it";
+    const RETRY: &str = "respload writes no file of the requests that failed for good (the \
+                         report counts them by kind)";
     const IMPORT: &str = "respload does not read memtier data-import files";
-    const WAIT: &str = "respload's SET/GET workload sends no WAIT commands";
     const STATSD: &str = "respload sends no StatsD/Graphite metrics (read the per-second \
                           timeline of its JSON report instead)";
     Some(match o {
-        Flag::Ipv4 | Flag::Ipv6 => {
-            "respload connects to the first address of the host that answers"
-        }
         Flag::Transaction => {
             "respload picks --command entries at random by weight, not in memtier's fixed \
              rotation, so a MULTI/EXEC rotation cannot be replayed"
@@ -277,36 +274,8 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
         | Flag::StatsdPrefix
         | Flag::StatsdRunLabel
         | Flag::GraphitePort => STATSD,
-        Flag::ReconnectInterval => "respload reconnects only after a lost connection",
-        Flag::MaxReconnectAttempts | Flag::ReconnectBackoffFactor => {
-            "respload reconnects at once after a lost connection, without limit or backoff"
-        }
-        Flag::RetryOnError
-        | Flag::MaxRetries
-        | Flag::RetryBackoffMs
-        | Flag::RetryBackoffFactor
-        | Flag::RetryOn
-        | Flag::MaxRetryQueue
-        | Flag::FailedKeysFile => RETRY,
-        Flag::ConnectionStageTimeout => {
-            "respload fails at once when the server cannot be reached; use --connection-timeout"
-        }
-        Flag::ThreadConnStartMinJitter | Flag::ThreadConnStartMaxJitter => {
-            "respload opens connections without jitter"
-        }
-        Flag::MultiKeyGet => {
-            "respload's SET/GET workload sends single-key GETs only \
-                           (use --command=\"MGET __key__ __key__\")"
-        }
-        Flag::ScanIncrementalIteration | Flag::ScanIncrementalMaxIterations => {
-            "respload does not follow SCAN cursors"
-        }
-        Flag::DataImport
-        | Flag::DataVerify
-        | Flag::VerifyOnly
-        | Flag::GenerateKeys
-        | Flag::NoExpiry => IMPORT,
-        Flag::WaitRatio | Flag::NumSlaves | Flag::WaitTimeout => WAIT,
+        Flag::FailedKeysFile => RETRY,
+        Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
 }
@@ -322,6 +291,7 @@ Connection:
   -s, -h, --server/--host=ADDR   Server address (default: localhost)
   -p, --port=PORT                Server port (default: 6379)
   -S, --unix-socket=SOCKET       UNIX domain socket
+  -4, --ipv4 / -6, --ipv6        Connect to the host's IPv4 (IPv6) addresses only
   -P, --protocol=PROTOCOL        redis (default), resp2 or resp3
   -a, --authenticate=CREDENTIALS PASSWORD or USER:PASSWORD (:PASSWORD for a password with ':')
   -u, --uri=URI                  redis://[user[:password]@]host[:port][/db]
@@ -341,6 +311,25 @@ Test:
       --distinct-client-seed     A different request stream per connection
       --randomize                A random seed (default: a constant seed)
       --reconnect-on-error       Accepted: respload always reconnects a lost connection
+      --retry-on-error           Resend requests that fail with a transient error or on a
+                                 lost connection
+      --max-retries=N            Most resends of a request (-1: no limit, the default)
+      --retry-backoff-ms=NUM     Wait before a resend (default: 0)
+      --retry-backoff-factor=NUM Each further wait times NUM (0, the default: constant)
+      --retry-on=LIST            Only these error kinds (e.g. LOADING,BUSY,TRYAGAIN)
+      --max-retry-queue=NUM      Most requests waiting for a resend per connection
+      --reconnect-interval=NUM   Reopen each connection after NUM requests
+      --max-reconnect-attempts=NUM  A lost connection gives up after NUM attempts (0: never)
+      --reconnect-backoff-factor=NUM  Waits of NUM, NUM^2, ... seconds (at most 60) between
+                                 attempts (default with either option: 1 s)
+      --connection-stage-timeout=SECS  Accepted: respload fails at once when the connections
+                                 cannot be opened, before any traffic
+      --thread-conn-start-min-jitter-micros=NUM / --thread-conn-start-max-jitter-micros=NUM
+                                 Pause between the connections a thread opens (microseconds)
+      --multi-key-get=NUM        GETs as MGETs of up to NUM keys
+      --wait-ratio=SET:WAIT      WAIT commands among the SETs (one per SET/WAIT + 1 SETs)
+      --num-slaves=MIN-MAX       WAIT's number of replicas (default: 0-0)
+      --wait-timeout=MIN-MAX     WAIT's timeout in milliseconds (default: 0-0)
 Arbitrary commands:
       --command=COMMAND          A command with __key__ and __data__ placeholders (repeatable)
       --command-ratio=NUMBER     Weight of the --command before it (default: 1)
@@ -349,9 +338,13 @@ Arbitrary commands:
                                  sends the file's Nth command, --command=__monitor_line@__
                                  one of them per request
       --monitor-pattern=S|R      __monitor_line@__ takes them in turn (S, default) or at random
+      --scan-incremental-iteration  The one --command="SCAN 0 ..." follows the cursor each
+                                 reply returns, from 0 again when it is 0 (needs --pipeline=1)
+      --scan-incremental-max-iterations=NUM  At most NUM continuation SCANs per walk
 Objects:
   -d, --data-size=SIZE           Value size in bytes (default: 32)
   -R, --random-data              Random values (default: 'x' repeated)
+      --data-offset=OFFSET       SETRANGE/GETRANGE at OFFSET instead of SET/GET
       --data-size-range=MIN-MAX  Sizes drawn from a range
       --data-size-list=S:W,...   Sizes drawn by weight
       --data-size-pattern=R|S    S: sizes grow with the key number (with --data-size-range)

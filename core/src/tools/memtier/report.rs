@@ -219,7 +219,7 @@ pub(super) enum Kind {
     Set,
     /// `Gets`.
     Get,
-    /// `Waits`: respload sends none.
+    /// `Waits` (`--wait-ratio`).
     Wait,
     /// A `--command` row or `Totals`: every figure.
     Full,
@@ -279,13 +279,17 @@ pub(super) fn rows_of(
                 name: "Gets".into(),
                 command: "GET".into(),
                 kind: Kind::Get,
-                cell: cell_of(commands, "GET"),
+                // memtier counts its `--multi-key-get` MGETs as Gets.
+                cell: match commands.contains_key("GET") {
+                    true => cell_of(commands, "GET"),
+                    false => cell_of(commands, "MGET"),
+                },
             },
             Row {
                 name: "Waits".into(),
                 command: "WAIT".into(),
                 kind: Kind::Wait,
-                cell: Cell::empty(),
+                cell: cell_of(commands, "WAIT"),
             },
         ],
         Some(list) => {

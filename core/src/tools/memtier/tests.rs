@@ -190,10 +190,36 @@ fn errors_name_the_option() {
             "TLS 1.0 or 1.1",
         ),
         ("--transaction", "--transaction", "rotation"),
-        ("--wait-ratio=1:1", "--wait-ratio", "WAIT"),
+        ("--wait-ratio=0:0", "--wait-ratio", "not both 0"),
+        ("--wait-ratio=1:x", "--wait-ratio", "SET:WAIT"),
+        ("--num-slaves=0-0", "--num-slaves", "MAX from 1"),
+        ("--wait-timeout=5", "--wait-timeout", "MIN-MAX milliseconds"),
+        (
+            "--cluster-mode --wait-ratio=1:1",
+            "--wait-ratio",
+            "--cluster-mode",
+        ),
+        (
+            "--cluster-mode --multi-key-get=2",
+            "--multi-key-get",
+            "--cluster-mode",
+        ),
+        (
+            "--ratio=1000000:1 --wait-ratio=1:1",
+            "--wait-ratio",
+            "at most 1000000",
+        ),
+        ("--no-expiry", "--no-expiry", "--data-import"),
+        (
+            "--data-offset=5 --expiry-range=1-2",
+            "--data-offset",
+            "--expiry-range",
+        ),
         ("-P memcache_text", "-P", "RESP only"),
-        ("--multi-key-get=5", "--multi-key-get", "not supported"),
-        ("--data-offset=5", "--data-offset", "SETRANGE"),
+        ("--multi-key-get=0", "--multi-key-get", "from 1 to 4095"),
+        ("--multi-key-get=4096", "--multi-key-get", "from 1 to 4095"),
+        ("--data-offset=536870912", "--data-offset", "0 to 536870911"),
+        ("--data-offset=-1", "--data-offset", "0 to 536870911"),
         ("--expiry-range=5", "--expiry-range", "MIN-MAX"),
         ("--bogus", "--bogus", "not a memtier_benchmark option"),
         ("-q", "-q", "not a memtier_benchmark option"),
@@ -233,6 +259,263 @@ fn errors_name_the_option() {
         ("--data", "--data", "ambiguous"),
         ("stray", "stray", "unexpected argument"),
         ("-c", "-c", "needs a value"),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+}
+
+#[test]
+fn address_family_offset_mget_and_wait_map_to_the_spec() {
+    let spec = |line: &str| run(line).workload.phases[0].spec.clone();
+    assert_eq!(spec("-4").target.family, crate::spec::Family::Ipv4);
+    assert_eq!(spec("-4 --ipv6").target.family, crate::spec::Family::Ipv6);
+    assert_eq!(spec("").target.family, crate::spec::Family::Any);
+    let m = run("-6 --data-offset=7 --multi-key-get=3 --wait-ratio=3:1 --num-slaves=1-2");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["address family"], "AF_INET6");
+    assert_eq!(config["data_offset"], 7);
+    assert_eq!(config["multi_key_get"], 3);
+    assert_eq!(config["wait-ratio"], "3:1");
+    assert_eq!(config["num-slaves"], "1:2");
+
+    // SETRANGE/GETRANGE at the offset, labelled as memtier's SET and GET rows.
+    let p = &run("--data-offset=7 --ratio=1:2").workload.phases[0];
+    let words = |i: usize| {
+        p.commands[i]
+            .args
+            .iter()
+            .map(|a| match a {
+                crate::spec::Arg::Lit(b) => String::from_utf8_lossy(b).into_owned(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(p.commands[0].label, "SET");
+    assert_eq!(words(0), ["SETRANGE", "Key", "7", "Value"]);
+    assert_eq!(p.commands[1].label, "GET");
+    assert_eq!(words(1), ["GETRANGE", "Key", "7", "-1"]);
+    assert_eq!((p.mix[0].weight, p.mix[1].weight), (1, 2));
+
+    // 10 GETs as MGETs of 4: 4, 4 and 2 keys in turn, three picks per SET.
+    let p = &run("--multi-key-get=4").workload.phases[0];
+    let picked = p.mix[1].pick.as_ref().expect("a chain of MGETs");
+    let keys: Vec<usize> = picked.steps.iter().map(|(_, a)| a.len() - 1).collect();
+    assert_eq!(keys, [4, 4, 2]);
+    assert_eq!(p.mix[1].weight, 3);
+    // A rotation of more than 1024 MGETs keeps its full ones only.
+    let p = &run("--ratio=1:3000 --multi-key-get=2").workload.phases[0];
+    assert_eq!((p.commands[1].args.len(), p.mix[1].weight), (3, 1500));
+    let p = &run("--ratio=1:2051 --multi-key-get=2").workload.phases[0];
+    assert_eq!((p.commands[1].args.len(), p.mix[1].weight), (3, 1026));
+    assert!(p.mix[1].pick.is_none());
+    // A ratio the MGETs divide evenly is one template.
+    let p = &run("--ratio=1:8 --multi-key-get=4").workload.phases[0];
+    assert_eq!(p.commands[1].label, "MGET");
+    assert_eq!(p.commands[1].args.len(), 5);
+    assert_eq!((p.mix[0].weight, p.mix[1].weight), (1, 2));
+
+    // --wait-ratio=3:1: memtier sends a WAIT once SETs / WAITs > 3, one WAIT per 4 SETs.
+    let p = &run("--wait-ratio=3:1 --num-slaves=1-2 --wait-timeout=50-50")
+        .workload
+        .phases[0];
+    let weights: Vec<u32> = p.mix.iter().map(|e| e.weight).collect();
+    assert_eq!(weights, [4, 40, 1]);
+    assert_eq!(p.commands[2].label, "WAIT");
+    assert_eq!(
+        p.commands[2].args[1..],
+        [
+            crate::spec::Arg::Rand(1, 2, 0),
+            crate::spec::Arg::Rand(50, 50, 0)
+        ]
+    );
+    // WAIT weights only count with SETs; B = 0 sends none (as memtier).
+    let p = &run("--wait-ratio=1:0").workload.phases[0];
+    assert_eq!(p.commands.len(), 2);
+}
+
+#[test]
+fn reconnect_options_map_to_load_reconnect() {
+    let load = |line: &str| run(line).workload.phases[0].spec.load.clone();
+    let d = |ms: u64| crate::spec::SpecDuration(std::time::Duration::from_millis(ms));
+    // Without them: respload's own backoff (10 ms doubling to 1 s), never giving up.
+    let r = load("--reconnect-on-error").reconnect;
+    assert_eq!(r, crate::spec::Reconnect::default());
+    let r = load("--reconnect-interval=25").reconnect;
+    assert_eq!((r.every, r.attempts, r.delay), (Some(25), 0, d(10)));
+    // memtier's waits: F, F^2, ... seconds up to 60 s; 1 s without a factor.
+    let r = load("--max-reconnect-attempts=3").reconnect;
+    assert_eq!(
+        (r.attempts, r.delay, r.backoff, r.max_delay),
+        (3, d(1000), 1.0, d(60_000))
+    );
+    let r = load("--reconnect-backoff-factor=2.5").reconnect;
+    assert_eq!((r.attempts, r.delay, r.backoff), (0, d(2500), 2.5));
+    let r = load("--reconnect-backoff-factor=100").reconnect;
+    assert_eq!((r.delay, r.max_delay), (d(60_000), d(60_000)));
+    let m = run("--reconnect-interval=7 --connection-stage-timeout=0 \
+                 --thread-conn-start-min-jitter-micros=5 --thread-conn-start-max-jitter-micros=9");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["reconnect_interval"], 7);
+    assert_eq!(config["connection_stage_timeout"], 0);
+    assert_eq!(config["thread_conn_start_max_jitter_micros"], 9);
+    let jitter = m.workload.phases[0].spec.load.open_jitter.unwrap();
+    assert_eq!(jitter.map(|j| j.0.as_micros()), [5, 9]);
+    // memtier pauses only with a maximum above 0.
+    let l = load("--thread-conn-start-min-jitter-micros=0");
+    assert_eq!(l.open_jitter, None);
+    for (line, opt, text) in [
+        (
+            "--reconnect-interval=0",
+            "--reconnect-interval",
+            "greater than zero",
+        ),
+        (
+            "--reconnect-backoff-factor=0",
+            "--reconnect-backoff-factor",
+            "0.01 to 1000",
+        ),
+        (
+            "--max-reconnect-attempts=-1",
+            "--max-reconnect-attempts",
+            "0: unlimited",
+        ),
+        (
+            "--connection-stage-timeout=x",
+            "--connection-stage-timeout",
+            "seconds",
+        ),
+        (
+            "--thread-conn-start-min-jitter-micros=9 --thread-conn-start-max-jitter-micros=5",
+            "--thread-conn-start-min-jitter-micros",
+            "above",
+        ),
+        (
+            "--thread-conn-start-min-jitter-micros=5",
+            "--thread-conn-start-min-jitter-micros",
+            "above --thread-conn-start-max-jitter-micros (0)",
+        ),
+        (
+            "--thread-conn-start-max-jitter-micros=60000001",
+            "--thread-conn-start-max-jitter-micros",
+            "60 s",
+        ),
+        (
+            "--cluster-mode --reconnect-interval=5",
+            "--reconnect-interval",
+            "--cluster-mode",
+        ),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains(&format!("`{opt}`")) && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+}
+
+#[test]
+fn scan_incremental_iteration_follows_the_cursor_of_the_one_scan() {
+    let m = run(
+        "--command='SCAN 0 MATCH k* COUNT 7' --scan-incremental-iteration \
+                 --scan-incremental-max-iterations=4",
+    );
+    let p = &m.workload.phases[0];
+    let labels: Vec<&str> = p.commands.iter().map(|c| c.label.as_str()).collect();
+    assert_eq!(labels, ["SCAN 0", "SCAN <cursor>"]);
+    assert_eq!(p.commands[1].args[1], crate::spec::Arg::Cursor);
+    assert_eq!(p.mix[0].cursor, Some(4));
+    let rows: Vec<String> = m
+        .options
+        .commands
+        .unwrap()
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(rows, ["SCAN 0", "SCAN <cursor>"]);
+    for (line, text) in [
+        ("--scan-incremental-iteration", "exactly one --command"),
+        (
+            "--command='SCAN 0' --pipeline=2 --scan-incremental-iteration",
+            "--pipeline 1",
+        ),
+        (
+            "--command='GET __key__' --scan-incremental-iteration",
+            "a SCAN command",
+        ),
+        (
+            "--command=SCAN --scan-incremental-iteration",
+            "cursor argument",
+        ),
+        (
+            "--command='SCAN 0' --command='SCAN 0' --scan-incremental-iteration",
+            "exactly one",
+        ),
+        (
+            "--command='SCAN 0' --cluster-mode --scan-incremental-iteration",
+            "cluster",
+        ),
+    ] {
+        let e = err(line);
+        assert!(
+            e.contains("`--scan-incremental-iteration`") && e.contains(text),
+            "{line}: {e}"
+        );
+    }
+    let e = err("--scan-incremental-max-iterations=x");
+    assert!(e.contains("continuation SCANs"), "{e}");
+}
+
+#[test]
+fn retry_options_map_to_load_retry() {
+    let retry = |line: &str| run(line).workload.phases[0].spec.load.retry.clone();
+    assert_eq!(retry("--max-retries=3 --retry-backoff-ms=5"), None);
+    let r = retry("--retry-on-error").unwrap();
+    assert_eq!((r.attempts, r.backoff, r.queue), (None, 1.0, 0));
+    assert!(r.delay.0.is_zero() && r.on.is_empty());
+    let r = retry(
+        "--retry-on-error --max-retries=0 --retry-backoff-ms=25 --retry-backoff-factor=2 \
+         --retry-on=LOADING,BUSY --max-retry-queue=9",
+    )
+    .unwrap();
+    assert_eq!((r.attempts, r.backoff, r.queue), (Some(0), 2.0, 9));
+    assert_eq!(r.delay.0, std::time::Duration::from_millis(25));
+    assert_eq!(r.on, ["LOADING", "BUSY"]);
+    let m = run("--retry-on-error --max-retries=4 --retry-on=BUSY");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["retry_on_error"], "true");
+    assert_eq!(config["max_retries"], 4);
+    assert_eq!(config["retry_on"], "BUSY");
+    for (line, opt, text) in [
+        ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
+        (
+            "--retry-backoff-factor=0.5",
+            "--retry-backoff-factor",
+            "1 to 1000",
+        ),
+        (
+            "--retry-on=LOADING,,BUSY",
+            "--retry-on",
+            "separated by commas",
+        ),
+        (
+            "--retry-backoff-ms=60001",
+            "--retry-backoff-ms",
+            "0 to 60000",
+        ),
+        (
+            "--failed-keys-file=f.csv",
+            "--failed-keys-file",
+            "not supported yet",
+        ),
+        (
+            "--cluster-mode --retry-on-error",
+            "--retry-on-error",
+            "--cluster-mode",
+        ),
     ] {
         let e = err(line);
         assert!(

@@ -174,7 +174,7 @@ pub fn text(report: &Report, options: &Options) -> String {
 /// memtier_benchmark's text report of one phase of a run (what its `output.memtier` file
 /// holds): run information from the phase's threads, connections and stop condition, its
 /// `ALL STATS` table and latency distribution. A phase of only SET and GET gets memtier's
-/// Sets/Gets/Waits rows; any other mix one row per command, as with `--command`.
+/// Sets/Gets/Waits rows (WAIT too); any other mix one row per command, as with `--command`.
 pub fn phase_text(phase: &crate::plan::Phase, report: &PhaseReport, started_at: f64) -> String {
     use crate::spec::Requests;
     let threads = report.client.threads.max(1);
@@ -183,7 +183,7 @@ pub fn phase_text(phase: &crate::plan::Phase, report: &PhaseReport, started_at: 
     let set_get = phase
         .commands
         .iter()
-        .all(|c| c.label == "SET" || c.label == "GET");
+        .all(|c| matches!(c.label.as_str(), "SET" | "GET" | "WAIT"));
     let commands = (!set_get).then(|| {
         phase
             .commands

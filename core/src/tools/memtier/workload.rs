@@ -1,11 +1,17 @@
 //! The workload and report settings built from memtier_benchmark's options as read.
 
-use super::args::{bad, number, template, Memtier, Req, Settings};
+use super::args::{bad, number, template, Memtier, Req, Settings, MAX_WEIGHT};
 use super::monitor::{self, Captured, Placeholder};
 use super::report::{CommandRow, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
+
+/// The longest rotation of `--multi-key-get` MGETs kept exactly (a chain of that many steps).
+const MAX_MGET_ROTATION: u32 = 1024;
+
+/// memtier's cap on the wait between two reconnect attempts, in seconds.
+const MAX_BACKOFF_SECS: f64 = 60.0;
 
 /// `redis://[user[:password]@]host[:port][/db]` as memtier reads it: (host, port, auth, db).
 type UriParts = (Option<String>, Option<u16>, Option<String>, Option<u32>);
@@ -206,6 +212,7 @@ impl Settings {
                 ))
             }
         }
+        self.check_data_options()?;
         let conns = self.clients as u64 * self.threads as u64;
         if conns > 1_000_000 {
             return Err(Error::spec(
@@ -237,6 +244,9 @@ impl Settings {
                 target.insert("unix".into(), json!(path));
             }
             None => {
+                if let Some(family) = self.family {
+                    target.insert("family".into(), json!(family));
+                }
                 target.insert(
                     "host".into(),
                     json!(server.clone().unwrap_or_else(|| "localhost".into())),
@@ -329,7 +339,11 @@ impl Settings {
         let mut commands = Vec::new();
         let mut rows = None;
         let captured = self.monitor_commands()?;
-        if arbitrary {
+        if self.scan_incremental {
+            let (scan, list) = self.scan_command()?;
+            commands.push(scan);
+            rows = Some(list);
+        } else if arbitrary {
             let mut list: Vec<CommandRow> = Vec::new();
             // memtier counts the requests of `__monitor_line@__` under their own commands'
             // names, in rows after those of every --command.
@@ -403,13 +417,7 @@ impl Settings {
             list.extend(tail);
             rows = Some(list);
         } else {
-            let (a, b) = self.ratio.unwrap_or((1, 10));
-            if a > 0 {
-                commands.push(json!({ "name": "set", "weight": a }));
-            }
-            if b > 0 {
-                commands.push(json!({ "name": "get", "weight": b }));
-            }
+            commands = self.set_get_commands()?;
         }
 
         if !self.tls.is_empty()
@@ -435,6 +443,36 @@ impl Settings {
                     "step": self.clients_step.unwrap_or(1) as u64 * self.threads as u64,
                     "step_duration": format!("{}s", self.step_duration.unwrap_or(1)),
                 }),
+            );
+        }
+        if self.retry_on_error {
+            let mut retry = Map::new();
+            if self.max_retries >= 0 {
+                retry.insert("attempts".into(), json!(self.max_retries));
+            }
+            if let Some(on) = &self.retry_on {
+                retry.insert("on".into(), json!(on.split(',').collect::<Vec<_>>()));
+            }
+            retry.insert(
+                "delay".into(),
+                json!(format!("{}ms", self.retry_backoff_ms)),
+            );
+            // memtier's factor 0 keeps the wait constant.
+            retry.insert("backoff".into(), json!(self.retry_backoff_factor.max(1.0)));
+            if self.max_retry_queue > 0 {
+                retry.insert("queue".into(), json!(self.max_retry_queue));
+            }
+            load.insert("retry".into(), Json::Object(retry));
+        }
+        if let Some(reconnect) = self.reconnect_spec() {
+            load.insert("reconnect".into(), reconnect);
+        }
+        let (lo, hi) = self.jitter_micros;
+        if hi > 0 {
+            // memtier pauses only when the maximum is above 0.
+            load.insert(
+                "open_jitter".into(),
+                json!([format!("{lo}us"), format!("{hi}us")]),
             );
         }
         if let Some(r) = self.rate_per_connection {
@@ -530,6 +568,219 @@ impl Settings {
         }))
     }
 
+    /// memtier's own checks of `--no-expiry`, `--data-offset`, `--multi-key-get` and
+    /// `--wait-ratio` against the rest of the line.
+    fn check_data_options(&self) -> Result<()> {
+        if self.no_expiry {
+            // memtier: no-expiry is about the TTLs of imported data, and respload reads none.
+            return Err(Error::spec(
+                "--no-expiry",
+                "use --no-expiry only with --data-import (as in memtier_benchmark), which \
+                 respload does not read: without it memtier_benchmark refuses --no-expiry too",
+            ));
+        }
+        if self.data_offset > 0 && self.expiry_range.is_some() {
+            return Err(Error::spec(
+                "--data-offset",
+                "cannot be used with --expiry-range: SETRANGE sets no TTL (as in \
+                 memtier_benchmark)",
+            ));
+        }
+        if self.cluster_mode {
+            for (set, opt) in [
+                (self.reconnect_interval.is_some(), "--reconnect-interval"),
+                (self.wait_ratio.is_some(), "--wait-ratio"),
+            ] {
+                if set {
+                    return Err(Error::spec(
+                        opt,
+                        "is not supported with --cluster-mode (as in memtier_benchmark)",
+                    ));
+                }
+            }
+            if self.retry_on_error {
+                return Err(Error::spec(
+                    "--retry-on-error",
+                    "is not supported with --cluster-mode by respload yet: its cluster client \
+                     follows MOVED, ASK and TRYAGAIN itself",
+                ));
+            }
+            if self.multi_key_get > 0 {
+                return Err(Error::spec(
+                    "--multi-key-get",
+                    "is not supported with --cluster-mode by respload: an MGET's keys would \
+                     fall in different slots (CROSSSLOT); memtier gathers them on one shard",
+                ));
+            }
+        }
+        let (lo, hi) = self.jitter_micros;
+        if lo > hi {
+            return Err(Error::spec(
+                "--thread-conn-start-min-jitter-micros",
+                format!("{lo} is above --thread-conn-start-max-jitter-micros ({hi})"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// memtier's SET/GET mix as weighted commands: SET (SETRANGE at `--data-offset`), GET
+    /// (GETRANGE; or MGETs of up to `--multi-key-get` keys) and WAIT (`--wait-ratio`).
+    fn set_get_commands(&self) -> Result<Vec<Json>> {
+        let (a, b) = self.ratio.unwrap_or((1, 10));
+        let offset = self.data_offset.to_string();
+        // memtier sends a WAIT whenever SETs / WAITs > A / B (integer division, from the
+        // first request): one WAIT per A / B + 1 SETs, the others weighted up to match.
+        let (every, waits) = match self.wait_ratio {
+            Some((wa, wb)) if wb > 0 => (wa / wb + 1, true),
+            _ => (1, false),
+        };
+        let weight = |w: u64| -> Result<u64> {
+            let w = w * every as u64;
+            if w > MAX_WEIGHT {
+                return Err(Error::spec(
+                    "--wait-ratio",
+                    format!(
+                        "gives a weight of {w} to the SET/GET mix: respload allows at most \
+                         {MAX_WEIGHT} (use smaller --ratio or --wait-ratio numbers)"
+                    ),
+                ));
+            }
+            Ok(w)
+        };
+        let mut out = Vec::new();
+        if a > 0 {
+            out.push(if self.data_offset > 0 {
+                json!({
+                    "template": ["SETRANGE", "{key}", offset, "{value}"],
+                    "label": "SET",
+                    "weight": weight(a as u64)?,
+                })
+            } else {
+                json!({ "name": "set", "weight": weight(a as u64)? })
+            });
+        }
+        if b > 0 {
+            let n = self.multi_key_get;
+            // `None` without --multi-key-get (N = 0).
+            out.push(if let Some(full) = b.checked_div(n) {
+                // memtier's rotation: B keys read as MGETs of N keys, the last of B mod N.
+                let mget = |keys: u32| {
+                    let mut args = vec!["MGET".to_string(), "{key}".to_string()];
+                    args.extend((1..keys).map(|_| "{newkey}".to_string()));
+                    json!(args)
+                };
+                let rest = b - full * n;
+                let count = full + u32::from(rest > 0);
+                // A rotation longer than MAX_MGET_ROTATION keeps its full MGETs only: the
+                // short one would be 1 in more than a thousand.
+                if rest == 0 || count > MAX_MGET_ROTATION {
+                    json!({ "template": mget(n), "weight": weight(count as u64)? })
+                } else {
+                    let mut steps: Vec<Json> = (0..full).map(|_| mget(n)).collect();
+                    steps.push(mget(rest));
+                    json!({
+                        "chain": steps,
+                        "pick": "sequential",
+                        "weight": weight(count as u64)?,
+                    })
+                }
+            } else if self.data_offset > 0 {
+                json!({
+                    "template": ["GETRANGE", "{key}", offset, "-1"],
+                    "label": "GET",
+                    "weight": weight(b as u64)?,
+                })
+            } else {
+                json!({ "name": "get", "weight": weight(b as u64)? })
+            });
+        }
+        if waits && a > 0 {
+            let range = |(lo, hi): (u32, u32)| format!("{{rand:{lo}..{hi}}}");
+            out.push(json!({
+                "template": [
+                    "WAIT",
+                    range(self.num_slaves.unwrap_or((0, 0))),
+                    range(self.wait_timeout.unwrap_or((0, 0))),
+                ],
+                "label": "WAIT",
+                "weight": a,
+            }));
+        }
+        Ok(out)
+    }
+
+    /// `load.reconnect` from memtier's reconnect options: after `--reconnect-interval`
+    /// requests; with `--max-reconnect-attempts` or `--reconnect-backoff-factor`, memtier's
+    /// waits (F, F^2, ... seconds up to 60 s, or 1 s without a factor) and attempts.
+    fn reconnect_spec(&self) -> Option<Json> {
+        let mut r = Map::new();
+        if let Some(n) = self.reconnect_interval {
+            r.insert("every".into(), json!(n));
+        }
+        if self.max_reconnect_attempts.is_some() || self.reconnect_backoff_factor.is_some() {
+            let f = self.reconnect_backoff_factor.unwrap_or(1.0);
+            let first = f.min(MAX_BACKOFF_SECS);
+            r.insert(
+                "delay".into(),
+                json!(format!("{}ms", (first * 1000.0).round())),
+            );
+            r.insert("backoff".into(), json!(f));
+            r.insert("max_delay".into(), json!(format!("{MAX_BACKOFF_SECS}s")));
+            r.insert(
+                "attempts".into(),
+                json!(self.max_reconnect_attempts.unwrap_or(0)),
+            );
+        }
+        (!r.is_empty()).then_some(Json::Object(r))
+    }
+
+    /// `--scan-incremental-iteration`: the one `--command`, a SCAN, as a template following
+    /// `{cursor}` (its first argument), with memtier's checks and its two rows, `SCAN 0`
+    /// and `SCAN <cursor>`.
+    fn scan_command(&self) -> Result<(Json, Vec<CommandRow>)> {
+        let opt = "--scan-incremental-iteration";
+        let refuse = |why: &str| Err(Error::spec(opt, format!("{why} (as in memtier_benchmark)")));
+        if self.pipeline != 1 {
+            return refuse("requires --pipeline 1");
+        }
+        if self.cluster_mode {
+            return refuse("is not supported in cluster mode");
+        }
+        let [c] = self.commands.as_slice() else {
+            return refuse("requires exactly one --command (a SCAN command)");
+        };
+        if c.monitor.is_some() || command_name(&c.args) != "SCAN" {
+            return refuse("requires the command to be a SCAN command");
+        }
+        if c.args.len() < 2 {
+            return refuse("requires a SCAN command with a cursor argument (e.g. 'SCAN 0')");
+        }
+        let Json::Array(mut args) = template(&c.args) else {
+            return Err(Error::spec(
+                "--command",
+                "a SCAN to follow must be text (UTF-8) in every argument",
+            ));
+        };
+        args[1] = json!("{cursor}");
+        let mut scan = json!({
+            "template": args,
+            "label": "SCAN",
+            "weight": c.ratio,
+            "distribution": self.distribution(c.pattern),
+        });
+        if self.scan_max_iterations > 0 {
+            scan["max_iterations"] = json!(self.scan_max_iterations);
+        }
+        let rows = ["SCAN 0", "SCAN <cursor>"]
+            .map(|label| CommandRow {
+                label: label.into(),
+                name: label.into(),
+                line_name: None,
+            })
+            .to_vec();
+        Ok((scan, rows))
+    }
+
     /// memtier's configuration object (the keys of its `config_print_to_json`).
     fn config_items(&self, requests_per_client: Option<u64>) -> Vec<(String, Json)> {
         let opt = |s: &Option<String>| s.as_ref().map_or(Json::Null, |v| json!(v));
@@ -546,6 +797,9 @@ impl Settings {
                 .join(",")
         });
         let (sp, gp) = self.key_pattern.unwrap_or(('R', 'R'));
+        let (wa, wb) = self.wait_ratio.unwrap_or((0, 0));
+        let slaves = self.num_slaves.unwrap_or((0, 0));
+        let timeout = self.wait_timeout.unwrap_or((0, 0));
         let server = if self.unix_socket.is_none() {
             json!(self.server.clone().unwrap_or_else(|| "localhost".into()))
         } else {
@@ -564,7 +818,14 @@ impl Settings {
                 json!(self.uri.as_deref().map(shown_uri).unwrap_or_default()),
             ),
             ("unix socket", opt(&self.unix_socket)),
-            ("address family", json!("Unspecified")),
+            (
+                "address family",
+                json!(match self.family {
+                    Some("ipv4") => "AF_INET",
+                    Some(_) => "AF_INET6",
+                    None => "Unspecified",
+                }),
+            ),
             ("protocol", json!(self.protocol)),
             ("out_file", opt(&self.out_file)),
             ("client_stats", Json::Null),
@@ -588,7 +849,7 @@ impl Settings {
                     }
                 ),
             ),
-            ("data_offset", json!(0)),
+            ("data_offset", json!(self.data_offset)),
             ("random_data", tf(self.random_data)),
             ("data_size_range", range(self.data_size_range)),
             ("data_size_list", json!(list)),
@@ -608,19 +869,31 @@ impl Settings {
             ("key_stddev", json!(self.key_stddev.unwrap_or(0.0))),
             ("key_median", json!(self.key_median.unwrap_or(0.0))),
             ("key_zipf_exp", json!(self.key_zipf_exp.unwrap_or(0.0))),
-            ("reconnect_interval", json!(0)),
-            ("retry_on_error", tf(false)),
-            ("max_retries", json!(-1)),
-            ("retry_backoff_ms", json!(0)),
-            ("retry_backoff_factor", json!(0.0)),
-            ("retry_on", json!("")),
-            ("max_retry_queue", json!(0)),
+            (
+                "reconnect_interval",
+                json!(self.reconnect_interval.unwrap_or(0)),
+            ),
+            ("retry_on_error", tf(self.retry_on_error)),
+            ("max_retries", json!(self.max_retries)),
+            ("retry_backoff_ms", json!(self.retry_backoff_ms)),
+            ("retry_backoff_factor", json!(self.retry_backoff_factor)),
+            ("retry_on", json!(self.retry_on.clone().unwrap_or_default())),
+            ("max_retry_queue", json!(self.max_retry_queue)),
             ("failed_keys_file", json!("")),
             ("connection_timeout", json!(self.connection_timeout)),
-            ("connection_stage_timeout", json!(30)),
-            ("thread_conn_start_min_jitter_micros", json!(0)),
-            ("thread_conn_start_max_jitter_micros", json!(0)),
-            ("multi_key_get", json!(0)),
+            (
+                "connection_stage_timeout",
+                json!(self.connection_stage_timeout),
+            ),
+            (
+                "thread_conn_start_min_jitter_micros",
+                json!(self.jitter_micros.0),
+            ),
+            (
+                "thread_conn_start_max_jitter_micros",
+                json!(self.jitter_micros.1),
+            ),
+            ("multi_key_get", json!(self.multi_key_get)),
             (
                 "authenticate",
                 json!(if self.authenticate.is_some()
@@ -632,10 +905,14 @@ impl Settings {
                 }),
             ),
             ("select-db", json!(self.select_db)),
-            ("no-expiry", tf(false)),
-            ("wait-ratio", json!("0:0")),
-            ("num-slaves", json!("0:0")),
-            ("wait-timeout", json!("0-0")),
+            ("no-expiry", tf(self.no_expiry)),
+            ("wait-ratio", json!(format!("{wa}:{wb}"))),
+            // memtier writes this range with a `:` (and --wait-timeout's with a `-`).
+            ("num-slaves", json!(format!("{}:{}", slaves.0, slaves.1))),
+            (
+                "wait-timeout",
+                json!(format!("{}-{}", timeout.0, timeout.1)),
+            ),
             ("print-all-runs", tf(self.print_all_runs)),
         ];
         let _ = self.reconnect_on_error;

@@ -14,15 +14,22 @@
 //! given after the options becomes one phase named by the command line, each argument one
 //! template argument. `docs/compat.md` lists every option and how it maps.
 
+use super::dataset::Dataset;
 use super::report::{Format, OutputOptions};
 use crate::spec::{escape_literal, Target, MAX_VALUE_SIZE};
-use crate::tools::command_line::{
-    bad_value, not_supported, split_tool_line, unknown_option, Options,
-};
+use crate::tools::command_line::{bad_value, split_tool_line, unknown_option, Options};
 use crate::{Error, Result, Workload};
 use serde_json::{json, Map, Value as Json};
+use std::io::Read;
 
 const TOOL: &str = "redis-benchmark";
+
+/// valkey-benchmark: the same front end under Valkey's name (its extra options included).
+const VALKEY_TOOL: &str = "valkey-benchmark";
+
+/// The most bytes `-x` reads from standard input (redis-benchmark has no limit; the
+/// argument is sent with every request).
+pub const MAX_STDIN_ARG: usize = 512 * 1024 * 1024;
 
 /// The placeholder redis-benchmark replaces with a 12-digit random number under `-r`.
 pub const RAND_INT: &str = "__rand_int__";
@@ -154,6 +161,44 @@ const TESTS: &[Test] = &[
     },
 ];
 
+/// The tests valkey-benchmark (8.x) runs after redis-benchmark's: in its default suite, and
+/// selected with `-t` under either name.
+const VALKEY_TESTS: &[Test] = &[
+    Test {
+        title: "XADD",
+        selectors: &["xadd"],
+    },
+    Test {
+        title: "FUNCTION LOAD",
+        selectors: &["function_load"],
+    },
+    Test {
+        title: "FCALL",
+        selectors: &["fcall"],
+    },
+];
+
+/// Which tool's command line: the options are the same, the default tests differ
+/// (valkey-benchmark adds XADD, FUNCTION LOAD and FCALL).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// redis-benchmark 7.x.
+    #[default]
+    RedisBenchmark,
+    /// valkey-benchmark.
+    ValkeyBenchmark,
+}
+
+impl Tool {
+    /// The tool's program name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::RedisBenchmark => TOOL,
+            Tool::ValkeyBenchmark => VALKEY_TOOL,
+        }
+    }
+}
+
 /// The names `-t` accepts (case-insensitive).
 pub const TEST_NAMES: &[&str] = &[
     "ping",
@@ -177,7 +222,144 @@ pub const TEST_NAMES: &[&str] = &[
     "lrange_500",
     "lrange_600",
     "mset",
+    "xadd",
+    "function_load",
+    "fcall",
 ];
+
+/// The longest `--duration` or `--warmup`, in seconds (a year).
+const MAX_SECONDS: u64 = 31_536_000;
+
+/// valkey-benchmark's options beyond redis-benchmark 7.0.
+struct ValkeyArgs {
+    /// `--duration`: seconds each test runs (instead of `-n` requests).
+    duration: Option<u64>,
+    /// `--warmup`: seconds of traffic before each test is measured.
+    warmup: Option<u64>,
+    /// `--rps`: requests per second in total; 0 is no limit.
+    rps: u64,
+    /// `--sequential`: `__rand_int__` takes the key numbers in turn instead of at random.
+    sequential: bool,
+    /// `--rfr`: `target.read_from` (`replica` for `yes`, `any` for `all`).
+    read_from: Option<&'static str>,
+    /// `--num-functions`: functions in the library the function_load test loads.
+    functions: u32,
+    /// `--num-keys-in-fcall`: keys the fcall test passes.
+    fcall_keys: u32,
+    /// `--dataset`: the file whose documents fill `__field:NAME__`.
+    dataset: Option<String>,
+    /// `--maxdocs`: at most this many documents of it.
+    max_docs: Option<u64>,
+}
+
+impl Default for ValkeyArgs {
+    fn default() -> Self {
+        ValkeyArgs {
+            duration: None,
+            warmup: None,
+            rps: 0,
+            sequential: false,
+            read_from: None,
+            functions: 10,
+            fcall_keys: 1,
+            dataset: None,
+            max_docs: None,
+        }
+    }
+}
+
+/// The most functions `--num-functions` may ask for (valkey-benchmark writes them into a
+/// 64 KiB buffer, about 1,000).
+const MAX_FUNCTIONS: u32 = 1000;
+
+/// The Lua library the function_load and fcall tests load: `functions` functions `fooN`
+/// (N from `functions` down to 1), each returning `keys[0]` when `with_keys`, else 0.
+/// valkey-benchmark registers them with `server.register_function`; respload writes
+/// `redis.register_function`, which Valkey reads too (`redis` is kept as an alias) and Redis
+/// reads alone.
+fn function_library(functions: u32, with_keys: bool) -> String {
+    let mut lib = String::from("#!lua name=benchlib\n");
+    for n in (1..=functions).rev() {
+        let (params, body) = match with_keys {
+            true => ("keys, args", "keys[0]"),
+            false => ("", "0"),
+        };
+        lib.push_str(&format!(
+            "local function foo{n}({params})\nreturn {body}\nend\n\
+             redis.register_function('foo{n}', foo{n})\n"
+        ));
+    }
+    lib
+}
+
+/// `-x`: the whole of standard input, as redis-benchmark reads it (a trailing newline
+/// included), as the command's last argument: text, or any bytes.
+enum StdinArg {
+    /// UTF-8 text: an argument like the others (placeholders in it are replaced, as
+    /// redis-benchmark replaces them in the whole command).
+    Text(String),
+    /// Other bytes, sent as they are.
+    Bytes(Vec<u8>),
+}
+
+fn read_stdin_arg(stdin: Option<&mut dyn Read>) -> Result<StdinArg> {
+    let Some(stdin) = stdin else {
+        return Err(Error::spec(
+            "-x",
+            "-x reads the command's last argument from standard input, which only the respload \
+             CLI reads (`respload redis-benchmark -x ...`); from code, give the argument on \
+             the line",
+        ));
+    };
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_STDIN_ARG as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::spec("-x", format!("cannot read standard input: {e}")))?;
+    if bytes.len() > MAX_STDIN_ARG {
+        return Err(Error::spec(
+            "-x",
+            format!(
+                "standard input holds more than {MAX_STDIN_ARG} bytes: allowed is up to 512 MiB"
+            ),
+        ));
+    }
+    Ok(match String::from_utf8(bytes) {
+        Ok(text) => StdinArg::Text(text),
+        Err(e) => StdinArg::Bytes(e.into_bytes()),
+    })
+}
+
+/// A command as a template line (each argument double-quoted, every byte outside printable
+/// ASCII, `"` and `\` escaped as `\xHH`) with `tail`'s bytes as its last argument: how a
+/// template carries bytes that are not text. `{` in `tail` stays literal.
+fn line_with_bytes(args: &[String], tail: &[u8]) -> String {
+    fn quote(out: &mut String, bytes: &[u8]) {
+        out.push('"');
+        for &b in bytes {
+            match b {
+                b'"' | b'\\' => out.push_str(&format!("\\x{b:02x}")),
+                0x20..=0x7e => out.push(b as char),
+                _ => out.push_str(&format!("\\x{b:02x}")),
+            }
+        }
+        out.push('"');
+    }
+    let mut line = String::new();
+    for arg in args {
+        quote(&mut line, arg.as_bytes());
+        line.push(' ');
+    }
+    let mut literal = Vec::with_capacity(tail.len());
+    for &b in tail {
+        match b {
+            b'{' => literal.extend_from_slice(b"{lbrace}"),
+            b => literal.push(b),
+        }
+    }
+    quote(&mut line, &literal);
+    line
+}
 
 /// Connection settings, applied in the order given (a later `-h` overrides `-u`'s host).
 #[derive(Default)]
@@ -193,13 +375,24 @@ struct TargetArgs {
     tracking: bool,
     /// `--cluster`: `target.cluster`.
     cluster: bool,
+    /// `--rfr`: `target.read_from`.
+    read_from: Option<&'static str>,
+    /// `--mptcp`: `target.mptcp`.
+    mptcp: bool,
     /// `target.tls` fields from --tls, --cacert, --cacertdir, --cert, --key, --sni, --insecure.
     tls: Map<String, Json>,
 }
 
 impl TargetArgs {
     fn uri(&mut self, option: &str, uri: &str) -> Result<()> {
-        if let Some(rest) = uri.strip_prefix("rediss://") {
+        // valkey-benchmark's schemes, the same as Redis's.
+        if let Some(rest) = uri.strip_prefix("valkey://") {
+            return self.uri(option, &format!("redis://{rest}"));
+        }
+        if let Some(rest) = uri
+            .strip_prefix("valkeys://")
+            .or(uri.strip_prefix("rediss://"))
+        {
             self.tls.insert("enabled".into(), json!(true));
             return self.uri(option, &format!("redis://{rest}"));
         }
@@ -266,6 +459,12 @@ impl TargetArgs {
         if self.cluster {
             t.insert("cluster".into(), json!(true));
         }
+        if let Some(mode) = self.read_from {
+            t.insert("read_from".into(), json!(mode));
+        }
+        if self.mptcp {
+            t.insert("mptcp".into(), json!(true));
+        }
         if !self.tls.is_empty() {
             t.insert("tls".into(), Json::Object(self.tls.clone()));
         }
@@ -274,14 +473,48 @@ impl TargetArgs {
 }
 
 /// Parse a command line given as one string (split like a shell does; a leading
-/// `redis-benchmark` is skipped).
+/// `redis-benchmark` or `valkey-benchmark` is skipped).
 pub fn parse_line(line: &str) -> Result<RedisBenchmark> {
-    parse_args(&split_tool_line(line, TOOL)?)
+    let words = split_tool_line(line, TOOL)?;
+    let tool = match words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) {
+        Some(VALKEY_TOOL) => Tool::ValkeyBenchmark,
+        _ => Tool::RedisBenchmark,
+    };
+    parse_tool_args(tool, &split_tool_line_args(words, VALKEY_TOOL)?, None)
 }
 
-/// Parse redis-benchmark's arguments (as after the program name).
+fn split_tool_line_args(mut args: Vec<String>, program: &str) -> Result<Vec<String>> {
+    let is_program = args.first().is_some_and(|first| {
+        first == program || first.rsplit('/').next().is_some_and(|base| base == program)
+    });
+    if is_program {
+        args.remove(0);
+    }
+    Ok(args)
+}
+
+/// Parse redis-benchmark's arguments (as after the program name). A line with `-x` and a
+/// command is an error here, since the last argument would come from standard input: the
+/// CLI reads it ([`parse_args_with_stdin`]).
 pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
-    let (spec, output, warnings) = build_spec(args)?;
+    parse_tool_args(Tool::RedisBenchmark, args, None)
+}
+
+/// Parse redis-benchmark's arguments, reading the last argument of the command from `stdin`
+/// when `-x` is given (and only then, as redis-benchmark does: without a command, `-x`
+/// reads nothing).
+pub fn parse_args_with_stdin(args: &[String], stdin: &mut dyn Read) -> Result<RedisBenchmark> {
+    parse_tool_args(Tool::RedisBenchmark, args, Some(stdin))
+}
+
+/// Parse `tool`'s arguments, reading `-x`'s argument from `stdin` when given (see
+/// [`parse_args`] and [`parse_args_with_stdin`]).
+pub fn parse_tool_args(
+    tool: Tool,
+    args: &[String],
+    stdin: Option<&mut dyn Read>,
+) -> Result<RedisBenchmark> {
+    let (spec, output, warnings) = build_tool_spec(tool, args, stdin)?;
     let workload = Workload::from_json_value(spec)?;
     Ok(RedisBenchmark {
         workload,
@@ -291,8 +524,17 @@ pub fn parse_args(args: &[String]) -> Result<RedisBenchmark> {
 }
 
 /// The spec (as JSON, not validated yet), the output options and the warnings of a
-/// redis-benchmark argument list.
+/// redis-benchmark argument list (`-x` with a command is an error: see [`parse_args`]).
 pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)> {
+    build_tool_spec(Tool::RedisBenchmark, args, None)
+}
+
+/// [`build_spec`] for `tool`, reading `-x`'s argument from `stdin` when given.
+pub fn build_tool_spec(
+    tool: Tool,
+    args: &[String],
+    stdin: Option<&mut dyn Read>,
+) -> Result<(Json, OutputOptions, Vec<String>)> {
     let mut o = Options::new(args);
     let mut target = TargetArgs::default();
     let mut output = OutputOptions::default();
@@ -307,13 +549,17 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     let mut seed: Option<u64> = None;
     let mut keepalive = true;
     let mut idle = false;
-    let mut unsupported: Vec<Error> = Vec::new();
+    let mut requests_given = false;
+    let mut valkey = ValkeyArgs::default();
+    let mut stdin_arg = false;
     while let Some(arg) = o.peek() {
         if !arg.starts_with('-') {
             break;
         }
         o.next_arg();
         match arg {
+            // valkey-benchmark: `--` ends the options; what follows is the command.
+            "--" => break,
             "-h" => target.host = Some(o.value(arg, "a host name or address")?.to_string()),
             "-p" => target.port = Some(o.int(arg, "a TCP port number", 1, u16::MAX)?),
             "-s" => target.unix = Some(o.value(arg, "a Unix socket path")?.to_string()),
@@ -326,7 +572,10 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
             "--dbnum" => target.db = Some(o.int(arg, "a database number", 0, u32::MAX)?),
             "-3" => target.resp3 = true,
             "-c" => clients = o.int(arg, "the number of parallel connections", 1, 1_000_000)?,
-            "-n" => requests = o.int(arg, "the number of requests", 1, u64::MAX)?,
+            "-n" => {
+                requests = o.int(arg, "the number of requests", 1, u64::MAX)?;
+                requests_given = true;
+            }
             "-d" => data_size = o.int(arg, "the value size in bytes", 1, MAX_VALUE_SIZE)?,
             "-P" => pipeline = o.int(arg, "the number of requests to pipeline", 1, 100_000)?,
             "--threads" => threads = o.int(arg, "the number of threads", 0, 500)?,
@@ -374,51 +623,140 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 target.tls.insert(field.into(), json!(v));
             }
             "--tls-ciphers" | "--tls-ciphersuites" => {
-                o.value(arg, "a cipher list")?;
-                unsupported.push(not_supported(TOOL, arg, "choosing TLS ciphers"));
+                let list = o.value(arg, "a colon-separated list of OpenSSL cipher names")?;
+                let field = match arg {
+                    "--tls-ciphers" => "ciphers",
+                    _ => "ciphersuites",
+                };
+                let names: Vec<String> = list.split(':').map(String::from).collect();
+                // Checked here so that the error names the option.
+                crate::plan::check_cipher_names(&names, field == "ciphersuites", arg)?;
+                target.tls.insert(field.into(), json!(names));
             }
             "-I" => idle = true,
-            "-e" => unsupported.push(not_supported(TOOL, arg, "printing error replies")),
-            "-x" => unsupported.push(not_supported(
-                TOOL,
-                arg,
-                "the last argument read from stdin",
-            )),
-            "--enable-tracking" => target.tracking = true,
-            "--help" | "-v" | "--version" => {
+            // redis-benchmark 7.0: show the server's error replies (respload also counts them
+            // by kind, with or without -e).
+            "-e" => output.show_errors = true,
+            "-x" => stdin_arg = true,
+            "--duration" => {
+                valkey.duration = Some(o.int(arg, "the seconds each test runs", 1, MAX_SECONDS)?)
+            }
+            "--warmup" => {
+                valkey.warmup =
+                    Some(o.int(arg, "the warm-up seconds of each test", 0, MAX_SECONDS)?)
+            }
+            "--rps" => {
+                valkey.rps = o.int(
+                    arg,
+                    "requests per second in total (0: no limit)",
+                    0,
+                    100_000_000,
+                )?
+            }
+            "--sequential" => valkey.sequential = true,
+            "--mptcp" => target.mptcp = true,
+            // Options of valkey-benchmark that respload has no counterpart for: errors, never
+            // ignored.
+            "--rdma" => {
+                return Err(Error::spec(
+                    arg,
+                    "valkey-benchmark's --rdma (connections over RDMA) is not supported by \
+                     respload, whose connections are TCP, TLS or Unix sockets; see docs/compat.md",
+                ))
+            }
+            "--fuzz" | "--fuzz-mode" | "--fuzz-loglevel" => {
                 return Err(Error::spec(
                     arg,
                     format!(
-                        "{arg} is not part of `respload redis-benchmark`: see \
-                         `respload help redis-benchmark` and docs/compat.md"
+                        "valkey-benchmark's {arg} (fuzzing the server with random, possibly \
+                         malformed commands) is not supported by respload, a load generator: \
+                         see docs/compat.md"
                     ),
                 ))
             }
-            _ => return Err(unknown_option(TOOL, arg)),
+            "--dataset" => valkey.dataset = Some(o.value(arg, "a CSV or TSV file")?.to_string()),
+            "--maxdocs" => {
+                valkey.max_docs =
+                    Some(o.int(arg, "the documents read from --dataset", 1, u64::MAX)?)
+            }
+            "--num-functions" => {
+                valkey.functions = o.int(
+                    arg,
+                    "the functions in the library of the function_load test",
+                    1,
+                    MAX_FUNCTIONS,
+                )?
+            }
+            "--num-keys-in-fcall" => {
+                valkey.fcall_keys =
+                    o.int(arg, "the keys passed to FCALL in the fcall test", 0, 1000)?
+            }
+            "--rfr" => {
+                let mode = o.value(arg, "no, yes or all")?;
+                valkey.read_from = match mode {
+                    "no" => None,
+                    "yes" => Some("replica"),
+                    "all" => Some("any"),
+                    other => return Err(bad_value(
+                        arg,
+                        other,
+                        "no (reads from primaries), yes (from replicas) or all (from every node)",
+                    )),
+                };
+            }
+            "--enable-tracking" => target.tracking = true,
+            "--help" | "-v" | "--version" => {
+                let name = tool.name();
+                return Err(Error::spec(
+                    arg,
+                    format!(
+                        "{arg} is not part of `respload {name}`: see `respload help {name}` \
+                         and docs/compat.md"
+                    ),
+                ));
+            }
+            _ => return Err(unknown_option(tool.name(), arg)),
         }
     }
-    match unsupported.len() {
-        0 => {}
-        1 => return Err(unsupported.remove(0)),
-        _ => {
-            let options: Vec<String> = unsupported
-                .iter()
-                .map(|e| match e {
-                    Error::Spec { path, .. } => path.clone(),
-                    other => other.to_string(),
-                })
-                .collect();
+    let mut command = o.rest().to_vec();
+    // Bytes of -x that are not text: the last argument, apart from `command`.
+    let mut stdin_bytes: Option<Vec<u8>> = None;
+    if stdin_arg && !command.is_empty() {
+        match read_stdin_arg(stdin)? {
+            StdinArg::Text(text) => command.push(text),
+            StdinArg::Bytes(bytes) => stdin_bytes = Some(bytes),
+        }
+    }
+    let cluster = target.cluster;
+    if valkey.dataset.is_some() && command.is_empty() {
+        return Err(Error::spec(
+            "--dataset",
+            "valkey-benchmark's --dataset fills the `__field:NAME__` placeholders of a command \
+             given after the options: give one, e.g. `-- HSET doc:__rand_int__ title \
+             __field:title__`",
+        ));
+    }
+    if valkey.max_docs.is_some() && valkey.dataset.is_none() {
+        return Err(Error::spec(
+            "--maxdocs",
+            "--maxdocs limits --dataset: give the dataset too",
+        ));
+    }
+    if valkey.duration.is_some() && requests_given {
+        return Err(Error::spec(
+            "--duration",
+            "valkey-benchmark's --duration and -n exclude each other: give one of them",
+        ));
+    }
+    if let Some(mode) = valkey.read_from {
+        if !cluster {
             return Err(Error::spec(
-                options.join(" "),
-                format!(
-                    "redis-benchmark's {} are not supported by respload yet; see docs/compat.md",
-                    options.join(", ")
-                ),
+                "--rfr",
+                "valkey-benchmark's --rfr (reads from replicas) needs --cluster",
             ));
         }
+        target.read_from = Some(mode);
     }
-    let command = o.rest();
-    let cluster = target.cluster;
 
     let mut base = Map::new();
     base.insert("target".into(), target.to_json()?);
@@ -432,10 +770,24 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
     if !keepalive {
         load["keepalive"] = json!(false);
     }
+    if let Some(seconds) = valkey.duration {
+        load["duration"] = json!(format!("{seconds}s"));
+        if let Some(l) = load.as_object_mut() {
+            l.remove("requests");
+        }
+    }
+    if let Some(seconds) = valkey.warmup.filter(|s| *s > 0) {
+        load["warmup"] = json!(format!("{seconds}s"));
+    }
+    // valkey-benchmark's --rps: a token bucket that holds every client back; respload sends
+    // on a schedule instead (open loop, latency from each request's intended send time).
+    if valkey.rps > 0 {
+        load["rate"] = json!(valkey.rps);
+    }
     // redis-benchmark sends `-P` requests and the next `-P` only once all their replies are
     // in (in cluster mode, per node connection): the same traffic, each request still timed
     // to its own reply.
-    if pipeline > 1 {
+    if pipeline > 1 && valkey.rps == 0 {
         load["refill"] = json!("batch");
     }
     if idle {
@@ -451,7 +803,7 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
                 "prefix": "key:",
                 "pad": RAND_WIDTH,
                 "range": [0, r.max(1) - 1],
-                "distribution": "uniform",
+                "distribution": if valkey.sequential { "sequential" } else { "uniform" },
             }),
         );
     }
@@ -473,25 +825,57 @@ pub fn build_spec(args: &[String]) -> Result<(Json, OutputOptions, Vec<String>)>
         output.payload_bytes = data_size as u64;
         let selected: Vec<&Test> = TESTS
             .iter()
+            .chain(VALKEY_TESTS)
             .filter(|t| match &tests {
-                None => true,
+                None => {
+                    tool == Tool::ValkeyBenchmark
+                        || !VALKEY_TESTS.iter().any(|v| v.title == t.title)
+                }
                 Some(names) => t.selectors.iter().any(|s| names.iter().any(|n| n == s)),
             })
             .collect();
-        selected
-            .iter()
-            .map(|t| match cluster {
-                true => cluster_test_phase(t, random),
-                false => test_phase(t, random),
-            })
-            .collect()
+        let mut phases = Vec::new();
+        for t in selected {
+            match t.title {
+                "FUNCTION LOAD" => phases.push(json!({
+                    "name": t.title,
+                    "commands": [{ "template": [
+                        "FUNCTION", "LOAD", "REPLACE",
+                        escape_literal(&function_library(valkey.functions, false)),
+                    ] }],
+                })),
+                "FCALL" => phases.extend(fcall_phases(valkey.fcall_keys)),
+                _ if cluster => phases.push(cluster_test_phase(t, random, valkey.sequential)),
+                _ => phases.push(test_phase(t, random)),
+            }
+        }
+        phases
     } else {
         if tests.is_some() {
             warnings.push("WARNING: Option -t is ignored.".to_string());
         }
         output.command_line = true;
-        output.payload_bytes = resp_length(command);
-        vec![command_phase(command, random, cluster)?]
+        let tail_bytes = stdin_bytes.as_ref().map_or(0, |b| {
+            let digits = b.len().to_string().len() as u64;
+            1 + digits + 2 + b.len() as u64 + 2
+        });
+        output.payload_bytes = command_sequence(&command)?
+            .iter()
+            .map(|(times, words)| *times as u64 * resp_length(words))
+            .sum::<u64>()
+            + tail_bytes;
+        let dataset = match &valkey.dataset {
+            Some(path) => Some(Dataset::read(path, valkey.max_docs)?),
+            None => None,
+        };
+        vec![command_phase(
+            &command,
+            random,
+            cluster,
+            valkey.sequential,
+            dataset.as_ref(),
+            stdin_bytes.as_deref(),
+        )?]
     };
     if phases.is_empty() {
         return Err(Error::spec("-t", "selects no test"));
@@ -561,6 +945,7 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
             template(&format!("MSET{}", " key:__rand_int__ {value}".repeat(10)))
         }
         ("LPUSH (needed to benchmark LRANGE)", _) => builtin("lpush"),
+        ("XADD", _) => template("XADD mystream * myfield {value}"),
         (title, _) => {
             // LPUSH, RPUSH, LPOP, RPOP, SPOP, ZPOPMIN, LRANGE_N: fixed keys, same built-in.
             let name = title
@@ -580,8 +965,10 @@ fn test_phase(test: &Test, random: Option<u64>) -> Json {
 /// `mylist:{tag}`): every client talks to one primary, the clients spread over the primaries,
 /// and the keys over each primary's slots. Under `-r N` each `__rand_int__` is its own
 /// random number, as redis-benchmark draws them.
-fn cluster_test_phase(test: &Test, random: Option<u64>) -> Json {
+fn cluster_test_phase(test: &Test, random: Option<u64>, sequential: bool) -> Json {
+    // --sequential: each `__rand_int__` takes the next number of its own counter.
     let r = || match random {
+        Some(_) if sequential => "{draw}".to_string(),
         Some(r) => rand_placeholder(r),
         None => RAND_INT.to_string(),
     };
@@ -602,6 +989,7 @@ fn cluster_test_phase(test: &Test, random: Option<u64>) -> Json {
             None => format!("ZADD myzset:{{node_tag}} 0 element:{RAND_INT}"),
         },
         "ZPOPMIN" => "ZPOPMIN myzset:{node_tag}".into(),
+        "XADD" => "XADD mystream:{node_tag} * myfield {value}".into(),
         "MSET (10 keys)" => format!(
             "MSET{}",
             (0..10)
@@ -621,33 +1009,211 @@ fn cluster_test_phase(test: &Test, random: Option<u64>) -> Json {
     json!({ "name": test.title, "commands": [{ "template": t }] })
 }
 
+/// valkey-benchmark's fcall test: the one-function library loaded first, by one request of
+/// one connection (not measured, as valkey-benchmark loads it before the test), then
+/// `FCALL foo1 K key1 ... keyK`.
+fn fcall_phases(keys: u32) -> [Json; 2] {
+    let library = escape_literal(&function_library(1, keys > 0));
+    let mut fcall = vec!["FCALL".to_string(), "foo1".into(), keys.to_string()];
+    fcall.extend((1..=keys).map(|k| format!("key{k}")));
+    [
+        json!({
+            "name": "FCALL (load its function)",
+            "measured": false,
+            "load": { "requests": 1, "connections": 1, "pipeline": 1, "refill": "eager",
+                      "duration": null, "warmup": null, "rate": null },
+            "commands": [{ "template": ["FUNCTION", "LOAD", "REPLACE", library] }],
+        }),
+        json!({ "name": "FCALL", "commands": [{ "template": fcall }] }),
+    ]
+}
+
 /// `{rand:0..N-1:12}`: what `__rand_int__` becomes under `-r N`.
 fn rand_placeholder(r: u64) -> String {
     format!("{{rand:0..{}:{RAND_WIDTH}}}", r.max(1) - 1)
 }
 
-/// The phase of a command given on the command line: each argument one template argument;
-/// under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number;
-/// with `--cluster` every `{tag}` becomes the hash tag of the client's node, as
-/// redis-benchmark replaces it.
-fn command_phase(command: &[String], random: Option<u64>, cluster: bool) -> Result<Json> {
+/// valkey-benchmark's placeholders beside `__rand_int__`: `__rand_1st__` ... `__rand_9th__`
+/// (one number per request, the same in each of its occurrences).
+pub const RAND_NTH: [&str; 9] = [
+    "__rand_1st__",
+    "__rand_2nd__",
+    "__rand_3rd__",
+    "__rand_4th__",
+    "__rand_5th__",
+    "__rand_6th__",
+    "__rand_7th__",
+    "__rand_8th__",
+    "__rand_9th__",
+];
+
+/// valkey-benchmark's placeholder for `-d` bytes of data.
+pub const DATA: &str = "__data__";
+
+/// The phase of a command given on the command line: each argument one template argument.
+/// Under `-r` every `__rand_int__` inside an argument becomes its own 12-digit random number
+/// and each `__rand_1st__` ... `__rand_9th__` one number per request (`{draw1}` ...); with
+/// `--sequential` they take the key numbers in turn, each placeholder on its own counter as
+/// in valkey-benchmark. `__data__` becomes `-d` bytes of data. With `--cluster` every `{tag}`
+/// becomes the hash tag of the client's node, as redis-benchmark replaces it.
+fn command_phase(
+    command: &[String],
+    random: Option<u64>,
+    cluster: bool,
+    sequential: bool,
+    dataset: Option<&Dataset>,
+    stdin_bytes: Option<&[u8]>,
+) -> Result<Json> {
+    let steps = command_sequence(command)?;
+    let mut name = command.join(" ");
+    if let Some(bytes) = stdin_bytes {
+        name = format!("{name} {}", String::from_utf8_lossy(bytes));
+    }
+    // The last command ends with -x's bytes, when they are not text.
+    let last = steps.len() - 1;
+    let step_json = |i: usize, args: Vec<String>| match (stdin_bytes, i == last) {
+        (Some(bytes), true) => json!(line_with_bytes(&args, bytes)),
+        _ => json!(args),
+    };
+    if let ([(1, only)], None) = (steps.as_slice(), dataset) {
+        let template = step_json(0, command_template(only, random, cluster, sequential));
+        return Ok(json!({ "name": name, "commands": [{ "template": template }] }));
+    }
+    // valkey-benchmark's `A ; N B`: the commands in turn, each a request (as -n counts
+    // them), the connections walking the sequence together; with --dataset, the sequence
+    // once per document, in the file's order.
+    let templates: Vec<(u32, Vec<String>)> = steps
+        .iter()
+        .map(|(times, words)| (*times, command_template(words, random, cluster, sequential)))
+        .collect();
+    let per_round: usize = steps.iter().map(|(times, _)| *times as usize).sum();
+    let rounds = dataset.map_or(1, |d| d.rows.len());
+    if per_round.saturating_mul(rounds) > MAX_SEQUENCE {
+        return Err(Error::spec(
+            if dataset.is_some() {
+                "--maxdocs"
+            } else {
+                "COMMAND"
+            },
+            format!(
+                "the command sequence has {} commands with its repeats{}: allowed are at most \
+                 {MAX_SEQUENCE}{}",
+                per_round.saturating_mul(rounds),
+                if dataset.is_some() {
+                    format!(", for {rounds} documents")
+                } else {
+                    String::new()
+                },
+                if dataset.is_some() {
+                    " (limit the documents with --maxdocs)"
+                } else {
+                    ""
+                },
+            ),
+        ));
+    }
+    let mut chain = Vec::with_capacity(per_round * rounds);
+    for round in 0..rounds {
+        for (i, (times, template)) in templates.iter().enumerate() {
+            let step = match dataset {
+                Some(d) => template
+                    .iter()
+                    .map(|arg| d.fill(arg, round, escape_literal))
+                    .collect::<Result<Vec<String>>>()?,
+                None => template.clone(),
+            };
+            chain.extend(std::iter::repeat_n(step_json(i, step), *times as usize));
+        }
+    }
+    Ok(json!({
+        "name": name,
+        "commands": [{ "chain": chain, "pick": "sequential" }],
+    }))
+}
+
+/// The most commands a `;` sequence may hold, repeats counted.
+const MAX_SEQUENCE: usize = 65_535;
+
+/// A command line split at its `;` arguments into commands, each with its repeat count
+/// (valkey-benchmark: `incr foo ; 3 incr bar`, a leading number repeats a command).
+fn command_sequence(command: &[String]) -> Result<Vec<(u32, &[String])>> {
+    let mut steps = Vec::new();
+    for words in command.split(|w| w == ";") {
+        let (times, words) = match words {
+            [n, rest @ ..] if !rest.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                let times = n.parse::<u32>().ok().filter(|t| (1..=65_535).contains(t));
+                let Some(times) = times else {
+                    return Err(bad_value(
+                        "COMMAND",
+                        n,
+                        "a repeat count before a command, a whole number from 1 to 65535",
+                    ));
+                };
+                (times, rest)
+            }
+            _ => (1, words),
+        };
+        if words.is_empty() {
+            return Err(Error::spec(
+                "COMMAND",
+                format!(
+                    "`{}` has an empty command between `;`: give a command on each side",
+                    command.join(" ")
+                ),
+            ));
+        }
+        steps.push((times, words));
+    }
+    Ok(steps)
+}
+
+/// The template arguments of one command given on the line (see [`command_phase`]).
+fn command_template(
+    command: &[String],
+    random: Option<u64>,
+    cluster: bool,
+    sequential: bool,
+) -> Vec<String> {
     let mut args = Vec::with_capacity(command.len());
     for arg in command {
         // Braces are sent as they are (hash tags, JSON, `{key}` text): escaped first, so
-        // that only the `__rand_int__` (and, in cluster mode, `{tag}`) placeholders change.
+        // that only the placeholders change.
         let mut arg = escape_literal(arg);
         if cluster {
             arg = arg.replace("{lbrace}tag}", "{node_tag}");
         }
-        args.push(match random {
-            Some(r) => arg.replace(RAND_INT, &rand_placeholder(r)),
-            None => arg,
-        });
+        arg = arg.replace(DATA, "{value}");
+        let Some(r) = random else {
+            args.push(arg);
+            continue;
+        };
+        let mut out = String::with_capacity(arg.len());
+        let mut rest = arg.as_str();
+        while let Some(at) = rest.find("__rand_") {
+            out.push_str(&rest[..at]);
+            let tail = &rest[at..];
+            let found = std::iter::once(RAND_INT)
+                .chain(RAND_NTH)
+                .enumerate()
+                .find(|(_, p)| tail.starts_with(p));
+            let Some((n, name)) = found else {
+                out.push_str("__rand_");
+                rest = &tail["__rand_".len()..];
+                continue;
+            };
+            // --sequential: `{draw}` counts on its own, not on the request's key.
+            let replacement = match n {
+                0 if sequential => "{draw}".into(),
+                0 => rand_placeholder(r),
+                n => format!("{{draw{n}}}"),
+            };
+            out.push_str(&replacement);
+            rest = &tail[name.len()..];
+        }
+        out.push_str(rest);
+        args.push(out);
     }
-    Ok(json!({
-        "name": command.join(" "),
-        "commands": [{ "template": args }],
-    }))
+    args
 }
 
 /// Bytes of the command in RESP, which redis-benchmark reports as the payload of a command
@@ -939,25 +1505,7 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_and_unknown_options_are_errors() {
-        for (line, option) in [
-            ("-e", "-e"),
-            ("-x", "-x"),
-            ("--tls-ciphers x", "--tls-ciphers"),
-            ("--tls-ciphersuites x", "--tls-ciphersuites"),
-        ] {
-            let e = err(line);
-            assert!(
-                e.contains(option) && e.contains("not supported by respload yet"),
-                "{line}: {e}"
-            );
-        }
-        let e = err("-h h -x -e -t get");
-        assert!(
-            e.contains("-x, -e are not supported") || e.contains("-e, -x are not supported"),
-            "{e}"
-        );
-
+    fn unknown_options_are_errors() {
         let (spec, _, _) = build_spec(&["--cluster".to_string()]).unwrap();
         let cluster = &spec["target"]["cluster"];
         let cluster = if cluster.is_null() {
@@ -973,6 +1521,8 @@ mod tests {
         );
         assert!(err("--help").contains("respload help redis-benchmark"));
         assert!(err("--version").contains("--version"));
+        assert!(err("valkey-benchmark --help").contains("respload help valkey-benchmark"));
+        assert!(err("valkey-benchmark --bogus").contains("unknown valkey-benchmark option"));
     }
 
     /// The spec of a line, before validation (templates in list form are checked by the
@@ -1046,5 +1596,318 @@ mod tests {
             spec["phases"][0]["commands"][0]["template"],
             json!(["lpush", "mylist", "__rand_int__"])
         );
+    }
+
+    #[test]
+    fn x_appends_standard_input_as_the_last_argument() {
+        let args: Vec<String> = ["-x", "-n", "5", "set", "k"].map(String::from).to_vec();
+        let mut stdin: &[u8] = b"from stdin\n";
+        let rb = parse_args_with_stdin(&args, &mut stdin).unwrap();
+        assert_eq!(
+            rb.workload.phases[0].spec.commands[0].template,
+            Some(Template::Args(
+                ["set", "k", "from stdin\n"].map(String::from).to_vec()
+            ))
+        );
+        assert_eq!(rb.workload.phases[0].spec.name, "set k from stdin\n");
+        // Without a command, -x reads nothing (redis-benchmark ignores it there).
+        let mut untouched: &[u8] = b"left";
+        let tests: Vec<String> = ["-x", "-t", "get"].map(String::from).to_vec();
+        parse_args_with_stdin(&tests, &mut untouched).unwrap();
+        assert_eq!(untouched, b"left");
+        // From code there is no standard input to read.
+        let e = err("-x set k");
+        assert!(e.contains("`-x`") && e.contains("CLI"), "{e}");
+        // Bytes that are not text are sent as they are: the command becomes a template line.
+        let mut binary: &[u8] = b"\xff\"{x}\x00";
+        let rb = parse_args_with_stdin(&args, &mut binary).unwrap();
+        let command = &rb.workload.phases[0].commands[0].args;
+        assert_eq!(command.len(), 3);
+        assert_eq!(command[2], Arg::Lit(b"\xff\"{x}\x00"[..].into()));
+        assert_eq!(rb.output.payload_bytes, (4 + 10 + 7 + 11) as u64);
+    }
+
+    #[test]
+    fn valkey_options_map_to_the_load() {
+        let rb = parse("valkey-benchmark --duration 3 --warmup 2 --rps 500 -P 4 -t get");
+        let load = &rb.workload.phases[0].spec.load;
+        assert_eq!(load.requests, None);
+        assert_eq!(
+            load.duration.map(|d| d.0),
+            Some(std::time::Duration::from_secs(3))
+        );
+        assert_eq!(
+            load.warmup.map(|d| d.0),
+            Some(std::time::Duration::from_secs(2))
+        );
+        assert_eq!(load.rate, Some(500.0));
+        // An open loop keeps its pipeline topped up (batches are a closed-loop refill).
+        assert_eq!(load.refill, Refill::Eager);
+        assert_eq!(
+            parse("--rps 0 -t get").workload.phases[0].spec.load.rate,
+            None
+        );
+        let e = err("-n 10 --duration 3");
+        assert!(e.contains("`--duration`") && e.contains("-n"), "{e}");
+        let e = err("--duration 0");
+        assert!(e.contains("`--duration`") && e.contains("`0`"), "{e}");
+        let e = err("--rps -1");
+        assert!(e.contains("`--rps`") && e.contains("`-1`"), "{e}");
+        let rb = parse("-r 50 --sequential -t set");
+        assert_eq!(
+            rb.workload.phases[0].spec.keys.distribution,
+            Distribution::Sequential
+        );
+        // valkey:// and valkeys:// URIs.
+        let rb = parse("-u valkey://u:p@10.0.0.2:7000/1");
+        let t = &rb.workload.phases[0].spec.target;
+        assert_eq!(
+            (t.host.as_deref(), t.port, t.db),
+            (Some("10.0.0.2"), Some(7000), 1)
+        );
+        let (spec, ..) = spec_of("-u valkeys://h:7001");
+        assert_eq!(spec["target"]["tls"]["enabled"], json!(true));
+    }
+
+    #[test]
+    fn rfr_needs_cluster_and_names_its_modes() {
+        let rb = parse("--cluster --rfr yes -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Replica
+        );
+        let rb = parse("--cluster --rfr all -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Any
+        );
+        let rb = parse("--cluster --rfr no -t get");
+        assert_eq!(
+            rb.workload.phases[0].spec.target.read_from,
+            crate::spec::ReadFrom::Primary
+        );
+        assert!(err("--rfr yes").contains("needs --cluster"));
+        let e = err("--cluster --rfr maybe");
+        assert!(
+            e.contains("`--rfr`") && e.contains("`maybe`") && e.contains("all"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn valkey_placeholders_under_r() {
+        let template = |line: &str| {
+            let (spec, ..) = spec_of(line);
+            spec["phases"][0]["commands"][0]["template"].clone()
+        };
+        assert_eq!(
+            template("-r 10 set k__rand_1st__ v__rand_1st__:__rand_2nd__ __rand_int__"),
+            json!(["set", "k{draw1}", "v{draw1}:{draw2}", "{rand:0..9:12}"])
+        );
+        // --sequential: each placeholder counts on a sequence of its own.
+        assert_eq!(
+            template("-r 10 --sequential set a__rand_int__ b__rand_int__"),
+            json!(["set", "a{draw}", "b{draw}"])
+        );
+        assert_eq!(
+            template("-r 10 --sequential set a__rand_2nd__ b__rand_2nd__ __rand_int__"),
+            json!(["set", "a{draw2}", "b{draw2}", "{draw}"])
+        );
+        // Without -r they are sent as they are; __data__ is -d bytes of data either way.
+        assert_eq!(
+            template("-d 7 set __rand_1st__ x__data__"),
+            json!(["set", "__rand_1st__", "x{value}"])
+        );
+        assert_eq!(
+            template("-r 5 set __rand_10th__"),
+            json!(["set", "__rand_10th__"])
+        );
+        // `--` ends the options.
+        assert_eq!(template("-n 3 -- get -k"), json!(["get", "-k"]));
+    }
+
+    #[test]
+    fn tls_cipher_lists_are_checked_by_name() {
+        let (spec, ..) = spec_of(
+            "--tls --tls-ciphers ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384 \
+             --tls-ciphersuites TLS_CHACHA20_POLY1305_SHA256",
+        );
+        assert_eq!(
+            spec["target"]["tls"]["ciphers"],
+            json!([
+                "ECDHE-RSA-AES128-GCM-SHA256",
+                "ECDHE-ECDSA-AES256-GCM-SHA384"
+            ])
+        );
+        assert_eq!(
+            spec["target"]["tls"]["ciphersuites"],
+            json!(["TLS_CHACHA20_POLY1305_SHA256"])
+        );
+        let e = err("--tls --tls-ciphers HIGH:!aNULL");
+        assert!(
+            e.contains("`--tls-ciphers`")
+                && e.contains("`HIGH`")
+                && e.contains("ECDHE-RSA-AES128-GCM-SHA256"),
+            "{e}"
+        );
+        let e = err("--tls --tls-ciphersuites TLS_AES_128_CCM_SHA256");
+        assert!(
+            e.contains("`--tls-ciphersuites`") && e.contains("TLS_AES_128_CCM_SHA256"),
+            "{e}"
+        );
+        // Without --tls a cipher list is an error rather than ignored.
+        let e = err("--tls-ciphers ECDHE-RSA-AES128-GCM-SHA256");
+        assert!(e.contains("tls.ciphers") && e.contains("TLS is off"), "{e}");
+    }
+
+    #[test]
+    fn e_shows_errors() {
+        assert!(parse("-e -t get").output.show_errors);
+        assert!(!parse("-t get").output.show_errors);
+    }
+
+    #[test]
+    fn semicolons_make_a_sequence_of_commands_with_repeats() {
+        let (spec, output, _) = spec_of("-n 12 -- incr foo ';' 3 incr bar");
+        let phase = &spec["phases"][0];
+        assert_eq!(phase["name"], "incr foo ; 3 incr bar");
+        assert_eq!(
+            phase["commands"],
+            json!([{ "chain": [["incr", "foo"], ["incr", "bar"], ["incr", "bar"], ["incr", "bar"]],
+                     "pick": "sequential" }])
+        );
+        // The payload is every command of the sequence.
+        let one = "*2\r\n$4\r\nincr\r\n$3\r\nfoo\r\n".len() as u64;
+        assert_eq!(output.payload_bytes, 4 * one);
+        parse("-n 12 -- incr foo ';' 3 incr bar");
+        for (line, needle) in [
+            ("incr foo ';'", "empty command"),
+            ("';' incr foo", "empty command"),
+            ("0 incr foo", "`0`"),
+            ("70000 incr foo", "`70000`"),
+        ] {
+            let e = err(line);
+            assert!(e.contains("`COMMAND`") && e.contains(needle), "{line}: {e}");
+        }
+        // A number alone is a command (no repeat count without a command after it).
+        let (spec, ..) = spec_of("echo 7 ';' 7");
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["chain"],
+            json!([["echo", "7"], ["7"]])
+        );
+    }
+
+    #[test]
+    fn valkey_benchmark_adds_xadd_function_load_and_fcall_to_the_default_tests() {
+        let redis = names(&parse("redis-benchmark"));
+        assert_eq!(redis.len(), TESTS.len());
+        let valkey = names(&parse(
+            "valkey-benchmark --num-functions 3 --num-keys-in-fcall 2",
+        ));
+        assert_eq!(valkey[..TESTS.len()], redis[..]);
+        assert_eq!(
+            valkey[TESTS.len()..],
+            [
+                "XADD",
+                "FUNCTION LOAD",
+                "FCALL (load its function)",
+                "FCALL"
+            ]
+        );
+        let rb = parse("valkey-benchmark --num-functions 3 --num-keys-in-fcall 2 -n 7");
+        let p = &rb.workload.phases;
+        let n = TESTS.len();
+        assert_eq!(
+            p[n].spec.commands[0].template,
+            Some(Template::Line("XADD mystream * myfield {value}".into()))
+        );
+        let Some(Template::Args(load)) = &p[n + 1].spec.commands[0].template else {
+            panic!("{:?}", p[n + 1].spec.commands)
+        };
+        assert_eq!(load[..3], ["FUNCTION", "LOAD", "REPLACE"]);
+        assert_eq!(load[3].matches("redis.register_function('foo").count(), 3);
+        assert!(load[3].starts_with("#!lua name=benchlib\nlocal function foo3()\nreturn 0\nend\n"));
+        // The fcall test loads its one function once, unmeasured, then calls it.
+        let setup = &p[n + 2];
+        assert!(!setup.spec.measured);
+        assert_eq!(setup.spec.load.requests, Some(Requests::Count(1)));
+        assert_eq!(setup.spec.load.connections, 1);
+        assert!(p[n + 3].spec.measured);
+        assert_eq!(p[n + 3].spec.load.requests, Some(Requests::Count(7)));
+        assert_eq!(
+            p[n + 3].spec.commands[0].template,
+            Some(Template::Args(
+                ["FCALL", "foo1", "2", "key1", "key2"]
+                    .map(String::from)
+                    .to_vec()
+            ))
+        );
+        // Under either name -t selects them.
+        assert_eq!(names(&parse("-t xadd")), ["XADD"]);
+        let e = err("--num-functions 0");
+        assert!(
+            e.contains("`--num-functions`") && e.contains("1 to 1000"),
+            "{e}"
+        );
+        let durations = parse("valkey-benchmark --duration 2 -t fcall");
+        assert_eq!(durations.workload.phases[0].spec.load.duration, None);
+    }
+
+    #[test]
+    fn a_dataset_makes_one_step_per_document_and_command() {
+        let dir = std::env::temp_dir().join(format!("respload-dataset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.csv");
+        std::fs::write(&path, "t,n\na{b,1\nc,2\nd,3\n").unwrap();
+        let p = path.to_str().unwrap();
+        let (spec, ..) = spec_of(&format!(
+            "--dataset {p} --maxdocs 2 -- set k:__field:n__ __field:t__ ';' get k:__field:n__"
+        ));
+        assert_eq!(
+            spec["phases"][0]["commands"][0]["chain"],
+            json!([
+                ["set", "k:1", "a{lbrace}b"],
+                ["get", "k:1"],
+                ["set", "k:2", "c"],
+                ["get", "k:2"]
+            ])
+        );
+        let e = err(&format!("--dataset {p} -t get"));
+        assert!(
+            e.contains("`--dataset`") && e.contains("a command given after the options"),
+            "{e}"
+        );
+        assert!(err("--maxdocs 3 -t get").contains("--dataset"));
+        let e = err("--dataset /dev/zero set k v");
+        assert!(
+            e.contains("`--dataset`") && e.contains("not a regular file"),
+            "{e}"
+        );
+        let e = err("--dataset /nonexistent/d.csv set k v");
+        assert!(
+            e.contains("`--dataset`") && e.contains("/nonexistent/d.csv"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn mptcp_maps_and_rdma_and_fuzzing_are_refused() {
+        assert!(parse("--mptcp -t get").workload.phases[0].spec.target.mptcp);
+        assert!(!parse("-t get").workload.phases[0].spec.target.mptcp);
+        let e = err("--mptcp -s /tmp/x.sock -t get");
+        assert!(e.contains("target.mptcp") && e.contains("Unix"), "{e}");
+        for (line, option) in [
+            ("--rdma -t get", "--rdma"),
+            ("--fuzz", "--fuzz"),
+            ("--fuzz-mode config-commands", "--fuzz-mode"),
+            ("--fuzz-loglevel info", "--fuzz-loglevel"),
+        ] {
+            let e = err(line);
+            assert!(
+                e.contains(&format!("`{option}`")) && e.contains("not supported"),
+                "{e}"
+            );
+        }
     }
 }

@@ -1,7 +1,9 @@
-//! redis-benchmark: its command line read into a workload ([`args`]) and its output formats
-//! (default, `-q`, `--csv`, the live line: [`report`]).
+//! redis-benchmark: its command line read into a workload ([`args`], with valkey-benchmark's
+//! `--dataset` files: [`dataset`]) and its output formats (default, `-q`, `--csv`, the live
+//! line: [`report`]).
 
 pub mod args;
+pub mod dataset;
 pub mod report;
 
 pub use args::*;

@@ -45,6 +45,9 @@ pub struct OutputOptions {
     /// `-I`: the number of idle connections held (nothing is measured, nothing printed at
     /// the end; the CLI prints [`idle_banner`] first).
     pub idle: Option<u32>,
+    /// `-e`: show the server's error replies (the first of each kind in each test, on
+    /// stderr: [`error_replies`]).
+    pub show_errors: bool,
 }
 
 /// What redis-benchmark `-I` prints before holding its idle connections.
@@ -63,6 +66,7 @@ impl Default for OutputOptions {
             threads: None,
             command_line: false,
             idle: None,
+            show_errors: false,
         }
     }
 }
@@ -339,6 +343,18 @@ pub fn error_lines(report: &Report) -> Vec<String> {
                 kinds.join(", ")
             )
         })
+        .collect()
+}
+
+/// What `-e` shows: `Error from server: MESSAGE` (redis-benchmark's words) for the first
+/// error reply of each kind in each test, in the tests' order. redis-benchmark 7.0 prints
+/// such a line at most once a second while it runs; respload prints them after the results.
+pub fn error_replies(report: &Report) -> Vec<String> {
+    report
+        .phases
+        .iter()
+        .flat_map(|p| p.totals.first_errors.values())
+        .map(|m| format!("Error from server: {m}"))
         .collect()
 }
 
