@@ -5,8 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-# Optional fields the core leaves out of the JSON when they are empty (skip_serializing_if).
-_LEFT_OUT_WHEN = {
+# Optional fields the core leaves out of the JSON when they are empty (skip_serializing_if);
+# a name two types use differently (`hosts`: a report's list, a replay's count) has a tuple
+# of the values it is left out at.
+_LEFT_OUT_WHEN: dict[str, Any] = {
     "service_ms": None,
     "service_histogram": None,
     "target_rate": None,
@@ -35,7 +37,7 @@ _LEFT_OUT_WHEN = {
     "shard": None,
     "start_at": None,
     "start_skew_ms": None,
-    "hosts": [],
+    "hosts": ([], None),
     "partial": False,
     "thresholds": [],
     "stopped_by": None,
@@ -47,10 +49,18 @@ _LEFT_OUT_WHEN = {
     "malformed_lines": [],
     "prefill": None,
     "not_prefilled": {},
-    "barrier_wait_s": None,
     "first_errors": {},
     "retries": 0,
+    "barrier_wait_s": None,
+    "others": 0,
 }
+
+
+def _left_out(name: str, value: Any) -> bool:
+    if name not in _LEFT_OUT_WHEN:
+        return False
+    empty = _LEFT_OUT_WHEN[name]
+    return any(value == e for e in empty) if isinstance(empty, tuple) else value == empty
 
 
 def typed_json(value: Any) -> Any:
@@ -60,7 +70,7 @@ def typed_json(value: Any) -> Any:
             if f.name.startswith("_"):
                 continue
             v = getattr(value, f.name)
-            if f.name in _LEFT_OUT_WHEN and v == _LEFT_OUT_WHEN[f.name]:
+            if _left_out(f.name, v):
                 continue
             out[f.name] = typed_json(v)
         return out

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{measured, one_at_a_time, workload, Measured, Server};
+use common::{measured_unless, one_at_a_time, workload, Measured, Server};
 use respload::report::{Comparison, Limit};
 use respload::{run, Report};
 use serde_json::json;
@@ -47,17 +47,27 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     // The base and the same server again, the pair measured again only when the machine was
     // disturbed during it (see `measured`): on this shared machine a busy second moves a short
     // run's p50 past the +50% limit below (0.121 to 0.216 ms in a CI run, three times
-    // running), which is the machine, not the comparison.
+    // running), which is the machine, not the comparison. Also when the pair's own medians
+    // are 30% or more apart: the comparison's premise (one server measured twice agrees with
+    // itself), read from the raw medians, not from the comparison under test; the machine
+    // here is bimodal at times (0.122 ms in one run, 0.156-0.165 in the next, every signal
+    // quiet). A premise that never held in five pairs fails the test below, naming them.
     let Measured {
         run: (base, same),
         runs,
         ..
-    } = measured(|| {
-        let base = spins(&server, &sha, 100);
-        let same = spins(&server, &sha, 100);
-        let figures = format!("p50 {} then {}", p50(&base), p50(&same));
-        ((base, same), figures)
-    });
+    } = measured_unless(
+        || {
+            let base = spins(&server, &sha, 100);
+            let same = spins(&server, &sha, 100);
+            let figures = format!("p50 {} then {}", p50(&base), p50(&same));
+            ((base, same), figures)
+        },
+        |(base, same), _| {
+            let (a, b) = (p50(base), p50(same));
+            ((b / a - 1.0).abs() >= 0.3).then(|| format!("the pair's medians {a} and {b} ms"))
+        },
+    );
     let slow = spins(&server, &sha, 400);
     assert_eq!(
         server.calls("evalsha"),
