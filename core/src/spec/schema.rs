@@ -396,8 +396,9 @@ mod tests {
             checked += 1;
         }
         // Target, Tls, Load, its two ramps, rate profile, share, reconnect and retry,
-        // Keys, Values, CommandSpec, Observe, Event, Slo, Output, Replay and its share.
-        assert_eq!(checked, 18);
+        // Keys, Values, CommandSpec, Observe and its StatsD, Event, Slo, Output, Replay and
+        // its share.
+        assert_eq!(checked, 19);
     }
 
     #[test]
