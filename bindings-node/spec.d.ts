@@ -533,6 +533,44 @@ export interface ObserveSpec {
    * it gives the same address.
    */
   dashboard?: string
+  /**
+   * Send the measured phases' per-second figures to StatsD over UDP while the run lasts, as
+   * memtier_benchmark's `--statsd-host` does (see `Statsd`); every phase that sets it gives the
+   * same settings.
+   */
+  statsd?: StatsdSpec
+}
+
+/**
+ * Where and how to send the run's per-second figures to StatsD (UDP, one metric a datagram, named
+ * `PREFIX.RUN_LABEL.NAME`), and where to post Graphite event annotations.
+ */
+export interface StatsdSpec {
+  /** The StatsD server's host name or address. */
+  host: string
+  /** Its UDP port (default 8125). */
+  port?: number
+  /**
+   * The first part of every metric's name: letters, digits, `_`, `-` and `.` (default `respload`;
+   * memtier's lines give `memtier`).
+   */
+  prefix?: string
+  /**
+   * The second part, telling runs apart in a dashboard: letters, digits, `_` and `-` (default
+   * `default`).
+   */
+  run_label?: string
+  /**
+   * The percentiles of each second's latency sent as `latency_pN` gauges (`.` written `_`:
+   * `latency_p99_9`), from 0 to 100 (default 50, 99 and 99.9, memtier's).
+   */
+  percentiles?: number[]
+  /**
+   * Post "Benchmark Started" and "Benchmark Completed" events to Graphite's HTTP events API (`POST
+   * /events/`) on `host` at this TCP port as each measured phase starts and ends (memtier's
+   * `--graphite-port`; default none: no events).
+   */
+  graphite_port?: number
 }
 
 /** One fault drill at a set time. */

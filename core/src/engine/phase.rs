@@ -51,6 +51,8 @@ pub struct PhaseOptions {
     pub metrics: Option<Arc<Metrics>>,
     /// Where the phase hands each timeline row as it is emitted (`observe.dashboard`).
     pub dashboard: Option<Arc<crate::observe::Live>>,
+    /// Where a measured phase hands each timeline row and its bytes (`observe.statsd`).
+    pub statsd: Option<crate::observe::StatsdFeed>,
 }
 
 /// Split `total` into `parts` shares proportional to `weights`, summing exactly to `total`.
@@ -284,7 +286,10 @@ pub fn run_phase(
         abort,
         metrics,
         dashboard,
+        statsd,
     } = options;
+    // StatsD follows the measured phases, as the report's totals do.
+    let statsd = statsd.filter(|_| phase.spec.measured);
     let mut stopped = None;
     let mut rows_seen = 0;
     let load = &phase.spec.load;
@@ -316,6 +321,21 @@ pub fn run_phase(
             deadline,
         });
     });
+    if let Some(feed) = &statsd {
+        // What ends the phase, for memtier's `progress_pct`: its requests unless only a
+        // duration is given.
+        let (requests, seconds) = match (load.requests, load.duration) {
+            (None, Some(d)) => (None, Some(d.0.as_secs_f64())),
+            _ => (load.request_budget(&phase.spec.keys), None),
+        };
+        feed.start(
+            phase_index,
+            threads as u32,
+            load.connections,
+            requests,
+            seconds,
+        );
+    }
     let cluster = phase.connect.cluster.is_some();
     let expected = expected_rows(load);
     let sampler = match (phase.spec.observe.info, cluster) {
@@ -367,11 +387,12 @@ pub fn run_phase(
         !events.is_empty() || load.rate_steps().is_some() || load.connections_ramp.is_some();
     // Snapshots of the rows emitted, sent once the rows are published (`observe.prometheus`):
     // whoever reacts to a snapshot finds the endpoint at least as far on.
-    let mut pending: Vec<Snapshot> = Vec::new();
+    // Each with its interval's bytes written and read (StatsD's `bytes_sec`).
+    let mut pending: Vec<(Snapshot, u64)> = Vec::new();
     let emit = |timeline: &mut Timeline,
                 rows: &mut Vec<TimelineRow>,
                 end: Option<Instant>,
-                pending: &mut Vec<Snapshot>| {
+                pending: &mut Vec<(Snapshot, u64)>| {
         while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
             let i = timeline.emitted;
             let (rec, gauges) = &timeline.rows[i - timeline.first];
@@ -398,11 +419,17 @@ pub fn run_phase(
                 // ~4 KB a second: kept, they would grow a long run's memory without bound.
                 kept.histogram = String::new();
             }
-            pending.push(Snapshot {
+            let bytes = rec
+                .commands
+                .iter()
+                .map(|c| c.bytes_sent + c.bytes_received)
+                .sum();
+            let snapshot = Snapshot {
                 phase: phase.spec.name.clone(),
                 measured: phase.spec.measured,
                 row,
-            });
+            };
+            pending.push((snapshot, bytes));
             rows.push(kept);
             // Emitted: its histograms are summarized in the row, so free them (a long run
             // would otherwise keep every interval's histograms: ~60 MB a minute).
@@ -497,9 +524,12 @@ pub fn run_phase(
                 }
             }
         }
-        for snapshot in pending.drain(..) {
+        for (snapshot, bytes) in pending.drain(..) {
             if let Some(d) = &dashboard {
                 d.push(&snapshot);
+            }
+            if let Some(feed) = &statsd {
+                feed.row(&snapshot, bytes);
             }
             let _ = snapshots.send(snapshot);
         }
@@ -507,6 +537,9 @@ pub fn run_phase(
         gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
     }
     join_all(joins);
+    if let Some(feed) = &statsd {
+        feed.end(phase_index);
+    }
     if let (Some(m), Some(last)) = (&metrics, rows.last()) {
         // Every worker's last figures are in: the phase's final counts.
         m.publish(phase_index, phase, &total, last);

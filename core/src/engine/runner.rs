@@ -276,6 +276,13 @@ fn execute_phases(
         None => None,
     };
 
+    // Its host resolved before any traffic; everything handed over is sent before the
+    // run returns (dropped with this frame).
+    let statsd = match workload.statsd() {
+        Some((settings, field)) => Some(crate::observe::StatsdSender::start(settings, &field)?),
+        None => None,
+    };
+
     let mut report = Report {
         schema_version: SCHEMA_VERSION,
         respload_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -342,6 +349,7 @@ fn execute_phases(
                 ),
                 metrics: endpoint.as_ref().map(|e| Arc::clone(&e.metrics)),
                 dashboard: dashboard.as_ref().map(|d| Arc::clone(&d.live)),
+                statsd: statsd.as_ref().and_then(crate::observe::StatsdSender::feed),
             };
             match super::replay::prefill(phase, stop) {
                 Ok(prefilled) => {

@@ -6,6 +6,7 @@ mod http;
 mod prometheus;
 mod sampler;
 mod server_info;
+mod statsd;
 
 pub use crate::report::{NodeServer, ServerLoad, ServerSample};
 pub use dashboard::{Dashboard, Live};
@@ -13,3 +14,4 @@ pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Pla
 pub use prometheus::{Endpoint, Metrics, BUCKETS_S};
 pub use sampler::{join_server_cpu, Sampler};
 pub use server_info::{parse_info, read_facts};
+pub use statsd::{StatsdFeed, StatsdSender};

@@ -93,6 +93,9 @@ impl Phase {
         spec.keys.validate(prefix)?;
         spec.values.validate(prefix)?;
         spec.output.validate(prefix)?;
+        if let Some(s) = &spec.observe.statsd {
+            s.validate(&format!("{prefix}observe.statsd"))?;
+        }
         let connect = spec.target.resolve(prefix)?;
         if connect.cluster.is_some() && (spec.load.idle || !spec.load.keepalive) {
             let field = if spec.load.idle { "idle" } else { "keepalive" };

@@ -94,6 +94,7 @@ impl Workload {
         one_address(&phases, "dashboard", "8089", "dashboard", |o| {
             o.dashboard.as_deref()
         })?;
+        one_statsd(&phases)?;
         share_tls_configs(&mut phases);
         Ok(Workload {
             phases,
@@ -219,6 +220,14 @@ impl Workload {
         self.phases.iter().find_map(|p| {
             let address = p.spec.observe.prometheus.as_deref()?;
             Some((address, format!("{}observe.prometheus", p.prefix)))
+        })
+    }
+
+    /// Where the run sends its StatsD metrics (`observe.statsd`), and its field path.
+    pub fn statsd(&self) -> Option<(&crate::spec::Statsd, String)> {
+        self.phases.iter().find_map(|p| {
+            let s = p.spec.observe.statsd.as_ref()?;
+            Some((s, format!("{}observe.statsd", p.prefix)))
         })
     }
 
@@ -377,6 +386,31 @@ fn one_address(
             }
             Some(_) => {}
             None => first = Some((address, at)),
+        }
+    }
+    Ok(())
+}
+
+/// A run sends to one StatsD server, named alike by every phase that names one.
+fn one_statsd(phases: &[Phase]) -> Result<()> {
+    let mut first: Option<(&crate::spec::Statsd, String)> = None;
+    for p in phases {
+        let Some(s) = &p.spec.observe.statsd else {
+            continue;
+        };
+        let at = format!("{}observe.statsd", p.prefix);
+        match &first {
+            Some((other, first_at)) if *other != s => {
+                return Err(Error::spec(
+                    at,
+                    format!(
+                        "differs from `{first_at}`: a run sends its metrics to one StatsD \
+                         server, so phases that set it give the same settings"
+                    ),
+                ))
+            }
+            Some(_) => {}
+            None => first = Some((s, at)),
         }
     }
     Ok(())

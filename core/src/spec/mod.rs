@@ -17,6 +17,7 @@ mod replay;
 mod schema;
 mod slo;
 mod start_at;
+mod statsd;
 mod target;
 mod template;
 mod thresholds;
@@ -43,6 +44,7 @@ pub use slo::Slo;
 pub use start_at::{
     check_not_late, parse_start_at, unix_now, START_AHEAD_LIMIT_S, START_LATE_LIMIT_S,
 };
+pub use statsd::{sanitize_name_part, Statsd};
 pub(crate) use target::redact_url;
 pub use target::{Family, ReadFrom, Target};
 pub(crate) use template::escape_literal;
@@ -145,6 +147,11 @@ pub struct Observe {
     /// every phase that sets it gives the same address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dashboard: Option<String>,
+    /// Send the measured phases' per-second figures to StatsD over UDP while the run lasts,
+    /// as memtier_benchmark's `--statsd-host` does (see [`Statsd`]); every phase that sets
+    /// it gives the same settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statsd: Option<Statsd>,
 }
 
 impl Default for Observe {
@@ -153,6 +160,7 @@ impl Default for Observe {
             info: true,
             prometheus: None,
             dashboard: None,
+            statsd: None,
         }
     }
 }

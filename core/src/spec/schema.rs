@@ -10,7 +10,7 @@ use super::load::RANGES;
 use super::{
     Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
     Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Reconnect, Refill,
-    Replay, ReplayShare, Retry, Slo, Target, Tls, ValueData, Values,
+    Replay, ReplayShare, Retry, Slo, Statsd, Target, Tls, ValueData, Values,
 };
 use super::{BUILTINS, MAX_PHASES, MAX_REPEAT};
 use crate::report::{field_order, LIMITS, SCHEMA_VERSION};
@@ -90,6 +90,7 @@ fn add_field_orders(root: &mut Map<String, Value>) {
         Values,
         CommandSpec,
         Observe,
+        Statsd,
         Event,
         Slo,
         Output,
@@ -395,8 +396,9 @@ mod tests {
             checked += 1;
         }
         // Target, Tls, Load, its two ramps, rate profile, share, reconnect and retry,
-        // Keys, Values, CommandSpec, Observe, Event, Slo, Output, Replay and its share.
-        assert_eq!(checked, 18);
+        // Keys, Values, CommandSpec, Observe and its StatsD, Event, Slo, Output, Replay and
+        // its share.
+        assert_eq!(checked, 19);
     }
 
     #[test]

@@ -203,6 +203,14 @@ pub(super) struct Settings {
     pub(super) retry_backoff_factor: f64,
     pub(super) retry_on: Option<String>,
     pub(super) max_retry_queue: u32,
+    /// --statsd-host (metrics are sent only with it), --statsd-port, --statsd-prefix,
+    /// --statsd-run-label (both as given, made valid when the workload is built) and
+    /// --graphite-port.
+    pub(super) statsd_host: Option<String>,
+    pub(super) statsd_port: u16,
+    pub(super) statsd_prefix: String,
+    pub(super) statsd_run_label: String,
+    pub(super) graphite_port: u16,
 }
 
 impl Default for Settings {
@@ -279,6 +287,11 @@ impl Default for Settings {
             retry_backoff_factor: 0.0,
             retry_on: None,
             max_retry_queue: 0,
+            statsd_host: None,
+            statsd_port: 8125,
+            statsd_prefix: "memtier".into(),
+            statsd_run_label: "default".into(),
+            graphite_port: 8080,
         }
     }
 }
@@ -836,6 +849,20 @@ fn apply(
                 (1 << 29) - 1,
                 "a number of bytes from 0 to 536870911 (SETRANGE/GETRANGE at this offset)",
             )?
+        }
+        Flag::StatsdHost => {
+            if v.trim().is_empty() {
+                return Err(bad(opt, v, "the StatsD server's host name or address"));
+            }
+            cfg.statsd_host = Some(v.to_string());
+        }
+        Flag::StatsdPort => {
+            cfg.statsd_port = number(opt, v, 1, 65535, "a UDP port number from 1 to 65535")?
+        }
+        Flag::StatsdPrefix => cfg.statsd_prefix = v.to_string(),
+        Flag::StatsdRunLabel => cfg.statsd_run_label = v.to_string(),
+        Flag::GraphitePort => {
+            cfg.graphite_port = number(opt, v, 1, 65535, "a TCP port number from 1 to 65535")?
         }
         Flag::Ipv4 => cfg.family = Some("ipv4"),
         Flag::Ipv6 => cfg.family = Some("ipv6"),

@@ -261,19 +261,12 @@ pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
     const RETRY: &str = "respload writes no file of the requests that failed for good (the \
                          report counts them by kind)";
     const IMPORT: &str = "respload does not read memtier data-import files";
-    const STATSD: &str = "respload sends no StatsD/Graphite metrics (read the per-second \
-                          timeline of its JSON report instead)";
     Some(match o {
         Flag::Transaction => {
             "respload picks --command entries at random by weight, not in memtier's fixed \
              rotation, so a MULTI/EXEC rotation cannot be replayed"
         }
         Flag::ClientStats => "respload writes no per-client statistics files",
-        Flag::StatsdHost
-        | Flag::StatsdPort
-        | Flag::StatsdPrefix
-        | Flag::StatsdRunLabel
-        | Flag::GraphitePort => STATSD,
         Flag::FailedKeysFile => RETRY,
         Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
@@ -370,6 +363,12 @@ Output:
       --command-miss-tracking=auto|off
       --miss-rate-threshold=PCT  Warn above this miss rate (default: 1)
   -D, --debug, --realtime-latencies  Accepted, no effect on respload's output
+      --statsd-host=HOST         Send each second's metrics to StatsD on HOST (UDP)
+      --statsd-port=PORT         StatsD's UDP port (default: 8125)
+      --statsd-prefix=PREFIX     Metric names' prefix (default: memtier)
+      --statsd-run-label=LABEL   Metric names' run label (default: default)
+      --graphite-port=PORT       Graphite's HTTP port on HOST for start/end events
+                                 (default: 8080)
   -v, --version / --help
 Respload:
       --json FILE                respload's own report as JSON, anywhere on the line

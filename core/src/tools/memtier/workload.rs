@@ -4,6 +4,7 @@ use super::args::{bad, number, template, Memtier, Req, Settings, MAX_WEIGHT};
 use super::monitor::{self, Captured, Placeholder};
 use super::report::{CommandRow, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
+use crate::spec::sanitize_name_part;
 use crate::{Error, Result};
 use serde_json::{json, Map, Value as Json};
 
@@ -494,6 +495,23 @@ impl Settings {
         if self.json_out_file.is_some() {
             // Its per-second percentiles are read from each interval's histogram.
             spec.insert("output".into(), json!({ "interval_histograms": true }));
+        }
+        if let Some(host) = &self.statsd_host {
+            // memtier makes the prefix and the label valid (an empty label is `default`),
+            // and posts its events to the StatsD host's Graphite port.
+            let label = match self.statsd_run_label.as_str() {
+                "" => "default".to_string(),
+                l => sanitize_name_part(l, false),
+            };
+            let statsd = json!({
+                "host": host,
+                "port": self.statsd_port,
+                "prefix": sanitize_name_part(&self.statsd_prefix, true),
+                "run_label": label,
+                "percentiles": self.percentiles,
+                "graphite_port": self.graphite_port,
+            });
+            spec.insert("observe".into(), json!({ "statsd": statsd }));
         }
         if self.run_count > 1 {
             let phases: Vec<Json> = (1..=self.run_count)
