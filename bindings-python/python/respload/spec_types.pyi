@@ -418,6 +418,32 @@ class ObserveSpec(TypedDict, total=False):
     ``http://HOST:PORT/`` in a browser) while the run lasts: the report page, its charts growing
     each second, then the final report. Loopback unless another address is given; every phase that
     sets it gives the same address."""
+    statsd: StatsdSpec
+    """Send the measured phases' per-second figures to StatsD over UDP while the run lasts, as
+    memtier_benchmark's ``--statsd-host`` does (see ``Statsd``); every phase that sets it gives the
+    same settings."""
+
+class StatsdSpec(TypedDict, total=False):
+    """Where and how to send the run's per-second figures to StatsD (UDP, one metric a datagram,
+    named ``PREFIX.RUN_LABEL.NAME``), and where to post Graphite event annotations."""
+
+    host: Required[str]
+    """The StatsD server's host name or address."""
+    port: int
+    """Its UDP port (default 8125)."""
+    prefix: str
+    """The first part of every metric's name: letters, digits, ``_``, ``-`` and ``.`` (default
+    ``respload``; memtier's lines give ``memtier``)."""
+    run_label: str
+    """The second part, telling runs apart in a dashboard: letters, digits, ``_`` and ``-`` (default
+    ``default``)."""
+    percentiles: list[float]
+    """The percentiles of each second's latency sent as ``latency_pN`` gauges (``.`` written ``_``:
+    ``latency_p99_9``), from 0 to 100 (default 50, 99 and 99.9, memtier's)."""
+    graphite_port: int
+    """Post "Benchmark Started" and "Benchmark Completed" events to Graphite's HTTP events API
+    (``POST /events/``) on ``host`` at this TCP port as each measured phase starts and ends
+    (memtier's ``--graphite-port``; default none: no events)."""
 
 class EventSpec(TypedDict, total=False):
     """One fault drill at a set time."""
