@@ -121,18 +121,6 @@ impl Workload {
         Self::from_file_with(path, &SpecParams::default())
     }
 
-    /// The earlier name of [`Workload::from_file`].
-    #[deprecated(since = "0.1.0", note = "renamed `from_file`, as in Python and Node")]
-    pub fn from_path(path: impl AsRef<std::path::Path>) -> Result<Self> {
-        Self::from_file(path)
-    }
-
-    /// The earlier name of [`Workload::from_file_with`].
-    #[deprecated(since = "0.1.0", note = "renamed `from_file_with`")]
-    pub fn from_path_with(path: impl AsRef<std::path::Path>, params: &SpecParams) -> Result<Self> {
-        Self::from_file_with(path, params)
-    }
-
     /// [`Workload::from_file`] with `[vars]` resolved at a scale and with values given.
     pub fn from_file_with(path: impl AsRef<std::path::Path>, params: &SpecParams) -> Result<Self> {
         let path = path.as_ref();

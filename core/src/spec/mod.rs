@@ -123,10 +123,6 @@ pub struct PhaseSpec {
     pub replay: Option<Replay>,
 }
 
-/// The old name of [`PhaseSpec`] (the settings of one phase), kept for one release.
-#[deprecated(note = "renamed `PhaseSpec`, as in Python and Node")]
-pub type Spec = PhaseSpec;
-
 /// Server observation (`[observe]` in a spec).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
