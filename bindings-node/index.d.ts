@@ -158,14 +158,6 @@ export interface LoadSpecOptions {
 }
 
 /**
- * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
- * every default filled in), ready for `run()`. Throws `FileError` or `SpecError`.
- * @deprecated Loading is `Workload.fromFile(path, options)` in every language (its `spec` is
- * this normalized spec); kept for one release.
- */
-export declare function loadSpec(path: string | URL, options?: LoadSpecOptions): Spec
-
-/**
  * A validated workload, the core's `Workload` (Python's `respload.Workload`): `spec` is its
  * normalized spec (snake_case, every default filled in, secrets kept so that it can run).
  * `run()`, `start()`, `shardSpec()` and `validateSpec()` take one as they take a spec object.
@@ -557,7 +549,6 @@ declare const respload: {
   Runner: typeof Runner
   Report: typeof Report
   Workload: typeof Workload
-  loadSpec: typeof loadSpec
   validateSpec: typeof validateSpec
   shardSpec: typeof shardSpec
   mergeReports: typeof mergeReports

@@ -286,7 +286,7 @@ function workloadJson(workload) {
   if (workload === null || typeof workload !== 'object' || Array.isArray(workload)) {
     throw new TypeError(
       'a workload must be a spec object ({ target, load, keys, values, commands, phases, ... }); ' +
-        'use loadSpec(path) for a TOML or JSON file',
+        'use Workload.fromFile(path) for a TOML or JSON file',
     )
   }
   return specJson(workload, '')
@@ -300,9 +300,9 @@ function toPath(path) {
  * Read a `.toml` or `.json` spec file, validate it and return the normalized spec (snake_case,
  * every default filled in), ready for `run()`. `options.scale` applies the file's
  * `[scales.NAME]` over its `[vars]`; `options.vars` sets single variables it declares.
- * Throws `FileError` or `SpecError`. Deprecated: `Workload.fromFile(path, options).spec`.
+ * Throws `FileError` or `SpecError`. What `Workload.fromFile(path, options)` reads.
  */
-function loadSpec(path, options = {}) {
+function loadFile(path, options = {}) {
   const { scale, vars } = options ?? {}
   if (scale != null && typeof scale !== 'string') {
     throw new TypeError(`scale: expected the name of one of the file's [scales] (a string), not ${typeof scale}`)
@@ -516,7 +516,7 @@ class Workload {
    * `[scales.NAME]` over its `[vars]`; `options.vars` sets single variables it declares.
    */
   static fromFile(path, options = {}) {
-    return Workload.#of(loadSpec(path, options))
+    return Workload.#of(loadFile(path, options))
   }
 
   /** The workload of a redis-benchmark command line (as `fromRedisBenchmark`). */
@@ -1114,7 +1114,6 @@ module.exports = {
   compare,
   mergeReports,
   Workload,
-  loadSpec,
   validateSpec,
   shardSpec,
   fromRedisBenchmark,

@@ -10,7 +10,6 @@ export const {
   compare,
   mergeReports,
   Workload,
-  loadSpec,
   validateSpec,
   shardSpec,
   fromRedisBenchmark,

@@ -1,5 +1,5 @@
 // Errors: Error subclasses with stable codes, the field path of spec errors, connection and
-// authentication failures from real servers, and spec files read with loadSpec().
+// authentication failures from real servers, and spec files read with Workload.fromFile().
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import net from 'node:net'
@@ -14,12 +14,15 @@ import {
   RespLoadError,
   SpecError,
   TlsError,
-  loadSpec,
+  Workload,
   run,
   start,
   validateSpec,
 } from 'respload'
 import { startRedis } from 'respload/testing'
+
+/** A spec file's normalized spec, as `Workload.fromFile` reads it. */
+const loadSpec = (file, options) => Workload.fromFile(file, options).spec
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 let redis
@@ -128,7 +131,7 @@ test('a wrong password rejects with AuthError (ERR_RESPLOAD_AUTH)', async () => 
   }
 })
 
-test('loadSpec() reads TOML and JSON files into runnable specs', async () => {
+test('Workload.fromFile() reads TOML and JSON files into runnable specs', async () => {
   const quickstart = loadSpec(path.join(root, 'examples/scenarios/quickstart.toml'))
   assert.deepEqual(quickstart.phases.map((p) => p.name), ['populate', 'measure'])
   assert.equal(quickstart.phases[0].load.connections, 20)
@@ -149,7 +152,7 @@ test('loadSpec() reads TOML and JSON files into runnable specs', async () => {
   assert.equal(loadSpec(json).load.requests, 5)
 })
 
-test('loadSpec() resolves [vars] at a scale and with values given', async () => {
+test('Workload.fromFile() resolves [vars] at a scale and with values given', async () => {
   const file = path.join(dir, 'scaled.toml')
   fs.writeFileSync(file, [
     '[vars]', 'url = "redis://127.0.0.1:1"', 'last = 99999', '[scales.ci]', 'last = 149',
@@ -188,7 +191,7 @@ test('numbers JSON cannot carry are refused by field path before any traffic', a
   assert.equal(processed(await redis.command('INFO', 'stats')) - processed(before), 1)
 })
 
-test('loadSpec() errors: FileError for a missing file, SpecError with path for a bad one', () => {
+test('Workload.fromFile() errors: FileError for a missing file, SpecError with path for a bad one', () => {
   const missing = path.join(dir, 'missing.toml')
   assert.throws(() => loadSpec(missing), (err) => {
     assert.ok(err instanceof FileError && err instanceof RespLoadError)

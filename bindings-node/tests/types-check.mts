@@ -6,7 +6,6 @@
 import respload, {
   compare,
   mergeReports,
-  loadSpec,
   run,
   start,
   validateSpec,
@@ -225,7 +224,7 @@ async function runs(): Promise<void> {
   const disposed: Promise<void> = runner[Symbol.asyncDispose]()
   // @ts-expect-error progress is a boolean
   start(workload, { progress: 'yes' })
-  const spec: Spec = loadSpec('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions)
+  const spec: Spec = Workload.fromFile('spec.toml', { scale: 'ci', vars: { n: 1 } } satisfies LoadSpecOptions).spec
   const code: RespLoadErrorCode = new SpecError('x').code
   await respload.run(spec)
   await redis.stop()

@@ -49,7 +49,7 @@ test('a bad spec throws SpecError naming the field before any traffic', () => {
   assert.throws(() => new Workload(null), TypeError)
 })
 
-test('Workload.fromFile reads TOML with scales and vars, as loadSpec does', () => {
+test('Workload.fromFile reads TOML with scales and vars', () => {
   const file = path.join(dir, 'w.toml')
   fs.writeFileSync(file, [
     '[vars]', 'n = 100', '[scales.big]', 'n = 1000',

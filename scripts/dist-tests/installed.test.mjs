@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { test } from 'node:test'
-import { run, loadSpec, RespLoadError } from 'respload'
+import { run, Workload, RespLoadError } from 'respload'
 import { withRedis } from 'respload/testing'
 
 const require = createRequire(import.meta.url)
@@ -61,6 +61,6 @@ test('a workload runs against a throwaway server (ESM)', () =>
   }))
 
 test('a missing spec file throws a RespLoadError naming it', () => {
-  assert.throws(() => loadSpec(join(root, 'no-such-spec.toml')), (error) =>
+  assert.throws(() => Workload.fromFile(join(root, 'no-such-spec.toml')), (error) =>
     error instanceof RespLoadError && /no-such-spec\.toml/.test(error.message))
 })
