@@ -230,11 +230,22 @@ export declare class Comparison {
   check(limits?: CompareLimits): Comparison
 }
 
+/** How `compare()` names its reports. */
+export interface CompareOptions {
+  /** One label per report, in order (default: the file names, else `baseline` and `current`, or `run 1` ...). */
+  labels?: string[]
+}
+
 /**
  * Compare a baseline report with later ones (`Report` objects or report file paths): ops/s,
  * p50, p99, p99.9, max and error rate per phase and command, changes marked `worse` beyond noise.
+ * A last argument `{ labels }` names the reports.
  */
-export declare function compare(baseline: Report | string | URL, current: Report | string | URL, ...more: Array<Report | string | URL>): Comparison
+export declare function compare(
+  ...args:
+    | [Report | string | URL, Report | string | URL, ...Array<Report | string | URL>]
+    | [Report | string | URL, Report | string | URL, ...Array<Report | string | URL>, CompareOptions]
+): Comparison
 
 /**
  * The workload of a redis-benchmark command line, unchanged (split as a shell would; a leading

@@ -396,13 +396,28 @@ class Comparison {
 /**
  * Compare a baseline report with one or more later ones (`Report` objects or report file
  * paths), phase by phase and command by command: ops/s, p50, p99, p99.9, max and error rate,
- * each change marked `worse` when beyond noise (the core's rules). Labels are the file names,
- * else `baseline` and `current` (or `run 1`, `run 2`, ...).
+ * each change marked `worse` when beyond noise (the core's rules). A last argument
+ * `{ labels }` names the reports, one label each, in order (as Python's `labels=`); else the
+ * labels are the file names, or `baseline` and `current` (or `run 1`, `run 2`, ...).
  */
 function compare(baseline, current, ...more) {
+  let options = {}
+  const last = more[more.length - 1]
+  if (last != null && typeof last === 'object' && !(last instanceof Report) && !(last instanceof URL)) {
+    options = more.pop()
+  }
   const given = [baseline, current, ...more]
   const names = given.length === 2 ? ['baseline', 'current'] : given.map((_, i) => (i === 0 ? 'baseline' : `run ${i}`))
-  const labels = given.map((r, i) => (r instanceof Report ? names[i] : basename(toPath(r))))
+  let labels = given.map((r, i) => (r instanceof Report ? names[i] : basename(toPath(r))))
+  if (options.labels != null) {
+    const ok = Array.isArray(options.labels) && options.labels.every((l) => typeof l === 'string')
+    if (!ok || options.labels.length !== given.length) {
+      throw new TypeError(
+        `labels: expected ${given.length} strings, one per report, not ${JSON.stringify(options.labels)}`,
+      )
+    }
+    labels = [...options.labels]
+  }
   const texts = given.map((r) => (r instanceof Report
     ? JSON.stringify(r.toJSON())
     : callNative(() => native.loadReport(toPath(r)))))

@@ -51,4 +51,9 @@ test('a slower run is worse beyond noise and check() names it', async () => {
   const byFile = compare(join(dir, 'base.json'), slow, base)
   assert.deepEqual(byFile.labels, ['base.json', 'run 1', 'run 2'])
   assert.equal(byFile.rows[0].values.length, 3)
+  // Labels given, as Python's labels=: they name the columns and the failures.
+  const named = compare(base, slow, { labels: ['v1', 'v2'] })
+  assert.deepEqual(named.labels, ['v1', 'v2'])
+  assert.throws(() => named.check({ p50: '+50%' }), (e) => /v2: SPIN p50 of phase `main`/.test(e.message))
+  assert.throws(() => compare(base, slow, { labels: ['only one'] }), (e) => e instanceof TypeError && /labels: expected 2 strings/.test(e.message))
 })

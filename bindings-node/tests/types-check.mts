@@ -243,6 +243,9 @@ async function hosts(spec: Spec): Promise<Comparison> {
   // @ts-expect-error startAt is a Date, seconds or text, not a boolean
   await run(spec, { startAt: true })
   const c = compare(shards[0], merged, new URL('file:///r.json'))
+  const labelled: Comparison = compare(shards[0], merged, { labels: ['a', 'b'] })
+  // @ts-expect-error labels are strings
+  compare(shards[0], merged, { labels: [1, 2] })
   const row: ComparisonRow | undefined = c.rows[0]
   const worse: boolean[] = row?.worse ?? []
   // @ts-expect-error limits are metric names
