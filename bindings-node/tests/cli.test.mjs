@@ -87,7 +87,7 @@ test('a bad spec exits 2 with the field named on stderr, before any traffic', as
 
 test('Ctrl-C stops the run and prints the partial report; exit code 0', async () => {
   await withRedis(async (redis) => {
-    const child = spawn(process.execPath, [bin, 'run', '--url', redis.url, '-d', '60s', '-c', '2', '-q'], {
+    const child = spawn(process.execPath, [bin, 'run', '--url', redis.url, '--duration', '60s', '-c', '2', '-q'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -134,7 +134,7 @@ def test_ctrl_c_stops_the_run_and_prints_the_partial_report(redis_server: RedisS
             "run",
             "--url",
             redis_server.url,
-            "-d",
+            "--duration",
             "60s",
             "-c",
             "2",

@@ -180,7 +180,7 @@ fn the_command_line_serves_the_endpoint_given_with_prometheus() {
             "run",
             "--url",
             &server.url(),
-            "-d",
+            "--duration",
             "3s",
             "-R",
             "1000",

@@ -286,8 +286,9 @@ pub(crate) struct CaptureArgs {
     /// The server: redis://[user[:password]@]host[:port][/db], rediss://... (TLS) or
     /// unix:///path.sock. A cluster (--cluster) is captured from every primary.
     pub(crate) url: String,
-    /// How long to capture (e.g. 60s, 5m); until Ctrl-C without it.
-    #[arg(long, short = 'd')]
+    /// How long to capture (e.g. 60s, 5m); until Ctrl-C without it. (No `-d`: it is the
+    /// value size in redis-benchmark and memtier_benchmark.)
+    #[arg(long)]
     pub(crate) duration: Option<String>,
     /// The trace file to write (JSON lines; `.gz`: gzip-compressed).
     #[arg(long, value_name = "FILE")]
@@ -519,8 +520,8 @@ pub(crate) struct Overrides {
     /// Total connections (per primary node with --cluster).
     #[arg(long, short = 'c')]
     connections: Option<u32>,
-    /// Worker threads.
-    #[arg(long, short = 't')]
+    /// Worker threads. (No `-t`: redis-benchmark's `-t` names its tests.)
+    #[arg(long)]
     threads: Option<u32>,
     /// Requests in flight per connection.
     #[arg(long, short = 'P')]
@@ -528,8 +529,9 @@ pub(crate) struct Overrides {
     /// Measured requests in total.
     #[arg(long, short = 'n')]
     requests: Option<u64>,
-    /// Measured duration, e.g. 30s, 2m.
-    #[arg(long, short = 'd')]
+    /// Measured duration, e.g. 30s, 2m. (No `-d`: it is the value size in redis-benchmark
+    /// and memtier_benchmark.)
+    #[arg(long)]
     duration: Option<String>,
     /// Open loop: requests per second in total over all connections (as wrk2's -R), each
     /// with an intended send time that latency counts from; sets load.rate.
