@@ -96,15 +96,7 @@ impl ServerTime {
 /// The machine's CPU time (all CPUs, clock ticks) since boot, and the idle part of it, from
 /// /proc/stat (zeros elsewhere than Linux).
 fn cpu_ticks() -> (u64, u64) {
-    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let cpu: Vec<u64> = stat
-        .lines()
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|n| n.parse().ok())
-        .collect();
+    let cpu = common::proc_stat_cpu();
     // idle and iowait
     let idle = cpu.get(3).copied().unwrap_or(0) + cpu.get(4).copied().unwrap_or(0);
     (cpu.iter().sum(), idle)

@@ -149,11 +149,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 /// from the hash that spreads clients over connections ([`fnv1a`] modulo their count), so a
 /// share's clients still spread over all of its connections.
 pub fn in_share(share: ReplayShare, client: &str) -> bool {
-    // SplitMix64's finalizer.
-    let mut z = fnv1a(client.as_bytes()) ^ 0x9E37_79B9_7F4A_7C15;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
+    let z = super::shard::mix(fnv1a(client.as_bytes()));
     z % u64::from(share.of.max(1)) == u64::from(share.index)
 }
 

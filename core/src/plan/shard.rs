@@ -29,8 +29,9 @@ fn offset(total: u64, count: u32, index: u32) -> u64 {
     split(total, count)[..index as usize].iter().sum()
 }
 
-/// SplitMix64's finalizer, so that each shard's seed is far from the others'.
-fn mix(mut z: u64) -> u64 {
+/// SplitMix64's finalizer, so that each shard's seed is far from the others' (and a
+/// replay's clients are dealt out apart from their connections' hash).
+pub(super) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -180,18 +180,23 @@ pub const PROBE_P99_MS: f64 = 1.0;
 /// The clock ticks per second of /proc (`USER_HZ`, 100 on Linux).
 const TICKS: f64 = 100.0;
 
-/// The CPU time of the whole machine since boot from /proc/stat's first line (clock ticks):
-/// busy (everything but idle, iowait and steal) and steal (zeros elsewhere than Linux).
-fn machine_ticks() -> (u64, u64) {
+/// The fields of /proc/stat's first line (all CPUs, clock ticks since boot): user nice system
+/// idle iowait irq softirq steal ... (empty elsewhere than Linux).
+pub fn proc_stat_cpu() -> Vec<u64> {
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
-    let cpu: Vec<u64> = stat
-        .lines()
+    stat.lines()
         .next()
         .unwrap_or("")
         .split_whitespace()
         .skip(1)
         .filter_map(|n| n.parse().ok())
-        .collect();
+        .collect()
+}
+
+/// The CPU time of the whole machine since boot from /proc/stat's first line (clock ticks):
+/// busy (everything but idle, iowait and steal) and steal (zeros elsewhere than Linux).
+fn machine_ticks() -> (u64, u64) {
+    let cpu = proc_stat_cpu();
     let at = |i: usize| cpu.get(i).copied().unwrap_or(0);
     // user nice system idle iowait irq softirq steal (guest time is inside user's).
     let busy = at(0) + at(1) + at(2) + at(5) + at(6);
