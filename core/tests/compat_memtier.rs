@@ -1137,23 +1137,34 @@ fn retry_on_error_resends_busy_requests_and_counts_them_once() {
 
 #[test]
 fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
-    let mut server = Server::start(&[]);
+    let mut server = Server::start(&["--enable-debug-command", "yes"]);
     let port = server.port;
+    // Long enough that it cannot end between the check below and the DEBUG SLEEP.
     let m = parse(&format!(
-        "-s 127.0.0.1 -p {port} -c 2 -t 1 -n 3000 --pipeline=16 --ratio=0:1 --key-maximum=10 \
+        "-s 127.0.0.1 -p {port} -c 2 -t 1 -n 50000 --pipeline=16 --ratio=0:1 --key-maximum=10 \
          --retry-on-error --retry-backoff-ms=10"
     ));
+    let mut sleeper = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     let running = std::thread::spawn(move || run(&m.workload).unwrap());
     while server.calls("get") < 500 {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    // The server stops answering, so both connections fill their pipelines; killed then,
+    // each certainly loses requests in flight.
+    sleeper.write_all(b"DEBUG SLEEP 5\r\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !running.is_finished(),
+        "the run ended before the server slept"
+    );
     server.kill();
     drop(server);
     // The same port again: the connections come back and resend what they had in flight.
     let server = Server::start_on(port, &[]).expect("the port is free again");
     let report = running.join().unwrap();
     let get = &report.commands["GET"];
-    assert_eq!((get.ops, get.errors), (6000, 0), "{get:?}");
-    assert!(get.retries > 0, "{get:?}");
-    assert!(server.calls("get") <= 6000);
+    assert_eq!((get.ops, get.errors), (100_000, 0), "{get:?}");
+    // Each connection had its full pipeline of 16 unanswered when the server died.
+    assert_eq!(get.retries, 2 * 16, "{get:?}");
+    assert!(server.calls("get") <= 100_000);
 }
