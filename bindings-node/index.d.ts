@@ -435,6 +435,16 @@ export declare class Capture {
   private constructor()
   /** Whether the capture is over. */
   readonly done: boolean
+  /**
+   * Whether MONITOR is on at every server captured: each command they run from then on is in
+   * the trace (true about a second after the start, and from then on).
+   */
+  readonly started: boolean
+  /**
+   * Resolves `true` once `started`, or `false` when the capture ends without starting
+   * (`wait()` gives its error) or `timeoutMs` passes.
+   */
+  whenStarted(options?: { timeoutMs?: number }): Promise<boolean>
   /** The report once it is over; rejects with `ConnectError`, `AuthError`, `FileError`, ... */
   wait(): Promise<CaptureReport>
   /** Stop now (within 100 ms; the file keeps what was written): the report, marked `interrupted`. */

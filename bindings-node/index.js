@@ -882,6 +882,33 @@ class Capture {
     return this.#done
   }
 
+  /**
+   * Whether MONITOR is on at every server captured: each command they run from then on is in
+   * the trace. It turns true about a second after the start (the capture first reads the
+   * servers' CPU without MONITOR) and stays true.
+   */
+  get started() {
+    return this.#native.started
+  }
+
+  /**
+   * Resolves `true` once `started` (drive the traffic to capture after it: commands sent
+   * before are not recorded), or `false` when the capture ends without starting (`wait()`
+   * gives its error) or `timeoutMs` passes.
+   */
+  async whenStarted(options = {}) {
+    const { timeoutMs } = knownOptions(options ?? {}, ['timeoutMs'], 'Capture.whenStarted()')
+    if (timeoutMs != null && (typeof timeoutMs !== 'number' || !(timeoutMs >= 0))) {
+      throw new TypeError(`timeoutMs: expected a number of milliseconds >= 0, got ${String(timeoutMs)}`)
+    }
+    const deadline = timeoutMs == null ? Infinity : Date.now() + timeoutMs
+    while (!this.#native.started) {
+      if (this.#done || Date.now() >= deadline) return this.#native.started
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return true
+  }
+
   /** The capture report once it is over; rejects with `ConnectError`, `FileError`, ... */
   wait() {
     return this.#result

@@ -38,6 +38,8 @@ export declare class NativeCapture {
    * report is marked `interrupted`. `onDone` follows.
    */
   stop(): void
+  /** Whether every server acknowledged MONITOR: each command run from then on is recorded. */
+  get started(): boolean
   /**
    * The capture report as JSON text, once `onDone` was called (only once). Throws the
    * capture's error (`ERR_RESPLOAD_CONNECT`, `ERR_RESPLOAD_FILE`, ...) when it failed.

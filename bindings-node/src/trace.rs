@@ -12,9 +12,8 @@ use crate::error::{internal, to_js};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
-use respload::capture::{CaptureReport, CaptureSpec};
+use respload::capture::{CaptureControl, CaptureReport, CaptureSpec};
 use respload::trace::model::ModelOptions;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The most records one batch may ask for (a batch is held in memory as JSON).
@@ -202,7 +201,7 @@ type Outcome = Arc<Mutex<Option<respload::Result<String>>>>;
 /// A capture in progress (the native half of the JavaScript `Capture`).
 #[napi]
 pub struct NativeCapture {
-    stop: Arc<AtomicBool>,
+    control: Arc<CaptureControl>,
     outcome: Outcome,
 }
 
@@ -220,9 +219,9 @@ impl NativeCapture {
             .map_err(|e| internal(format!("capture spec: {e}")))
             .and_then(CaptureSpec::from_json_value)
             .map_err(|e| to_js(&env, &e))?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let control = Arc::new(CaptureControl::default());
         let outcome: Outcome = Arc::default();
-        let (flag, slot) = (Arc::clone(&stop), Arc::clone(&outcome));
+        let (flag, slot) = (Arc::clone(&control), Arc::clone(&outcome));
         std::thread::Builder::new()
             .name("respload-capture".into())
             .spawn(move || {
@@ -231,14 +230,20 @@ impl NativeCapture {
                 on_done.call((), ThreadsafeFunctionCallMode::NonBlocking);
             })
             .map_err(|e| to_js(&env, &internal(format!("cannot start a thread: {e}"))))?;
-        Ok(NativeCapture { stop, outcome })
+        Ok(NativeCapture { control, outcome })
     }
 
     /// Ask the capture to stop (within 100 ms): the file keeps what was written, and the
     /// report is marked `interrupted`. `onDone` follows.
     #[napi]
     pub fn stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop();
+    }
+
+    /// Whether every server acknowledged MONITOR: each command run from then on is recorded.
+    #[napi(getter)]
+    pub fn started(&self) -> bool {
+        self.control.is_started()
     }
 
     /// The capture report as JSON text, once `onDone` was called (only once). Throws the

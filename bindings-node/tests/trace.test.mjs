@@ -14,6 +14,7 @@ import {
   ConnectError,
   FileError,
   Model,
+  ProtocolError,
   Report,
   SpecError,
   Trace,
@@ -74,7 +75,10 @@ test('a capture holds exactly the SETs respload sent, in order, from one client'
   const capture = Trace.startCapture({ url: redis.url, out })
   assert.ok(capture instanceof Capture)
   assert.equal(capture.done, false)
-  await monitoring()
+  assert.equal(await capture.whenStarted({ timeoutMs: 20_000 }), true)
+  assert.equal(capture.started, true)
+  // The signal is the server's word: it lists the capture in MONITOR at once.
+  assert.ok(String(await redis.command('CLIENT', 'LIST')).includes('cmd=monitor'))
   const n = 300
   const sent = await run({
     target: { url: redis.url },
@@ -135,6 +139,16 @@ test('capture() ends by itself after maxCommands; an aborted one rejects with it
   assert.equal(err.cause, reason)
   assert.equal(err.report.interrupted, true)
   assert.equal(err.report.out, join(dir, 'aborted.jsonl'))
+})
+
+test('a capture the server refuses never starts, and wait() gives why', async () => {
+  await redis.command('ACL', 'SETUSER', 'watcher', 'on', '>pw', '~*', '+@all', '-monitor')
+  const url = `redis://watcher:pw@127.0.0.1:${redis.port}`
+  const capture = Trace.startCapture({ url, out: join(dir, 'refused.jsonl'), duration: '30s' })
+  assert.equal(await capture.whenStarted({ timeoutMs: 20_000 }), false)
+  assert.equal(capture.started, false)
+  await assert.rejects(capture.wait(), (e) => e instanceof ProtocolError && /MONITOR refused: NOPERM/.test(e.message))
+  await assert.rejects(capture.whenStarted({ timeoutMs: -1 }), TypeError)
 })
 
 test('capture errors: SpecError for a bad spec, ConnectError for no server, TypeError for a misspelt option', async () => {

@@ -6,9 +6,8 @@
 use crate::error::to_py;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use respload::capture::{CaptureReport, CaptureSpec};
+use respload::capture::{CaptureControl, CaptureReport, CaptureSpec};
 use respload::trace::model::ModelOptions;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -119,7 +118,7 @@ enum State {
 /// command count; the report comes out as JSON text.
 #[pyclass(frozen, module = "respload._native", name = "Capture")]
 pub struct Capture {
-    stop: Arc<AtomicBool>,
+    control: Arc<CaptureControl>,
     state: Mutex<State>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
@@ -131,8 +130,8 @@ impl Capture {
     #[staticmethod]
     fn start(spec_json: &str) -> PyResult<Self> {
         let spec = CaptureSpec::from_json_value(json_value(spec_json)?).map_err(to_py)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let control = Arc::new(CaptureControl::default());
+        let flag = Arc::clone(&control);
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("respload-capture".into())
@@ -141,7 +140,7 @@ impl Capture {
             })
             .map_err(|e| internal("capture thread", e))?;
         Ok(Capture {
-            stop,
+            control,
             state: Mutex::new(State::Running(rx)),
             thread: Mutex::new(Some(thread)),
         })
@@ -191,15 +190,20 @@ impl Capture {
         lock(&self.thread).as_ref().is_none_or(|t| t.is_finished())
     }
 
+    /// Whether every server acknowledged MONITOR: each command run from then on is recorded.
+    fn is_started(&self) -> bool {
+        self.control.is_started()
+    }
+
     /// Ask the capture to stop without waiting (it stops within 100 ms, keeping the file).
     fn request_stop(&self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop();
     }
 }
 
 impl Drop for Capture {
     /// A capture dropped while it runs is stopped (its file is finished and kept).
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.control.stop();
     }
 }

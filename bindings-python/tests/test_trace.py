@@ -72,7 +72,10 @@ def test_a_capture_holds_exactly_the_sets_respload_sent_in_order(
 ) -> None:
     out = tmp_path / "capture.jsonl"
     with respload.Trace.start_capture(redis.url, out=out, duration="60s") as capture:
-        wait_for_monitor(redis)
+        assert capture.wait_started(timeout=20)
+        assert capture.started
+        # The signal is the server's word: it lists the capture in MONITOR at once.
+        assert "cmd=monitor" in str(redis.call("CLIENT", "LIST"))
         sent = sequential_sets(redis, 300)
         # MONITOR writes a command after it ran: by now every reply is in, so is its line.
         time.sleep(0.3)
@@ -135,6 +138,16 @@ def test_a_capture_holds_exactly_the_sets_respload_sent_in_order(
     # Commands that write no value have no value size.
     others = frame[frame["command"] != "SET"]
     assert others["value_size"].isna().all()
+
+
+def test_a_refused_capture_never_starts_and_raises_why(redis: RedisServer, tmp_path: Path) -> None:
+    redis.call("ACL", "SETUSER", "watcher", "on", ">pw", "~*", "+@all", "-monitor")
+    url = f"redis://watcher:pw@127.0.0.1:{redis.port}"
+    capture = respload.Trace.start_capture(url, out=tmp_path / "refused.jsonl", duration="30s")
+    assert capture.wait_started(timeout=20) is False
+    assert not capture.started
+    with pytest.raises(respload.ProtocolError, match="MONITOR refused: NOPERM"):
+        capture.wait()
 
 
 def test_ctrl_c_ends_a_capture_with_its_report_and_the_file_kept(
@@ -291,7 +304,7 @@ def test_bytes_arguments_round_trip_as_bytes(redis: RedisServer, tmp_path: Path)
     # Replayed while captured: the server got the bytes, and the capture read them back.
     out = tmp_path / "captured.jsonl"
     with respload.Trace.start_capture(redis.url, out=out) as capture:
-        wait_for_monitor(redis)
+        assert capture.wait_started(timeout=20)
         respload.replay(path, redis.url, prefill=False, observe={"info": False})
         time.sleep(0.3)
     assert capture.report is not None

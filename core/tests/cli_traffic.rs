@@ -32,14 +32,19 @@ fn capture_stops_on_ctrl_c_keeping_a_whole_compressed_trace() {
     let out = server.dir.join("capture.jsonl.gz");
     let summary = server.dir.join("capture.json");
     let mut child = Command::new(BIN)
-        .args(["capture", &server.url(), "--quiet"])
+        .args(["capture", &server.url()])
         .args(["--out", out.to_str().unwrap()])
         .args(["--json", summary.to_str().unwrap()])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    common::monitor_on(&[&server]);
+    // The capture says when MONITOR is on; by then the server lists it so.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut said).unwrap();
+    assert_eq!(said, "capturing: MONITOR is on (Ctrl-C to stop)\n");
+    assert!(server.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"));
     let sets: Vec<String> = (0..100).map(|i| format!("SET cli:{i} \"v {i}\"")).collect();
     server.cli_batch(&sets);
     std::thread::sleep(Duration::from_millis(300));

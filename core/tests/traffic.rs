@@ -4,11 +4,10 @@
 mod common;
 
 use common::{workload, Server};
-use respload::capture::{capture, CaptureSpec};
+use respload::capture::{capture, CaptureControl, CaptureSpec};
 use respload::trace::{jsonl, Record, TraceArg, TraceReader};
 use serde_json::json;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -58,17 +57,47 @@ fn start_capture(
     server: &Server,
     out: &str,
 ) -> (
-    Arc<AtomicBool>,
+    Arc<CaptureControl>,
     std::thread::JoinHandle<respload::Result<respload::capture::CaptureReport>>,
 ) {
     let spec =
         CaptureSpec::from_json_value(json!({ "target": { "url": server.url() }, "out": out }))
             .unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
+    let control = Arc::new(CaptureControl::default());
+    let flag = Arc::clone(&control);
     let handle = std::thread::spawn(move || capture(&spec, &flag));
-    common::monitor_on(&[server]);
-    (stop, handle)
+    while !control.is_started() {
+        assert!(
+            !handle.is_finished(),
+            "the capture ended before MONITOR was on"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The signal is the server's word: at once, it lists the capture's connection in MONITOR.
+    assert!(server.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"));
+    (control, handle)
+}
+
+#[test]
+fn a_capture_the_server_refuses_fails_without_ever_saying_it_started() {
+    let server = Server::start(&[]);
+    server.cli(&[
+        "ACL", "SETUSER", "watcher", "on", ">pw", "~*", "+@all", "-monitor",
+    ]);
+    let url = format!("redis://watcher:pw@127.0.0.1:{}", server.port);
+    let spec = CaptureSpec::from_json_value(json!({
+        "target": { "url": url },
+        "out": temp("refused.jsonl"),
+        "duration": "30s",
+    }))
+    .unwrap();
+    let control = CaptureControl::default();
+    let started = Instant::now();
+    let e = capture(&spec, &control).unwrap_err().to_string();
+    assert!(e.contains("MONITOR refused: NOPERM"), "{e}");
+    assert!(!control.is_started());
+    // Refused at once, not at the end of its 30 s.
+    assert!(started.elapsed() < Duration::from_secs(10));
 }
 
 #[test]
@@ -94,7 +123,7 @@ fn a_capture_holds_exactly_the_commands_respload_sent_in_their_order() {
     let mix_report = respload::run(&mix).unwrap();
     // MONITOR writes a command after it ran: the last replies are in, so are their lines.
     std::thread::sleep(Duration::from_millis(300));
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
     let report = handle.join().unwrap().unwrap();
     assert!(report.interrupted);
     let trace = records(&out);
@@ -164,7 +193,7 @@ fn secrets_never_reach_a_trace() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
     let report = handle.join().unwrap().unwrap();
     let mut raw = Vec::new();
     use std::io::Read;
@@ -613,7 +642,7 @@ fn run_captured(
     let w = respload::Workload::from_json_value(model.spec.clone()).unwrap();
     let report = respload::run(&w).unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
     handle.join().unwrap().unwrap();
     let ran: Vec<Record> = records(&out)
         .into_iter()
@@ -683,10 +712,20 @@ fn a_cluster_is_captured_from_every_primary_into_one_trace() {
         "out": out,
     }))
     .unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(CaptureControl::default());
     let flag = Arc::clone(&stop);
     let handle = std::thread::spawn(move || capture(&spec, &flag));
-    common::monitor_on(&cluster.primaries());
+    while !stop.is_started() {
+        assert!(
+            !handle.is_finished(),
+            "the capture ended before MONITOR was on"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Every primary acknowledged MONITOR before the signal.
+    for p in cluster.primaries() {
+        assert!(p.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"));
+    }
     let w = workload(json!({
         "target": { "port": cluster.port(), "cluster": true },
         "load": { "connections": 3, "requests": 3000 },
@@ -695,7 +734,7 @@ fn a_cluster_is_captured_from_every_primary_into_one_trace() {
     }));
     let run = respload::run(&w).unwrap();
     std::thread::sleep(Duration::from_millis(300));
-    stop.store(true, Ordering::Relaxed);
+    stop.stop();
     let report = handle.join().unwrap().unwrap();
     assert_eq!(report.nodes.len(), 3);
     let trace = records(&out);

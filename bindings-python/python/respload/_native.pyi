@@ -142,6 +142,9 @@ class Capture:
         its error once."""
     def is_finished(self) -> bool:
         """Whether the capture thread has ended."""
+    def is_started(self) -> bool:
+        """Whether every server acknowledged MONITOR (each command from then on is
+        recorded)."""
     def request_stop(self) -> None:
         """Ask the capture to stop (within 100 ms, the file finished and kept)."""
 

@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -456,6 +457,27 @@ class Capture:
     def report(self) -> CaptureReport | None:
         """The report, once ``wait()`` or ``stop()`` returned it."""
         return self._report
+
+    @property
+    def started(self) -> bool:
+        """Whether MONITOR is on at every server captured: each command they run from
+        then on is in the trace. It turns true about a second after the start (the
+        capture first reads the servers' CPU without MONITOR) and stays true."""
+        return self._native.is_started()
+
+    def wait_started(self, timeout: float | None = None) -> bool:
+        """Wait until :attr:`started` (True), or until the capture ended without starting
+        or ``timeout`` seconds passed (False). Drive the traffic to capture after it:
+        commands sent before are not recorded. A capture that failed to start raises
+        its error from :meth:`wait` or :meth:`stop`."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._native.is_started():
+            if self._native.is_finished():
+                return self._native.is_started()
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def wait(self) -> CaptureReport:
         """Wait for the capture to end (GIL released) and return its report. Ctrl-C

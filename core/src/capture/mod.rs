@@ -5,6 +5,10 @@
 //! The capture measures that cost: the server's CPU over one second before MONITOR starts,
 //! and over the capture (`INFO cpu` on a connection of its own, whose commands are left out
 //! of the trace).
+//!
+//! A caller that drives traffic itself waits for [`CaptureControl::is_started`]: it turns
+//! true once every server acknowledged MONITOR, so every command run after that is in the
+//! trace.
 
 use crate::net::cluster::SlotMap;
 use crate::net::{Client, Stream, Value};
@@ -72,6 +76,32 @@ pub struct NodeCapture {
     pub cpu_during_percent: Option<f64>,
 }
 
+/// What a capture shares with its caller's thread: a stop request one way, "recording" the
+/// other.
+#[derive(Debug, Default)]
+pub struct CaptureControl {
+    stop: AtomicBool,
+    started: AtomicBool,
+}
+
+impl CaptureControl {
+    /// Ask the capture to stop (it stops within 100 ms, keeping its file).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was asked for.
+    pub fn is_stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether every server captured has acknowledged MONITOR: each command it runs from
+    /// now on is recorded. Stays true once set, after the capture too.
+    pub fn is_started(&self) -> bool {
+        self.started.load(Ordering::Acquire)
+    }
+}
+
 /// How long the server's CPU is read before MONITOR starts.
 const BEFORE: Duration = Duration::from_secs(1);
 /// How often the capture looks at its stop flag, duration and count, and flushes the file.
@@ -112,18 +142,23 @@ struct Shared {
 }
 
 /// Capture what `spec`'s server executes until its duration or command count is reached,
-/// or `stop` is set; the trace file keeps what was written either way.
-pub fn capture(spec: &CaptureSpec, stop: &AtomicBool) -> Result<CaptureReport> {
+/// or `control` is stopped; the trace file keeps what was written either way.
+pub fn capture(spec: &CaptureSpec, control: &CaptureControl) -> Result<CaptureReport> {
     let base = spec.target.resolve("target")?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("runtime: {e}")))?;
     let local = tokio::task::LocalSet::new();
-    local.block_on(&rt, run(spec, base, stop))
+    local.block_on(&rt, run(spec, base, control))
 }
 
-async fn run(spec: &CaptureSpec, base: ConnectOptions, stop: &AtomicBool) -> Result<CaptureReport> {
+async fn run(
+    spec: &CaptureSpec,
+    base: ConnectOptions,
+    control: &CaptureControl,
+) -> Result<CaptureReport> {
+    let stop = &control.stop;
     let nodes: Vec<ConnectOptions> = match &base.cluster {
         Some(seeds) => SlotMap::fetch(seeds, &base)
             .await?
@@ -160,16 +195,9 @@ async fn run(spec: &CaptureSpec, base: ConnectOptions, stop: &AtomicBool) -> Res
     let own: Rc<Vec<String>> = Rc::new(controls.iter().filter_map(|c| c.1.clone()).collect());
     let mut streams = Vec::with_capacity(nodes.len());
     for n in &nodes {
-        let mut stream = Client::connect(n).await?.into_stream();
-        stream
-            .write_all(b"*1\r\n$7\r\nMONITOR\r\n")
-            .await
-            .map_err(|e| Error::Connect {
-                address: n.endpoint.to_string(),
-                source: e,
-            })?;
-        streams.push(stream);
+        streams.push(monitor(n).await?);
     }
+    control.started.store(true, Ordering::Release);
     let started = Instant::now();
     let during_0 = cpu_all(&mut controls).await;
     let per_node: Vec<Rc<RefCell<u64>>> = nodes.iter().map(|_| Rc::default()).collect();
@@ -177,9 +205,10 @@ async fn run(spec: &CaptureSpec, base: ConnectOptions, stop: &AtomicBool) -> Res
         .into_iter()
         .zip(&nodes)
         .zip(&per_node)
-        .map(|((stream, n), count)| {
+        .map(|(((stream, early), n), count)| {
             tokio::task::spawn_local(read_monitor(
                 stream,
+                early,
                 n.endpoint.to_string(),
                 Rc::clone(&shared),
                 Rc::clone(&own),
@@ -255,31 +284,85 @@ async fn run(spec: &CaptureSpec, base: ConnectOptions, stop: &AtomicBool) -> Res
     })
 }
 
-/// Read one node's MONITOR stream into the trace until it closes (or the task is aborted).
+/// A connection to `node` in MONITOR, once the server acknowledged it, with the bytes read
+/// past the acknowledgement (the first commands' lines).
+async fn monitor(node: &ConnectOptions) -> Result<(Stream, Vec<u8>)> {
+    let address = node.endpoint.to_string();
+    let io_error = |e| Error::Connect {
+        address: address.clone(),
+        source: e,
+    };
+    let mut stream = Client::connect(node).await?.into_stream();
+    stream
+        .write_all(b"*1\r\n$7\r\nMONITOR\r\n")
+        .await
+        .map_err(io_error)?;
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let deadline = Instant::now() + node.connect_timeout;
+    loop {
+        if let Some(end) = buf.windows(2).position(|w| w == b"\r\n") {
+            let line = &buf[..end];
+            if line != b"+OK" {
+                return Err(Error::Protocol {
+                    address,
+                    reason: format!(
+                        "MONITOR refused: {}",
+                        String::from_utf8_lossy(line.strip_prefix(b"-").unwrap_or(line))
+                    ),
+                });
+            }
+            buf.drain(..end + 2);
+            return Ok((stream, buf));
+        }
+        let read = tokio::time::timeout_at(deadline.into(), stream.read_buf(&mut buf)).await;
+        match read {
+            Ok(Ok(0)) => {
+                return Err(io_error(std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the server closed the connection instead of answering MONITOR",
+                )))
+            }
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(io_error(e)),
+            Err(_) => {
+                return Err(io_error(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "no answer to MONITOR within the connect timeout",
+                )))
+            }
+        }
+    }
+}
+
+/// Read one node's MONITOR stream into the trace until it closes (or the task is aborted),
+/// starting with the bytes `early` read past MONITOR's acknowledgement.
 async fn read_monitor(
     mut stream: Stream,
+    early: Vec<u8>,
     address: String,
     shared: Rc<RefCell<Shared>>,
     own: Rc<Vec<String>>,
     count: Rc<RefCell<u64>>,
 ) {
-    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut buf = early;
     let mut start = 0;
-    let mut acknowledged = false;
+    let mut first = true;
     loop {
-        if buf.capacity() - buf.len() < 16 * 1024 {
-            buf.reserve(64 * 1024);
-        }
-        match stream.read_buf(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
+        // The bytes read with the acknowledgement are handled before anything is read.
+        if !std::mem::take(&mut first) || buf.is_empty() {
+            if buf.capacity() - buf.len() < 16 * 1024 {
+                buf.reserve(64 * 1024);
+            }
+            match stream.read_buf(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
         }
         let mut s = shared.borrow_mut();
         while let Some(end) = buf[start..].windows(2).position(|w| w == b"\r\n") {
             let line = &buf[start..start + end];
             start += end + 2;
             match line.first() {
-                Some(b'+') if !acknowledged && line == b"+OK" => acknowledged = true,
                 Some(b'+') => s.line(&line[1..], &own, &count),
                 Some(b'-') => {
                     s.failure = Some(Error::Protocol {

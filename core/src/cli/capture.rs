@@ -3,9 +3,8 @@
 
 use super::args::{CaptureArgs, ModelArgs};
 use super::{output_error, Console, Interrupt};
-use crate::capture::{capture, CaptureReport, CaptureSpec};
+use crate::capture::{capture, CaptureControl, CaptureReport, CaptureSpec};
 use serde_json::json;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,20 +28,23 @@ pub(super) fn run(
     if let Some(path) = &args.json {
         crate::output::paths::distinct(&[("--out", &spec.out), ("--json", path)])?;
     }
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
+    let control = Arc::new(CaptureControl::default());
+    let flag = Arc::clone(&control);
     let worker = std::thread::Builder::new()
         .name("respload-capture".into())
         .spawn(move || capture(&spec, &flag))
         .map_err(|e| crate::Error::Internal(format!("cannot start the capture: {e}")))?;
-    if !args.quiet {
-        let _ = writeln!(console.stderr, "capturing (Ctrl-C to stop)...");
-    }
+    let mut told = false;
     while !worker.is_finished() {
         if interrupt.is_interrupted() {
-            stop.store(true, Ordering::Relaxed);
+            control.stop();
         }
-        std::thread::sleep(Duration::from_millis(50));
+        // Said once MONITOR is on, so a script driving traffic knows when to begin.
+        if !told && !args.quiet && control.is_started() {
+            told = true;
+            let _ = writeln!(console.stderr, "capturing: MONITOR is on (Ctrl-C to stop)");
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
     let report = worker
         .join()

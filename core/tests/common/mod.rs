@@ -508,21 +508,6 @@ pub fn measured_unless<T>(
     }
 }
 
-/// Wait until every one of `servers` has a client in MONITOR (a capture has started).
-pub fn monitor_on(servers: &[&Server]) {
-    let t0 = std::time::Instant::now();
-    while !servers
-        .iter()
-        .all(|s| s.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"))
-    {
-        assert!(
-            t0.elapsed() < Duration::from_secs(20),
-            "MONITOR never started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// The server's `keyspace_hits` and `keyspace_misses` (INFO stats): every read of a key that
 /// found it, and every one that did not, as the server counted them.
 pub fn keyspace(server: &Server) -> (u64, u64) {
