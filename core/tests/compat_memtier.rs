@@ -1168,3 +1168,79 @@ fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
     assert_eq!(get.retries, 2 * 16, "{get:?}");
     assert!(server.calls("get") <= 100_000);
 }
+
+/// The lines of a `--failed-keys-file` after its header, each without its timestamp (checked
+/// to have the shape of memtier's: `YYYY-MM-DDTHH:MM:SS.uuuuuuZ`, UTC).
+fn failed_lines(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("timestamp,command,key,status,retries"));
+    lines
+        .map(|l| {
+            let (ts, rest) = l.split_once(',').unwrap();
+            let shape: String = ts
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect();
+            assert_eq!(shape, "9999-99-99T99:99:99.999999Z", "{l}");
+            rest.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn failed_keys_file_appends_the_requests_that_failed_for_good() {
+    let server = Server::start(&[]);
+    let dir = std::env::temp_dir().join(format!("respload-failed-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("failed.csv");
+    let _ = std::fs::remove_file(&path);
+    // Keys 1 to 4 hold strings: an LPUSH to them is a WRONGTYPE error, never resent.
+    for k in 1..=4 {
+        server.cli(&["SET", &format!("memtier-{k}"), "x"]);
+    }
+    let base = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n 4 --key-minimum=1 --key-maximum=4 \
+         --failed-keys-file={} --hide-histogram",
+        server.port,
+        path.display()
+    );
+    let m = parse(&format!(
+        "{base} --command='LPUSH __key__ v' --command-key-pattern=S --retry-on-error \
+         --max-retries=10"
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.commands["LPUSH"].errors, 4);
+    assert_eq!(server.calls("lpush"), 4, "sent once each");
+    let wrongtype = "\"-WRONGTYPE Operation against a key holding the wrong kind of value\"";
+    let want: Vec<String> = (1..=4)
+        .map(|k| format!("LPUSH,\"memtier-{k}\",{wrongtype},0"))
+        .collect();
+    assert_eq!(failed_lines(&path), want);
+
+    // Appended to the same file (no second header): a transient error (`-ERR BUSY`, as
+    // Redis words a script's error without a code), resent twice (--max-retries=2) and then
+    // failed for good.
+    let m = parse(&format!(
+        "{base} --command='EVAL \"return redis.error_reply(ARGV[1])\" 1 __key__ BUSY' \
+         --command-key-pattern=S --retry-on-error --max-retries=2"
+    ));
+    let report = run(&m.workload).unwrap();
+    let eval = &report.commands["EVAL"];
+    assert_eq!((eval.errors, eval.retries), (4, 8), "{eval:?}");
+    assert_eq!(server.calls("eval"), 12);
+    let mut want = want;
+    want.extend((1..=4).map(|k| format!("EVAL,\"memtier-{k}\",\"-ERR BUSY\",2")));
+    assert_eq!(failed_lines(&path), want);
+
+    // Without --retry-on-error each error reply is a line at once: the successes none.
+    let m = parse(&format!(
+        "{base} --command='GET __key__' --command-key-pattern=S --key-maximum=6 -n 6"
+    ));
+    server.cli(&["RPUSH", "memtier-5", "x"]);
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.commands["GET"].errors, 1);
+    want.push("GET,\"memtier-5\",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0".into());
+    assert_eq!(failed_lines(&path), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

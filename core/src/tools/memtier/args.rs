@@ -203,6 +203,8 @@ pub(super) struct Settings {
     pub(super) retry_backoff_factor: f64,
     pub(super) retry_on: Option<String>,
     pub(super) max_retry_queue: u32,
+    /// --failed-keys-file: the CSV of the requests that failed for good.
+    pub(super) failed_keys_file: Option<String>,
     /// --statsd-host (metrics are sent only with it), --statsd-port, --statsd-prefix,
     /// --statsd-run-label (both as given, made valid when the workload is built) and
     /// --graphite-port.
@@ -287,6 +289,7 @@ impl Default for Settings {
             retry_backoff_factor: 0.0,
             retry_on: None,
             max_retry_queue: 0,
+            failed_keys_file: None,
             statsd_host: None,
             statsd_port: 8125,
             statsd_prefix: "memtier".into(),
@@ -686,6 +689,7 @@ fn apply(
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
         Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
         Flag::RetryOnError => cfg.retry_on_error = true,
+        Flag::FailedKeysFile => cfg.failed_keys_file = Some(v.to_string()),
         Flag::MaxRetries => {
             cfg.max_retries = match v {
                 "-1" => -1,

@@ -489,6 +489,12 @@ fn retry_options_map_to_load_retry() {
     assert_eq!(config["retry_on_error"], "true");
     assert_eq!(config["max_retries"], 4);
     assert_eq!(config["retry_on"], "BUSY");
+    assert_eq!(config["failed_keys_file"], "");
+    let m = run("--failed-keys-file=failed.csv");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["failed_keys_file"], "failed.csv");
+    let output = &m.workload.phases[0].spec.output;
+    assert_eq!(output.failed_keys.as_deref(), Some("failed.csv"));
     for (line, opt, text) in [
         ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
         (
@@ -507,9 +513,9 @@ fn retry_options_map_to_load_retry() {
             "0 to 60000",
         ),
         (
-            "--failed-keys-file=f.csv",
+            "--cluster-mode --failed-keys-file=f.csv",
             "--failed-keys-file",
-            "not supported yet",
+            "--cluster-mode",
         ),
         (
             "--cluster-mode --retry-on-error",

@@ -492,9 +492,16 @@ impl Settings {
             // memtier's default is a constant seed: the same stream on every run.
             spec.insert("seed".into(), json!(0));
         }
+        let mut output = Map::new();
         if self.json_out_file.is_some() {
             // Its per-second percentiles are read from each interval's histogram.
-            spec.insert("output".into(), json!({ "interval_histograms": true }));
+            output.insert("interval_histograms".into(), json!(true));
+        }
+        if let Some(path) = &self.failed_keys_file {
+            output.insert("failed_keys".into(), json!(path));
+        }
+        if !output.is_empty() {
+            spec.insert("output".into(), Json::Object(output));
         }
         if let Some(host) = &self.statsd_host {
             // memtier makes the prefix and the label valid (an empty label is `default`),
@@ -621,6 +628,13 @@ impl Settings {
                     "--retry-on-error",
                     "is not supported with --cluster-mode by respload yet: its cluster client \
                      follows MOVED, ASK and TRYAGAIN itself",
+                ));
+            }
+            if self.failed_keys_file.is_some() {
+                return Err(Error::spec(
+                    "--failed-keys-file",
+                    "is not supported with --cluster-mode by respload yet: its cluster client \
+                     keeps no copy of the requests in flight",
                 ));
             }
             if self.multi_key_get > 0 {
@@ -897,7 +911,10 @@ impl Settings {
             ("retry_backoff_factor", json!(self.retry_backoff_factor)),
             ("retry_on", json!(self.retry_on.clone().unwrap_or_default())),
             ("max_retry_queue", json!(self.max_retry_queue)),
-            ("failed_keys_file", json!("")),
+            (
+                "failed_keys_file",
+                json!(self.failed_keys_file.clone().unwrap_or_default()),
+            ),
             ("connection_timeout", json!(self.connection_timeout)),
             (
                 "connection_stage_timeout",
