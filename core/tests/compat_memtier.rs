@@ -400,7 +400,6 @@ fn commands_rows_run_count_and_stdout() {
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
-        (vec!["--transaction"], "--transaction"),
         (vec!["--client-stats=stats"], "--client-stats"),
         (vec!["--data-import", "data.csv"], "--data-import"),
         (vec!["--protocol=memcache_binary"], "--protocol"),
@@ -1243,4 +1242,62 @@ fn failed_keys_file_appends_the_requests_that_failed_for_good() {
     want.push("GET,\"memtier-5\",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0".into());
     assert_eq!(failed_lines(&path), want);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn transaction_sends_each_rotation_on_one_key_in_order() {
+    let server = Server::start(&[]);
+    // memtier's rotation MULTI, INCR, INCR, EXEC (INCR's --command-ratio is 2), every
+    // __key__ of a rotation the same key; 2 clients x 12 requests: 6 rotations, pipelined.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 12 --pipeline=4 --key-minimum=1 --key-maximum=100 \
+         --transaction --command=MULTI --command='INCR __key__' --command-ratio=2 \
+         --command-key-pattern=S --command=EXEC --hide-histogram",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "no nested MULTI, no EXEC without MULTI"
+    );
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["transaction"], "true");
+    let ops = |label: &str| report.commands[label].ops;
+    assert_eq!(
+        (ops("MULTI"), ops("INCR#2"), ops("INCR#3"), ops("EXEC")),
+        (6, 6, 6, 6)
+    );
+    assert_eq!(
+        (
+            server.calls("multi"),
+            server.calls("incr"),
+            server.calls("exec")
+        ),
+        (6, 12, 6)
+    );
+    // One key per rotation, drawn in sequence: keys 1 to 6 incremented twice each (two
+    // draws per rotation would have made keys 1 to 12 hold 1).
+    for k in 1..=6 {
+        assert_eq!(
+            server.cli(&["GET", &format!("memtier-{k}")]),
+            "2",
+            "key {k}"
+        );
+    }
+    assert_eq!(server.dbsize(), 6);
+    // memtier's rows: one per command name, the two INCR steps added up.
+    let mb: Value =
+        serde_json::from_str(&respload::tools::memtier::json(&report, &m.options)).unwrap();
+    let all = &mb["ALL STATS"];
+    let count = |row: &str| all[row]["Count"].as_u64();
+    assert_eq!(
+        (
+            count("Multis"),
+            count("Incrs"),
+            count("Execs"),
+            count("Totals")
+        ),
+        (Some(6), Some(12), Some(6), Some(24)),
+        "{all}"
+    );
 }

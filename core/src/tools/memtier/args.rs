@@ -193,6 +193,8 @@ pub(super) struct Settings {
     pub(super) jitter_micros: (u32, u32),
     /// --scan-incremental-iteration: the SCAN `--command` follows its cursor.
     pub(super) scan_incremental: bool,
+    /// --transaction: the --command lines as one rotation on one key and one connection.
+    pub(super) transaction: bool,
     /// --scan-incremental-max-iterations (0: until the cursor is 0).
     pub(super) scan_max_iterations: u32,
     /// --retry-on-error and its options: --max-retries (-1: no limit),
@@ -282,6 +284,7 @@ impl Default for Settings {
             connection_stage_timeout: 30,
             jitter_micros: (0, 0),
             scan_incremental: false,
+            transaction: false,
             scan_max_iterations: 0,
             retry_on_error: false,
             max_retries: -1,
@@ -689,6 +692,7 @@ fn apply(
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
         Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
         Flag::RetryOnError => cfg.retry_on_error = true,
+        Flag::Transaction => cfg.transaction = true,
         Flag::FailedKeysFile => cfg.failed_keys_file = Some(v.to_string()),
         Flag::MaxRetries => {
             cfg.max_retries = match v {
@@ -1009,7 +1013,7 @@ fn last_command<'a>(cfg: &'a mut Settings, opt: &str) -> Result<&'a mut UserComm
         .ok_or_else(|| Error::spec(opt, "applies to the --command before it, and there is none"))
 }
 
-const KEY_PLACEHOLDER: &[u8] = b"__key__";
+pub(super) const KEY_PLACEHOLDER: &[u8] = b"__key__";
 const DATA_PLACEHOLDER: &[u8] = b"__data__";
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -1055,19 +1059,6 @@ fn command(opt: &str, text: &str) -> Result<UserCommand> {
                 ));
             }
         }
-    }
-    let upper = String::from_utf8_lossy(first).to_ascii_uppercase();
-    if matches!(
-        upper.as_str(),
-        "MULTI" | "EXEC" | "DISCARD" | "WATCH" | "UNWATCH"
-    ) {
-        return Err(not_supported(
-            opt,
-            &format!(
-                "{upper} in --command: memtier sends --command entries in a fixed rotation, \
-                 respload picks them at random by weight, so transactions cannot be replayed"
-            ),
-        ));
     }
     Ok(UserCommand {
         args,

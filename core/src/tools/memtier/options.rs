@@ -260,10 +260,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
     const IMPORT: &str = "respload does not read memtier data-import files";
     Some(match o {
-        Flag::Transaction => {
-            "respload picks --command entries at random by weight, not in memtier's fixed \
-             rotation, so a MULTI/EXEC rotation cannot be replayed"
-        }
         Flag::ClientStats => "respload writes no per-client statistics files",
         Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
@@ -326,6 +322,8 @@ Arbitrary commands:
       --command=COMMAND          A command with __key__ and __data__ placeholders (repeatable)
       --command-ratio=NUMBER     Weight of the --command before it (default: 1)
       --command-key-pattern=P    Key pattern of the --command before it: R, S, G, Z or P
+      --transaction              The --command entries in memtier's rotation on one key, back
+                                 to back on one connection (MULTI/EXEC/WATCH need it)
       --monitor-input=FILE       Commands captured with MONITOR: --command=__monitor_lineN__
                                  sends the file's Nth command, --command=__monitor_line@__
                                  one of them per request

@@ -189,7 +189,6 @@ fn errors_name_the_option() {
             "--tls-protocols",
             "TLS 1.0 or 1.1",
         ),
-        ("--transaction", "--transaction", "rotation"),
         ("--wait-ratio=0:0", "--wait-ratio", "not both 0"),
         ("--wait-ratio=1:x", "--wait-ratio", "SET:WAIT"),
         ("--num-slaves=0-0", "--num-slaves", "MAX from 1"),
@@ -235,7 +234,13 @@ fn errors_name_the_option() {
         ("--test-time=5 -n 10", "-n", "mutually exclusive"),
         ("--command-ratio=2", "--command-ratio", "no"),
         ("--command=SET --ratio=1:1", "--ratio", "--command-ratio"),
-        ("--command=MULTI", "--command", "rotation"),
+        ("--command=MULTI", "--command", "needs --transaction"),
+        ("--transaction", "--transaction", "at least one --command"),
+        (
+            "--transaction --command=MULTI --cluster-mode",
+            "--transaction",
+            "--cluster-mode",
+        ),
         ("--command='SET x__key__ 1'", "--command", "combined"),
         ("--command=__key__", "--command", "command name"),
         (
