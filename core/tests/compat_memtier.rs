@@ -402,7 +402,6 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
         (vec!["--client-stats=stats"], "--client-stats"),
         (vec!["--data-import", "data.csv"], "--data-import"),
-        (vec!["--protocol=memcache_binary"], "--protocol"),
     ] {
         let o = memtier_cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -410,6 +409,18 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
         assert!(
             err.contains(&format!("`{needle}`")) && err.contains("not supported yet"),
             "{args:?}: {err}"
+        );
+    }
+    // memcache is refused for good (respload speaks RESP only), not "yet".
+    for protocol in ["memcache_text", "memcache_binary"] {
+        let o = memtier_cli(&["-s", "127.0.0.1", &format!("--protocol={protocol}")]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            format!(
+                "respload: invalid spec at `--protocol`: `{protocol}` is not supported: respload \
+                 speaks RESP only; allowed are redis, resp2 and resp3"
+            )
         );
     }
     let o = memtier_cli(&["--no-such-option"]);

@@ -534,18 +534,22 @@ fn apply(
                 "redis" => "redis",
                 "resp2" => "resp2",
                 "resp3" => "resp3",
+                // By decision, not for lack of time: respload is a RESP load generator.
                 "memcache_text" | "memcache_binary" => {
-                    return Err(not_supported(
+                    return Err(Error::spec(
                         opt,
-                        &format!("--protocol={v}: respload speaks RESP only (redis, resp2, resp3)"),
+                        format!(
+                            "`{v}` is not supported: respload speaks RESP only; allowed are \
+                             redis, resp2 and resp3"
+                        ),
                     ))
                 }
                 _ => {
                     return Err(bad(
                         opt,
                         v,
-                        "allowed are redis, resp2 and resp3 (memcache_text and memcache_binary \
-                         are not supported)",
+                        "allowed are redis, resp2 and resp3 (respload speaks RESP only: \
+                         memcache_text and memcache_binary are not supported)",
                     ))
                 }
             }
