@@ -1252,6 +1252,15 @@ fn failed_keys_file_appends_the_requests_that_failed_for_good() {
     assert_eq!(report.commands["GET"].errors, 1);
     want.push("GET,\"memtier-5\",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0".into());
     assert_eq!(failed_lines(&path), want);
+
+    // A request lost with its connection: two QUITs written together, the server answers
+    // the first and closes, the second was in flight (a command without a key: "").
+    let m = parse(&format!("{base} --command=QUIT -n 2 --pipeline=2"));
+    let report = run(&m.workload).unwrap();
+    let quit = &report.commands["QUIT"];
+    assert_eq!((quit.ops, quit.errors), (2, 1), "{quit:?}");
+    want.push("QUIT,\"\",\"connection-dropped\",0".into());
+    assert_eq!(failed_lines(&path), want);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
