@@ -653,6 +653,15 @@ export interface OutputSpec {
    * histogram either way. The CLI's `--hdr-log` and memtier's `--json-out-file` turn it on.
    */
   interval_histograms?: boolean
+  /**
+   * A CSV file of the requests that failed for good, appended as each fails, as memtier's
+   * `--failed-keys-file` writes it: a `timestamp,command,key,status,retries` header when the file
+   * is empty, then one line per request (the UTC time to the microsecond, the command's name in the
+   * report, its key quoted, the error reply's first line or `connection-dropped`, `TIMEOUT`,
+   * `PROTOCOL`, `ABORTED` quoted, and how often it was resent). Warm-up requests included. Opened
+   * before any traffic. Not with `target.cluster` yet.
+   */
+  failed_keys?: string
 }
 
 /** How a trace is replayed (`replay` in a phase). */

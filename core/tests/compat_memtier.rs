@@ -400,10 +400,8 @@ fn commands_rows_run_count_and_stdout() {
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
     for (args, needle) in [
-        (vec!["--transaction"], "--transaction"),
         (vec!["--client-stats=stats"], "--client-stats"),
         (vec!["--data-import", "data.csv"], "--data-import"),
-        (vec!["--protocol=memcache_binary"], "--protocol"),
     ] {
         let o = memtier_cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -411,6 +409,18 @@ fn unsupported_and_unknown_options_are_errors_naming_them() {
         assert!(
             err.contains(&format!("`{needle}`")) && err.contains("not supported yet"),
             "{args:?}: {err}"
+        );
+    }
+    // memcache is refused for good (respload speaks RESP only), not "yet".
+    for protocol in ["memcache_text", "memcache_binary"] {
+        let o = memtier_cli(&["-s", "127.0.0.1", &format!("--protocol={protocol}")]);
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            format!(
+                "respload: invalid spec at `--protocol`: `{protocol}` is not supported: respload \
+                 speaks RESP only; allowed are redis, resp2 and resp3"
+            )
         );
     }
     let o = memtier_cli(&["--no-such-option"]);
@@ -1167,4 +1177,147 @@ fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
     // Each connection had its full pipeline of 16 unanswered when the server died.
     assert_eq!(get.retries, 2 * 16, "{get:?}");
     assert!(server.calls("get") <= 100_000);
+}
+
+/// The lines of a `--failed-keys-file` after its header, each without its timestamp (checked
+/// to have the shape of memtier's: `YYYY-MM-DDTHH:MM:SS.uuuuuuZ`, UTC).
+fn failed_lines(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("timestamp,command,key,status,retries"));
+    lines
+        .map(|l| {
+            let (ts, rest) = l.split_once(',').unwrap();
+            let shape: String = ts
+                .chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect();
+            assert_eq!(shape, "9999-99-99T99:99:99.999999Z", "{l}");
+            rest.to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn failed_keys_file_appends_the_requests_that_failed_for_good() {
+    let server = Server::start(&[]);
+    let dir = std::env::temp_dir().join(format!("respload-failed-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("failed.csv");
+    let _ = std::fs::remove_file(&path);
+    // Keys 1 to 4 hold strings: an LPUSH to them is a WRONGTYPE error, never resent.
+    for k in 1..=4 {
+        server.cli(&["SET", &format!("memtier-{k}"), "x"]);
+    }
+    let base = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 -n 4 --key-minimum=1 --key-maximum=4 \
+         --failed-keys-file={} --hide-histogram",
+        server.port,
+        path.display()
+    );
+    let m = parse(&format!(
+        "{base} --command='LPUSH __key__ v' --command-key-pattern=S --retry-on-error \
+         --max-retries=10"
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.commands["LPUSH"].errors, 4);
+    assert_eq!(server.calls("lpush"), 4, "sent once each");
+    let wrongtype = "\"-WRONGTYPE Operation against a key holding the wrong kind of value\"";
+    let want: Vec<String> = (1..=4)
+        .map(|k| format!("LPUSH,\"memtier-{k}\",{wrongtype},0"))
+        .collect();
+    assert_eq!(failed_lines(&path), want);
+
+    // Appended to the same file (no second header): a transient error (`-ERR BUSY`, as
+    // Redis words a script's error without a code), resent twice (--max-retries=2) and then
+    // failed for good.
+    let m = parse(&format!(
+        "{base} --command='EVAL \"return redis.error_reply(ARGV[1])\" 1 __key__ BUSY' \
+         --command-key-pattern=S --retry-on-error --max-retries=2"
+    ));
+    let report = run(&m.workload).unwrap();
+    let eval = &report.commands["EVAL"];
+    assert_eq!((eval.errors, eval.retries), (4, 8), "{eval:?}");
+    assert_eq!(server.calls("eval"), 12);
+    let mut want = want;
+    want.extend((1..=4).map(|k| format!("EVAL,\"memtier-{k}\",\"-ERR BUSY\",2")));
+    assert_eq!(failed_lines(&path), want);
+
+    // Without --retry-on-error each error reply is a line at once: the successes none.
+    let m = parse(&format!(
+        "{base} --command='GET __key__' --command-key-pattern=S --key-maximum=6 -n 6"
+    ));
+    server.cli(&["RPUSH", "memtier-5", "x"]);
+    let report = run(&m.workload).unwrap();
+    assert_eq!(report.commands["GET"].errors, 1);
+    want.push("GET,\"memtier-5\",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0".into());
+    assert_eq!(failed_lines(&path), want);
+
+    // A request lost with its connection: two QUITs written together, the server answers
+    // the first and closes, the second was in flight (a command without a key: "").
+    let m = parse(&format!("{base} --command=QUIT -n 2 --pipeline=2"));
+    let report = run(&m.workload).unwrap();
+    let quit = &report.commands["QUIT"];
+    assert_eq!((quit.ops, quit.errors), (2, 1), "{quit:?}");
+    want.push("QUIT,\"\",\"connection-dropped\",0".into());
+    assert_eq!(failed_lines(&path), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn transaction_sends_each_rotation_on_one_key_in_order() {
+    let server = Server::start(&[]);
+    // memtier's rotation MULTI, INCR, INCR, EXEC (INCR's --command-ratio is 2), every
+    // __key__ of a rotation the same key; 2 clients x 12 requests: 6 rotations, pipelined.
+    let m = parse(&format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 1 -n 12 --pipeline=4 --key-minimum=1 --key-maximum=100 \
+         --transaction --command=MULTI --command='INCR __key__' --command-ratio=2 \
+         --command-key-pattern=S --command=EXEC --hide-histogram",
+        server.port
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "no nested MULTI, no EXEC without MULTI"
+    );
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["transaction"], "true");
+    let ops = |label: &str| report.commands[label].ops;
+    assert_eq!(
+        (ops("MULTI"), ops("INCR#2"), ops("INCR#3"), ops("EXEC")),
+        (6, 6, 6, 6)
+    );
+    assert_eq!(
+        (
+            server.calls("multi"),
+            server.calls("incr"),
+            server.calls("exec")
+        ),
+        (6, 12, 6)
+    );
+    // One key per rotation, drawn in sequence: keys 1 to 6 incremented twice each (two
+    // draws per rotation would have made keys 1 to 12 hold 1).
+    for k in 1..=6 {
+        assert_eq!(
+            server.cli(&["GET", &format!("memtier-{k}")]),
+            "2",
+            "key {k}"
+        );
+    }
+    assert_eq!(server.dbsize(), 6);
+    // memtier's rows: one per command name, the two INCR steps added up.
+    let mb: Value =
+        serde_json::from_str(&respload::tools::memtier::json(&report, &m.options)).unwrap();
+    let all = &mb["ALL STATS"];
+    let count = |row: &str| all[row]["Count"].as_u64();
+    assert_eq!(
+        (
+            count("Multis"),
+            count("Incrs"),
+            count("Execs"),
+            count("Totals")
+        ),
+        (Some(6), Some(12), Some(6), Some(24)),
+        "{all}"
+    );
 }

@@ -506,6 +506,13 @@ class OutputSpec(TypedDict, total=False):
     default false, leaving it empty). At 50k ops/s each one is about 4 KB, so keeping them makes a
     long run's memory grow with its length. The interval snapshots (progress callbacks) carry the
     histogram either way. The CLI's ``--hdr-log`` and memtier's ``--json-out-file`` turn it on."""
+    failed_keys: str
+    """A CSV file of the requests that failed for good, appended as each fails, as memtier's
+    ``--failed-keys-file`` writes it: a ``timestamp,command,key,status,retries`` header when the
+    file is empty, then one line per request (the UTC time to the microsecond, the command's name in
+    the report, its key quoted, the error reply's first line or ``connection-dropped``, ``TIMEOUT``,
+    ``PROTOCOL``, ``ABORTED`` quoted, and how often it was resent). Warm-up requests included.
+    Opened before any traffic. Not with ``target.cluster`` yet."""
 
 class ReplaySpec(TypedDict, total=False):
     """How a trace is replayed (``replay`` in a phase)."""

@@ -14,6 +14,7 @@ use super::retry::Retries;
 use super::timer::Deadline;
 use crate::net::{Client, Stream};
 use crate::resp::{Framer, Reply};
+use crate::spec::Retry;
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::future::Future;
@@ -38,6 +39,17 @@ pub(super) struct Pending {
     pub(super) intended: Instant,
     /// `load.retry`: how often it was sent again.
     pub(super) tries: u16,
+}
+
+/// Retry settings that keep each request's bytes until its reply and resend none.
+fn keep_without_resending() -> Retry {
+    Retry {
+        attempts: Some(0),
+        on: Vec::new(),
+        delay: crate::spec::SpecDuration(std::time::Duration::ZERO),
+        backoff: 1.0,
+        queue: 0,
+    }
 }
 
 /// Why a connection stopped carrying traffic.
@@ -98,9 +110,12 @@ impl Connection {
         ctl: Rc<ConnCtl>,
     ) -> Self {
         let pipeline = shared.pipeline;
+        // `output.failed_keys` needs the requests' bytes too: kept, never resent.
+        let keep_only = shared.failed.is_some().then(keep_without_resending);
         let retries = shared
             .retry
             .as_ref()
+            .or(keep_only.as_ref())
             .map(|r| Box::new(Retries::new(r, pipeline)));
         Connection {
             generator,
@@ -188,7 +203,19 @@ impl Connection {
             // Requests still waiting to be resent failed for good.
             if let Some(r) = self.retries.as_deref_mut() {
                 let mut rec = self.shared.recorder.borrow_mut();
-                for (p, kind) in r.abandon().filter(|(p, _)| p.measured) {
+                for (p, kind, bytes) in r.abandon() {
+                    if let Some(log) = &self.shared.failed {
+                        log.log(
+                            p.cmd as usize,
+                            self.shared.key_index[p.cmd as usize],
+                            &bytes,
+                            &kind,
+                            p.tries,
+                        );
+                    }
+                    if !p.measured {
+                        continue;
+                    }
                     let c = &mut rec.commands[p.cmd as usize];
                     c.ops += 1;
                     c.errors += 1;
@@ -205,7 +232,18 @@ impl Connection {
         let mut rec = self.shared.recorder.borrow_mut();
         for p in self.inflight.drain(..) {
             if let Some(r) = self.retries.as_deref_mut() {
-                if r.settle(&p, Some(kind), Instant::now()) {
+                let failed = |bytes: &[u8]| {
+                    if let Some(log) = &self.shared.failed {
+                        log.log(
+                            p.cmd as usize,
+                            self.shared.key_index[p.cmd as usize],
+                            bytes,
+                            kind,
+                            p.tries,
+                        );
+                    }
+                };
+                if r.settle(&p, Some(kind), Instant::now(), failed) {
                     if p.measured {
                         rec.commands[p.cmd as usize].retries += 1;
                     }
@@ -551,7 +589,18 @@ impl Connection {
             let failed = matches!(reply, Reply::Error { .. });
             if let Some(r) = self.retries.as_deref_mut() {
                 // A transient error: the request goes again, its reply not yet its last.
-                if r.settle(&p, failed.then(|| &buf[..len]), self.now) {
+                let log = |bytes: &[u8]| {
+                    if let Some(log) = &shared.failed {
+                        log.log(
+                            p.cmd as usize,
+                            shared.key_index[p.cmd as usize],
+                            bytes,
+                            &buf[..len],
+                            p.tries,
+                        );
+                    }
+                };
+                if r.settle(&p, failed.then(|| &buf[..len]), self.now, log) {
                     if p.measured {
                         rec.commands[p.cmd as usize].retries += 1;
                     }

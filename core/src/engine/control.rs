@@ -176,6 +176,8 @@ pub struct Shared {
     pub reconnect: crate::spec::Reconnect,
     /// `load.retry`: resend failed requests.
     pub retry: Option<crate::spec::Retry>,
+    /// `output.failed_keys`: the file of the requests that failed for good.
+    pub failed: Option<std::sync::Arc<super::failed::FailedKeys>>,
     /// Whether each command (by index) reads, for hit/miss counting.
     pub reads: Box<[bool]>,
     /// Whether each command (by index) follows `{cursor}`: its replies give the next cursor.
@@ -436,6 +438,7 @@ mod tests {
             idle: false,
             reconnect: crate::spec::Reconnect::default(),
             retry: None,
+            failed: None,
             reads: Box::new([true]),
             cursors: Box::new([false]),
             read_only: Box::new([true]),

@@ -6,6 +6,7 @@ mod barrier;
 mod cluster;
 mod connection;
 mod control;
+mod failed;
 mod fd_limit;
 mod feed;
 mod generator;

@@ -155,6 +155,10 @@ impl Workers {
         let (tx, rx) = channel();
         let sequence: Arc<SequenceCounters> = Arc::default();
         let drill_mask = drills.then(|| Arc::new(AtomicU64::new(0)));
+        let failed = match &phase.spec.output.failed_keys {
+            Some(path) => Some(Arc::new(open_failed_keys(phase, path)?)),
+            None => None,
+        };
         let mut workers = Workers {
             gos: Vec::with_capacity(threads),
             recycle: Vec::with_capacity(threads),
@@ -184,6 +188,7 @@ impl Workers {
                 tx: tx.clone(),
                 recycled,
                 go: go_rx,
+                failed: failed.clone(),
             };
             first += conns[t];
             let spawned = std::thread::Builder::new()
@@ -227,6 +232,17 @@ impl Workers {
         }
         join_all(self.joins);
     }
+}
+
+/// `phase`'s `output.failed_keys` file at `path`, opened before any traffic.
+fn open_failed_keys(phase: &Phase, path: &str) -> Result<super::failed::FailedKeys> {
+    let names = phase.commands.iter().map(|c| c.label.clone()).collect();
+    super::failed::FailedKeys::open(path, names).map_err(|e| {
+        Error::spec(
+            format!("{}output.failed_keys", phase.prefix),
+            format!("`{path}` cannot be written: {e}"),
+        )
+    })
 }
 
 fn join_all(joins: Vec<JoinHandle<()>>) {

@@ -79,14 +79,24 @@ impl Retries {
     }
 
     /// The oldest request in flight got its reply (`error`: the error reply, or the kind
-    /// of failure without one). Returns whether it will be sent again.
-    pub(super) fn settle(&mut self, p: &Pending, error: Option<&[u8]>, now: Instant) -> bool {
+    /// of failure without one). Returns whether it will be sent again; when it failed for
+    /// good instead, `failed` gets its bytes.
+    pub(super) fn settle(
+        &mut self,
+        p: &Pending,
+        error: Option<&[u8]>,
+        now: Instant,
+        failed: impl FnOnce(&[u8]),
+    ) -> bool {
         let Some(copy) = self.copies.pop_front() else {
             return false;
         };
         let more = p.tries < u16::MAX && u32::from(p.tries) < self.max;
         let resend = error.filter(|e| more && self.retries(e));
         let Some(error) = resend else {
+            if error.is_some() {
+                failed(&copy);
+            }
             self.spare.push(copy);
             return false;
         };
@@ -138,10 +148,10 @@ impl Retries {
     }
 
     /// The requests still waiting when the connection ends, with the kind of their last
-    /// failure: they failed for good.
-    pub(super) fn abandon(&mut self) -> impl Iterator<Item = (Pending, Box<[u8]>)> + '_ {
+    /// failure and their bytes: they failed for good.
+    pub(super) fn abandon(&mut self) -> impl Iterator<Item = (Pending, Box<[u8]>, Vec<u8>)> + '_ {
         self.copies.clear();
-        self.waiting.drain(..).map(|w| (w.pending, w.kind))
+        self.waiting.drain(..).map(|w| (w.pending, w.kind, w.bytes))
     }
 }
 
@@ -191,17 +201,24 @@ mod tests {
             (b"ABORTED", false),
         ] {
             r.keep(b"*1\r\n$4\r\nPING\r\n");
-            assert_eq!(r.settle(&pending(0), Some(reply), now), resent, "{reply:?}");
+            assert_eq!(
+                r.settle(&pending(0), Some(reply), now, |_| {}),
+                resent,
+                "{reply:?}"
+            );
             r.waiting.clear();
         }
         // A success is never resent; nor a request resent `attempts` times already.
         r.keep(b"x");
-        assert!(!r.settle(&pending(0), None, now));
+        assert!(!r.settle(&pending(0), None, now, |_| panic!("not failed")));
         r.keep(b"x");
-        assert!(!r.settle(&pending(2), Some(b"-BUSY x\r\n"), now));
+        let mut gone = Vec::new();
+        assert!(!r.settle(&pending(2), Some(b"-BUSY x\r\n"), now, |b| gone
+            .extend_from_slice(b)));
+        assert_eq!(gone, b"x", "failed for good: its bytes handed over");
         // Waits of 10 ms, then 20 ms: the bytes come back as they were sent.
         r.keep(b"*1\r\n$4\r\nPING\r\n");
-        assert!(r.settle(&pending(1), Some(b"-BUSY x\r\n"), now));
+        assert!(r.settle(&pending(1), Some(b"-BUSY x\r\n"), now, |_| {}));
         let mut buf = Vec::new();
         assert!(r
             .take_due(now + Duration::from_millis(19), &mut buf)
@@ -219,11 +236,11 @@ mod tests {
             1,
         );
         only.keep(b"x");
-        assert!(!only.settle(&pending(0), Some(b"-LOADING x\r\n"), now));
+        assert!(!only.settle(&pending(0), Some(b"-LOADING x\r\n"), now, |_| {}));
         only.keep(b"x");
-        assert!(only.settle(&pending(0), Some(b"-BUSY x\r\n"), now));
+        assert!(only.settle(&pending(0), Some(b"-BUSY x\r\n"), now, |_| {}));
         assert_eq!(
-            only.abandon().map(|(_, k)| k).collect::<Vec<_>>(),
+            only.abandon().map(|(_, k, _)| k).collect::<Vec<_>>(),
             [b"BUSY"[..].into()]
         );
     }

@@ -36,8 +36,9 @@ impl StopHandle {
 }
 
 /// What a run writes besides its report, called on the runner's thread. The engine opens and
-/// formats no file itself: [`Runner::start`] passes the writer of memtier's report
-/// (`output.memtier`). Dropped when the run ends.
+/// formats no report file itself: [`Runner::start`] passes the writer of memtier's report
+/// (`output.memtier`). Dropped when the run ends. (The one file the engine writes is
+/// `output.failed_keys`, a line per failed request as it fails.)
 pub trait PhaseEnd: Send {
     /// Once the servers were reached, before any traffic: check that what will be written
     /// can be (a file that cannot be is an error now, not after a long run).

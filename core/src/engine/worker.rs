@@ -148,6 +148,8 @@ pub struct WorkerSetup {
     pub recycled: Receiver<Recorder>,
     /// From the coordinator.
     pub go: Receiver<Go>,
+    /// `output.failed_keys`: the phase's file of the requests that failed for good.
+    pub failed: Option<Arc<super::failed::FailedKeys>>,
 }
 
 /// The body of a worker thread.
@@ -231,6 +233,7 @@ async fn worker(s: WorkerSetup) {
         idle: s.phase.spec.load.idle,
         reconnect: s.phase.spec.load.reconnect,
         retry: s.phase.spec.load.retry.clone(),
+        failed: s.failed.clone(),
         reads: commands.iter().map(|c| c.reads).collect(),
         cursors: {
             let mut c = vec![false; commands.len()];

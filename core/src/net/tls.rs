@@ -176,18 +176,8 @@ fn alert_name(alert: &AlertDescription) -> String {
 
 /// Seconds since the Unix epoch as `YYYY-MM-DD HH:MM:SS UTC`.
 fn utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
+    let (y, m, d) = crate::spec::civil_from_days((secs / 86_400) as i64);
     let rem = secs % 86_400;
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
     format!(
         "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
         rem / 3600,

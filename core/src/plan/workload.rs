@@ -488,16 +488,27 @@ mod tests {
 
     #[test]
     fn an_output_needs_a_path() {
-        let e = err("output = { memtier = ' ' }");
-        assert!(
-            e.contains("`output.memtier`") && e.contains("empty path"),
-            "{e}"
-        );
-        let e = err("output = { hdr = 'x' }");
-        assert!(
-            e.contains("output") && e.contains("unknown field `hdr`"),
-            "{e}"
-        );
+        for (toml, field, text) in [
+            (
+                "output = { memtier = ' ' }",
+                "`output.memtier`",
+                "empty path",
+            ),
+            (
+                "output = { failed_keys = '' }",
+                "`output.failed_keys`",
+                "empty path",
+            ),
+            (
+                "target = { cluster = true }\noutput = { failed_keys = 'f.csv' }",
+                "`output.failed_keys`",
+                "cluster mode",
+            ),
+            ("output = { hdr = 'x' }", "output", "unknown field `hdr`"),
+        ] {
+            let e = err(toml);
+            assert!(e.contains(field) && e.contains(text), "{toml}: {e}");
+        }
     }
 
     #[test]

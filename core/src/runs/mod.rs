@@ -1,7 +1,8 @@
 //! The run as the library gives it: the engine's [`Runner`] with the phase-end hook that
 //! creates each phase's output files before any traffic and writes them at its end
-//! (memtier_benchmark's report of `output.memtier`). The engine opens and formats no file
-//! itself; this layer, above both, joins it to the output formats.
+//! (memtier_benchmark's report of `output.memtier`). The engine opens and formats no report
+//! file itself (only `output.failed_keys`, written as requests fail); this layer, above
+//! both, joins it to the output formats.
 
 use crate::engine::{PhaseEnd, Runner};
 use crate::plan::{Phase, Workload};

@@ -41,6 +41,7 @@ pub use replay::{Replay, ReplayShare, DROPPED_BY_DEFAULT, MAX_REPLAY_CONNECTIONS
 #[cfg(feature = "schema")]
 pub use schema::json_schema;
 pub use slo::Slo;
+pub(crate) use start_at::civil_from_days;
 pub use start_at::{
     check_not_late, parse_start_at, unix_now, START_AHEAD_LIMIT_S, START_LATE_LIMIT_S,
 };

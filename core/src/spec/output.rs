@@ -21,6 +21,15 @@ pub struct Output {
     /// `--hdr-log` and memtier's `--json-out-file` turn it on.
     #[serde(default, skip_serializing_if = "is_false")]
     pub interval_histograms: bool,
+    /// A CSV file of the requests that failed for good, appended as each fails, as
+    /// memtier's `--failed-keys-file` writes it: a `timestamp,command,key,status,retries`
+    /// header when the file is empty, then one line per request (the UTC time to the
+    /// microsecond, the command's name in the report, its key quoted, the error reply's
+    /// first line or `connection-dropped`, `TIMEOUT`, `PROTOCOL`, `ABORTED` quoted, and how
+    /// often it was resent). Warm-up requests included. Opened before any traffic. Not with
+    /// `target.cluster` yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_keys: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -30,16 +39,25 @@ fn is_false(b: &bool) -> bool {
 impl Output {
     /// Whether nothing is asked for (no file, no interval histograms).
     pub fn is_empty(&self) -> bool {
-        self.memtier.is_none() && !self.interval_histograms
+        self.memtier.is_none() && !self.interval_histograms && self.failed_keys.is_none()
     }
 
     pub(crate) fn validate(&self, prefix: &str) -> Result<()> {
-        match &self.memtier {
-            Some(p) if p.trim().is_empty() => Err(Error::spec(
-                format!("{prefix}output.memtier"),
-                "an empty path: give the file to write memtier's text report to",
-            )),
-            _ => Ok(()),
+        for (field, path, what) in [
+            ("memtier", &self.memtier, "memtier's text report"),
+            (
+                "failed_keys",
+                &self.failed_keys,
+                "the requests that failed for good",
+            ),
+        ] {
+            if path.as_ref().is_some_and(|p| p.trim().is_empty()) {
+                return Err(Error::spec(
+                    format!("{prefix}output.{field}"),
+                    format!("an empty path: give the file to write {what} to"),
+                ));
+            }
         }
+        Ok(())
     }
 }

@@ -131,9 +131,33 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date (year, month, day) of a count of days since 1970-01-01
+/// (Howard Hinnant's days-to-civil, the inverse of [`days_from_civil`]).
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m as u32, d as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn civil_from_days_inverts_days_from_civil() {
+        for (y, m, d) in [(1970, 1, 1), (2000, 2, 29), (2026, 11, 29), (1969, 12, 31)] {
+            assert_eq!(
+                civil_from_days(days_from_civil(y, m, d)),
+                (y, m as u32, d as u32)
+            );
+        }
+    }
 
     #[test]
     fn unix_seconds_and_rfc3339_times_parse_to_the_same_instant() {

@@ -41,7 +41,7 @@
 
 mod client;
 mod redirect;
-mod route;
+pub(super) mod route;
 mod topology;
 
 pub use client::ClusterClient;

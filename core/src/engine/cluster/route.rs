@@ -5,6 +5,14 @@ use crate::net::cluster::key_slot;
 /// The slot of a RESP-encoded request's key, its argument `key_index` (slot 0 without one).
 #[inline]
 pub fn request_slot(req: &[u8], key_index: Option<usize>) -> u16 {
+    key_index
+        .and_then(|k| request_arg(req, k))
+        .map_or(0, key_slot)
+}
+
+/// Argument `index` (0: the command name) of a RESP-encoded request, if it has one.
+#[inline]
+pub fn request_arg(req: &[u8], index: usize) -> Option<&[u8]> {
     fn header(req: &[u8], i: &mut usize) -> Option<usize> {
         let mut n = 0usize;
         let mut j = *i + 1;
@@ -18,29 +26,16 @@ pub fn request_slot(req: &[u8], key_index: Option<usize>) -> u16 {
         }
         None
     }
-    let Some(k) = key_index else {
-        return 0;
-    };
     let mut i = 0;
-    let Some(count) = header(req, &mut i) else {
-        return 0;
-    };
-    if count <= k {
-        return 0;
+    if header(req, &mut i)? <= index {
+        return None;
     }
-    for _ in 0..k {
-        let Some(len) = header(req, &mut i) else {
-            return 0;
-        };
+    for _ in 0..index {
+        let len = header(req, &mut i)?;
         i += len + 2;
     }
-    let Some(key_len) = header(req, &mut i) else {
-        return 0;
-    };
-    match req.get(i..i + key_len) {
-        Some(key) => key_slot(key),
-        None => 0,
-    }
+    let len = header(req, &mut i)?;
+    req.get(i..i + len)
 }
 
 #[cfg(test)]

@@ -258,16 +258,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 
 /// Why an option is not supported yet, or `None` when respload honours it.
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    const RETRY: &str = "respload writes no file of the requests that failed for good (the \
-                         report counts them by kind)";
     const IMPORT: &str = "respload does not read memtier data-import files";
     Some(match o {
-        Flag::Transaction => {
-            "respload picks --command entries at random by weight, not in memtier's fixed \
-             rotation, so a MULTI/EXEC rotation cannot be replayed"
-        }
         Flag::ClientStats => "respload writes no per-client statistics files",
-        Flag::FailedKeysFile => RETRY,
         Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
@@ -311,6 +304,8 @@ Test:
       --retry-backoff-factor=NUM Each further wait times NUM (0, the default: constant)
       --retry-on=LIST            Only these error kinds (e.g. LOADING,BUSY,TRYAGAIN)
       --max-retry-queue=NUM      Most requests waiting for a resend per connection
+      --failed-keys-file=PATH    Append each request that failed for good as CSV:
+                                 timestamp,command,key,status,retries
       --reconnect-interval=NUM   Reopen each connection after NUM requests
       --max-reconnect-attempts=NUM  A lost connection gives up after NUM attempts (0: never)
       --reconnect-backoff-factor=NUM  Waits of NUM, NUM^2, ... seconds (at most 60) between
@@ -327,6 +322,8 @@ Arbitrary commands:
       --command=COMMAND          A command with __key__ and __data__ placeholders (repeatable)
       --command-ratio=NUMBER     Weight of the --command before it (default: 1)
       --command-key-pattern=P    Key pattern of the --command before it: R, S, G, Z or P
+      --transaction              The --command entries in memtier's rotation on one key, back
+                                 to back on one connection (MULTI/EXEC/WATCH need it)
       --monitor-input=FILE       Commands captured with MONITOR: --command=__monitor_lineN__
                                  sends the file's Nth command, --command=__monitor_line@__
                                  one of them per request

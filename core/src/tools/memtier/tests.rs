@@ -189,7 +189,6 @@ fn errors_name_the_option() {
             "--tls-protocols",
             "TLS 1.0 or 1.1",
         ),
-        ("--transaction", "--transaction", "rotation"),
         ("--wait-ratio=0:0", "--wait-ratio", "not both 0"),
         ("--wait-ratio=1:x", "--wait-ratio", "SET:WAIT"),
         ("--num-slaves=0-0", "--num-slaves", "MAX from 1"),
@@ -235,7 +234,13 @@ fn errors_name_the_option() {
         ("--test-time=5 -n 10", "-n", "mutually exclusive"),
         ("--command-ratio=2", "--command-ratio", "no"),
         ("--command=SET --ratio=1:1", "--ratio", "--command-ratio"),
-        ("--command=MULTI", "--command", "rotation"),
+        ("--command=MULTI", "--command", "needs --transaction"),
+        ("--transaction", "--transaction", "at least one --command"),
+        (
+            "--transaction --command=MULTI --cluster-mode",
+            "--transaction",
+            "--cluster-mode",
+        ),
         ("--command='SET x__key__ 1'", "--command", "combined"),
         ("--command=__key__", "--command", "command name"),
         (
@@ -489,6 +494,12 @@ fn retry_options_map_to_load_retry() {
     assert_eq!(config["retry_on_error"], "true");
     assert_eq!(config["max_retries"], 4);
     assert_eq!(config["retry_on"], "BUSY");
+    assert_eq!(config["failed_keys_file"], "");
+    let m = run("--failed-keys-file=failed.csv");
+    let config: std::collections::HashMap<_, _> = m.options.config.iter().cloned().collect();
+    assert_eq!(config["failed_keys_file"], "failed.csv");
+    let output = &m.workload.phases[0].spec.output;
+    assert_eq!(output.failed_keys.as_deref(), Some("failed.csv"));
     for (line, opt, text) in [
         ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
         (
@@ -507,9 +518,9 @@ fn retry_options_map_to_load_retry() {
             "0 to 60000",
         ),
         (
-            "--failed-keys-file=f.csv",
+            "--cluster-mode --failed-keys-file=f.csv",
             "--failed-keys-file",
-            "not supported yet",
+            "--cluster-mode",
         ),
         (
             "--cluster-mode --retry-on-error",

@@ -1,6 +1,6 @@
 //! The workload and report settings built from memtier_benchmark's options as read.
 
-use super::args::{bad, number, template, Memtier, Req, Settings, MAX_WEIGHT};
+use super::args::{bad, number, template, Memtier, Req, Settings, KEY_PLACEHOLDER, MAX_WEIGHT};
 use super::monitor::{self, Captured, Placeholder};
 use super::report::{CommandRow, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
@@ -10,6 +10,8 @@ use serde_json::{json, Map, Value as Json};
 
 /// The longest rotation of `--multi-key-get` MGETs kept exactly (a chain of that many steps).
 const MAX_MGET_ROTATION: u32 = 1024;
+/// The longest `--transaction` rotation (requests), its lines times their ratios.
+const MAX_ROTATION: usize = 1024;
 
 /// memtier's cap on the wait between two reconnect attempts, in seconds.
 const MAX_BACKOFF_SECS: f64 = 60.0;
@@ -107,6 +109,32 @@ impl Settings {
     }
 
     pub(super) fn build(self) -> Result<Memtier> {
+        if self.transaction && self.commands.is_empty() {
+            return Err(Error::spec(
+                "--transaction",
+                "requires at least one --command (as in memtier_benchmark)",
+            ));
+        }
+        let transactional = self
+            .commands
+            .iter()
+            .map(|c| command_name(&c.args))
+            .find(|n| {
+                matches!(
+                    n.as_str(),
+                    "MULTI" | "EXEC" | "DISCARD" | "WATCH" | "UNWATCH"
+                )
+            });
+        if let (Some(name), false) = (transactional, self.transaction) {
+            return Err(Error::spec(
+                "--command",
+                format!(
+                    "{name} needs --transaction with respload: without it respload picks the \
+                     --command entries at random by weight, where memtier sends them in a fixed \
+                     rotation; --transaction sends them in memtier's rotation, on one key"
+                ),
+            ));
+        }
         let arbitrary = !self.commands.is_empty();
         if arbitrary {
             if self.key_pattern.is_some() {
@@ -344,6 +372,10 @@ impl Settings {
             let (scan, list) = self.scan_command()?;
             commands.push(scan);
             rows = Some(list);
+        } else if arbitrary && self.transaction {
+            let (chain, list) = self.transaction_chain()?;
+            commands.push(chain);
+            rows = Some(list);
         } else if arbitrary {
             let mut list: Vec<CommandRow> = Vec::new();
             // memtier counts the requests of `__monitor_line@__` under their own commands'
@@ -492,9 +524,16 @@ impl Settings {
             // memtier's default is a constant seed: the same stream on every run.
             spec.insert("seed".into(), json!(0));
         }
+        let mut output = Map::new();
         if self.json_out_file.is_some() {
             // Its per-second percentiles are read from each interval's histogram.
-            spec.insert("output".into(), json!({ "interval_histograms": true }));
+            output.insert("interval_histograms".into(), json!(true));
+        }
+        if let Some(path) = &self.failed_keys_file {
+            output.insert("failed_keys".into(), json!(path));
+        }
+        if !output.is_empty() {
+            spec.insert("output".into(), Json::Object(output));
         }
         if let Some(host) = &self.statsd_host {
             // memtier makes the prefix and the label valid (an empty label is `default`),
@@ -621,6 +660,13 @@ impl Settings {
                     "--retry-on-error",
                     "is not supported with --cluster-mode by respload yet: its cluster client \
                      follows MOVED, ASK and TRYAGAIN itself",
+                ));
+            }
+            if self.failed_keys_file.is_some() {
+                return Err(Error::spec(
+                    "--failed-keys-file",
+                    "is not supported with --cluster-mode by respload yet: its cluster client \
+                     keeps no copy of the requests in flight",
                 ));
             }
             if self.multi_key_get > 0 {
@@ -752,6 +798,67 @@ impl Settings {
         (!r.is_empty()).then_some(Json::Object(r))
     }
 
+    /// `--transaction`: the `--command` lines as one chain in memtier's rotation (each line
+    /// `--command-ratio` times in a row), sent back to back on one connection with one key
+    /// for every `__key__` of the rotation, drawn by the first keyed line's
+    /// `--command-key-pattern` (memtier 2.4.3's same-key rotation). The rows: each step
+    /// labelled as respload labels a chain's steps (`SET`, `SET#4` for a name that repeats).
+    fn transaction_chain(&self) -> Result<(Json, Vec<CommandRow>)> {
+        let opt = "--transaction";
+        if self.cluster_mode {
+            return Err(Error::spec(
+                opt,
+                "is not supported with --cluster-mode by respload yet: its cluster client would \
+                 send the keyless commands (MULTI, EXEC) to another node than the keyed ones",
+            ));
+        }
+        let mut steps = Vec::new();
+        let mut names = Vec::new();
+        for c in &self.commands {
+            if let Some(text) = &c.monitor {
+                return Err(Error::spec(
+                    opt,
+                    format!("cannot hold `{text}` in its rotation: give the commands themselves"),
+                ));
+            }
+            for _ in 0..c.ratio {
+                if steps.len() == MAX_ROTATION {
+                    return Err(Error::spec(
+                        opt,
+                        format!(
+                            "makes a rotation of more than {MAX_ROTATION} requests: respload \
+                             allows at most {MAX_ROTATION} (use smaller --command-ratio numbers)"
+                        ),
+                    ));
+                }
+                steps.push(template(&c.args));
+                names.push(command_name(&c.args));
+            }
+        }
+        let pattern = self
+            .commands
+            .iter()
+            .find(|c| c.args.iter().any(|a| a == KEY_PLACEHOLDER))
+            .map_or('R', |c| c.pattern);
+        let rows = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| CommandRow {
+                label: match names.iter().filter(|n| *n == name).count() {
+                    1 => name.clone(),
+                    _ => format!("{name}#{}", i + 1),
+                },
+                name: name.clone(),
+                line_name: None,
+            })
+            .collect();
+        let chain = json!({
+            "chain": steps,
+            "distribution": self.distribution(pattern),
+        });
+        Ok((chain, rows))
+    }
+
     /// `--scan-incremental-iteration`: the one `--command`, a SCAN, as a template following
     /// `{cursor}` (its first argument), with memtier's checks and its two rows, `SCAN 0`
     /// and `SCAN <cursor>`.
@@ -856,7 +963,7 @@ impl Settings {
             ("test_time", json!(self.test_time.unwrap_or(0))),
             ("ratio", json!(format!("{ra}:{rb}"))),
             ("pipeline", json!(self.pipeline)),
-            ("transaction", tf(false)),
+            ("transaction", tf(self.transaction)),
             (
                 "data_size",
                 json!(
@@ -897,7 +1004,10 @@ impl Settings {
             ("retry_backoff_factor", json!(self.retry_backoff_factor)),
             ("retry_on", json!(self.retry_on.clone().unwrap_or_default())),
             ("max_retry_queue", json!(self.max_retry_queue)),
-            ("failed_keys_file", json!("")),
+            (
+                "failed_keys_file",
+                json!(self.failed_keys_file.clone().unwrap_or_default()),
+            ),
             ("connection_timeout", json!(self.connection_timeout)),
             (
                 "connection_stage_timeout",
