@@ -27,6 +27,9 @@ const FIRST_BUFFER: usize = 4 * 1024;
 /// A busy connection's receive buffer (after a receive filled the first one): a whole
 /// pipeline's replies in one completion.
 const FULL_BUFFER: usize = 64 * 1024;
+/// `IORING_RECVSEND_POLL_FIRST` (linux/io_uring.h, kernel 5.19): the io-uring crate keeps
+/// its constants private.
+const RECVSEND_POLL_FIRST: u16 = 1;
 /// The fewest and the most submission entries of a ring.
 const MIN_ENTRIES: u32 = 64;
 const MAX_ENTRIES: u32 = 4096;
@@ -116,6 +119,10 @@ impl Ring {
         let entries = ((2 * connections) as u32)
             .clamp(MIN_ENTRIES, MAX_ENTRIES)
             .next_power_of_two();
+        // The default ring, not DEFER_TASKRUN: that one made a seventeenth of the system
+        // calls but stalled a W2 run for good, most likely because an enter runs a bounded
+        // number of deferred completions and the rest raise no new eventfd signal
+        // (docs/performance.md, "io_uring beside epoll").
         let ring = IoUring::builder().build(entries)?;
         // SAFETY: eventfd(2) with constant arguments; the descriptor is owned right after.
         let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
@@ -194,30 +201,33 @@ impl Ring {
     /// connections; never ends (the worker's runtime drops it).
     fn poll_drive(&self, cx: &mut Context<'_>) -> Poll<()> {
         loop {
-            {
-                let mut inner = self.inner.borrow_mut();
-                inner.reap();
-                if inner.queued > 0 {
-                    // Every connection woken by the last pass has run and queued its
-                    // entries by now (the driver was woken after them): one system call.
-                    if inner.ring.submit().is_err() {
-                        inner.fail_queued();
-                    }
-                    inner.queued = 0;
-                    // Sends complete within the submission, mostly: reap them now.
-                    continue;
+            // The eventfd is edge-triggered in tokio's epoll, and the kernel signals it
+            // anew for each completion: its counter need not be read.
+            let signalled = match self.efd.poll_read_ready(cx) {
+                Poll::Ready(Ok(mut guard)) => {
+                    guard.clear_ready();
+                    true
                 }
+                Poll::Ready(Err(_)) => return Poll::Pending,
+                Poll::Pending => false,
+            };
+            let mut inner = self.inner.borrow_mut();
+            if inner.queued == 0 && !signalled {
                 match &inner.driver {
                     Some(w) if w.will_wake(cx.waker()) => {}
                     _ => inner.driver = Some(cx.waker().clone()),
                 }
+                return Poll::Pending;
             }
-            // The eventfd is edge-triggered in tokio's epoll, and each completion signals it
-            // anew: its counter need not be read (one system call fewer per pass).
-            match self.efd.poll_read_ready(cx) {
-                Poll::Ready(Ok(mut guard)) => guard.clear_ready(),
-                Poll::Ready(Err(_)) | Poll::Pending => return Poll::Pending,
+            if inner.queued > 0 {
+                // Every connection woken by the last pass has run and queued its entries by
+                // now (the driver was woken after them): one system call submits them all.
+                if inner.ring.submit().is_err() {
+                    inner.fail_queued();
+                }
+                inner.queued = 0;
             }
+            inner.reap();
         }
     }
 }
@@ -414,7 +424,10 @@ impl UringStream {
         }
         (s.rpos, s.rlen) = (0, 0);
         let fd = s.fd.as_ref().map_or(-1, |f| f.as_raw_fd());
+        // Poll first: a receive is queued right after the requests it waits for, before
+        // their replies can have come, so trying it at once would only fail with EAGAIN.
         let sqe = opcode::Recv::new(types::Fd(fd), s.rbuf.as_mut_ptr(), s.rbuf.len() as u32)
+            .ioprio(RECVSEND_POLL_FIRST)
             .build()
             .user_data(tag(i, false));
         s.read = Op::InFlight;
