@@ -304,6 +304,15 @@ export interface LoadSpec {
    * once.
    */
   retry?: RetrySpec
+  /**
+   * How connections do their I/O: `epoll` (the default: a `read` and a `write` per connection per
+   * round, readiness from epoll) or `uring` (Linux: one io_uring per worker thread, every
+   * connection's reads and writes of a round handed to the kernel in one system call). `uring` runs
+   * plain TCP and Unix sockets; TLS (`target.tls`) runs on `epoll` only, and a spec asking for both
+   * is refused. Replies are framed and timed the same way: a reply ends at the completion that
+   * delivered its last byte.
+   */
+  io?: Io
 }
 
 /** A rate staircase (`load.rate_ramp`). */
@@ -823,6 +832,15 @@ export type Pacing = 'precise' | 'spin' | 'coarse'
  * - `'batch'`: Once every reply of the previous `pipeline` requests is in.
  */
 export type Refill = 'eager' | 'batch'
+
+/**
+ * The I/O of the load connections (`load.io`).
+ *
+ * - `'epoll'` (the default): Readiness from epoll, one `read` and one `write` system call per
+ *   connection per round.
+ * - `'uring'`: One io_uring per worker thread, submitted once per pass of its event loop (Linux).
+ */
+export type Io = 'epoll' | 'uring'
 
 /**
  * How a command picks its key from the range.

@@ -195,6 +195,18 @@ def set_spec(n: int, conns: int, pipeline: int, size: int, threads: int = 1) -> 
     }
 
 
+def uring(spec: dict) -> dict:
+    """`spec` with the io_uring transport (`load.io = "uring"`) instead of epoll."""
+    spec["load"]["io"] = "uring"
+    return spec
+
+
+# The tool name of respload over io_uring, and its targets (issue 49: CPU per request over
+# redis-benchmark's), in the rows beside epoll's.
+URING = "respload (io_uring)"
+URING_TARGETS = {"W1": 0.40, "W2": 0.50}
+
+
 def batch(spec: dict) -> dict:
     """`spec` with redis-benchmark's pipelining: the next batch once all replies are in."""
     spec["load"]["refill"] = "batch"
@@ -228,10 +240,18 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             spec = get_spec(n, 50, 50)
             return respload(tg[port], batch(spec) if batches else spec, n)
 
-        return {
+        def ours_uring(tg: dict, n: int) -> Sample:
+            spec = uring(get_spec(n, 50, 50))
+            return respload(tg[port], batch(spec) if batches else spec, n)
+
+        tools = {
             "respload": ours,
             "redis-benchmark": lambda tg, n: redis_benchmark(tg[port], w1_rb(n), n),
         }
+        # io_uring runs plain TCP only (TLS stays on epoll).
+        if port == "plain":
+            tools[URING] = ours_uring
+        return tools
 
     out = [
         Scenario(
@@ -273,6 +293,7 @@ def scenarios(have_resp_benchmark: bool) -> list[Scenario]:
             500_000,
             {
                 "respload": lambda tg, n: respload(tg["plain"], get_spec(n, 50, 1), n),
+                URING: lambda tg, n: respload(tg["plain"], uring(get_spec(n, 50, 1)), n),
                 "redis-benchmark": lambda tg, n: redis_benchmark(
                     tg["plain"],
                     ["-t", "get", "-n", str(n), "-d", "1024", "-c", "50", "-r", "100000"],
@@ -526,6 +547,8 @@ def table(results: list[dict]) -> list[str]:
             target = ""
             if tool == "respload" and res["target"] is not None:
                 target = verdict(m, res["target"])
+            elif tool == URING and res["key"] in URING_TARGETS:
+                target = verdict(m, URING_TARGETS[res["key"]])
             lines.append(
                 f"| {res['key']}: {res['title']} ({res['requests']:,} req) | {tool} "
                 f"| {m['ops']:,.0f} | {m['cpu_per_m']:.2f} | {m['rss_mb']:.1f} "

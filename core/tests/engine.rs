@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{workload, writes_while_busy, Proxy, Server};
+use common::{run_with_a_kill, stop_after_a_snapshot, workload, writes_while_busy, Proxy, Server};
 use respload::{run, Error, Runner};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -211,21 +211,14 @@ fn error_replies_are_counted_by_kind_and_the_run_completes() {
 #[test]
 fn killed_connections_reconnect_and_their_requests_count_as_errors() {
     let server = Server::start(&[]);
-    let runner = Runner::start(workload(json!({
-        "target": { "url": server.url(), "client_name": "victim" },
-        "load": { "connections": 4, "pipeline": 16, "duration": "3s" },
-        "commands": [{ "name": "set" }],
-    })))
-    .unwrap();
-    std::thread::sleep(Duration::from_millis(1200));
-    let killed: u64 = server
-        .cli(&["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"])
-        .parse()
-        .unwrap();
-    assert!(killed >= 4, "killed {killed}");
-    let report = runner.wait().unwrap();
-    assert!(!report.interrupted);
-    assert!(report.client.reconnects >= 4, "{:?}", report.client);
+    let report = run_with_a_kill(
+        &server,
+        json!({
+            "target": { "url": server.url(), "client_name": "victim" },
+            "load": { "connections": 4, "pipeline": 16, "duration": "3s" },
+            "commands": [{ "name": "set" }],
+        }),
+    );
     // The timeline shows when: the rows add up to the run's reconnections, and the kill's
     // are in the row of its second (1.2 s in), not in the others.
     let rows: Vec<u64> = report
@@ -248,14 +241,6 @@ fn killed_connections_reconnect_and_their_requests_count_as_errors() {
             .unwrap_or(0)
             >= 1
     );
-    // Traffic went on after the kill.
-    let late: u64 = report
-        .timeline
-        .iter()
-        .filter(|r| r.t > 2.0)
-        .map(|r| r.ops)
-        .sum();
-    assert!(late > 100, "{:?}", report.timeline);
     // Every request is either a success or a counted error.
     let kinds: u64 = report.totals.errors_by_kind.values().sum();
     assert_eq!(kinds, report.totals.errors);
@@ -364,25 +349,14 @@ fn interval_histograms_reach_the_snapshots_but_stay_in_the_report_only_when_aske
 #[test]
 fn stop_returns_a_partial_report_marked_interrupted() {
     let server = Server::start(&[]);
-    let runner = Runner::start(workload(json!({
-        "target": { "url": server.url() },
-        "load": { "connections": 4, "duration": "60s" },
-        "commands": [{ "name": "get" }],
-    })))
-    .unwrap();
-    let first = runner
-        .next_snapshot(Duration::from_secs(5))
-        .expect("a snapshot each second");
-    assert!(first.row.ops_per_sec > 0.0);
-    let asked = Instant::now();
-    let report = runner.stop().unwrap();
-    assert!(
-        asked.elapsed() < Duration::from_secs(1),
-        "{:?}",
-        asked.elapsed()
+    stop_after_a_snapshot(
+        json!({
+            "target": { "url": server.url() },
+            "load": { "connections": 4, "duration": "60s" },
+            "commands": [{ "name": "get" }],
+        }),
+        || {},
     );
-    assert!(report.interrupted && report.phases[0].interrupted);
-    assert!(report.totals.ops > 0);
 }
 
 #[test]

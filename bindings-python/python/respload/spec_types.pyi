@@ -239,6 +239,13 @@ class LoadSpec(TypedDict, total=False):
     """Resend a request that failed with a transient error, or was in flight on a lost connection
     (memtier_benchmark's ``--retry-on-error``); absent: a failed request is counted as an error at
     once."""
+    io: Io
+    """How connections do their I/O: ``epoll`` (the default: a ``read`` and a ``write`` per
+    connection per round, readiness from epoll) or ``uring`` (Linux: one io_uring per worker thread,
+    every connection's reads and writes of a round handed to the kernel in one system call).
+    ``uring`` runs plain TCP and Unix sockets; TLS (``target.tls``) runs on ``epoll`` only, and a
+    spec asking for both is refused. Replies are framed and timed the same way: a reply ends at the
+    completion that delivered its last byte."""
 
 class RateRampSpec(TypedDict, total=False):
     """A rate staircase (``load.rate_ramp``)."""
@@ -610,6 +617,9 @@ Pacing = Literal["precise", "spin", "coarse"]
 
 Refill = Literal["eager", "batch"]
 """When a pipelined connection sends its next requests."""
+
+Io = Literal["epoll", "uring"]
+"""The I/O of the load connections (``load.io``)."""
 
 Distribution = (
     Literal["sequential", "uniform", "parallel", "gaussian", "zipf", "hotset", "empirical"]

@@ -430,7 +430,8 @@ impl Connection {
             if n == 0 {
                 return Err(Failure::Connection);
             }
-            self.now = Instant::now();
+            // io_uring: when the completion that delivered the bytes was reaped.
+            self.now = stream.read_at().unwrap_or_else(Instant::now);
             self.rend += n;
             let lean = self.rbuf.is_empty();
             if !lean {

@@ -172,6 +172,24 @@ pub fn run_worker(setup: WorkerSetup) {
 }
 
 async fn worker(s: WorkerSetup) {
+    // `load.io = "uring"`: this thread's ring, before any connection opens (the handshakes
+    // go through it too); removed when the worker ends.
+    #[cfg(target_os = "linux")]
+    let _ring = match s.phase.spec.load.io {
+        crate::spec::Io::Uring => match crate::net::uring::install(s.connections) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let _ = s.tx.send(WorkerMsg::Ready(Err(Error::spec(
+                    format!("{}load.io", s.phase.prefix),
+                    format!(
+                        "\"uring\": no io_uring here ({e}): allowed is \"epoll\" (the default)"
+                    ),
+                ))));
+                return;
+            }
+        },
+        crate::spec::Io::Epoll => None,
+    };
     // Open every connection that starts with the phase before it starts, so set-up is not
     // measured; with a connection ramp, the others open at their step.
     let ramp = s.phase.spec.load.connections_ramp;

@@ -5,6 +5,8 @@ pub mod cluster;
 mod stream;
 mod tls;
 mod tls_stream;
+#[cfg(target_os = "linux")]
+pub mod uring;
 
 pub use client::{Client, Value};
 pub use stream::Stream;

@@ -25,6 +25,9 @@ pub enum Stream {
     /// TLS over TCP (with TCP_NODELAY; records decrypted in place in the stream's own read
     /// buffer); boxed, as its state would make every stream large.
     Tls(Box<TlsStream>),
+    /// TCP or Unix socket through the worker's io_uring (`load.io = "uring"`, Linux).
+    #[cfg(target_os = "linux")]
+    Uring(super::uring::UringStream),
 }
 
 /// A TCP connection whose socket is Multipath TCP (`IPPROTO_MPTCP`): the kernel falls back
@@ -94,7 +97,12 @@ impl Stream {
             })?;
         let (tls, tcp) = match (&c.tls, stream) {
             (Some(tls), Stream::Tcp(tcp)) => (tls, tcp),
-            (_, stream) => return Ok(stream),
+            (_, stream) => {
+                return stream.onto_ring().map_err(|source| Error::Connect {
+                    address: addr(),
+                    source,
+                })
+            }
         };
         let left = c.connect_timeout.saturating_sub(started.elapsed());
         // Boxed: the handshake's state (rustls's connection) would sit in every connect
@@ -119,6 +127,44 @@ impl Stream {
                     c.connect_timeout
                 ),
             }),
+        }
+    }
+
+    /// A plain TCP or Unix stream moved onto this worker thread's io_uring when it has one
+    /// (`load.io = "uring"`); as it is otherwise.
+    #[cfg(target_os = "linux")]
+    fn onto_ring(self) -> io::Result<Stream> {
+        use super::uring::adopt;
+        // Back to tokio's socket when the thread has no ring (nothing changed on it).
+        match self {
+            Stream::Tcp(s) => Ok(match adopt(s.into_std()?)? {
+                Ok(u) => Stream::Uring(u),
+                Err(fd) => Stream::Tcp(TcpStream::from_std(std::net::TcpStream::from(fd))?),
+            }),
+            Stream::Unix(s) => Ok(match adopt(s.into_std()?)? {
+                Ok(u) => Stream::Uring(u),
+                Err(fd) => Stream::Unix(UnixStream::from_std(
+                    std::os::unix::net::UnixStream::from(fd),
+                )?),
+            }),
+            other => Ok(other),
+        }
+    }
+
+    /// Without io_uring, streams stay as they are.
+    #[cfg(not(target_os = "linux"))]
+    fn onto_ring(self) -> io::Result<Stream> {
+        Ok(self)
+    }
+
+    /// When the read that returned the last bytes completed, when the transport knows it
+    /// better than a clock reading after the read (io_uring: when its completion was reaped).
+    #[inline]
+    pub fn read_at(&self) -> Option<std::time::Instant> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Stream::Uring(s) => Some(s.read_at()),
+            _ => None,
         }
     }
 
@@ -178,6 +224,8 @@ impl Stream {
             Stream::Unix(s) => Pin::new(s).poll_read(cx, buf),
             // Sends any records a write left unsent first.
             Stream::Tls(s) => s.poll_read(cx, buf),
+            #[cfg(target_os = "linux")]
+            Stream::Uring(s) => s.poll_read(cx, buf),
         }
     }
 
@@ -189,6 +237,8 @@ impl Stream {
             #[cfg(unix)]
             Stream::Unix(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Tls(s) => s.poll_write(cx, buf),
+            #[cfg(target_os = "linux")]
+            Stream::Uring(s) => s.poll_write(cx, buf),
         }
     }
 }
@@ -214,6 +264,8 @@ impl AsyncWrite for Stream {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Tls(s) => s.poll_flush_tx(cx),
+            #[cfg(target_os = "linux")]
+            Stream::Uring(s) => s.poll_flush(cx),
             _ => Poll::Ready(Ok(())),
         }
     }
@@ -223,6 +275,8 @@ impl AsyncWrite for Stream {
             #[cfg(unix)]
             Stream::Unix(s) => Pin::new(s).poll_shutdown(cx),
             Stream::Tls(s) => s.poll_shutdown(cx),
+            #[cfg(target_os = "linux")]
+            Stream::Uring(s) => s.poll_shutdown(cx),
         }
     }
 }

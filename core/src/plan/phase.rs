@@ -134,6 +134,7 @@ impl Phase {
                  request goes out at its intended time; remove the rate, or set refill = \"eager\"",
             ));
         }
+        io_supported(spec.load.io, connect.tls.is_some(), prefix)?;
         if spec.replay.is_some() {
             return Self::replay(spec, connect, prefix);
         }
@@ -382,4 +383,25 @@ pub(super) fn too_many_commands(n: usize, prefix: &str) -> Result<()> {
         format!("{prefix}commands"),
         format!("{n} commands (a chain's steps count each): allowed are at most {MAX_COMMANDS}"),
     ))
+}
+
+/// `load.io = "uring"` runs plain TCP and Unix sockets on Linux: TLS stays on epoll.
+fn io_supported(io: crate::spec::Io, tls: bool, prefix: &str) -> Result<()> {
+    if io != crate::spec::Io::Uring {
+        return Ok(());
+    }
+    if !cfg!(target_os = "linux") {
+        return Err(Error::spec(
+            format!("{prefix}load.io"),
+            "\"uring\" is Linux's (io_uring): allowed here is \"epoll\" (the default)",
+        ));
+    }
+    if tls {
+        return Err(Error::spec(
+            format!("{prefix}load.io"),
+            "\"uring\" runs plain TCP and Unix sockets only, not TLS (target.tls): allowed with \
+             TLS is \"epoll\" (the default); remove load.io or the TLS settings",
+        ));
+    }
+    Ok(())
 }

@@ -108,6 +108,32 @@ pub struct Load {
     /// counted as an error at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<Retry>,
+    /// How connections do their I/O: `epoll` (the default: a `read` and a `write` per
+    /// connection per round, readiness from epoll) or `uring` (Linux: one io_uring per worker
+    /// thread, every connection's reads and writes of a round handed to the kernel in one
+    /// system call). `uring` runs plain TCP and Unix sockets; TLS (`target.tls`) runs on
+    /// `epoll` only, and a spec asking for both is refused. Replies are framed and timed the
+    /// same way: a reply ends at the completion that delivered its last byte.
+    #[serde(default, skip_serializing_if = "Io::is_epoll")]
+    pub io: Io,
+}
+
+/// The I/O of the load connections (`load.io`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Io {
+    /// Readiness from epoll, one `read` and one `write` system call per connection per round.
+    #[default]
+    Epoll,
+    /// One io_uring per worker thread, submitted once per pass of its event loop (Linux).
+    Uring,
+}
+
+impl Io {
+    fn is_epoll(&self) -> bool {
+        *self == Io::Epoll
+    }
 }
 
 /// Resending failed requests (`[load.retry]`). A resent request counts once in `ops` and in
@@ -519,6 +545,7 @@ impl Default for Load {
             reconnect: Reconnect::default(),
             open_jitter: None,
             retry: None,
+            io: Io::Epoll,
         }
     }
 }

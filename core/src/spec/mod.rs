@@ -32,8 +32,8 @@ pub use duration::SpecDuration;
 pub use events::{Drill, DrillMode, Event, MAX_EVENTS};
 pub use keys::{Distribution, Keys, Shares, MAX_SHARES};
 pub use load::{
-    Arrivals, ConnectionsRamp, Load, Pacing, RampShare, RateProfile, RateRamp, Reconnect, Refill,
-    Requests, Retry, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
+    Arrivals, ConnectionsRamp, Io, Load, Pacing, RampShare, RateProfile, RateRamp, Reconnect,
+    Refill, Requests, Retry, DEFAULT_REQUESTS, MAX_RAMP_STEPS, MAX_RATE, MIN_RATE,
 };
 pub use node_addr::NodeAddr;
 pub use output::Output;

@@ -8,7 +8,7 @@
 
 use super::load::RANGES;
 use super::{
-    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Keys, Load, Observe,
+    Arrivals, CommandSpec, ConnectionsRamp, Distribution, Event, Family, Io, Keys, Load, Observe,
     Output, Pacing, PhaseSpec, RampShare, RateProfile, RateRamp, ReadFrom, Reconnect, Refill,
     Replay, ReplayShare, Retry, Slo, Statsd, Target, Tls, ValueData, Values,
 };
@@ -123,6 +123,7 @@ fn add_defaults(defs: &mut Map<String, Value>) {
         Arrivals,
         Pacing,
         Refill,
+        Io,
         ReadFrom,
         Family,
         ValueData,

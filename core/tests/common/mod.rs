@@ -518,3 +518,52 @@ pub fn keyspace(server: &Server) -> (u64, u64) {
     };
     (field("keyspace_hits"), field("keyspace_misses"))
 }
+
+/// Start `spec` (with `client_name` "victim" or any), kill every client connection of
+/// `server` 1.2 s in (at least 4 must have been open), and return the finished run's report
+/// (`spec` runs 3 s or more: traffic must go on after the kill).
+pub fn run_with_a_kill(server: &Server, spec: serde_json::Value) -> respload::Report {
+    let runner = respload::Runner::start(workload(spec)).unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    let killed: u64 = server
+        .cli(&["CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"])
+        .parse()
+        .unwrap();
+    assert!(killed >= 4, "killed {killed}");
+    let report = runner.wait().unwrap();
+    assert!(!report.interrupted);
+    assert!(report.client.reconnects >= 4, "{:?}", report.client);
+    // Traffic went on after the kill (a run of 3 s or more).
+    let late: u64 = report
+        .timeline
+        .iter()
+        .filter(|r| r.t > 2.0)
+        .map(|r| r.ops)
+        .sum();
+    assert!(late > 100, "{:?}", report.timeline);
+    report
+}
+
+/// Start `spec`, wait for its first snapshot (it must show traffic), run `meanwhile`, then
+/// stop it: the report must come within a second, partial and marked interrupted.
+pub fn stop_after_a_snapshot(
+    spec: serde_json::Value,
+    meanwhile: impl FnOnce(),
+) -> respload::Report {
+    let runner = respload::Runner::start(workload(spec)).unwrap();
+    let first = runner
+        .next_snapshot(Duration::from_secs(5))
+        .expect("a snapshot each second");
+    assert!(first.row.ops_per_sec > 0.0);
+    meanwhile();
+    let asked = std::time::Instant::now();
+    let report = runner.stop().unwrap();
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert!(report.interrupted && report.phases[0].interrupted);
+    assert!(report.totals.ops > 0);
+    report
+}
