@@ -1,8 +1,9 @@
 """The names the Python and Node packages share with the core, from `respload schema bindings`.
 
 The core lists its error kinds (code, class, doc comment, parent class, fields), the limit names
-of a budget (`check()`, `--check`, `[thresholds]`), the metrics of a comparison and the JSON
-Schema of the comparison (core/src/error.rs, core/src/report/names.rs). From them:
+(one vocabulary: `check()`, `--check`, `[thresholds]`, `compare --fail-on`,
+`Comparison.check()` and a comparison's rows) and the JSON Schema of the comparison
+(core/src/error.rs, core/src/report/names.rs). From them:
 
 - bindings-python/python/respload/exceptions.py, between `# generated: errors` and
   `# end generated: errors` (and the `__all__` region): one exception class per kind;
@@ -11,8 +12,8 @@ Schema of the comparison (core/src/error.rs, core/src/report/names.rs). From the
 - bindings-python/python/respload/_limits.pyi: the keyword arguments of `Report.check()` and
   `Comparison.check()` as TypedDicts;
 - bindings-node/names.js and names.d.ts, whole: the error classes, the map from a code to its
-  class, the budget keys of `report.check()` (camelCase, and the core's name of each) and the
-  comparison's row type and metric names; index.js and index.mjs export what names.js does.
+  class, the limit keys of `report.check()` and `comparison.check()` (camelCase, and the core's
+  name of each) and the comparison's row type; index.js and index.mjs export what names.js does.
 
 A new error kind, limit or metric in the core thus appears in both packages when
 gen_reference.py runs, and `--check` fails while a committed file is older than the core.
@@ -199,11 +200,11 @@ def python_limits(names: dict[str, Any]) -> str:
         "",
         "class CompareLimits(TypedDict, total=False):",
         '    """How far each metric may move against the baseline: ``"+10%"`` (relative) or a',
-        '    number in the metric\'s unit."""',
+        '    number in the metric\'s unit. The names are ``Limits``\'."""',
         "",
     ]
-    for metric in names["compare_metrics"]:
-        out.append(f"    {metric}: str | float")
+    for limit in names["limits"]:
+        out.append(f"    {limit['name']}: str | float")
     return "\n".join(out) + "\n"
 
 
@@ -294,15 +295,15 @@ def node_names(names: dict[str, Any]) -> str:
         *(f"  {e['code']}: {e['class']}," for e in errors),
         "}",
         "",
-        "/** report.check()'s budget keys, and the core's name of each. */",
-        "const BUDGET_KEYS = {",
+        "/**",
+        " * The keys of report.check() and comparison.check() (the core's limit names,",
+        " * camelCased), and the core's name of each (what a comparison's rows hold as `metric`).",
+        " */",
+        "const LIMIT_KEYS = {",
         *(f"  {camel(limit['name'])}: '{limit['name']}'," for limit in names["limits"]),
         "}",
         "",
-        "/** The metrics compare() rows hold and Comparison.check() limits. */",
-        "const COMPARE_METRICS = [" + ", ".join(f"'{m}'" for m in names["compare_metrics"]) + "]",
-        "",
-        "module.exports = { errorClasses, ERROR_CLASSES, BUDGET_KEYS, COMPARE_METRICS }",
+        "module.exports = { errorClasses, ERROR_CLASSES, LIMIT_KEYS }",
     ]
     return "\n".join(out) + "\n"
 
@@ -358,11 +359,17 @@ def node_names_dts(names: dict[str, Any]) -> str:
     for limit in names["limits"]:
         out += [*jsdoc(limit["doc"], "  "), f"  {camel(limit['name'])}?: number"]
     out += ["}", ""]
-    out.append(union("export type CompareMetric", [f"'{m}'" for m in names["compare_metrics"]]))
+    out.append(
+        "/** A comparison row's `metric`: the core's limit names, as data (not camelCased). */"
+    )
+    out.append(union("export type CompareMetric", [f"'{m['name']}'" for m in names["limits"]]))
     out += [
         "",
-        "/** How far each metric may move against the baseline (`'+10%'`, or a number). */",
-        "export type CompareLimits = Partial<Record<CompareMetric, string | number>>",
+        "/**",
+        " * How far each metric may move against the baseline for `Comparison.check()`",
+        " * (`'+10%'`, or a number in the metric's unit): the keys of `Budget`.",
+        " */",
+        "export type CompareLimits = { [K in keyof Budget]?: string | number }",
         "",
     ]
     # The comparison's JSON, as index.js's Comparison holds it (its keys are single words, the
