@@ -65,8 +65,9 @@ export declare class Report {
   /**
    * Assert budgets on the totals (and per command label under `commands`). Throws a
    * node:assert `AssertionError` listing every budget not met; a run that finished no
-   * request, or was interrupted, never passes; an unknown budget key is a `TypeError`, a
-   * negative limit (or an error rate above 1) a `SpecError`. Returns the report.
+   * request, or was interrupted, never passes; an unknown limit key is a `TypeError` naming it
+   * and the allowed ones, a negative limit (or an error rate above 1) a `SpecError`. Returns
+   * the report.
    *
    * When `validity.trusted` is false it also emits a process warning (`process.emitWarning`,
    * name `UntrustedReportWarning`, code `RESPLOAD_UNTRUSTED`) naming each failed validity check,
@@ -225,7 +226,8 @@ export declare class Comparison {
   readonly worse: ComparisonRow[]
   /**
    * Throw an `AssertionError` naming every phase, command and metric that moved past `limits`
-   * (`{ p99: '+10%', ops_per_sec: '-5%', error_rate: 0.001 }`); returns the checked comparison.
+   * (`{ p99Ms: '+10%', opsPerSec: '-5%', errorRate: 0.001 }`: the keys of `check()` on a
+   * report); returns the checked comparison. An unknown key is a `TypeError`.
    */
   check(limits?: CompareLimits): Comparison
 }
@@ -238,7 +240,8 @@ export interface CompareOptions {
 
 /**
  * Compare a baseline report with later ones (`Report` objects or report file paths): ops/s,
- * p50, p99, p99.9, max and error rate per phase and command, changes marked `worse` beyond noise.
+ * p50, p90, p99, p99.9, max and error rate per phase and command, changes marked `worse`
+ * beyond noise.
  * A last argument `{ labels }` names the reports.
  */
 export declare function compare(

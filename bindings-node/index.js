@@ -18,7 +18,7 @@ const native = require('./native.js')
 
 // The error classes, one per kind of core error, and the names below are generated from the
 // core's list (names.js, by scripts/gen_reference.py).
-const { errorClasses, ERROR_CLASSES, BUDGET_KEYS } = require('./names.js')
+const { errorClasses, ERROR_CLASSES, LIMIT_KEYS } = require('./names.js')
 const { SpecError } = errorClasses
 
 /**
@@ -93,15 +93,22 @@ function camelize(value) {
 // Report
 
 
+/**
+ * The core's name of the limit key `key` (camelCase, `LIMIT_KEYS`); any other key is a
+ * TypeError naming it and listing the allowed ones (and `also`).
+ */
+function limitName(key, where, also = []) {
+  if (Object.hasOwn(LIMIT_KEYS, key)) return LIMIT_KEYS[key]
+  const allowed = [...Object.keys(LIMIT_KEYS), ...also].join(', ')
+  throw new TypeError(`${where}: unknown limit \`${key}\` (allowed: ${allowed})`)
+}
+
 /** A check() budget in the core's snake_case form; unknown keys and non-numbers are TypeErrors. */
 function budgetJson(budget, where, allowCommands) {
   if (budget === null || typeof budget !== 'object') throw new TypeError(`${where}: a budget must be an object`)
   const out = {}
   for (const [key, value] of Object.entries(budget)) {
-    if (!Object.hasOwn(BUDGET_KEYS, key) && !(key === 'commands' && allowCommands)) {
-      const allowed = [...Object.keys(BUDGET_KEYS), ...(allowCommands ? ['commands'] : [])].join(', ')
-      throw new TypeError(`${where}: unknown budget \`${key}\` (allowed: ${allowed})`)
-    }
+    const name = key === 'commands' && allowCommands ? key : limitName(key, where, allowCommands ? ['commands'] : [])
     if (value === undefined) continue
     if (key === 'commands') {
       if (value === null || typeof value !== 'object') {
@@ -115,7 +122,7 @@ function budgetJson(budget, where, allowCommands) {
       // JSON would carry Infinity as null: "not checked".
       throw new TypeError(`${where}.${key}: ${String(value)} is not a finite number`)
     } else {
-      out[BUDGET_KEYS[key]] = value
+      out[name] = value
     }
   }
   return out
@@ -375,13 +382,17 @@ class Comparison {
   }
 
   /**
-   * Assert that no later run moved past `limits` against the baseline: `{ p99: '+10%',
-   * ops_per_sec: '-5%', error_rate: 0.001 }` (a percentage is relative; a number is in the
-   * metric's unit). Throws an `AssertionError` naming every regression; returns the checked
-   * comparison when all hold. A bad limit throws `SpecError`.
+   * Assert that no later run moved past `limits` against the baseline: `{ p99Ms: '+10%',
+   * opsPerSec: '-5%', errorRate: 0.001 }`, the keys of `report.check()` (a percentage is
+   * relative; a number is in the metric's unit). Throws an `AssertionError` naming every
+   * regression; returns the checked comparison when all hold. An unknown key is a `TypeError`
+   * naming it and the allowed ones, a bad value a `SpecError`.
    */
   check(limits = {}) {
-    const given = Object.entries(limits).map(([name, value]) => `${name}=${value}`)
+    if (limits === null || typeof limits !== 'object') throw new TypeError('check(): limits must be an object')
+    const given = Object.entries(limits)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => `${limitName(key, 'check()')}=${value}`)
     const checked = new Comparison(this.#texts, this.labels, given)
     if (checked.failures.length > 0) {
       throw new assert.AssertionError({
@@ -395,8 +406,8 @@ class Comparison {
 
 /**
  * Compare a baseline report with one or more later ones (`Report` objects or report file
- * paths), phase by phase and command by command: ops/s, p50, p99, p99.9, max and error rate,
- * each change marked `worse` when beyond noise (the core's rules). A last argument
+ * paths), phase by phase and command by command: ops/s, p50, p90, p99, p99.9, max and error
+ * rate, each change marked `worse` when beyond noise (the core's rules). A last argument
  * `{ labels }` names the reports, one label each, in order (as Python's `labels=`); else the
  * labels are the file names, or `baseline` and `current` (or `run 1`, `run 2`, ...).
  */

@@ -113,14 +113,25 @@ export interface Budget {
   maxMs?: number
   /** Highest error rate (errors / requests), 0 to 1. */
   errorRate?: number
-  /** Lowest throughput, in requests per second. */
-  minOpsPerSec?: number
+  /** Lowest throughput, in requests per second (the one limit that is a floor). */
+  opsPerSec?: number
 }
 
-export type CompareMetric = 'ops_per_sec' | 'p50' | 'p99' | 'p99_9' | 'max' | 'error_rate'
+/** A comparison row's `metric`: the core's limit names, as data (not camelCased). */
+export type CompareMetric =
+  | 'p50_ms'
+  | 'p90_ms'
+  | 'p99_ms'
+  | 'p99_9_ms'
+  | 'max_ms'
+  | 'error_rate'
+  | 'ops_per_sec'
 
-/** How far each metric may move against the baseline (`'+10%'`, or a number). */
-export type CompareLimits = Partial<Record<CompareMetric, string | number>>
+/**
+ * How far each metric may move against the baseline for `Comparison.check()`
+ * (`'+10%'`, or a number in the metric's unit): the keys of `Budget`.
+ */
+export type CompareLimits = { [K in keyof Budget]?: string | number }
 
 /** One metric of one command of one phase, in every report. */
 export interface ComparisonRow {
@@ -128,7 +139,10 @@ export interface ComparisonRow {
   phase: string
   /** The command's label, or `ALL` for the phase's totals. */
   command: string
-  /** `ops_per_sec`, `p50`, `p99`, `p99_9`, `max` (latencies in ms) or `error_rate`. */
+  /**
+   * One of the limit names (`LIMITS`): `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms`
+   * (latencies in ms), `error_rate` or `ops_per_sec`.
+   */
   metric: string
   /** The value in each report, the baseline's first. */
   values: Array<number | null>
@@ -148,7 +162,7 @@ export interface ComparisonFields {
   readonly labels: string[]
   /** One row per measured phase, command (`ALL` for the phase's totals) and metric. */
   readonly rows: ComparisonRow[]
-  /** The limits given, as read (`p99=+10%`). */
+  /** The limits given, as read (`p99_ms=+10%`). */
   readonly limits: string[]
   /** Each limit a later run crossed, one sentence each; empty when none was. */
   readonly failures: string[]

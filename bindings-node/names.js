@@ -130,18 +130,18 @@ const ERROR_CLASSES = {
   ERR_RESPLOAD_INTERNAL: InternalError,
 }
 
-/** report.check()'s budget keys, and the core's name of each. */
-const BUDGET_KEYS = {
+/**
+ * The keys of report.check() and comparison.check() (the core's limit names,
+ * camelCased), and the core's name of each (what a comparison's rows hold as `metric`).
+ */
+const LIMIT_KEYS = {
   p50Ms: 'p50_ms',
   p90Ms: 'p90_ms',
   p99Ms: 'p99_ms',
   p99_9Ms: 'p99_9_ms',
   maxMs: 'max_ms',
   errorRate: 'error_rate',
-  minOpsPerSec: 'min_ops_per_sec',
+  opsPerSec: 'ops_per_sec',
 }
 
-/** The metrics compare() rows hold and Comparison.check() limits. */
-const COMPARE_METRICS = ['ops_per_sec', 'p50', 'p99', 'p99_9', 'max', 'error_rate']
-
-module.exports = { errorClasses, ERROR_CLASSES, BUDGET_KEYS, COMPARE_METRICS }
+module.exports = { errorClasses, ERROR_CLASSES, LIMIT_KEYS }

@@ -149,7 +149,7 @@ export interface BarrierOptions {
 
 /**
  * Check a report (its snake_case JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
- * `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `null` when every limit holds,
+ * `p99_9_ms`, `error_rate`, `ops_per_sec`, `commands`): `null` when every limit holds,
  * otherwise the message listing every one missed. An interrupted or empty run never passes.
  *
  * Throws `ERR_RESPLOAD_SPEC` (with the budget's field `path`) for a bad budget.
@@ -158,7 +158,7 @@ export declare function checkReport(reportJson: string, budgetJson: string): str
 
 /**
  * The comparison (snake_case JSON text) of reports (their snake_case JSON texts, the
- * baseline first) named by `labels`, with `limits` (`p99=+10%`, ...) checked on the later
+ * baseline first) named by `labels`, with `limits` (`p99_ms=+10%`, ...) checked on the later
  * ones (`Comparison::of` in the core).
  *
  * Throws `ERR_RESPLOAD_SPEC` for a bad limit (path `fail_on`) or fewer than two reports.

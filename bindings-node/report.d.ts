@@ -112,8 +112,8 @@ export interface Threshold {
   /** The command label whose results it bounds; absent for all commands together. */
   command?: string
   /**
-   * The limit: `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms`, `error_rate` (at most) or
-   * `min_ops_per_sec` (at least).
+   * The limit: `ops_per_sec` (at least), `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms` or
+   * `error_rate` (at most).
    */
   metric: string
   /** Its value (ms, a rate from 0 to 1, or requests per second). */

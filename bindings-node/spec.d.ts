@@ -977,16 +977,16 @@ export type DrillMode = 'cluster-failover' | 'kill' | 'client-pause' | 'debug-sl
 /**
  * Limits on results, and whether crossing one stops the run: a table of `p50_ms`, `p90_ms`,
  * `p99_ms`, `p99_9_ms`, `max_ms` (latency at most, ms), `error_rate` (errors / requests at most, 0
- * to 1) and `min_ops_per_sec` (throughput at least), each optional; `commands` (the same limits per
+ * to 1) and `ops_per_sec` (throughput at least), each optional; `commands` (the same limits per
  * command label, `[thresholds.commands.GET]`); `abort_on_fail` (bool, default false) and
  * `delay_abort_eval` (a duration, default 0). At least one limit must be given.
  */
 export type Thresholds = {
   p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;
-  error_rate?: number; min_ops_per_sec?: number;
+  error_rate?: number; ops_per_sec?: number;
   commands?: Record<string, {
     p50_ms?: number; p90_ms?: number; p99_ms?: number; p99_9_ms?: number; max_ms?: number;
-    error_rate?: number; min_ops_per_sec?: number
+    error_rate?: number; ops_per_sec?: number
   }>;
   abort_on_fail?: boolean; delay_abort_eval?: SpecDuration
 }

@@ -33,7 +33,7 @@ test('a slower run is worse beyond noise and check() names it', async () => {
   const c = compare(base, slow)
   assert.ok(c instanceof Comparison)
   assert.deepEqual(c.labels, ['baseline', 'current'])
-  const p50 = c.rows.find((r) => r.command === 'SPIN' && r.metric === 'p50')
+  const p50 = c.rows.find((r) => r.command === 'SPIN' && r.metric === 'p50_ms')
   assert.deepEqual(p50.values, [base.commands.SPIN.latencyMs.p50, slow.commands.SPIN.latencyMs.p50])
   assert.ok(p50.changes[1] > 1.5, `${p50.changes[1]}`)
   assert.deepEqual(p50.worse, [false, true])
@@ -42,10 +42,12 @@ test('a slower run is worse beyond noise and check() names it', async () => {
   assert.equal(String(c), c.text)
   assert.match(c.text, /SPIN/)
   assert.match(c.text, /worse/)
-  assert.throws(() => c.check({ p50: '+50%' }), (e) =>
-    e instanceof assert.AssertionError && /current: SPIN p50 of phase `main`/.test(e.message))
-  assert.deepEqual(c.check({ p50: '+100000%', error_rate: 0.01 }).failures, [])
-  assert.throws(() => c.check({ p42: '+1%' }), (e) => e instanceof SpecError && /allowed: ops_per_sec/.test(e.message))
+  assert.throws(() => c.check({ p50Ms: '+50%' }), (e) =>
+    e instanceof assert.AssertionError && /current: SPIN p50_ms of phase `main`/.test(e.message))
+  assert.deepEqual(c.check({ p50Ms: '+100000%', errorRate: 0.01 }).failures, [])
+  // An unknown key is a TypeError listing the keys (report.check()'s); a bad change the core's SpecError.
+  assert.throws(() => c.check({ p42: '+1%' }), (e) => e instanceof TypeError && /unknown limit `p42` \(allowed: p50Ms, p90Ms/.test(e.message))
+  assert.throws(() => c.check({ p99Ms: 'ten' }), (e) => e instanceof SpecError && /`p99_ms=ten`: `ten` is not a number/.test(e.message))
   const dir = mkdtempSync(join(tmpdir(), 'respload-compare-'))
   base.save(join(dir, 'base.json'))
   const byFile = compare(join(dir, 'base.json'), slow, base)
@@ -54,6 +56,6 @@ test('a slower run is worse beyond noise and check() names it', async () => {
   // Labels given, as Python's labels=: they name the columns and the failures.
   const named = compare(base, slow, { labels: ['v1', 'v2'] })
   assert.deepEqual(named.labels, ['v1', 'v2'])
-  assert.throws(() => named.check({ p50: '+50%' }), (e) => /v2: SPIN p50 of phase `main`/.test(e.message))
+  assert.throws(() => named.check({ p50Ms: '+50%' }), (e) => /v2: SPIN p50_ms of phase `main`/.test(e.message))
   assert.throws(() => compare(base, slow, { labels: ['only one'] }), (e) => e instanceof TypeError && /labels: expected 2 strings/.test(e.message))
 })

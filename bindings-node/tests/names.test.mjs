@@ -58,7 +58,7 @@ test('every error kind of the core has its class, with its code, parent and fiel
 test("check()'s budget keys are the core's limits, camelCased", async () => {
   const report = await esm.run({ target: { url: redis.url }, load: { requests: 200 } })
   const keys = names.limits.map((l) => camel(l.name))
-  assert.deepEqual(keys, ['p50Ms', 'p90Ms', 'p99Ms', 'p99_9Ms', 'maxMs', 'errorRate', 'minOpsPerSec'])
+  assert.deepEqual(keys, ['p50Ms', 'p90Ms', 'p99Ms', 'p99_9Ms', 'maxMs', 'errorRate', 'opsPerSec'])
   // Every one is taken, and a generous one holds.
   const generous = Object.fromEntries(names.limits.map((l) => [camel(l.name), l.bound === 'min' ? 0 : 1e9]))
   generous.errorRate = 1
@@ -66,16 +66,21 @@ test("check()'s budget keys are the core's limits, camelCased", async () => {
   // Any other key is refused, naming the ones there are.
   assert.throws(
     () => report.check({ p98Ms: 1 }),
-    (err) => err instanceof TypeError && err.message.includes(`(allowed: ${keys.join(', ')}, commands)`),
+    (err) => err instanceof TypeError &&
+      err.message.includes(`unknown limit \`p98Ms\` (allowed: ${keys.join(', ')}, commands)`),
   )
 
-  // compare(): one row per metric of the core, and a limit on any other metric is a SpecError.
+  // compare(): one row per limit of the core (its name, as data), and comparison.check() takes
+  // the keys report.check() takes; any other is a TypeError naming the allowed ones.
   const comparison = esm.compare(report, report)
-  assert.deepEqual([...new Set(comparison.rows.map((r) => r.metric))], names.compare_metrics)
+  assert.deepEqual([...new Set(comparison.rows.map((r) => r.metric))], names.limits.map((l) => l.name))
   const rowKeys = names.comparison.$defs.ComparisonRow['x-field-order']
   assert.deepEqual(Object.keys(comparison.rows[0]).sort(), [...rowKeys].sort())
+  const generousChange = Object.fromEntries(keys.map((k) => [k, '+100000%']))
+  assert.deepEqual(comparison.check(generousChange).failures, [])
   assert.throws(
-    () => comparison.check({ p98: '+10%' }),
-    (err) => err instanceof esm.SpecError && err.message.includes(names.compare_metrics.join(', ')),
+    () => comparison.check({ p99_ms: '+10%' }),
+    (err) => err instanceof TypeError &&
+      err.message.includes(`unknown limit \`p99_ms\` (allowed: ${keys.join(', ')})`),
   )
 })

@@ -86,17 +86,17 @@ test('toJSON() gives the canonical snake_case JSON, and Report.fromJSON() reads 
 })
 
 test('check() passes when every budget is met, and returns the report', () => {
-  assert.equal(clean.check({ p99Ms: 10_000, errorRate: 0, minOpsPerSec: 1 }), clean)
+  assert.equal(clean.check({ p99Ms: 10_000, errorRate: 0, opsPerSec: 1 }), clean)
   assert.equal(clean.check({ p50Ms: 10_000, p99_9Ms: 10_000, commands: { SET: { errorRate: 0, p99Ms: 10_000 } } }), clean)
   // p999Ms, a name from before the limits were the core's, is no budget.
-  assert.throws(() => clean.check({ p999Ms: 10_000 }), /unknown budget `p999Ms`/)
+  assert.throws(() => clean.check({ p999Ms: 10_000 }), /unknown limit `p999Ms`/)
   assert.throws(() => clean.check({ p99_9Ms: 0.000001 }), /p99\.9/)
   assert.equal(failing.check({ errorRate: 1 }), failing)
 })
 
 test('check() throws an AssertionError with a readable message when a budget is not met', () => {
   assert.throws(
-    () => clean.check({ p99Ms: 0.000001, errorRate: 0, minOpsPerSec: 1e12 }),
+    () => clean.check({ p99Ms: 0.000001, errorRate: 0, opsPerSec: 1e12 }),
     (err) => {
       assert.ok(err instanceof assert.AssertionError)
       assert.equal(err.code, 'ERR_ASSERTION')
@@ -105,7 +105,7 @@ test('check() throws an AssertionError with a readable message when a budget is 
       assert.match(err.message, /totals: throughput [\d.]+ ops\/s \(2000 requests in [\d.]+ s\) is under the budget of 1000000000000 ops\/s/)
       assert.doesNotMatch(err.message, /error rate/, 'the met budget is not listed')
       assert.equal(err.actual.p99Ms, clean.totals.latencyMs.p99)
-      assert.deepEqual(err.expected, { p99Ms: 0.000001, errorRate: 0, minOpsPerSec: 1e12 })
+      assert.deepEqual(err.expected, { p99Ms: 0.000001, errorRate: 0, opsPerSec: 1e12 })
       return true
     },
   )
@@ -122,10 +122,10 @@ test('check() throws an AssertionError with a readable message when a budget is 
 })
 
 test('check() rejects unknown budgets (a typo never passes silently) and empty runs', () => {
-  assert.throws(() => clean.check({ p99: 5 }), (err) => err instanceof TypeError && /unknown budget `p99`/.test(err.message))
+  assert.throws(() => clean.check({ p99: 5 }), (err) => err instanceof TypeError && /unknown limit `p99`/.test(err.message))
   assert.throws(() => clean.check({ p99Ms: '5' }), TypeError)
   assert.throws(() => clean.check({ commands: 5 }), TypeError)
-  assert.throws(() => clean.check({ minOpsPerSec: Infinity }), /minOpsPerSec: Infinity is not a finite number/)
+  assert.throws(() => clean.check({ opsPerSec: Infinity }), /opsPerSec: Infinity is not a finite number/)
   assert.throws(() => clean.check({ commands: { GET: { commands: {} } } }), TypeError)
   // Ranges are the core's: the same SpecError as in Python, naming the limit.
   assert.throws(

@@ -211,7 +211,7 @@ async function runs(): Promise<void> {
   const redis = await startRedis()
   const budget: Budget = { p99Ms: 5, p99_9Ms: 20, errorRate: 0.01 }
   const report = await run({ ...workload, target: { url: redis.url } }, { signal: AbortSignal.timeout(10_000) })
-  report.check({ ...budget, commands: { GET: { minOpsPerSec: 1 } } }).toJSON()
+  report.check({ ...budget, commands: { GET: { opsPerSec: 1 } } }).toJSON()
   const again: Report = Report.fromJSON(JSON.stringify(report))
   const options: RunOptions = { onProgress: (s: Snapshot) => s.latencyMs.p99 }
   for await (const snapshot of start(validateSpec(workload))) {
@@ -249,8 +249,8 @@ async function hosts(spec: Spec): Promise<Comparison> {
   const row: ComparisonRow | undefined = c.rows[0]
   const worse: boolean[] = row?.worse ?? []
   // @ts-expect-error limits are metric names
-  c.check({ p98: '+1%' })
-  return c.check({ p99: '+10%', error_rate: 0.001 })
+  c.check({ p98Ms: '+1%' })
+  return c.check({ p99Ms: '+10%', errorRate: 0.001, opsPerSec: '-5%' })
 }
 
 // ---- traces: records, models, captures, replays ----------------------------------------------

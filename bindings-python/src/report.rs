@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
 /// Check a report (its JSON text) against a budget (JSON text: `p50_ms`, `p99_ms`,
-/// `p99_9_ms`, `error_rate`, `min_ops_per_sec`, `commands`): `None` when every limit holds,
+/// `p99_9_ms`, `error_rate`, `ops_per_sec`, `commands`): `None` when every limit holds,
 /// otherwise the message listing every one missed. An interrupted or empty run never passes.
 /// Raises `SpecError` (with the budget's field `path`) for a bad budget.
 #[pyfunction]
@@ -129,7 +129,7 @@ pub fn join_reports(
 }
 
 /// The comparison (JSON text) of reports (JSON texts, the baseline first) named by `labels`,
-/// with `limits` (`p99=+10%`, ...) checked on the later ones (`Comparison::of`). Raises
+/// with `limits` (`p99_ms=+10%`, ...) checked on the later ones (`Comparison::of`). Raises
 /// `SpecError` for a bad limit (path `fail_on`) or fewer than two reports.
 #[pyfunction]
 pub fn compare_reports(

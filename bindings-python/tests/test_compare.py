@@ -35,7 +35,7 @@ def test_a_slower_run_is_worse_and_check_names_it(
     base, slow = _spins(redis, sha, 100), _spins(redis, sha, 500)
     c = respload.compare(base, slow)
     assert c.labels == ["baseline", "current"]
-    p50 = next(r for r in c.rows if r.command == "SPIN" and r.metric == "p50")
+    p50 = next(r for r in c.rows if r.command == "SPIN" and r.metric == "p50_ms")
     assert p50.values == [
         base.commands["SPIN"].latency_ms.p50,
         slow.commands["SPIN"].latency_ms.p50,
@@ -46,14 +46,14 @@ def test_a_slower_run_is_worse_and_check_names_it(
     assert p50.worse == [False, True]
     assert p50 in c.worse
     with pytest.raises(AssertionError) as caught:
-        c.check(p50="+50%", error_rate=0.01)
+        c.check(p50_ms="+50%", error_rate=0.01)
     message = str(caught.value)
-    assert "current: SPIN p50 of phase `main`" in message
-    assert "past the limit p50=+50%" in message
-    assert c.check(p50="+100000%").failures == []
+    assert "current: SPIN p50_ms of phase `main`" in message
+    assert "past the limit p50_ms=+50%" in message
+    assert c.check(p50_ms="+100000%").failures == []
     with pytest.raises(respload.SpecError) as bad:
         c.check(p42="+1%")
-    assert "allowed: ops_per_sec" in bad.value.reason
+    assert "unknown limit `p42` (allowed: p50_ms, p90_ms, p99_ms, p99_9_ms" in bad.value.reason
     # Files are labelled by name; a frame has one row per phase, command, metric and report.
     base.save(tmp_path / "base.json")
     slow.save(tmp_path / "slow.json")
@@ -80,7 +80,7 @@ def test_a_slower_run_is_worse_and_check_names_it(
         "worse",
     ]
     assert len(frame) == len(by_file.rows) * 3
-    worse = frame[(frame.command == "SPIN") & (frame.metric == "p50") & frame.worse]
+    worse = frame[(frame.command == "SPIN") & (frame.metric == "p50_ms") & frame.worse]
     assert list(worse.report) == ["slow.json"]
     html = c._repr_html_()
     assert "<table>" in html

@@ -47,7 +47,7 @@ def test_a_comparisons_page_holds_both_reports_and_the_verdicts(redis: RedisServ
     assert [r["label"] for r in data["runs"]] == ["small", "large"]
     assert [r["totals"]["ops"] for r in data["runs"]] == [1000, 3000]
     assert data["comparison"]["labels"] == ["small", "large"]
-    assert any(r["metric"] == "p99" for r in data["comparison"]["rows"])
+    assert any(r["metric"] == "p99_ms" for r in data["comparison"]["rows"])
 
 
 def test_a_notebook_shows_the_table_or_the_interactive_page(redis: RedisServer) -> None:

@@ -124,12 +124,12 @@ def test_limit_names_are_the_cores(names: dict[str, Any], redis: RedisServer) ->
         "p99_9_ms",
         "max_ms",
         "error_rate",
-        "min_ops_per_sec",
+        "ops_per_sec",
     ]
     report = respload.run(target={"url": redis.url}, load={"requests": 200})
     # Every limit of the core is a keyword of check(), and a generous one holds.
     generous = {name: (1.0 if name == "error_rate" else 1e9) for name in limits}
-    generous["min_ops_per_sec"] = 0.0
+    generous["ops_per_sec"] = 0.0
     assert report.check(**generous) is report
     # A name the core does not know is refused, naming the ones it does.
     with pytest.raises(respload.SpecError) as unknown:
@@ -148,8 +148,12 @@ def test_comparison_types_are_the_cores(names: dict[str, Any], redis: RedisServe
     spec = {"target": {"url": redis.url}, "load": {"requests": 300}}
     a, b = respload.run(**spec), respload.run(**spec)
     comparison = respload.compare(a, b)
-    assert {r.metric for r in comparison.rows} == set(names["compare_metrics"])
-    generous = {m: "+100000%" for m in names["compare_metrics"]}
+    # One vocabulary: a comparison's metrics are the limit names of check().
+    limits = [limit["name"] for limit in names["limits"]]
+    assert list(dict.fromkeys(r.metric for r in comparison.rows)) == limits
+    generous = {m: "+100000%" for m in limits}
     assert comparison.check(**generous).failures == []
-    with pytest.raises(respload.SpecError, match="unknown metric `p98`"):
-        comparison.check(p98="+10%")
+    with pytest.raises(respload.SpecError) as unknown:
+        comparison.check(p98_ms="+10%")
+    assert unknown.value.path == "fail_on"
+    assert f"unknown limit `p98_ms` (allowed: {', '.join(limits)})" in unknown.value.reason

@@ -182,7 +182,7 @@ def test_latency_frame_has_a_row_per_command_and_total(report: respload.Report) 
 def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
     t = report.totals
     p99 = t.latency_ms.p99
-    assert report.check(p99_ms=p99, error_rate=0.0, min_ops_per_sec=1) is report
+    assert report.check(p99_ms=p99, error_rate=0.0, ops_per_sec=1) is report
     every = {"p50_ms": t.latency_ms.p50, "p99_ms": p99, "p99_9_ms": t.latency_ms.p99_9}
     assert report.check(**every, commands={"GET": {"error_rate": 0}}) is report
 
@@ -191,9 +191,9 @@ def test_check_passes_and_fails_as_it_should(report: respload.Report) -> None:
         report.check(p99_ms=1e-6)
     under = r"totals: throughput .* ops/s \(\d+ requests in .* s\) is under the budget of "
     with pytest.raises(AssertionError, match=under + "1000000000 ops/s"):
-        report.check(min_ops_per_sec=1e9)
+        report.check(ops_per_sec=1e9)
     with pytest.raises(AssertionError) as caught:
-        report.check(p99_ms=1e-6, min_ops_per_sec=1e9, commands={"GET": {"p50_ms": 0}, "DEL": {}})
+        report.check(p99_ms=1e-6, ops_per_sec=1e9, commands={"GET": {"p50_ms": 0}, "DEL": {}})
     message = str(caught.value)
     assert message.startswith(f"respload budget not met ({t.ops} requests in ")
     assert "totals: p99 latency" in message

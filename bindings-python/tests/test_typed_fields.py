@@ -27,7 +27,7 @@ runner = respload.Runner(workload, load={"requests": 10}, shard=(0, 2))
 
 def check(report: respload.Report) -> None:
     report.check(p99_ms=5, error_rate=0.0, commands={"GET": {"p50_ms": 1}})
-    respload.compare(report, report).check(p99="+10%", ops_per_sec=-5)
+    respload.compare(report, report).check(p99_ms="+10%", ops_per_sec=-5)
 """
 
 BAD = """
@@ -40,7 +40,7 @@ def bad(report: respload.Report) -> None:
     respload.Workload(keys={"distribution": "zipfian"})
     respload.Runner(None, target={"prot": 6379})
     report.check(p98_ms=5)
-    respload.compare(report, report).check(p98="+10%")
+    respload.compare(report, report).check(p98_ms="+10%")
 """
 
 
@@ -84,4 +84,4 @@ def test_mypy_rejects_unknown_and_mistyped_fields(tmp_path: Path) -> None:
     assert "'zipf'" in lines[2]
     assert 'Extra key "prot" for TypedDict "TargetSpec"' in lines[3]
     assert 'Unexpected keyword argument "p98_ms" for "check" of "Report"' in lines[4]
-    assert 'Unexpected keyword argument "p98" for "check" of "Comparison"' in lines[5]
+    assert 'Unexpected keyword argument "p98_ms" for "check" of "Comparison"' in lines[5]

@@ -259,6 +259,56 @@ fn help_documents_every_flag() {
 }
 
 #[test]
+fn help_and_guide_list_every_subcommand_and_limit() {
+    let help = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let top = help(&["--help"]);
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 12, "{top}");
+    let guide = std::fs::read_to_string(format!("{}/../docs/guide.md", env!("CARGO_MANIFEST_DIR")))
+        .unwrap();
+    let synopsis: String = guide
+        .split("## The command line")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .expect("the guide's command-line synopsis")
+        .into();
+    for c in &commands {
+        let line = format!("respload {c} ");
+        assert!(
+            synopsis.contains(&line),
+            "`{line}` missing from the guide's synopsis"
+        );
+    }
+    // Every limit name, in `run --check`'s and `compare --fail-on`'s help and in the guide.
+    let (run, compare) = (help(&["run", "--help"]), help(&["compare", "--help"]));
+    for limit in respload::report::LIMITS {
+        assert!(
+            run.contains(limit),
+            "{limit} missing from run --help:\n{run}"
+        );
+        assert!(
+            compare.contains(limit),
+            "{limit} missing from compare --help"
+        );
+        assert!(
+            guide.contains(&format!("`{limit}`")),
+            "{limit} missing from the guide"
+        );
+    }
+}
+
+#[test]
 fn schema_prints_the_json_schemas_as_published() {
     let schema_of = |of: &str| -> serde_json::Value {
         let out = Command::new(BIN).args(["schema", of]).output().unwrap();
@@ -429,7 +479,7 @@ fn check_budgets_set_the_exit_status_and_bad_ones_stop_before_traffic() {
     // Missed: the table still printed, every limit missed named on stderr, exit 1.
     let out = run(&[
         "p99_ms=0.000001",
-        "commands.GET.min_ops_per_sec=1e12",
+        "commands.GET.ops_per_sec=1e12",
         "error_rate=0",
     ]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");

@@ -75,11 +75,11 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
         "{runs:?}"
     );
     let labels: Vec<String> = ["base", "same", "slow"].map(String::from).to_vec();
-    let limits = [Limit::parse("p50=+50%").unwrap()];
+    let limits = [Limit::parse("p50_ms=+50%").unwrap()];
     let c = Comparison::of(&[base.clone(), same, slow.clone()], &labels, &limits).unwrap();
     // Rows for the totals and the command, every metric, in each of the three reports.
-    assert_eq!(c.rows.len(), 2 * respload::report::METRICS.len());
-    let p50 = row(&c, "SPIN", "p50");
+    assert_eq!(c.rows.len(), 2 * respload::report::LIMITS.len());
+    let p50 = row(&c, "SPIN", "p50_ms");
     assert_eq!(p50.values[0], Some(base.commands["SPIN"].latency_ms.p50));
     assert_eq!(p50.values[2], Some(slow.commands["SPIN"].latency_ms.p50));
     // 0.1 ms of spinning became 0.4 ms: the median at least doubles, beyond noise. (Not +300%:
@@ -129,7 +129,7 @@ fn a_slower_server_is_worse_beyond_noise_and_the_same_one_is_not() {
     assert!(
         c.failures
             .iter()
-            .any(|f| f.contains("SPIN p50 of phase `main`")),
+            .any(|f| f.contains("SPIN p50_ms of phase `main`")),
         "{:?}",
         c.failures
     );
@@ -183,7 +183,7 @@ fn compare_on_the_command_line_exits_1_past_a_limit() {
             .output()
             .unwrap()
     };
-    let out = compare(&["--fail-on", "p50=+50%,error_rate=+0.01"]);
+    let out = compare(&["--fail-on", "p50_ms=+50%,error_rate=+0.01"]);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -192,14 +192,14 @@ fn compare_on_the_command_line_exits_1_past_a_limit() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("Limits crossed") && stdout.contains("p50"),
+        stdout.contains("Limits crossed") && stdout.contains("p50_ms"),
         "{stdout}"
     );
     // Generous limits hold: exit 0; the JSON is the comparison.
     let json = server.dir.join("c.json");
     let out = compare(&[
         "--fail-on",
-        "p50=+100000%",
+        "p50_ms=+100000%",
         "--json",
         json.to_str().unwrap(),
     ]);
@@ -248,7 +248,11 @@ fn compare_on_the_command_line_exits_1_past_a_limit() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--fail-on") && err.contains("allowed: ops_per_sec"),
+        err.contains("--fail-on")
+            && err.contains(
+                "unknown limit `p42` (allowed: p50_ms, p90_ms, p99_ms, p99_9_ms, \
+                 max_ms, error_rate, ops_per_sec)"
+            ),
         "{err}"
     );
 }

@@ -26,7 +26,7 @@ fn each_threshold_is_judged_on_the_figure_the_report_holds() {
     let report = run(&workload(json!({
         "target": { "url": server.url() },
         "thresholds": { "p99_ms": 10000, "max_ms": 0.000001, "error_rate": 0,
-            "commands": { "GET": { "p90_ms": 10000, "min_ops_per_sec": 1e12 } } },
+            "commands": { "GET": { "p90_ms": 10000, "ops_per_sec": 1e12 } } },
         "phases": [
             { "name": "load", "measured": false, "load": { "requests": 300 },
               "commands": [{ "name": "set" }], "keys": { "range": [1, 100] },
@@ -45,7 +45,7 @@ fn each_threshold_is_judged_on_the_figure_the_report_holds() {
             "max_ms",
             "error_rate",
             "commands.GET.p90_ms",
-            "commands.GET.min_ops_per_sec",
+            "commands.GET.ops_per_sec",
             "phases.load.p50_ms",
             "phases.load.error_rate",
         ]
@@ -65,7 +65,7 @@ fn each_threshold_is_judged_on_the_figure_the_report_holds() {
         Some(get.latency_ms.p90)
     );
     assert_eq!(
-        threshold(&report, "commands.GET.min_ops_per_sec").value,
+        threshold(&report, "commands.GET.ops_per_sec").value,
         Some(get.ops_per_sec)
     );
     let load = report.phase("load").unwrap();
@@ -84,7 +84,7 @@ fn each_threshold_is_judged_on_the_figure_the_report_holds() {
         .filter(|t| !t.passed)
         .map(|t| t.name.as_str())
         .collect();
-    assert_eq!(failed, ["max_ms", "commands.GET.min_ops_per_sec"]);
+    assert_eq!(failed, ["max_ms", "commands.GET.ops_per_sec"]);
     assert!(!report.passed && !report.interrupted);
     assert!(report.stopped_by.is_none());
     let message = report.threshold_failures().unwrap();
@@ -185,7 +185,7 @@ fn the_command_line_exits_1_on_a_failed_threshold_and_shows_them_all() {
         &spec,
         format!(
             "[target]\nurl = \"{}\"\n[load]\nrequests = 400\n\
-             [thresholds]\np99_ms = 10000\nmin_ops_per_sec = 1e12\n",
+             [thresholds]\np99_ms = 10000\nops_per_sec = 1e12\n",
             server.url()
         ),
     )
@@ -224,7 +224,7 @@ fn the_command_line_exits_1_on_a_failed_threshold_and_shows_them_all() {
             "--json",
             json.to_str().unwrap(),
             "--check",
-            "min_ops_per_sec=1",
+            "ops_per_sec=1",
             "--check",
             "commands.GET.max_ms=10000",
         ])
@@ -234,7 +234,7 @@ fn the_command_line_exits_1_on_a_failed_threshold_and_shows_them_all() {
     let report = Report::from_file(&json).unwrap();
     assert!(report.passed);
     let names: Vec<&str> = report.thresholds.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["p99_ms", "min_ops_per_sec", "commands.GET.max_ms"]);
+    assert_eq!(names, ["p99_ms", "ops_per_sec", "commands.GET.max_ms"]);
     assert_eq!(server.calls("set") + server.calls("get"), 800);
     // `respload merge` judges the thresholds again on the merged figures, and exits as
     // `run` does: 1 when one fails, 0 when all hold.
@@ -285,7 +285,7 @@ fn bad_thresholds_are_refused_by_path_before_any_traffic() {
         err(json!({ "phases": [{ "thresholds": { "p99_ms": 1,
             "commands": { "GET": { "p99": 1 } } } }] })),
         "invalid spec at `phases[0].thresholds.commands.GET`: unknown limit `p99` (allowed: \
-         p50_ms, p90_ms, p99_ms, p99_9_ms, max_ms, error_rate, min_ops_per_sec)"
+         p50_ms, p90_ms, p99_ms, p99_9_ms, max_ms, error_rate, ops_per_sec)"
     );
     // A workload's thresholds survive its normalized form and overrides.
     let w = Workload::from_json_value(json!({

@@ -21,16 +21,17 @@ class Limits(TypedDict, total=False):
     """Highest latency of any request, in milliseconds."""
     error_rate: float | None
     """Highest error rate (errors / requests), 0 to 1."""
-    min_ops_per_sec: float | None
-    """Lowest throughput, in requests per second."""
+    ops_per_sec: float | None
+    """Lowest throughput, in requests per second (the one limit that is a floor)."""
 
 class CompareLimits(TypedDict, total=False):
     """How far each metric may move against the baseline: ``"+10%"`` (relative) or a
-    number in the metric's unit."""
+    number in the metric's unit. The names are ``Limits``'."""
 
-    ops_per_sec: str | float
-    p50: str | float
-    p99: str | float
-    p99_9: str | float
-    max: str | float
+    p50_ms: str | float
+    p90_ms: str | float
+    p99_ms: str | float
+    p99_9_ms: str | float
+    max_ms: str | float
     error_rate: str | float
+    ops_per_sec: str | float

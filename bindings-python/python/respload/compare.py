@@ -39,7 +39,8 @@ class ComparisonRow:
     command: str
     """The command's label, or ``ALL`` for the phase's totals."""
     metric: str
-    """``ops_per_sec``, ``p50``, ``p99``, ``p99_9``, ``max`` (latencies in ms) or ``error_rate``."""
+    """One of the limit names (``LIMITS``): ``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``,
+    ``max_ms`` (latencies in ms), ``error_rate`` or ``ops_per_sec``."""
     values: list[float | None]
     """The value in each report, the baseline's first."""
     changes: list[float | None]
@@ -74,7 +75,7 @@ class Comparison:
     rows: list[ComparisonRow]
     """One row per measured phase, command (``ALL`` for the phase's totals) and metric."""
     limits: list[str]
-    """The limits given, as read (``p99=+10%``)."""
+    """The limits given, as read (``p99_ms=+10%``)."""
     failures: list[str]
     """Each limit a later run crossed, one sentence each; empty when none was."""
     text: str
@@ -109,7 +110,7 @@ class Comparison:
 
     def check(self, **limits: Unpack[CompareLimits]) -> Comparison:
         """Assert that no later run moved past ``limits`` against the baseline, for test
-        suites: ``check(p99="+10%", ops_per_sec="-5%", error_rate=0.001)`` (a percentage
+        suites: ``check(p99_ms="+10%", ops_per_sec="-5%", error_rate=0.001)`` (a percentage
         is relative; a number is in the metric's unit, ms for latencies; without a sign a
         change counts the bad way). Raises ``AssertionError`` naming every phase, command
         and metric that regressed; returns the comparison when all hold. A bad limit
@@ -215,12 +216,12 @@ def compare(
     labels: Sequence[str] | None = None,
 ) -> Comparison:
     """Compare a baseline report with one or more later ones, phase by phase and command by
-    command: ops/s, p50, p99, p99.9, max and error rate, each change marked ``worse`` when
+    command: ops/s, p50, p90, p99, p99.9, max and error rate, each change marked ``worse`` when
     beyond noise (the core's rules: a percentile's confidence interval from its histogram,
     throughput's spread over the timeline, a two-proportion test for errors). Reports are
     :class:`Report` objects or report files; ``labels`` name them (default: a file's name,
     else ``baseline`` and ``current``, or ``run 1``, ``run 2``, ...).
-    ``compare(a, b).check(p99="+10%")`` fails a test on a regression."""
+    ``compare(a, b).check(p99_ms="+10%")`` fails a test on a regression."""
     given = [baseline, current, *more]
     reports = [r if isinstance(r, Report) else Report.load(r) for r in given]
     if labels is None:

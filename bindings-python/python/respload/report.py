@@ -795,8 +795,8 @@ class Threshold:
     """Its name: the limit, after the phase (``phases.NAME.``) and command (``commands.LABEL.``) it
     applies to, e.g. ``p99_ms``, ``commands.GET.p99_ms``, ``phases.load.error_rate``."""
     metric: str
-    """The limit: ``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``, ``max_ms``, ``error_rate`` (at
-    most) or ``min_ops_per_sec`` (at least)."""
+    """The limit: ``ops_per_sec`` (at least), ``p50_ms``, ``p90_ms``, ``p99_ms``, ``p99_9_ms``,
+    ``max_ms`` or ``error_rate`` (at most)."""
     limit: float
     """Its value (ms, a rate from 0 to 1, or requests per second)."""
     passed: bool
@@ -1847,7 +1847,7 @@ class Report:
         limit that was missed, return the report if all hold. Limits on the totals: p50, p90,
         p99, p99.9 and max latency in ms at most ``p50_ms``, ``p90_ms``, ``p99_ms``,
         ``p99_9_ms``, ``max_ms``; error rate
-        at most ``error_rate`` (0 to 1); throughput at least ``min_ops_per_sec``. The same
+        at most ``error_rate`` (0 to 1); throughput at least ``ops_per_sec``. The same
         limits per command label under ``commands`` (``{"GET": {"p99_ms": 2}}``). An
         interrupted run, or one with no requests, fails any check. The rules and the
         message are the core's (the same as Node's ``report.check()``); a bad limit raises
@@ -1913,7 +1913,7 @@ class Report:
             return ""
         rows = []
         for t in self.thresholds:
-            op = ">=" if t.metric == "min_ops_per_sec" else "<="
+            op = ">=" if t.metric == "ops_per_sec" else "<="
             value = "-" if t.value is None else f"{t.value:.3f}"
             verdict = "ok" if t.passed else "<b>FAIL</b>"
             if t.stopped_run:

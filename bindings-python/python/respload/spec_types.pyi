@@ -651,8 +651,8 @@ DrillMode = Literal["cluster-failover", "kill", "client-pause", "debug-sleep"]
 class Thresholds(Limits, total=False):
     """Limits on results, and whether crossing one stops the run: a table of ``p50_ms``, ``p90_ms``,
     ``p99_ms``, ``p99_9_ms``, ``max_ms`` (latency at most, ms), ``error_rate`` (errors / requests at
-    most, 0 to 1) and ``min_ops_per_sec`` (throughput at least), each optional; ``commands`` (the
-    same limits per command label, ``[thresholds.commands.GET]``); ``abort_on_fail`` (bool, default
+    most, 0 to 1) and ``ops_per_sec`` (throughput at least), each optional; ``commands`` (the same
+    limits per command label, ``[thresholds.commands.GET]``); ``abort_on_fail`` (bool, default
     false) and ``delay_abort_eval`` (a duration, default 0). At least one limit must be given."""
 
     commands: dict[str, Limits]

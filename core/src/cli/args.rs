@@ -45,16 +45,16 @@ pub(crate) enum Command {
     #[command(disable_help_flag = true)]
     Memtier(MemtierArgs),
     /// Compare reports (`--json` files): a baseline and later runs, phase by phase and
-    /// command by command (ops/s, p50, p99, p99.9, max, error rate), changes marked `worse`
-    /// beyond noise; exit status 1 when a `--fail-on` limit is crossed.
+    /// command by command (ops/s, p50, p90, p99, p99.9, max, error rate), changes marked
+    /// `worse` beyond noise; exit status 1 when a `--fail-on` limit is crossed.
     Compare {
         /// The baseline's report file, then the later runs' (at least one).
         #[arg(required = true, num_args = 2.., value_name = "REPORT")]
         reports: Vec<String>,
         /// Limits on the change against the baseline, comma-separated or repeated:
-        /// METRIC=CHANGE with METRIC ops_per_sec, p50, p99, p99_9, max or error_rate and
-        /// CHANGE in percent (`p99=+10%`, `ops_per_sec=-5%`) or in the metric's unit
-        /// (`error_rate=+0.001`, `max=+2` ms).
+        /// LIMIT=CHANGE with LIMIT one of `--check`'s (p50_ms, p90_ms, p99_ms, p99_9_ms,
+        /// max_ms, error_rate, ops_per_sec) and CHANGE in percent (`p99_ms=+10%`,
+        /// `ops_per_sec=-5%`) or in the metric's unit (`error_rate=+0.001`, `max_ms=+2`).
         #[arg(long, value_name = "LIMITS", value_delimiter = ',')]
         fail_on: Vec<String>,
         /// Write the comparison as JSON to this file.
@@ -93,7 +93,8 @@ pub(crate) enum Command {
     },
     /// Print a JSON Schema (draft 2020-12): `spec`, of spec files (for editors and checks
     /// before a run); `report`, of the report `--json` writes (for validating or typing
-    /// reports in other tools).
+    /// reports in other tools); `bindings`, the names the Python and Node packages share
+    /// with the core (error kinds and codes, limit names, the comparison's types).
     Schema {
         /// Which schema.
         #[arg(value_enum)]
@@ -109,7 +110,7 @@ pub(crate) enum SchemaOf {
     /// The report (`run --json`, `merge --json`).
     Report,
     /// The names the Python and Node bindings share with the core: error kinds, codes and
-    /// fields, limit names, comparison metrics and the comparison's types.
+    /// fields, limit names (also a comparison's metrics) and the comparison's types.
     Bindings,
 }
 
@@ -391,10 +392,11 @@ pub(crate) struct ReportFlags {
     /// Print nothing while running (no live line on stderr).
     #[arg(short, long)]
     pub(crate) quiet: bool,
-    /// A budget the report must meet, else exit status 1 (repeatable): p50_ms, p99_ms,
-    /// p99_9_ms, error_rate or min_ops_per_sec, on the totals or as commands.LABEL.LIMIT,
-    /// e.g. `--check p99_ms=5 --check error_rate=0.001 --check commands.GET.p99_ms=2`.
-    /// An interrupted run fails it too.
+    /// A budget the report must meet, else exit status 1 (repeatable): LIMIT=VALUE with
+    /// LIMIT p50_ms, p90_ms, p99_ms, p99_9_ms, max_ms (at most, ms), error_rate (at most,
+    /// 0 to 1) or ops_per_sec (at least, requests/s), on the totals or as
+    /// commands.LABEL.LIMIT, e.g. `--check p99_ms=5 --check error_rate=0.001 --check
+    /// commands.GET.p99_ms=2`. An interrupted run fails it too.
     #[arg(long = "check", value_name = "LIMIT=VALUE", value_parser = parse_limit)]
     pub(crate) checks: Vec<(String, f64)>,
 }

@@ -27,7 +27,7 @@ struct Scope {
 /// The live checks of one phase.
 pub struct AbortCheck {
     scopes: Vec<Scope>,
-    /// `min_ops_per_sec` is checked against this part of the limit (a shard's share).
+    /// `ops_per_sec` is checked against this part of the limit (a shard's share).
     share: f64,
     phase: String,
 }

@@ -249,7 +249,7 @@ fn thresholds_block(out: &mut String, report: &Report) {
         "Threshold", "Limit", "Value"
     );
     for t in all {
-        let op = if t.metric == "min_ops_per_sec" {
+        let op = if crate::report::is_floor(&t.metric) {
             ">="
         } else {
             "<="

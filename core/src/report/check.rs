@@ -24,8 +24,8 @@ pub struct Limits {
     pub max_ms: Option<f64>,
     /// Highest error rate (errors / requests), 0 to 1.
     pub error_rate: Option<f64>,
-    /// Lowest throughput, in requests per second.
-    pub min_ops_per_sec: Option<f64>,
+    /// Lowest throughput, in requests per second (the one limit that is a floor).
+    pub ops_per_sec: Option<f64>,
 }
 
 /// What a report is checked against: limits on its totals, and on commands by label.
@@ -37,7 +37,10 @@ pub struct Budget {
     pub commands: BTreeMap<String, Limits>,
 }
 
-/// Every limit's name, as a budget, a spec's `[thresholds]` and the report write it.
+/// Every limit's name: the one vocabulary of a budget (`check()`, `--check`), a spec's
+/// `[thresholds]`, `compare --fail-on` and `Comparison.check()`, and the metrics a comparison's
+/// rows hold. Each is the report's figure it bounds, flattened: `ops_per_sec`, `p99_ms` (the
+/// report's `latency_ms.p99`), `error_rate`. `ops_per_sec` is a floor, the others ceilings.
 pub const LIMITS: [&str; 7] = [
     "p50_ms",
     "p90_ms",
@@ -45,20 +48,33 @@ pub const LIMITS: [&str; 7] = [
     "p99_9_ms",
     "max_ms",
     "error_rate",
-    "min_ops_per_sec",
+    "ops_per_sec",
 ];
+
+/// The message for a limit name that is not one of [`LIMITS`]: it names `name` and lists the
+/// allowed ones, then the other keys `also` accepted where it was given.
+pub fn unknown_limit(name: &str, also: &[&str]) -> String {
+    let allowed: Vec<&str> = LIMITS.iter().chain(also).copied().collect();
+    format!("unknown limit `{name}` (allowed: {})", allowed.join(", "))
+}
+
+/// Whether the limit `name` is a floor (the figure must be at least the limit: throughput)
+/// rather than a ceiling (at most: latencies, the error rate).
+pub fn is_floor(name: &str) -> bool {
+    name == "ops_per_sec"
+}
 
 impl Limits {
     /// The limit named `name` (one of [`LIMITS`]), to read or set.
     pub fn slot(&mut self, name: &str) -> Option<&mut Option<f64>> {
         Some(match name {
+            "ops_per_sec" => &mut self.ops_per_sec,
             "p50_ms" => &mut self.p50_ms,
             "p90_ms" => &mut self.p90_ms,
             "p99_ms" => &mut self.p99_ms,
             "p99_9_ms" => &mut self.p99_9_ms,
             "max_ms" => &mut self.max_ms,
             "error_rate" => &mut self.error_rate,
-            "min_ops_per_sec" => &mut self.min_ops_per_sec,
             _ => return None,
         })
     }
@@ -72,7 +88,7 @@ impl Limits {
             self.p99_9_ms,
             self.max_ms,
             self.error_rate,
-            self.min_ops_per_sec,
+            self.ops_per_sec,
         ];
         LIMITS
             .iter()
@@ -89,23 +105,23 @@ pub fn measured(name: &str, s: &Stats) -> f64 {
     }
     let l = &s.latency_ms;
     match name {
+        "ops_per_sec" => s.ops_per_sec,
         "p50_ms" => l.p50,
         "p90_ms" => l.p90,
         "p99_ms" => l.p99,
         "p99_9_ms" => l.p99_9,
         "max_ms" => l.max,
         "error_rate" => s.error_rate,
-        "min_ops_per_sec" => s.ops_per_sec,
         _ => f64::NAN,
     }
 }
 
 /// Whether `value` keeps within the limit `name` of `limit`: at most, or at least for
-/// `min_ops_per_sec`. No figure (NaN) never does.
+/// `ops_per_sec` ([`is_floor`]). No figure (NaN) never does.
 pub fn holds(name: &str, limit: f64, value: f64) -> bool {
     match name {
         _ if value.is_nan() => false,
-        "min_ops_per_sec" => value >= limit,
+        _ if is_floor(name) => value >= limit,
         _ => value <= limit,
     }
 }
@@ -187,14 +203,12 @@ fn limits(
             continue;
         }
         let Some(slot) = limits.slot(key) else {
-            let mut allowed = LIMITS.join(", ");
-            for extra in also.iter().chain(totals.then_some(&"commands")) {
-                allowed = format!("{allowed}, {extra}");
-            }
-            return Err(Error::spec(
-                path,
-                format!("unknown limit `{key}` (allowed: {allowed})"),
-            ));
+            let extra: Vec<&str> = also
+                .iter()
+                .copied()
+                .chain(totals.then_some("commands"))
+                .collect();
+            return Err(Error::spec(path, unknown_limit(key, &extra)));
         };
         if value.is_null() {
             continue;
@@ -269,7 +283,7 @@ pub(super) fn check_stats(
         ));
     }
     if let Some(limit) = l
-        .min_ops_per_sec
+        .ops_per_sec
         .filter(|limit| s.ops_per_sec.is_nan() || s.ops_per_sec < *limit)
     {
         out.push(format!(
@@ -417,12 +431,12 @@ mod tests {
         let seven = r.check(&budget(json!({ "error_rate": 0.0007 }))).unwrap();
         assert!(seven.ends_with("is over the budget of 0.07%"), "{seven}");
         let all = json!({ "p50_ms": 0.75, "p99_ms": 1.5, "p99_9_ms": 3, "error_rate": 0.01,
-            "min_ops_per_sec": 1000, "commands": { "SET": { "p99_ms": 1.5 } } });
+            "ops_per_sec": 1000, "commands": { "SET": { "p99_ms": 1.5 } } });
         assert_eq!(r.check(&budget(all)), None);
         let message = r
             .check(&budget(
                 json!({ "p50_ms": 0.7, "p99_ms": 1.4, "p99_9_ms": 2.9,
-                "error_rate": 0.001, "min_ops_per_sec": 1000.5,
+                "error_rate": 0.001, "ops_per_sec": 1000.5,
                 "commands": { "SET": { "p99_ms": 1 }, "GET": { "p99_ms": 1 } } }),
             ))
             .unwrap();
@@ -463,12 +477,12 @@ mod tests {
         assert_eq!(
             err(json!({ "p99": 5 })),
             "invalid spec at `check`: unknown limit `p99` (allowed: p50_ms, p90_ms, p99_ms, \
-             p99_9_ms, max_ms, error_rate, min_ops_per_sec, commands)"
+             p99_9_ms, max_ms, error_rate, ops_per_sec, commands)"
         );
         assert_eq!(
             err(json!({ "commands": { "GET": { "commands": {} } } })),
             "invalid spec at `check.commands.GET`: unknown limit `commands` (allowed: p50_ms, \
-             p90_ms, p99_ms, p99_9_ms, max_ms, error_rate, min_ops_per_sec)"
+             p90_ms, p99_ms, p99_9_ms, max_ms, error_rate, ops_per_sec)"
         );
         assert_eq!(
             err(json!({ "p99_ms": "5" })),

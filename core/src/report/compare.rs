@@ -1,6 +1,7 @@
 //! Comparing reports (`respload compare`, [`Comparison::of`]): a baseline against one or more
 //! later runs, phase by phase and command by command, each change marked when it is worse
-//! beyond what noise alone would give, and limits (`--fail-on p99=+10%`) that fail a build.
+//! beyond what noise alone would give, and limits (`--fail-on p99_ms=+10%`) that fail a build. The metrics are
+//! the limits of a budget ([`LIMITS`]): one vocabulary for `check()` and `compare`.
 //!
 //! Noise, per metric: a percentile's distribution-free confidence interval from its own
 //! histogram (the values at ranks `n p ± 2 sqrt(n p (1 - p))`): worse when the later run's
@@ -11,13 +12,11 @@
 //! frequency, neighbours), so a latency or throughput change is also marked only past
 //! [`NOISE_FLOOR`]. A maximum is one sample: it is shown and can be limited, never marked.
 
+use super::check::{is_floor, unknown_limit, LIMITS};
 use super::{decode_histogram, percentile, PhaseReport, Report, Stats, TimelineRow, NS_PER_MS};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
-
-/// The metrics compared, in the order rows list them.
-pub const METRICS: [&str; 6] = ["ops_per_sec", "p50", "p99", "p99_9", "max", "error_rate"];
 
 /// The smallest relative change of a latency or of throughput marked worse: run-to-run
 /// variation that sampling error does not capture (two runs of one idle local server here
@@ -35,7 +34,7 @@ pub struct Comparison {
     pub labels: Vec<String>,
     /// One row per measured phase, command (`ALL` for the phase's totals) and metric.
     pub rows: Vec<ComparisonRow>,
-    /// The limits given, as read (`p99=+10%`).
+    /// The limits given, as read (`p99_ms=+10%`).
     pub limits: Vec<String>,
     /// Each limit a later run crossed, one sentence each; empty when none was.
     pub failures: Vec<String>,
@@ -49,7 +48,8 @@ pub struct ComparisonRow {
     pub phase: String,
     /// The command's label, or `ALL` for the phase's totals.
     pub command: String,
-    /// `ops_per_sec`, `p50`, `p99`, `p99_9`, `max` (latencies in ms) or `error_rate`.
+    /// One of the limit names ([`LIMITS`]): `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`,
+    /// `max_ms` (latencies in ms), `error_rate` or `ops_per_sec`.
     pub metric: String,
     /// The value in each report, the baseline's first.
     pub values: Vec<Option<f64>>,
@@ -65,7 +65,7 @@ pub struct ComparisonRow {
 /// fails.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limit {
-    /// The metric (one of [`METRICS`]).
+    /// The metric (one of [`LIMITS`]).
     pub metric: String,
     /// The allowed change: a share (0.1 for `+10%`) when `relative`, else in the metric's
     /// unit (negative when `down`).
@@ -80,19 +80,17 @@ pub struct Limit {
 }
 
 impl Limit {
-    /// A limit from `metric=CHANGE` (`p99=+10%`, `ops_per_sec=-5%`, `error_rate=+0.001`). A
-    /// change without a sign moves the bad way: down for `ops_per_sec`, up for the rest.
+    /// A limit from `METRIC=CHANGE` (`p99_ms=+10%`, `ops_per_sec=-5%`, `error_rate=+0.001`),
+    /// METRIC one of [`LIMITS`]. A change without a sign moves the bad way: down for
+    /// `ops_per_sec`, up for the rest.
     pub fn parse(text: &str) -> Result<Limit> {
         let bad = |why: String| Error::spec("fail_on", format!("`{text}`: {why}"));
         let (metric, value) = text
             .split_once('=')
-            .ok_or_else(|| bad("expected METRIC=CHANGE, e.g. p99=+10%".into()))?;
+            .ok_or_else(|| bad("expected METRIC=CHANGE, e.g. p99_ms=+10%".into()))?;
         let metric = metric.trim();
-        if !METRICS.contains(&metric) {
-            return Err(bad(format!(
-                "unknown metric `{metric}`; allowed: {}",
-                METRICS.join(", ")
-            )));
+        if !LIMITS.contains(&metric) {
+            return Err(bad(unknown_limit(metric, &[])));
         }
         let value = value.trim();
         let (number, relative) = match value.strip_suffix('%') {
@@ -111,7 +109,7 @@ impl Limit {
         }
         let down = match signed {
             true => number.starts_with('-'),
-            false => metric == "ops_per_sec",
+            false => is_floor(metric),
         };
         if down {
             change = -change.abs();
@@ -193,7 +191,7 @@ impl Comparison {
                         Some(Measured::of(s, p))
                     })
                     .collect();
-                for metric in METRICS {
+                for metric in LIMITS {
                     rows.push(row(phase, command, metric, &stats));
                 }
             }
@@ -327,10 +325,11 @@ impl<'a> Measured<'a> {
         let l = &self.stats.latency_ms;
         match metric {
             "ops_per_sec" => self.stats.ops_per_sec,
-            "p50" => l.p50,
-            "p99" => l.p99,
-            "p99_9" => l.p99_9,
-            "max" => l.max,
+            "p50_ms" => l.p50,
+            "p90_ms" => l.p90,
+            "p99_ms" => l.p99,
+            "p99_9_ms" => l.p99_9,
+            "max_ms" => l.max,
             _ => self.stats.error_rate,
         }
     }
@@ -405,9 +404,10 @@ fn row(phase: &str, command: &str, metric: &str, stats: &[Option<Measured>]) -> 
 
 fn worse_beyond_noise(metric: &str, base: &Measured, current: &Measured) -> bool {
     let quantile = match metric {
-        "p50" => Some(0.5),
-        "p99" => Some(0.99),
-        "p99_9" => Some(0.999),
+        "p50_ms" => Some(0.5),
+        "p90_ms" => Some(0.9),
+        "p99_ms" => Some(0.99),
+        "p99_9_ms" => Some(0.999),
         _ => None,
     };
     let (b, c) = (base.value(metric), current.value(metric));
@@ -484,7 +484,7 @@ mod tests {
 
     #[test]
     fn limits_read_their_direction_and_unit() {
-        let l = Limit::parse("p99=+10%").unwrap();
+        let l = Limit::parse("p99_ms=+10%").unwrap();
         assert_eq!((l.change, l.relative), (0.1, true));
         assert!(l.crossed(1.0, 1.11) && !l.crossed(1.0, 1.09) && !l.crossed(1.0, 0.5));
         let l = Limit::parse("ops_per_sec=5%").unwrap();
@@ -499,10 +499,15 @@ mod tests {
         let l = Limit::parse("error_rate=+0.001").unwrap();
         assert!(!l.relative && l.crossed(0.0, 0.002) && !l.crossed(0.0, 0.0005));
         for (bad, says) in [
-            ("p98=+1%", "unknown metric `p98`"),
-            ("p99", "expected METRIC=CHANGE"),
-            ("p99=ten", "is not a number"),
-            ("p99=inf", "not a finite number"),
+            (
+                "p98_ms=+1%",
+                "unknown limit `p98_ms` (allowed: p50_ms, p90_ms",
+            ),
+            // The names of the report's latency_ms are not limit names.
+            ("p99=+1%", "unknown limit `p99`"),
+            ("p99_ms", "expected METRIC=CHANGE"),
+            ("p99_ms=ten", "is not a number"),
+            ("p99_ms=inf", "not a finite number"),
         ] {
             let e = Limit::parse(bad).unwrap_err().to_string();
             assert!(e.contains("fail_on") && e.contains(says), "{bad}: {e}");

@@ -26,8 +26,11 @@ mod thresholds;
 mod validity;
 
 pub use availability::{Availability, EventReport};
-pub use check::{check_report, holds, measured, validity_warning, Budget, Limits, LIMITS};
-pub use compare::{Comparison, ComparisonRow, Limit, ALL, METRICS, NOISE_FLOOR};
+pub use check::{
+    check_report, holds, is_floor, measured, unknown_limit, validity_warning, Budget, Limits,
+    LIMITS,
+};
+pub use compare::{Comparison, ComparisonRow, Limit, ALL, NOISE_FLOOR};
 pub use file::ReportSource;
 pub use histogram::{decode_histogram, encode_histogram, percentile, percentile_distribution};
 pub(crate) use histogram::{percentile_ms, NS_PER_MS};

@@ -1,19 +1,20 @@
 //! The names the Python and Node bindings share with the core, as one JSON document
 //! (`respload schema bindings`): the error kinds with their codes, classes and fields, the
-//! limit names of a budget (`check()`, `--check`, `[thresholds]`), the metrics of a comparison
-//! and the comparison's types. scripts/gen_reference.py generates each binding's error
+//! limit names (of a budget, `check()`, `--check`, `[thresholds]`, and of a comparison,
+//! `compare --fail-on`, `Comparison.check()`) and the comparison's types. scripts/gen_reference.py generates each binding's error
 //! classes, limit names and comparison types from it, so none of them is kept by hand.
 
-use super::check::{Limits, LIMITS};
-use super::compare::{Comparison, ComparisonRow, METRICS};
+use super::check::{is_floor, Limits, LIMITS};
+use super::compare::{Comparison, ComparisonRow};
 use super::schema::field_order;
 use crate::error::{ErrorFieldType, ErrorKind};
 use serde_json::{json, Value};
 
 /// The document: `errors` (each kind's `kind`, `class`, `code`, `doc`, `parent` and `fields`,
 /// each field's `name`, `type` (`string`, or `errno`: an integer or absent) and `doc`), `limits`
-/// (each limit's `name`, `doc`, and `bound`: `max` or `min`), `compare_metrics` (the metric
-/// names of `compare --fail-on` and `Comparison.check()`) and `comparison` (the JSON Schema
+/// (each limit's `name`, `doc`, and `bound`: `max` or `min`; the names of `check()`,
+/// `--check`, `[thresholds]`, `compare --fail-on`, `Comparison.check()` and a comparison's
+/// rows) and `comparison` (the JSON Schema
 /// of [`Comparison`], [`ComparisonRow`] among its `$defs`, each with its `x-field-order`).
 pub fn bindings_schema() -> Value {
     let kinds = schemars::schema_for!(ErrorKind).to_value();
@@ -46,11 +47,7 @@ pub fn bindings_schema() -> Value {
         .iter()
         .map(|name| {
             let doc = limit_schema["properties"][*name]["description"].clone();
-            let bound = if *name == "min_ops_per_sec" {
-                "min"
-            } else {
-                "max"
-            };
+            let bound = if is_floor(name) { "min" } else { "max" };
             json!({ "name": name, "doc": doc, "bound": bound })
         })
         .collect();
@@ -64,7 +61,6 @@ pub fn bindings_schema() -> Value {
     json!({
         "errors": errors,
         "limits": limits,
-        "compare_metrics": METRICS,
         "comparison": comparison,
     })
 }
@@ -99,10 +95,10 @@ mod tests {
         for l in limits {
             assert!(l["doc"].as_str().is_some_and(|d| !d.is_empty()), "{l}");
         }
-        assert_eq!(
-            doc["compare_metrics"].as_array().unwrap().len(),
-            METRICS.len()
-        );
+        assert_eq!(limits[2]["name"], "p99_ms");
+        assert_eq!(limits[2]["bound"], "max");
+        assert_eq!(limits[6]["name"], "ops_per_sec");
+        assert_eq!(limits[6]["bound"], "min");
         let order = &doc["comparison"]["$defs"]["ComparisonRow"]["x-field-order"];
         assert_eq!(order[0], "phase");
         assert_eq!(doc["comparison"]["x-field-order"][0], "labels");

@@ -3,7 +3,7 @@
 //! the message listing what failed. The rules are [`Report::check`]'s, so a threshold and a
 //! `check()` of the same limit agree.
 
-use super::check::{holds, measured, Budget, Limits};
+use super::check::{holds, is_floor, measured, Budget, Limits};
 use super::{Report, ShardOf, Stats};
 use serde::{Deserialize, Serialize};
 
@@ -21,8 +21,8 @@ pub struct Threshold {
     /// The command label whose results it bounds; absent for all commands together.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    /// The limit: `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms`, `error_rate` (at most)
-    /// or `min_ops_per_sec` (at least).
+    /// The limit: `ops_per_sec` (at least), `p50_ms`, `p90_ms`, `p99_ms`, `p99_9_ms`,
+    /// `max_ms` or `error_rate` (at most).
     pub metric: String,
     /// Its value (ms, a rate from 0 to 1, or requests per second).
     pub limit: f64,
@@ -68,7 +68,7 @@ impl Threshold {
     }
 
     /// Judge it against `stats` (its scope's results; `None` when they do not exist). A
-    /// shard's results hold `share` of the workload's requests: its `min_ops_per_sec` is
+    /// shard's results hold `share` of the workload's requests: its `ops_per_sec` is
     /// checked against that part of the limit.
     pub fn judge(&mut self, stats: Option<&Stats>, share: f64) {
         let value = stats.map_or(f64::NAN, |s| measured(&self.metric, s));
@@ -77,11 +77,11 @@ impl Threshold {
     }
 
     /// The limit for results holding `share` of the workload's requests: a shard's part of
-    /// a `min_ops_per_sec`, the others as written.
+    /// an `ops_per_sec`, the others as written.
     pub fn limit_for(&self, share: f64) -> f64 {
-        match self.metric.as_str() {
-            "min_ops_per_sec" => self.limit * share,
-            _ => self.limit,
+        match is_floor(&self.metric) {
+            true => self.limit * share,
+            false => self.limit,
         }
     }
 }
@@ -198,7 +198,7 @@ mod tests {
     fn judged_at_most_or_at_least_and_never_on_no_figure() {
         let mut r = report();
         r.thresholds = Threshold::of(
-            &budget(json!({ "p90_ms": 2, "max_ms": 8.5, "min_ops_per_sec": 500,
+            &budget(json!({ "p90_ms": 2, "max_ms": 8.5, "ops_per_sec": 500,
                 "commands": { "GET": { "p90_ms": 1 }, "SET": { "p90_ms": 1 } } })),
             None,
         );
@@ -213,7 +213,7 @@ mod tests {
             [
                 ("p90_ms", Some(2.0), true),
                 ("max_ms", Some(9.0), false),
-                ("min_ops_per_sec", Some(500.0), true),
+                ("ops_per_sec", Some(500.0), true),
                 ("commands.GET.p90_ms", Some(2.0), false),
                 ("commands.SET.p90_ms", None, false),
             ]
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn a_shard_meets_its_share_of_a_rate_and_a_stopping_threshold_fails() {
         let mut r = report();
-        r.thresholds = Threshold::of(&budget(json!({ "min_ops_per_sec": 1200 })), None);
+        r.thresholds = Threshold::of(&budget(json!({ "ops_per_sec": 1200 })), None);
         r.judge_thresholds();
         assert!(!r.passed);
         // One of 2 shards: 500 ops/s is not half of 1,200; one of 3: it is more than a third.
@@ -247,12 +247,12 @@ mod tests {
         }
         assert_eq!(r.threshold_failures(), None);
         r.thresholds[0].stopped_run = true;
-        r.stopped_by = Some("threshold `min_ops_per_sec` crossed".into());
+        r.stopped_by = Some("threshold `ops_per_sec` crossed".into());
         r.judge_thresholds();
         assert!(!r.passed && !r.thresholds[0].passed);
         let message = r.threshold_failures().unwrap();
         assert!(
-            message.ends_with("- the run was stopped early: threshold `min_ops_per_sec` crossed"),
+            message.ends_with("- the run was stopped early: threshold `ops_per_sec` crossed"),
             "{message}"
         );
     }

@@ -16,7 +16,7 @@ const SETTINGS: [&str; 2] = ["abort_on_fail", "delay_abort_eval"];
 
 /// Limits on results, and whether crossing one stops the run: a table of `p50_ms`,
 /// `p90_ms`, `p99_ms`, `p99_9_ms`, `max_ms` (latency at most, ms), `error_rate` (errors /
-/// requests at most, 0 to 1) and `min_ops_per_sec` (throughput at least), each optional;
+/// requests at most, 0 to 1) and `ops_per_sec` (throughput at least), each optional;
 /// `commands` (the same limits per command label, `[thresholds.commands.GET]`);
 /// `abort_on_fail` (bool, default false) and `delay_abort_eval` (a duration, default 0).
 /// At least one limit must be given.
@@ -163,7 +163,7 @@ mod tests {
         assert_eq!(
             err(json!({ "p99": 5 })),
             "invalid spec at `thresholds`: unknown limit `p99` (allowed: p50_ms, p90_ms, \
-             p99_ms, p99_9_ms, max_ms, error_rate, min_ops_per_sec, abort_on_fail, \
+             p99_ms, p99_9_ms, max_ms, error_rate, ops_per_sec, abort_on_fail, \
              delay_abort_eval, commands)"
         );
         assert_eq!(
