@@ -606,6 +606,12 @@ def test_each_placement_puts_the_hosts_where_it_says(ray_cluster: str, server: R
         ("pack", 3, 0.3),
     ]
     for placement, hosts, cpus in runs:
+        # The last run's CPUs are given back asynchronously: placed before they are, "spread"
+        # would find only the nodes freed first. Wait for all of them (else fail).
+        deadline = time.monotonic() + 30
+        while ray.available_resources().get("CPU", 0) < HOSTS:
+            assert time.monotonic() < deadline, ray.available_resources()
+            time.sleep(0.05)
         done = respload.distributed.run_hosts(
             spec(server, load={"connections": hosts, "requests": 400}),
             hosts=hosts,

@@ -581,8 +581,22 @@ class DistributedRun:
 
             with contextlib.suppress(Exception):
                 remove_placement_group(self._group)
+                _wait_removed(ray, self._group)
         if self._ray_started:
             ray.shutdown()
+
+
+def _wait_removed(ray: Any, group: Any, timeout_s: float = 10.0) -> None:
+    """Wait until Ray says `group` is removed: removal is asynchronous, and a run placed
+    right after would otherwise find its CPUs still held and be placed on the nodes freed
+    first (a "spread" run on fewer nodes than it could have)."""
+    from ray.util import placement_group_table
+
+    deadline = time.monotonic() + timeout_s
+    while placement_group_table(group).get("state") != "REMOVED":
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
 
 
 def _first_line(e: BaseException) -> str:
