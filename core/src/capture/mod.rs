@@ -345,38 +345,39 @@ async fn read_monitor(
     count: Rc<RefCell<u64>>,
 ) {
     let mut buf = early;
-    let mut start = 0;
-    let mut first = true;
     loop {
-        // The bytes read with the acknowledgement are handled before anything is read.
-        if !std::mem::take(&mut first) || buf.is_empty() {
-            if buf.capacity() - buf.len() < 16 * 1024 {
-                buf.reserve(64 * 1024);
-            }
-            match stream.read_buf(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-        let mut s = shared.borrow_mut();
-        while let Some(end) = buf[start..].windows(2).position(|w| w == b"\r\n") {
-            let line = &buf[start..start + end];
-            start += end + 2;
-            match line.first() {
-                Some(b'+') => s.line(&line[1..], &own, &count),
-                Some(b'-') => {
-                    s.failure = Some(Error::Protocol {
-                        address: address.clone(),
-                        reason: format!("MONITOR refused: {}", String::from_utf8_lossy(&line[1..])),
-                    });
-                    return;
+        // The bytes read with the acknowledgement first, then each read's.
+        {
+            let mut s = shared.borrow_mut();
+            let mut start = 0;
+            while let Some(end) = buf[start..].windows(2).position(|w| w == b"\r\n") {
+                let line = &buf[start..start + end];
+                start += end + 2;
+                match line.first() {
+                    Some(b'+') => s.line(&line[1..], &own, &count),
+                    Some(b'-') => {
+                        s.failure = Some(Error::Protocol {
+                            address: address.clone(),
+                            reason: format!(
+                                "MONITOR ended: {}",
+                                String::from_utf8_lossy(&line[1..])
+                            ),
+                        });
+                        return;
+                    }
+                    _ => s.malformed += 1,
                 }
-                _ => s.malformed += 1,
             }
+            // Keep the partial line only.
+            buf.drain(..start);
         }
-        // Keep the partial line only.
-        buf.drain(..start);
-        start = 0;
+        if buf.capacity() - buf.len() < 16 * 1024 {
+            buf.reserve(64 * 1024);
+        }
+        match stream.read_buf(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
     }
 }
 
