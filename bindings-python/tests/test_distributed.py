@@ -510,6 +510,14 @@ def test_ctrl_c_stops_every_host_within_a_second_with_the_partial_report(
     assert report.duration_s < 5
 
 
+# `python -m respload`, with a stack dump of every thread on SIGUSR1: what the driver was doing
+# when a stop did not take (the test installs the handler; the CLI itself installs none).
+_CLI_WITH_STACKS = (
+    "import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, all_threads=True); "
+    "from respload.cli import console_main; sys.argv[0] = 'respload'; console_main()"
+)
+
+
 def test_sigint_to_the_cli_stops_every_host_within_a_second(
     ray_cluster: str, server: RedisServer, tmp_path: Path
 ) -> None:
@@ -520,36 +528,52 @@ def test_sigint_to_the_cli_stops_every_host_within_a_second(
     out = tmp_path / "all.json"
     args = ["distributed", str(path), "--hosts", "3", "--address", ray_cluster]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "respload", *args, "--json", str(out)],
+        [sys.executable, "-c", _CLI_WITH_STACKS, *args, "--json", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
+    # stderr is read all along, on a thread: a full pipe must never be what holds the CLI.
+    lines: list[str] = []
+    measuring = threading.Event()
+
+    def read_stderr() -> None:
         assert proc.stderr is not None
-        # The second measured line: every host has been sending for a second or more.
         for line in proc.stderr:
+            lines.append(line)
+            # The second measured line: every host has been sending for a second or more.
             if "ops/s" in line and float(line.split("]")[1].split("s")[0]) >= 2:
-                break
-        else:
-            pytest.fail(f"no progress line; exit {proc.wait()}")
+                measuring.set()
+
+    reader = threading.Thread(target=read_stderr, daemon=True)
+    reader.start()
+    try:
+        if not measuring.wait(timeout=120):
+            pytest.fail(f"no progress line; exit {proc.poll()}; stderr: {''.join(lines)}")
         sent_before = server.calls("set")
         assert sent_before > 0
         proc.send_signal(signal.SIGINT)
         interrupted_at = time.monotonic()
         # The server's count, every 20 ms until it has not moved for 1.5 s.
         last, last_change = sent_before, interrupted_at
+        stacks_asked = False
         while time.monotonic() - last_change < 1.5:
             time.sleep(0.02)
             now = server.calls("set")
             if now != last:
                 last, last_change = now, time.monotonic()
+            if not stacks_asked and time.monotonic() - interrupted_at > 3 and proc.poll() is None:
+                # Still sending 3 s after SIGINT: the driver's threads, into stderr.
+                proc.send_signal(signal.SIGUSR1)
+                stacks_asked = True
         stopped_in = last_change - interrupted_at
-        stdout, stderr = proc.communicate(timeout=60)
+        stdout, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert stopped_in < 1.0, f"a host still sent {stopped_in:.2f} s after SIGINT"
+        reader.join(timeout=5)
+    stderr = "".join(lines)
+    assert stopped_in < 1.0, f"a host still sent {stopped_in:.2f} s after SIGINT; stderr:\n{stderr}"
     assert proc.returncode == 0, stderr
     assert "interrupted: every host stopped" in stderr
     assert "HOSTS" in stdout
