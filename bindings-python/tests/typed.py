@@ -3,64 +3,45 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any
 
-# Optional fields the core leaves out of the JSON when they are empty (skip_serializing_if);
-# a name two types use differently (`hosts`: a report's list, a replay's count) has a tuple
-# of the values it is left out at.
-_LEFT_OUT_WHEN: dict[str, Any] = {
-    "service_ms": None,
-    "service_histogram": None,
-    "target_rate": None,
-    "server_load": None,
-    "server_timeline": [],
-    "nodes": {},
-    "redirects": 0,
-    "reconnects": None,
-    "server_nodes": {},
-    "events": [],
-    "steps": [],
-    "slo": None,
-    "peak_node": None,
-    "output_error": None,
-    "error": None,
-    "server": None,
-    "waiting": None,
-    "send_lag_ms": None,
-    "send_lag_histogram": None,
-    "behind_ms": None,
-    "waiting_max": None,
-    "behind_ms_max": None,
-    "unsent": None,
-    "client_lag_ms": None,
-    "server_cpu_percent": None,
-    "shard": None,
-    "start_at": None,
-    "start_skew_ms": None,
-    "hosts": ([], None),
-    "partial": False,
-    "thresholds": [],
-    "stopped_by": None,
-    "phase": None,
-    "command": None,
-    "value": None,
-    "stopped_run": False,
-    "replay": None,
-    "malformed_lines": [],
-    "prefill": None,
-    "not_prefilled": {},
-    "first_errors": {},
-    "retries": 0,
-    "barrier_wait_s": None,
-    "others": 0,
-}
+# When the core leaves a key out of the JSON (serde's skip_serializing_if): read from the
+# report's JSON Schema, where such a key is not `required`; it is left out at its type's
+# empty value. Nothing here is kept by hand, so a new optional field cannot be forgotten.
+_SCHEMA = json.loads(
+    (Path(__file__).parents[2] / "docs/reference/report.schema.json").read_text(encoding="utf-8")
+)
 
 
-def _left_out(name: str, value: Any) -> bool:
-    if name not in _LEFT_OUT_WHEN:
-        return False
-    empty = _LEFT_OUT_WHEN[name]
-    return any(value == e for e in empty) if isinstance(empty, tuple) else value == empty
+def _empty(prop: dict[str, Any]) -> Any:
+    ty = prop.get("type")
+    kinds = set(ty) if isinstance(ty, list) else {ty}
+    if "null" in kinds or "anyOf" in prop:
+        return None
+    empty = {"array": [], "object": {}, "integer": 0, "boolean": False}
+    for kind, value in empty.items():
+        if kind in kinds:
+            return value
+    raise AssertionError(f"no empty value known for {prop}: teach typed.py")
+
+
+def _left_out_of(schema: dict[str, Any]) -> dict[str, Any]:
+    required = set(schema.get("required", []))
+    props = schema.get("properties", {})
+    return {key: _empty(prop) for key, prop in props.items() if key not in required}
+
+
+# Class name (the Rust type's) -> optional key -> the value at which it is left out.
+_LEFT_OUT_WHEN: dict[str, dict[str, Any]] = {
+    name: _left_out_of(schema) for name, schema in _SCHEMA["$defs"].items()
+} | {"Report": _left_out_of(_SCHEMA)}
+
+
+def _left_out(cls: str, name: str, value: Any) -> bool:
+    left_out = _LEFT_OUT_WHEN.get(cls, {})
+    return name in left_out and value == left_out[name]
 
 
 def typed_json(value: Any) -> Any:
@@ -70,7 +51,7 @@ def typed_json(value: Any) -> Any:
             if f.name.startswith("_"):
                 continue
             v = getattr(value, f.name)
-            if _left_out(f.name, v):
+            if _left_out(type(value).__name__, f.name, v):
                 continue
             out[f.name] = typed_json(v)
         return out
