@@ -410,3 +410,25 @@ def test_errors_name_the_file_and_the_field(redis: RedisServer, tmp_path: Path) 
     assert spec_error.value.path == "max_commands"
     with pytest.raises(respload.ConnectError):
         respload.Trace.capture("redis://127.0.0.1:1", out=tmp_path / "c.jsonl", duration=1)
+
+
+def test_pandas_reads_a_gzipped_capture_without_respload(
+    redis: RedisServer, tmp_path: Path
+) -> None:
+    """docs/traffic.md's promise: ``pandas.read_json(path, lines=True)`` reads a trace file
+    as written (gzip too), row for row what respload's own reader gives."""
+    import pandas as pd
+
+    out = tmp_path / "captured.jsonl.gz"
+    with respload.Trace.start_capture(redis.url, out=out) as capture:
+        assert capture.wait_started(timeout=20)
+        sequential_sets(redis, 50)
+        time.sleep(0.3)
+    frame = pd.read_json(out, lines=True)
+    records = list(respload.Trace(out))
+    assert len([r for r in records if r.command == "SET"]) == 50
+    assert len(frame) == len(records)
+    assert list(frame["t_us"]) == [r.t_us for r in records]
+    assert list(frame["client"]) == [r.client for r in records]
+    # The command and key of each line (values may be binary: base64 objects in the JSON).
+    assert [list(a[:2]) for a in frame["args"]] == [r.args[:2] for r in records]

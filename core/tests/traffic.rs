@@ -60,19 +60,7 @@ fn start_capture(
     Arc<CaptureControl>,
     std::thread::JoinHandle<respload::Result<respload::capture::CaptureReport>>,
 ) {
-    let spec =
-        CaptureSpec::from_json_value(json!({ "target": { "url": server.url() }, "out": out }))
-            .unwrap();
-    let control = Arc::new(CaptureControl::default());
-    let flag = Arc::clone(&control);
-    let handle = std::thread::spawn(move || capture(&spec, &flag));
-    while !control.is_started() {
-        assert!(
-            !handle.is_finished(),
-            "the capture ended before MONITOR was on"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let (control, handle) = start_capture_with(server, out, json!({}));
     // The signal is the server's word: at once, it lists the capture's connection in MONITOR.
     assert!(server.cli(&["CLIENT", "LIST"]).contains("cmd=monitor"));
     (control, handle)
@@ -162,6 +150,31 @@ fn a_capture_holds_exactly_the_commands_respload_sent_in_their_order() {
         assert!(r.t_us >= *t, "a client's instants go forward");
         *t = r.t_us;
     }
+    // Nothing else: what is not one of the runs' requests is the runs' own (a connection's
+    // handshake, the report's readings of the server).
+    let others: Vec<String> = trace
+        .iter()
+        .filter(|r| {
+            let key = r.arg(1).map(text).unwrap_or_default();
+            !((name(r) == "SET" && key.starts_with("seq:"))
+                || (name(r) == "GET" && key.starts_with("mix:"))
+                || (name(r) == "INCR" && key.starts_with("counter:")))
+        })
+        .map(name)
+        .collect();
+    assert!(
+        others
+            .iter()
+            .all(|n| matches!(n.as_str(), "CLIENT" | "HELLO" | "PING" | "INFO" | "CONFIG")),
+        "{others:?}"
+    );
+    assert_eq!(trace.len() - others.len(), 2500);
+    // MONITOR's cost shows: the server worked harder during the capture than before it.
+    let node = &report.nodes[0];
+    assert!(
+        node.cpu_during_percent.unwrap() > node.cpu_before_percent.unwrap(),
+        "{node:?}"
+    );
     // The capture's own INFO readings are not in it.
     assert!(!trace
         .iter()
@@ -169,6 +182,81 @@ fn a_capture_holds_exactly_the_commands_respload_sent_in_their_order() {
     let node = &report.nodes[0];
     assert_eq!(node.commands, report.commands);
     assert!(node.cpu_before_percent.is_some() && node.cpu_during_percent.is_some());
+}
+
+/// Start a capture of `server` with `fields` (besides target and out) on a thread, and wait
+/// until MONITOR is on.
+fn start_capture_with(
+    server: &Server,
+    out: &str,
+    fields: serde_json::Value,
+) -> (
+    Arc<CaptureControl>,
+    std::thread::JoinHandle<respload::Result<respload::capture::CaptureReport>>,
+) {
+    let mut spec = json!({ "target": { "url": server.url() }, "out": out });
+    spec.as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    let spec = CaptureSpec::from_json_value(spec).unwrap();
+    let control = Arc::new(CaptureControl::default());
+    let flag = Arc::clone(&control);
+    let handle = std::thread::spawn(move || capture(&spec, &flag));
+    while !control.is_started() {
+        assert!(
+            !handle.is_finished(),
+            "the capture ended before MONITOR was on"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (control, handle)
+}
+
+#[test]
+fn a_capture_ends_by_itself_at_its_duration_or_its_command_count() {
+    let server = Server::start(&[]);
+    // A duration: one command during it, one after; the capture ends unasked.
+    let out = temp("timed.jsonl");
+    let (_, handle) = start_capture_with(&server, &out, json!({ "duration": "1s" }));
+    server.cli(&["SET", "during", "1"]);
+    let report = handle.join().unwrap().unwrap();
+    server.cli(&["SET", "after", "1"]);
+    assert!(!report.interrupted);
+    // It looks at its clock every 100 ms.
+    assert!(
+        report.duration_s >= 1.0 && report.duration_s < 1.6,
+        "{} s",
+        report.duration_s
+    );
+    let trace = records(&out);
+    let got: Vec<String> = trace
+        .iter()
+        .map(|r| {
+            (0..r.len())
+                .map(|i| text(r.arg(i).unwrap()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    assert_eq!(got, ["SET during 1"]);
+    assert_eq!(report.commands, 1);
+
+    // A command count: it ends at the third, however long the duration.
+    let out = temp("counted.jsonl");
+    let (_, handle) = start_capture_with(
+        &server,
+        &out,
+        json!({ "duration": "60s", "max_commands": 3 }),
+    );
+    let started = Instant::now();
+    for i in 0..3 {
+        server.cli(&["INCR", &format!("c{i}")]);
+    }
+    let report = handle.join().unwrap().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!report.interrupted);
+    assert_eq!(report.commands, 3);
+    assert_eq!(records(&out).len(), 3);
 }
 
 #[test]
@@ -358,10 +446,10 @@ fn loops_start_each_pass_on_the_database_the_last_one_ended_on() {
 }
 
 #[test]
-fn a_replay_at_speed_2_takes_half_the_recorded_time() {
+fn a_replay_at_speed_2_takes_half_the_recorded_time_and_at_a_rate_what_it_gives() {
     let server = Server::start(&[]);
     let path = temp("speed.jsonl");
-    // 2 s of trace: 401 commands 5 ms apart on two clients.
+    // 2 s of trace: 401 commands 5 ms apart on two clients (a mean of 200.5/s).
     let recs: Vec<_> = (0..=400u64)
         .map(|i| {
             let c = if i % 2 == 0 { "c:1" } else { "c:2" };
@@ -369,24 +457,28 @@ fn a_replay_at_speed_2_takes_half_the_recorded_time() {
         })
         .collect();
     write_trace(&path, &recs);
-    let w = workload(json!({
-        "target": { "url": server.url() },
-        "replay": { "file": path, "speed": 2.0 },
-    }));
-    let report = respload::run(&w).unwrap();
-    let p = &report.phases[0];
-    let f = p.replay.as_ref().unwrap();
-    assert_eq!(p.totals.ops, 401);
-    // 401 commands over 2 s of trace, twice as fast.
-    assert!((f.rate - 401.0).abs() < 1e-6, "{}", f.rate);
-    let lag = f.schedule_ms.as_ref().unwrap();
-    // The last command was due 1.000 s in; it ended after its send lag and latency.
-    let bound = 1.0 + (lag.max + p.totals.latency_ms.max) / 1000.0 + 0.01;
-    assert!(
-        p.duration_s >= 0.99 && p.duration_s <= bound,
-        "{} s, bound {bound} s",
-        p.duration_s
-    );
+    // Twice as fast: the last command due 1 s in; at 802/s, four times: 0.5 s in.
+    for (option, value, rate, last_due_s) in
+        [("speed", 2.0, 401.0, 1.0), ("rate", 802.0, 802.0, 0.5)]
+    {
+        let w = workload(json!({
+            "target": { "url": server.url() },
+            "replay": { "file": path, option: value },
+        }));
+        let report = respload::run(&w).unwrap();
+        let p = &report.phases[0];
+        let f = p.replay.as_ref().unwrap();
+        assert_eq!(p.totals.ops, 401);
+        assert!((f.rate - rate).abs() < 1e-6, "{option}: {}", f.rate);
+        let lag = f.schedule_ms.as_ref().unwrap();
+        // The last command ended after its send lag and latency.
+        let bound = last_due_s + (lag.max + p.totals.latency_ms.max) / 1000.0 + 0.01;
+        assert!(
+            p.duration_s >= last_due_s - 0.01 && p.duration_s <= bound,
+            "{option}: {} s, bound {bound} s",
+            p.duration_s
+        );
+    }
 }
 
 #[test]
