@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::traces::{commandstats, write_trace};
 use common::{workload, Server};
 use respload::spec::DROPPED_BY_DEFAULT;
 use respload::trace::{jsonl, Record};
@@ -18,40 +19,12 @@ fn temp(name: &str) -> String {
     dir.join(name).display().to_string()
 }
 
-/// Write `recs` (client, offset in ms, args) as a respload trace.
-fn write_trace(path: &str, recs: &[(String, u64, Vec<String>)]) {
-    let mut w = jsonl::Writer::create(path).unwrap();
-    let mut rec = Record::default();
-    for (client, ms, args) in recs {
-        rec.clear();
-        rec.client = client.clone();
-        rec.t_us = 1_700_000_000_000_000 + ms * 1000;
-        for a in args {
-            rec.push_bytes(a.as_bytes());
-        }
-        w.write(&rec).unwrap();
-    }
-    w.finish().unwrap();
-}
-
 fn rec(client: &str, ms: u64, args: &[&str]) -> (String, u64, Vec<String>) {
     (
         client.to_string(),
         ms,
         args.iter().map(|s| s.to_string()).collect(),
     )
-}
-
-/// `calls` of each command in `INFO commandstats` (subcommands as `CONFIG|SET`).
-fn commandstats(server: &Server) -> BTreeMap<String, u64> {
-    let info = server.cli(&["INFO", "commandstats"]);
-    info.lines()
-        .filter_map(|l| {
-            let (cmd, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = rest.split(',').find_map(|f| f.strip_prefix("calls="))?;
-            Some((cmd.to_uppercase(), calls.parse().ok()?))
-        })
-        .collect()
 }
 
 /// What the server ran between two readings, by command (only those that moved).

@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::traces::{commandstats, write_trace};
 use common::{workload, Server};
 use respload::capture::{capture, CaptureControl, CaptureSpec};
 use respload::trace::{jsonl, Record, TraceArg, TraceReader};
@@ -38,18 +39,6 @@ fn text(a: TraceArg<'_>) -> String {
 
 fn name(r: &Record) -> String {
     String::from_utf8_lossy(r.name().unwrap()).to_uppercase()
-}
-
-/// `calls` of each command in `INFO commandstats`.
-fn commandstats(server: &Server) -> BTreeMap<String, u64> {
-    let info = server.cli(&["INFO", "commandstats"]);
-    info.lines()
-        .filter_map(|l| {
-            let (cmd, rest) = l.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = rest.split(',').find_map(|f| f.strip_prefix("calls="))?;
-            Some((cmd.to_uppercase(), calls.parse().ok()?))
-        })
-        .collect()
 }
 
 /// Start capturing `server` on a thread; returns once MONITOR is on.
@@ -331,22 +320,6 @@ fn miniz_reader(mut file: std::fs::File) -> std::io::Cursor<Vec<u8>> {
     assert_eq!(&gz[..2], &[0x1f, 0x8b]);
     let data = miniz_oxide::inflate::decompress_to_vec(&gz[10..gz.len() - 8]).unwrap();
     std::io::Cursor::new(data)
-}
-
-/// Write `recs` (client, offset in ms, args) as a respload trace.
-fn write_trace(path: &str, recs: &[(&str, u64, Vec<String>)]) {
-    let mut w = jsonl::Writer::create(path).unwrap();
-    let mut rec = Record::default();
-    for (client, ms, args) in recs {
-        rec.clear();
-        rec.client = client.to_string();
-        rec.t_us = 1_700_000_000_000_000 + ms * 1000;
-        for a in args {
-            rec.push_bytes(a.as_bytes());
-        }
-        w.write(&rec).unwrap();
-    }
-    w.finish().unwrap();
 }
 
 fn args(a: &[&str]) -> Vec<String> {

@@ -7,6 +7,8 @@
 #[allow(unused_imports)]
 pub use respload_testing::*;
 
+pub mod traces;
+
 use respload::resp::{Framer, Reply};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
