@@ -1034,7 +1034,6 @@ fn command(opt: &str, text: &str) -> Result<UserCommand> {
             monitor: Some(text.to_string()),
         });
     }
-    monitor::check_old_spelling(opt, text)?;
     let args = split_command(text.as_bytes()).map_err(|m| bad(opt, text, &m))?;
     let Some(first) = args.first() else {
         return Err(bad(

@@ -1,7 +1,8 @@
 //! `--monitor-input=FILE`: commands captured with `MONITOR` (what `redis-cli MONITOR` prints),
 //! replayed by `--command=__monitor_lineN__` (the file's Nth command, every request) and
 //! `--command=__monitor_line@__` (one of the file's commands per request, in turn or at
-//! random: `--monitor-pattern=S|R`).
+//! random: `--monitor-pattern=S|R`); `__monitor_cN__` and `__monitor_c@__`, the spelling of
+//! memtier's development branch, mean the same.
 //!
 //! The file is read as memtier_benchmark 2.3 reads it: a line holds a command from its first
 //! double quote to its end, so whatever comes before (the time and client MONITOR writes, a
@@ -29,41 +30,30 @@ pub(super) enum Placeholder {
 
 /// memtier's prefix of monitor placeholders: a `--command` starting with it is one.
 pub(super) const PREFIX: &str = "__monitor_line";
-/// The spelling of memtier's development branch (never released; 2.3 spells them
-/// `__monitor_line...`), recognized only to say so.
-const OLD_PREFIX: &str = "__monitor_c";
+/// The spelling of memtier's development branch (`__monitor_c1__`, `__monitor_c@__`), which
+/// 2.3 released as `__monitor_line...`: read as the released one, so a procedure written for
+/// either runs unchanged.
+const DEV_PREFIX: &str = "__monitor_c";
 
-/// Whether a `--command` is a monitor placeholder (`__monitor_line...`), as memtier tells
-/// them apart: by the prefix alone, its validity checked once the file is read.
-pub(super) fn is_placeholder(text: &str) -> bool {
-    text.starts_with(PREFIX)
+/// The number (or `@`) of a placeholder in the development spelling; `None` for anything
+/// else (`__monitor_cx__` is a command of that name, as memtier would send it).
+fn dev_spelling(text: &str) -> Option<&str> {
+    let n = text.strip_prefix(DEV_PREFIX)?.strip_suffix("__")?;
+    (n == "@" || (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))).then_some(n)
 }
 
-/// The pre-release spelling `__monitor_c1__` / `__monitor_c@__`: an error saying how
-/// memtier_benchmark 2.3 writes it (memtier itself would send it as a command named so).
-pub(super) fn check_old_spelling(opt: &str, text: &str) -> Result<()> {
-    let Some(rest) = text.strip_prefix(OLD_PREFIX) else {
-        return Ok(());
-    };
-    let Some(n) = rest.strip_suffix("__") else {
-        return Ok(());
-    };
-    if n == "@" || (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
-        return Err(bad(
-            opt,
-            text,
-            &format!("memtier_benchmark spells it {PREFIX}{n}__ (with --monitor-input=FILE)"),
-        ));
-    }
-    Ok(())
+/// Whether a `--command` is a monitor placeholder (`__monitor_line...`, or the development
+/// spelling `__monitor_cN__` / `__monitor_c@__`), as memtier tells them apart: by the prefix
+/// alone, its validity checked once the file is read.
+pub(super) fn is_placeholder(text: &str) -> bool {
+    text.starts_with(PREFIX) || dev_spelling(text).is_some()
 }
 
 /// Read a placeholder against the file's `count` commands, as memtier does: `@`, or a number
 /// from 1 to `count` between the prefix and a closing `__`.
 pub(super) fn placeholder(opt: &str, text: &str, count: usize) -> Result<Placeholder> {
-    let inner = text
-        .strip_prefix(PREFIX)
-        .and_then(|t| t.strip_suffix("__"))
+    let inner = dev_spelling(text)
+        .or_else(|| text.strip_prefix(PREFIX).and_then(|t| t.strip_suffix("__")))
         .unwrap_or_default();
     if inner == "@" {
         return Ok(Placeholder::Each);
@@ -179,9 +169,14 @@ mod tests {
             );
         }
         assert!(is_placeholder("__monitor_line_oops") && !is_placeholder("GET __key__"));
-        let e = check_old_spelling("--command", "__monitor_c2__").unwrap_err();
-        assert!(e.to_string().contains("__monitor_line2__"), "{e}");
-        assert!(check_old_spelling("--command", "__monitor_c@__").is_err());
-        assert!(check_old_spelling("--command", "__monitor_cx__").is_ok());
+        // The development branch's spelling reads the same; a look-alike is a command.
+        assert_eq!(p("__monitor_c2__").unwrap(), Placeholder::Line(2));
+        assert_eq!(p("__monitor_c@__").unwrap(), Placeholder::Each);
+        assert!(p("__monitor_c4__")
+            .unwrap_err()
+            .to_string()
+            .contains("__monitor_c4__"));
+        assert!(is_placeholder("__monitor_c12__") && is_placeholder("__monitor_c@__"));
+        assert!(!is_placeholder("__monitor_cx__") && !is_placeholder("__monitor_c__"));
     }
 }

@@ -796,7 +796,7 @@ fn monitor_errors_name_the_option_and_the_value() {
         (
             "--command=__monitor_c2__".to_string(),
             "--command",
-            "spells it __monitor_line2__",
+            "give --monitor-input=FILE",
         ),
         (
             format!("--monitor-input={path} --monitor-pattern=X"),
@@ -839,6 +839,15 @@ fn monitor_errors_name_the_option_and_the_value() {
     run(&format!(
         "--monitor-input={bad_line} --command=__monitor_line1__"
     ));
+    // The development branch's spelling makes the same workload as the released one.
+    for (dev, released) in [("c2", "line2"), ("c@", "line@")] {
+        let w = |p: &str| {
+            run(&format!("--monitor-input={path} --command=__monitor_{p}__"))
+                .workload
+                .to_json_value()
+        };
+        assert_eq!(w(dev), w(released), "{dev}");
+    }
     for p in [path, bad_line, empty] {
         let _ = std::fs::remove_file(p);
     }
