@@ -259,6 +259,24 @@ fn help_documents_every_flag() {
 }
 
 #[test]
+fn no_short_flag_means_what_the_peers_make_it_mean_otherwise() {
+    // redis-benchmark and memtier read -d as the data size and -t as the tests (threads in
+    // memtier): respload's run has neither short flag, so a peer's habit fails loudly.
+    for (flag, value) in [("-d", "10s"), ("-t", "2")] {
+        let e = stderr_of_bad_input(&["run", flag, value, "spec.toml"]);
+        assert!(e.contains(&format!("'{flag}'")), "{flag}: {e}");
+    }
+    let out = Command::new(BIN).args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    for line in help.lines().map(str::trim_start) {
+        assert!(
+            !line.starts_with("-d,") && !line.starts_with("-t,"),
+            "{line}"
+        );
+    }
+}
+
+#[test]
 fn help_and_guide_list_every_subcommand_and_limit() {
     let help = |args: &[&str]| {
         let out = Command::new(BIN).args(args).output().unwrap();
