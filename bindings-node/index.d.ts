@@ -345,6 +345,8 @@ export interface ModelFit {
   zipfExponent: number | null
   /** The Zipf exponents of reads' and writes' keys, when the spec gives each its own. */
   zipfReadsWrites: [number, number] | null
+  /** The read and write key spaces: distinct keys only read, only written, and both. */
+  keySpaces: { readOnly: number; writtenOnly: number; readAndWritten: number }
   /**
    * Largest difference between the trace's and the model's cumulative share of accesses over
    * the most popular keys (ranks 1 to `topKeys`), 0 to 1.

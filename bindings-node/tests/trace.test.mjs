@@ -286,6 +286,8 @@ test('model() fits a spec the run API accepts: its mix, rate and target', async 
   assert.deepEqual(model.fit.mix.map((m) => m.name), ['GET', 'SET'])
   assert.ok(Math.abs(model.fit.mix[0].traceShare - 0.8) < 1e-9)
   assert.ok(Math.abs(model.fit.mix[1].traceShare - 0.2) < 1e-9)
+  // Keys 0, 5, ..., 45 only SET (i % 5 === 0), the other 40 only read.
+  assert.deepEqual(model.fit.keySpaces, { readOnly: 40, writtenOnly: 10, readAndWritten: 0 })
   assert.equal(model.spec.target.url, redis.url)
   assert.ok(Math.abs(model.spec.load.rate - 2 * model.fit.meanRate) < 1e-6 * model.spec.load.rate, JSON.stringify(model.spec.load))
   assert.match(model.toToml(), /^# respload model of a trace: 500 commands/)

@@ -360,6 +360,13 @@ def test_a_model_of_a_trace_runs(redis: RedisServer, tmp_path: Path) -> None:
     assert fit["duration_s"] == pytest.approx(1.999)
     assert {m["name"]: m["trace_share"] for m in fit["mix"]} == {"GET": 0.75, "SET": 0.25}
     assert fit["sizes"] == [(100, 1.0)]
+    read = {r[2][1] for r in recs if r[2][0] == "GET"}
+    written = {r[2][1] for r in recs if r[2][0] == "SET"}
+    assert fit["key_spaces"] == respload.KeySpaces(
+        read_only=len(read - written),
+        written_only=len(written - read),
+        read_and_written=len(read & written),
+    )
     assert model.spec["target"] == {"url": redis.url}
     assert model.spec["keys"]["prefix"] == "user:"
     assert model.spec["load"]["rate"] == pytest.approx(2000 / 1.999, rel=1e-3)

@@ -60,6 +60,7 @@ from .runner import ProgressCallback, Runner, run, run_async
 from .trace import (
     Capture,
     CaptureReport,
+    KeySpaces,
     Malformed,
     MixShare,
     Model,
@@ -86,6 +87,7 @@ __all__ = [
     "HostRow",
     "HtmlPage",
     "IntervalLatency",
+    "KeySpaces",
     "Latency",
     "Malformed",
     "MixShare",

@@ -546,6 +546,17 @@ class MixShare(TypedDict):
     """What the spec sends for it (``get``, a template, or why it is left out)."""
 
 
+class KeySpaces(TypedDict):
+    """The trace's distinct keys by who touched them (``ModelFit.key_spaces``)."""
+
+    read_only: int
+    """Keys only reading commands touched."""
+    written_only: int
+    """Keys only writing commands touched."""
+    read_and_written: int
+    """Keys both read and written."""
+
+
 class ModelFit(TypedDict):
     """How close a model is to its trace (``Model.fit``)."""
 
@@ -565,6 +576,8 @@ class ModelFit(TypedDict):
     zipf_reads_writes: tuple[float, float] | None
     """The Zipf exponents of reading and of writing commands' keys, when they differ enough for
     the spec to give each its own."""
+    key_spaces: KeySpaces
+    """The read and write key spaces: distinct keys only read, only written, and both."""
     popularity_error: float
     """Largest difference between the trace's and the model's cumulative share of accesses over
     the most popular keys, 0 to 1."""
@@ -601,6 +614,11 @@ def _fit(d: dict[str, Any]) -> ModelFit:
         ],
         zipf_exponent=d.get("zipf_exponent"),
         zipf_reads_writes=None if pair is None else (pair[0], pair[1]),
+        key_spaces=KeySpaces(
+            read_only=d["key_spaces"]["read_only"],
+            written_only=d["key_spaces"]["written_only"],
+            read_and_written=d["key_spaces"]["read_and_written"],
+        ),
         popularity_error=d["popularity_error"],
         popularity=d["popularity"],
         sizes=[(s, p) for s, p in d["sizes"]],

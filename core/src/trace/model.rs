@@ -42,6 +42,19 @@ impl Default for ModelOptions {
     }
 }
 
+/// The trace's distinct keys by who touched them: the read and the write key spaces and
+/// their overlap.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KeySpaces {
+    /// Keys only reading commands touched (never written in the trace: they existed before
+    /// it, or were misses).
+    pub read_only: u64,
+    /// Keys only writing commands touched (never read back in the trace).
+    pub written_only: u64,
+    /// Keys both read and written.
+    pub read_and_written: u64,
+}
+
 /// One command of the mix: its share of the trace and of the model.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct MixShare {
@@ -74,6 +87,9 @@ pub struct Fit {
     /// The Zipf exponents of reading and of writing commands' keys, when they differ enough
     /// for the spec to give each its own (`keys.reads`, `keys.writes`).
     pub zipf_reads_writes: Option<(f64, f64)>,
+    /// The read and write key spaces: how many distinct keys only reading commands touched,
+    /// how many only writing ones, and how many both.
+    pub key_spaces: KeySpaces,
     /// Largest difference between the trace's and the model's cumulative share of accesses
     /// over the most popular keys (ranks 1 to `top_keys`), 0 to 1 (Kolmogorov-Smirnov
     /// style), for the distribution chosen over the trace's number of keys.
@@ -167,6 +183,12 @@ impl Model {
         if let Some((r, w)) = f.zipf_reads_writes {
             let _ = writeln!(s, "  reads zipf {r:.3}, writes zipf {w:.3}");
         }
+        let k = &f.key_spaces;
+        let _ = writeln!(
+            s,
+            "  key spaces: {} only read, {} only written, {} both",
+            k.read_only, k.written_only, k.read_and_written
+        );
         let list = |v: &[(u64, f64)], unit: &str| {
             v.iter()
                 .map(|(x, p)| format!("{x}{unit} {:.1}%", p * 100.0))
@@ -741,6 +763,17 @@ impl ModelBuilder {
         let mut all: Vec<u64> = self.keys.values().map(|c| c[0] + c[1]).collect();
         all.sort_unstable_by(|a, b| b.cmp(a));
         let distinct = all.len() as u64;
+        let key_spaces = self.key_spaces();
+        if key_spaces.read_only + key_spaces.written_only > 0 {
+            let pct = |n: u64| n as f64 * 100.0 / distinct.max(1) as f64;
+            notes.push(format!(
+                "{:.0}% of the keys were only read and {:.0}% only written, {:.0}% both: the \
+                 model draws reads and writes from one key range",
+                pct(key_spaces.read_only),
+                pct(key_spaces.written_only),
+                pct(key_spaces.read_and_written)
+            ));
+        }
         let pop = popularity(&all, opts.top_keys);
         let key_count = ((distinct.max(1) as f64 * keys_x).round()).clamp(1.0, 1e18) as u64;
         let mut keys = Map::new();
@@ -902,6 +935,7 @@ impl ModelBuilder {
                 mix,
                 zipf_exponent: pop.exponent,
                 zipf_reads_writes,
+                key_spaces,
                 popularity_error: pop.error,
                 popularity: pop.chosen.name().into(),
                 sizes,
@@ -911,6 +945,19 @@ impl ModelBuilder {
                 notes,
             },
         }
+    }
+
+    /// The distinct keys by the kind of commands that touched them.
+    fn key_spaces(&self) -> KeySpaces {
+        let mut k = KeySpaces::default();
+        for [reads, writes] in self.keys.values() {
+            match (*reads > 0, *writes > 0) {
+                (true, false) => k.read_only += 1,
+                (false, true) => k.written_only += 1,
+                _ => k.read_and_written += 1,
+            }
+        }
+        k
     }
 
     /// The keys' common text before their numbers or ids (`user:`), else `key:`.
@@ -1537,6 +1584,47 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}\n{}", model.spec));
         crate::Workload::from_toml_str(&model.to_toml())
             .unwrap_or_else(|e| panic!("{e}\n{}", model.to_toml()));
+    }
+
+    #[test]
+    fn the_read_and_write_key_spaces_are_counted_and_noted() {
+        let mut b = ModelBuilder::new();
+        // a, b only read; c, d, e only written (SET, DEL); f read and written.
+        let cmds: [&[&[u8]]; 8] = [
+            &[b"GET", b"a"],
+            &[b"GET", b"b"],
+            &[b"GET", b"a"],
+            &[b"SET", b"c", b"v"],
+            &[b"SET", b"d", b"v"],
+            &[b"DEL", b"e"],
+            &[b"SET", b"f", b"v"],
+            &[b"GET", b"f"],
+        ];
+        for (i, args) in cmds.iter().enumerate() {
+            b.observe(&rec(i as u64 * 1000, args));
+        }
+        let m = b.fit(&ModelOptions::default());
+        assert_eq!(
+            m.fit.key_spaces,
+            KeySpaces {
+                read_only: 2,
+                written_only: 3,
+                read_and_written: 1
+            }
+        );
+        assert!(
+            m.fit
+                .notes
+                .iter()
+                .any(|n| n
+                    .starts_with("33% of the keys were only read and 50% only written, 17% both")),
+            "{:?}",
+            m.fit.notes
+        );
+        assert!(m
+            .summary()
+            .contains("key spaces: 2 only read, 3 only written, 1 both"));
+        loads(&m);
     }
 
     #[test]
