@@ -15,6 +15,8 @@
 //! the engine with the phase-end hook that writes the output files) on the engine and
 //! `tools`; the `cli` on top (docs/development.md, "The core's layers").
 //!
+//! Inside the engine, modules do not form circles: none uses one that uses it back.
+//!
 //! A file's `#[cfg(test)] mod` is left out: a unit test may check its layer through the
 //! ones above it (the schema's checks, say, by reading a whole `Workload`).
 
@@ -176,4 +178,86 @@ fn the_reader_finds_every_form_of_a_crate_path() {
         .into_iter()
         .collect();
     assert_eq!(used, want);
+}
+
+/// The engine's modules each file names: `super::NAME` from a file of `engine/` itself,
+/// `crate::engine::NAME` from anywhere in it; a file of `engine/cluster/` is module
+/// `cluster` (its own `super::` paths stay inside it).
+fn engine_modules_used(file: &Path, engine: &Path, text: &str) -> (String, BTreeSet<String>) {
+    let rel = file.strip_prefix(engine).unwrap();
+    let mut parts = rel.iter().map(|p| p.to_string_lossy().into_owned());
+    let first = parts.next().unwrap();
+    let nested = parts.next().is_some();
+    let own = first.trim_end_matches(".rs").to_string();
+    let mut used = BTreeSet::new();
+    let name = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut prefixes = vec!["crate::engine::"];
+    if !nested {
+        prefixes.push("super::");
+    }
+    for prefix in prefixes {
+        for (i, _) in text.match_indices(prefix) {
+            // `super::` preceded by `super::` is another file's parent, not ours.
+            if prefix == "super::" && text[..i].ends_with("super::") {
+                continue;
+            }
+            let rest = &text[i + prefix.len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = &group[..group.find('}').unwrap_or(group.len())];
+                used.extend(group.split(',').map(|g| name(g.trim())));
+            } else {
+                used.insert(name(rest));
+            }
+        }
+    }
+    used.retain(|m| !m.is_empty() && m != &own && m.chars().all(|c| !c.is_ascii_uppercase()));
+    (own, used)
+}
+
+#[test]
+fn no_module_of_the_engine_uses_one_that_uses_it_back() {
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in sources(&engine) {
+        if file.file_name().is_some_and(|n| n == "mod.rs") && file.parent() == Some(&engine) {
+            continue; // the engine's root: it declares the modules and re-exports the API
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Code only: a doc comment's link to another module is no use of it.
+        let code: String = without_test_module(&text)
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let (own, used) = engine_modules_used(&file, &engine, &code);
+        graph.entry(own).or_default().extend(used);
+    }
+    assert!(graph.len() > 15, "{graph:?}");
+    assert!(
+        graph["runner"].contains("phase"),
+        "the reader misses super:: paths"
+    );
+    // A circle: a module that reaches itself by following uses.
+    let mut circles = Vec::new();
+    for start in graph.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<Vec<&str>> = vec![vec![start.as_str()]];
+        while let Some(path) = stack.pop() {
+            let last = *path.last().unwrap();
+            for next in graph.get(last).into_iter().flatten() {
+                if next == start {
+                    circles.push(format!("{} -> {start}", path.join(" -> ")));
+                } else if seen.insert(next.as_str()) {
+                    let mut longer = path.clone();
+                    longer.push(next);
+                    stack.push(longer);
+                }
+            }
+        }
+    }
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
 }

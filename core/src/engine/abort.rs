@@ -2,7 +2,7 @@
 //! second, after the grace period, the results so far are judged by the report's own rules
 //! ([`Threshold::judge`]); the first limit crossed stops the run, and is named in the report.
 
-use super::runner::merge_by_label;
+use super::labels::merge_by_label;
 use crate::plan::Phase;
 use crate::report::{Stats, Threshold};
 use crate::spec::Thresholds;

@@ -10,6 +10,7 @@
 use super::control::{ConnCtl, Interrupt, Shared};
 use super::generator::Generator;
 use super::pacer::Pacer;
+use super::pending::Pending;
 use super::retry::Retries;
 use super::timer::Deadline;
 use crate::net::{Client, Stream};
@@ -22,24 +23,6 @@ use std::rc::Rc;
 use std::task::Poll;
 use std::time::Instant;
 use tokio::io::ReadBuf;
-
-/// A request written (or about to be) and not yet answered.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Pending {
-    /// Its command's index (its row in the report).
-    pub(super) cmd: u16,
-    /// Whether it counts (sent after the warm-up).
-    pub(super) measured: bool,
-    /// Its bytes on the wire.
-    pub(super) sent: u32,
-    /// The write that carried it.
-    pub(super) start: Instant,
-    /// When it should have been sent (open loop; `start` in closed loop); a resent request
-    /// keeps its first one.
-    pub(super) intended: Instant,
-    /// `load.retry`: how often it was sent again.
-    pub(super) tries: u16,
-}
 
 /// Retry settings that keep each request's bytes until its reply and resend none.
 fn keep_without_resending() -> Retry {

@@ -2,7 +2,7 @@
 //! the file as they fail (memtier_benchmark's `--failed-keys-file` format), so that a run cut
 //! short keeps every line written before.
 
-use super::cluster::route::request_arg;
+use crate::resp::request::request_arg;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::sync::Mutex;

@@ -2,7 +2,7 @@
 //! fails with a transient error (or is in flight on a lost connection) can be sent again,
 //! byte for byte, after a wait.
 
-use super::connection::Pending;
+use super::pending::Pending;
 use crate::spec::Retry;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};

@@ -6,6 +6,7 @@
 
 pub mod encode;
 pub mod framer;
+pub mod request;
 pub mod slot;
 
 pub use framer::{Framer, ProtocolError, Reply};

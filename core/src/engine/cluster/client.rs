@@ -1,6 +1,7 @@
 //! A logical client of the cluster ([`ClusterClient`]): one connection per node it talks to,
 //! each with its pipeline, backlog and retries.
 
+use super::pending::{Pending, Retry};
 use super::redirect::redirect;
 use super::route::request_slot;
 use super::topology::Cluster;
@@ -21,33 +22,6 @@ use std::rc::Rc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio::io::ReadBuf;
-
-/// A request written (or about to be) and not yet answered.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Pending {
-    pub(super) cmd: u16,
-    pub(super) measured: bool,
-    /// The `ASKING` before a redirected request: its reply is not recorded.
-    pub(super) asking: bool,
-    pub(super) tries: u8,
-    /// Length of its bytes.
-    pub(super) len: u32,
-    /// When it was first generated, or was due in open loop (latency runs from here,
-    /// across redirections).
-    pub(super) intended: Instant,
-    /// When it was queued for its (last) write: service time in open loop runs from here.
-    pub(super) start: Instant,
-}
-
-/// A request to send again.
-pub(super) struct Retry {
-    /// Where (`None`: route by slot again).
-    pub(super) node: Option<usize>,
-    pub(super) asking: bool,
-    pub(super) due: Instant,
-    pub(super) p: Pending,
-    pub(super) bytes: Vec<u8>,
-}
 
 /// One connection of a client, to one node.
 struct Node {

@@ -40,6 +40,7 @@
 //!   fail as `CONNECTION` errors too.
 
 mod client;
+mod pending;
 mod redirect;
 pub(super) mod route;
 mod topology;

@@ -1,7 +1,7 @@
 //! What an error reply of a cluster node asks for: MOVED and ASK (send again to the node it
 //! names), TRYAGAIN and CLUSTERDOWN (send again after a backoff).
 
-use super::client::{Pending, Retry};
+use super::pending::{Pending, Retry};
 use super::topology::Cluster;
 use super::RETRY_DELAY;
 use crate::net::cluster::{NodeAddr, SLOTS};

@@ -1,6 +1,7 @@
 //! Which slot a request goes to: its key's, read from the RESP-encoded request itself.
 
 use crate::net::cluster::key_slot;
+use crate::resp::request::request_arg;
 
 /// The slot of a RESP-encoded request's key, its argument `key_index` (slot 0 without one).
 #[inline]
@@ -8,34 +9,6 @@ pub fn request_slot(req: &[u8], key_index: Option<usize>) -> u16 {
     key_index
         .and_then(|k| request_arg(req, k))
         .map_or(0, key_slot)
-}
-
-/// Argument `index` (0: the command name) of a RESP-encoded request, if it has one.
-#[inline]
-pub fn request_arg(req: &[u8], index: usize) -> Option<&[u8]> {
-    fn header(req: &[u8], i: &mut usize) -> Option<usize> {
-        let mut n = 0usize;
-        let mut j = *i + 1;
-        while let Some(&b) = req.get(j) {
-            if b == b'\r' {
-                *i = j + 2;
-                return Some(n);
-            }
-            n = n * 10 + b.wrapping_sub(b'0') as usize;
-            j += 1;
-        }
-        None
-    }
-    let mut i = 0;
-    if header(req, &mut i)? <= index {
-        return None;
-    }
-    for _ in 0..index {
-        let len = header(req, &mut i)?;
-        i += len + 2;
-    }
-    let len = header(req, &mut i)?;
-    req.get(i..i + len)
 }
 
 #[cfg(test)]
