@@ -404,14 +404,14 @@ pub(crate) struct ReportFlags {
 impl ReportFlags {
     /// The `--check` limits as a budget, checked before any traffic: an unknown limit or a
     /// value out of range is an error naming it.
-    pub(crate) fn budget(&self) -> crate::Result<Option<crate::stats::Budget>> {
+    pub(crate) fn budget(&self) -> crate::Result<Option<crate::report::Budget>> {
         budget(&self.checks)
     }
 }
 
 /// `--check` limits as a budget, checked before any traffic: an unknown limit or a value
 /// out of range is an error naming it.
-fn budget(checks: &[(String, f64)]) -> crate::Result<Option<crate::stats::Budget>> {
+fn budget(checks: &[(String, f64)]) -> crate::Result<Option<crate::report::Budget>> {
     {
         if checks.is_empty() {
             return Ok(None);
@@ -444,7 +444,7 @@ fn budget(checks: &[(String, f64)]) -> crate::Result<Option<crate::stats::Budget
             }
             *slot = json!(value);
         }
-        crate::stats::Budget::from_json_value(&budget).map(Some)
+        crate::report::Budget::from_json_value(&budget).map(Some)
     }
 }
 

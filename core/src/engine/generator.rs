@@ -5,11 +5,11 @@ use super::feed::Cursor;
 use super::keys::{parallel_slice, KeySampler, Sequence};
 use super::rng::Rng;
 use super::values::ValueSource;
-use crate::net::cluster::slot_tag;
 use crate::plan::{CompiledCommand, Phase, PickedSteps};
 use crate::resp::encode::{
     decimal_len, write_array_header, write_bulk, write_bulk_header, write_bulk_prefixed_u64,
 };
+use crate::resp::slot::slot_tag;
 use crate::spec::{Arg, Part, Pick};
 use std::rc::Rc;
 use std::sync::Arc;

@@ -4,17 +4,17 @@
 use super::abort::{AbortCheck, Stopped};
 use super::keys::{parallel_slice, SequenceCounters};
 use super::worker::{run_worker, Gauges, Go, WorkerMsg, WorkerSetup, INTERVAL};
-use crate::observe::{
-    join_server_cpu, DrillOutcome, DrillPlan, Drills, Metrics, NodeServer, Sampler, ServerLoad,
-    ServerSample,
-};
+use crate::observe::{join_server_cpu, DrillOutcome, DrillPlan, Drills, Metrics, Sampler};
 use crate::plan::Phase;
 use crate::report::Snapshot;
+use crate::report::{
+    Availability, ClientStats, EventReport, PhaseReport, RampStep, TimelineRow, Unsent, Validity,
+};
+use crate::report::{NodeServer, ServerLoad, ServerSample};
 use crate::spec::{check_not_late, unix_now, Load};
 use crate::stats::{
-    check_phase, stats_of, summarize, timeline_row, Availability, ClientStats, CommandRecorder,
-    EventReport, GapSample, GapTracker, Gaps, PhaseReport, RampStep, Recorder, TimelineRow, Unsent,
-    Validity,
+    check_phase, stats_of, summarize, timeline_row, CommandRecorder, GapSample, GapTracker, Gaps,
+    Recorder,
 };
 use crate::{Error, Result};
 use std::collections::{BTreeMap, VecDeque};

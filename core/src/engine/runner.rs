@@ -12,7 +12,8 @@ use crate::observe::{prepare_drills, read_facts};
 use crate::plan::{ConnectOptions, Phase, Workload};
 use crate::report::PhaseReport;
 use crate::report::Snapshot;
-use crate::stats::{summarize, Recorder, Report, ServerFacts, SCHEMA_VERSION};
+use crate::report::{Report, ServerFacts, SCHEMA_VERSION};
+use crate::stats::{summarize, Recorder};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -423,7 +424,7 @@ fn execute_phases(
         report.totals = totals;
         report.commands = commands;
         report.nodes = crate::stats::node_stats(rec, report.duration_s);
-        report.unsent = crate::stats::Unsent::of(rec.unsent.as_deref());
+        report.unsent = crate::report::Unsent::of(rec.unsent.as_deref());
         report.client_lag_ms = rec.client_lag.as_deref().map(crate::stats::latency_of);
     }
     report.thresholds = thresholds_of(workload);

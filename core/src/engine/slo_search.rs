@@ -7,14 +7,12 @@
 //! `max_steps` were run.
 
 use super::phase::{run_phase, PhaseOptions, PhaseOutcome};
-use crate::observe::{ServerLoad, ServerSample};
 use crate::plan::Phase;
 use crate::report::Snapshot;
+use crate::report::{percentile_ms, ClientStats, SloPoint, SloResult, TimelineRow};
+use crate::report::{ServerLoad, ServerSample};
 use crate::spec::Slo;
-use crate::stats::{
-    latency_of, percentile_ms, stats_of, summarize, ClientStats, Recorder, SloPoint, SloResult,
-    TimelineRow,
-};
+use crate::stats::{latency_of, stats_of, summarize, Recorder};
 use crate::Result;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
@@ -49,8 +47,8 @@ pub fn run_search(
     let mut server_timeline: Vec<ServerSample> = Vec::new();
     let mut client = ClientStats::default();
     let mut duration_s = 0.0;
-    let mut availability = crate::stats::Availability::default();
-    let mut server_nodes: std::collections::BTreeMap<String, crate::observe::NodeServer> =
+    let mut availability = crate::report::Availability::default();
+    let mut server_nodes: std::collections::BTreeMap<String, crate::report::NodeServer> =
         std::collections::BTreeMap::new();
     let mut curve: Vec<SloPoint> = Vec::new();
     let (mut good, mut bad): (Option<f64>, Option<f64>) = (None, None);
@@ -91,7 +89,7 @@ pub fn run_search(
                 }));
         }
         if r.availability.longest_gap_ms > availability.longest_gap_ms {
-            availability = crate::stats::Availability {
+            availability = crate::report::Availability {
                 longest_gap_ms: r.availability.longest_gap_ms,
                 longest_gap_at_s: r.availability.longest_gap_at_s + duration_s,
             };
@@ -130,7 +128,7 @@ pub fn run_search(
     client.cpu_s_per_million =
         (client.cpu_user_s + client.cpu_sys_s) / totals.ops.max(1) as f64 * 1e6;
     Ok(PhaseOutcome {
-        report: crate::stats::PhaseReport {
+        report: crate::report::PhaseReport {
             name: phase.spec.name.clone(),
             started_at,
             measured: phase.spec.measured,
@@ -164,7 +162,7 @@ pub fn run_search(
             }),
             unsent: None,
             client_lag_ms: None,
-            validity: crate::stats::Validity::default(),
+            validity: crate::report::Validity::default(),
             replay: None,
             workload: phase.redacted(),
         },

@@ -1,10 +1,10 @@
 //! Redis Cluster: the slot map read from `CLUSTER SLOTS` (key slots are `resp::slot`'s, node
-//! addresses `spec::NodeAddr`, both re-exported here).
+//! addresses `spec::NodeAddr`).
 
 use super::{Client, Value};
 use crate::plan::ConnectOptions;
-pub use crate::resp::slot::{key_slot, slot_tag, SLOTS};
-pub use crate::spec::NodeAddr;
+use crate::resp::slot::SLOTS;
+use crate::spec::NodeAddr;
 use crate::{Error, Result};
 
 /// A contiguous range of slots and the nodes serving it.

@@ -4,9 +4,10 @@
 //! each drill gets the requests finished during it.
 
 use super::server_info::parse_info;
-use crate::net::cluster::{NodeAddr, SlotMap};
+use crate::net::cluster::SlotMap;
 use crate::net::{Client, Value};
 use crate::plan::{replica_connect, ConnectOptions, Endpoint, Phase};
+use crate::spec::NodeAddr;
 use crate::spec::{Drill, DrillMode, Event};
 use crate::{Error, Result};
 use std::cell::Cell;

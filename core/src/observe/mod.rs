@@ -8,7 +8,6 @@ mod sampler;
 mod server_info;
 mod statsd;
 
-pub use crate::report::{NodeServer, ServerLoad, ServerSample};
 pub use dashboard::{Dashboard, Live};
 pub use drills::{prepare as prepare_drills, Drills, Outcome as DrillOutcome, Plan as DrillPlan};
 pub use prometheus::{Endpoint, Metrics, BUCKETS_S};

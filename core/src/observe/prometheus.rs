@@ -6,7 +6,8 @@
 //! the send path; the endpoint renders them on its own thread when scraped.
 
 use crate::plan::Phase;
-use crate::stats::{CommandRecorder, Recorder, TimelineRow};
+use crate::report::TimelineRow;
+use crate::stats::{CommandRecorder, Recorder};
 use crate::{Error, Result};
 use std::fmt::Write as _;
 use std::io::Write;

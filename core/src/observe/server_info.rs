@@ -1,7 +1,7 @@
 //! Facts about the server, read once before the run: version, mode, persistence settings.
 
 use crate::net::{Client, Value};
-use crate::stats::ServerFacts;
+use crate::report::ServerFacts;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

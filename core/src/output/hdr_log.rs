@@ -1,7 +1,7 @@
 //! The timeline as an HdrHistogram interval log (readable by HistogramLogAnalyzer, Java's
 //! HistogramLogProcessor and Python's `hdrhistogram`).
 
-use crate::stats::decode_histogram;
+use crate::report::decode_histogram;
 use crate::{Error, Report};
 use hdrhistogram::serialization::interval_log::IntervalLogWriterBuilder;
 use hdrhistogram::serialization::V2DeflateSerializer;
@@ -71,7 +71,7 @@ pub fn hdr_log_of_json(report_json: &str) -> crate::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::TimelineRow;
+    use crate::report::TimelineRow;
 
     #[test]
     fn a_timeline_without_its_histograms_is_refused_by_name() {

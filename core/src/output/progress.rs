@@ -194,7 +194,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::TimelineRow;
+    use crate::report::TimelineRow;
 
     fn workload(json: serde_json::Value) -> Workload {
         Workload::from_json_value(json).unwrap()

@@ -1,7 +1,7 @@
 //! Human-readable output: the final table (laid out like memtier_benchmark's) and the live line.
 
 use crate::report::Snapshot;
-use crate::stats::{RampStep, Report, SloResult, Stats};
+use crate::report::{RampStep, Report, SloResult, Stats};
 use std::fmt::Write as _;
 
 /// Width of the table right of the name column.
@@ -299,7 +299,7 @@ fn hosts_block(out: &mut String, hosts: &[crate::report::HostReport]) {
 }
 
 /// One line: whether to trust the figures, and why not.
-pub fn validity_line(v: &crate::stats::Validity) -> String {
+pub fn validity_line(v: &crate::report::Validity) -> String {
     match v.trusted {
         true => format!(
             "Validity: trusted ({} checks passed: {})",
@@ -315,7 +315,7 @@ pub fn validity_line(v: &crate::stats::Validity) -> String {
 }
 
 /// The phase's fault drills, one line each, and its longest stretch without a success.
-fn events_block(out: &mut String, p: &crate::stats::PhaseReport) {
+fn events_block(out: &mut String, p: &crate::report::PhaseReport) {
     if p.events.is_empty() {
         return;
     }

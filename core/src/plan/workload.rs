@@ -3,9 +3,10 @@
 
 use super::{make_room, Phase};
 use crate::report::Budget;
+use crate::report::ShardOf;
 use crate::spec::{
     apply_vars, escape_vars, expand_repeats, json_from_str, merge, toml_to_json, too_many_phases,
-    ShardOf, SpecParams, Thresholds, MAX_PHASES,
+    SpecParams, Thresholds, MAX_PHASES,
 };
 use crate::{Error, Result};
 use serde_json::Value as Json;

@@ -5,7 +5,7 @@
 //! neither allocates per command or per reply.
 
 pub mod encode;
-pub mod framer;
+mod framer;
 pub mod request;
 pub mod slot;
 

@@ -25,7 +25,6 @@ mod tls;
 mod values;
 mod vars;
 
-pub use crate::report::ShardOf;
 pub(crate) use command::READ_COMMANDS;
 pub use command::{CommandSpec, Pick, BUILTINS};
 pub use duration::SpecDuration;

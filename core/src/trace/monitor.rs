@@ -255,7 +255,7 @@ fn unquote(p: &mut Cursor<'_>, out: &mut Vec<u8>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::record::TraceArg;
+    use crate::trace::TraceArg;
 
     fn parse(line: &[u8]) -> Record {
         let mut r = Record::default();

@@ -128,7 +128,7 @@ fn shown(v: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::record::TraceArg;
+    use crate::trace::TraceArg;
 
     fn parse(line: &str) -> Record {
         let mut r = Record::default();

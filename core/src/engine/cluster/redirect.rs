@@ -4,7 +4,8 @@
 use super::pending::{Pending, Retry};
 use super::topology::Cluster;
 use super::RETRY_DELAY;
-use crate::net::cluster::{NodeAddr, SLOTS};
+use crate::resp::slot::SLOTS;
+use crate::spec::NodeAddr;
 use std::time::Instant;
 
 /// Where a MOVED or ASK reply sends a request.

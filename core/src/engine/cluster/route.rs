@@ -1,7 +1,7 @@
 //! Which slot a request goes to: its key's, read from the RESP-encoded request itself.
 
-use crate::net::cluster::key_slot;
 use crate::resp::request::request_arg;
+use crate::resp::slot::key_slot;
 
 /// The slot of a RESP-encoded request's key, its argument `key_index` (slot 0 without one).
 #[inline]

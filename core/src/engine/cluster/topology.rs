@@ -3,8 +3,10 @@
 //! bound client goes to.
 
 use super::{NO_NODE, REFRESH_EVERY, REFRESH_PERIOD};
-use crate::net::cluster::{NodeAddr, SlotMap, SLOTS};
+use crate::net::cluster::SlotMap;
 use crate::plan::ConnectOptions;
+use crate::resp::slot::SLOTS;
+use crate::spec::NodeAddr;
 use crate::spec::ReadFrom;
 use crate::{Error, Result};
 use std::cell::RefCell;

@@ -3,7 +3,7 @@
 
 use super::json::{encode, to_micros};
 use super::report::*;
-use crate::stats::Report;
+use crate::report::Report;
 use crate::{Error, Result};
 use hdrhistogram::Histogram;
 use std::fmt::Write as _;

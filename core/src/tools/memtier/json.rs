@@ -3,7 +3,7 @@
 
 use super::report::*;
 use super::text::{distribution, per_sec};
-use crate::stats::{decode_histogram, percentile, Report, TimelineRow};
+use crate::report::{decode_histogram, percentile, Report, TimelineRow};
 use hdrhistogram::serialization::{Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde_json::Value as Json;

@@ -20,7 +20,7 @@ pub use options::usage;
 pub use report::*;
 pub use text::{phase_text, text, warnings};
 
-use crate::stats::Report;
+use crate::report::Report;
 use crate::{Error, Result};
 
 /// What is left to print once a memtier run is reported.

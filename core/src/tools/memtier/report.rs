@@ -8,7 +8,7 @@
 //! unit of memtier's histograms). Where respload has no figure (per-second bytes, per-second
 //! figures of one command when several run), the field is left out rather than invented.
 
-use crate::stats::{decode_histogram, percentile, PhaseReport, Report, Stats, TimelineRow};
+use crate::report::{decode_histogram, percentile, PhaseReport, Report, Stats, TimelineRow};
 use hdrhistogram::Histogram;
 use serde_json::Value as Json;
 

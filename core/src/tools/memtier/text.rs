@@ -1,7 +1,7 @@
 //! memtier_benchmark's text report: the `ALL STATS` table and the latency distribution.
 
 use super::report::*;
-use crate::stats::{PhaseReport, Report};
+use crate::report::{PhaseReport, Report};
 use hdrhistogram::Histogram;
 use std::fmt::Write as _;
 

@@ -6,7 +6,7 @@
 //! `--precision` significant digits below 3), mean, min and max are exact.
 
 use crate::report::Snapshot;
-use crate::stats::{decode_histogram, percentile, PhaseReport, Report};
+use crate::report::{decode_histogram, percentile, PhaseReport, Report};
 use hdrhistogram::Histogram;
 use std::fmt::Write as _;
 
@@ -434,7 +434,7 @@ mod tests {
                 histogram: encode_histogram(&h),
                 ..Stats::default()
             },
-            client: crate::stats::ClientStats {
+            client: crate::report::ClientStats {
                 connections: 50,
                 threads: 1,
                 ..Default::default()
