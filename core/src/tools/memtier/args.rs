@@ -173,8 +173,20 @@ pub(super) struct Settings {
     pub(super) data_offset: u32,
     /// --multi-key-get: GETs grouped into MGETs of up to this many keys (0: off).
     pub(super) multi_key_get: u32,
-    /// --no-expiry: memtier's option for imported data (an error without --data-import).
+    /// --no-expiry: imported items are set without their TTLs (needs --data-import).
     pub(super) no_expiry: bool,
+    /// --data-import: a memtier data-import file whose items the SETs write.
+    pub(super) data_import: Option<String>,
+    /// --data-verify (and --verify-only, which implies it): read the items back after the
+    /// run and compare.
+    pub(super) data_verify: bool,
+    /// --verify-only: no benchmark, only the verification.
+    pub(super) verify_only: bool,
+    /// --generate-keys: imported data under memtier's generated keys instead of the file's.
+    pub(super) generate_keys: bool,
+    /// The first of --key-prefix, --key-minimum, --key-maximum given (memtier allows them
+    /// with --data-import only together with --generate-keys).
+    pub(super) key_option: Option<&'static str>,
     /// --wait-ratio=SET:WAIT.
     pub(super) wait_ratio: Option<(u32, u32)>,
     /// --num-slaves=MIN-MAX: WAIT's first argument.
@@ -275,6 +287,11 @@ impl Default for Settings {
             data_offset: 0,
             multi_key_get: 0,
             no_expiry: false,
+            data_import: None,
+            data_verify: false,
+            verify_only: false,
+            generate_keys: false,
+            key_option: None,
             wait_ratio: None,
             num_slaves: None,
             wait_timeout: None,
@@ -879,6 +896,14 @@ fn apply(
         Flag::Ipv4 => cfg.family = Some("ipv4"),
         Flag::Ipv6 => cfg.family = Some("ipv6"),
         Flag::NoExpiry => cfg.no_expiry = true,
+        Flag::DataImport => cfg.data_import = Some(v.to_string()),
+        Flag::DataVerify => cfg.data_verify = true,
+        Flag::VerifyOnly => {
+            // As in memtier, --verify-only implies --data-verify.
+            cfg.verify_only = true;
+            cfg.data_verify = true;
+        }
+        Flag::GenerateKeys => cfg.generate_keys = true,
         Flag::MultiKeyGet => {
             cfg.multi_key_get = number(
                 opt,
@@ -963,11 +988,16 @@ fn apply(
             // memtier: 0-0 (its default) means no expiry; a drawn 0 sends a SET without one.
             cfg.expiry_range = (b > 0).then_some((a as u32, b as u32));
         }
-        Flag::KeyPrefix => cfg.key_prefix = v.to_string(),
+        Flag::KeyPrefix => {
+            cfg.key_option.get_or_insert("--key-prefix");
+            cfg.key_prefix = v.to_string()
+        }
         Flag::KeyMinimum => {
+            cfg.key_option.get_or_insert("--key-minimum");
             cfg.key_minimum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
         Flag::KeyMaximum => {
+            cfg.key_option.get_or_insert("--key-maximum");
             cfg.key_maximum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
         Flag::KeyPattern => {
@@ -1156,7 +1186,7 @@ pub(super) fn split_command(text: &[u8]) -> std::result::Result<Vec<Vec<u8>>, St
 }
 
 /// A literal argument quoted for a template line (double quotes, `\xHH` for other bytes).
-fn quote_arg(arg: &[u8]) -> String {
+pub(super) fn quote_arg(arg: &[u8]) -> String {
     let mut s = String::from("\"");
     for &c in arg {
         match c {

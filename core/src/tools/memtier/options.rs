@@ -258,10 +258,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
 
 /// Why an option is not supported yet, or `None` when respload honours it.
 pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    const IMPORT: &str = "respload does not read memtier data-import files";
     Some(match o {
         Flag::ClientStats => "respload writes no per-client statistics files",
-        Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
         _ => return None,
     })
 }
@@ -339,6 +337,12 @@ Objects:
       --data-size-list=S:W,...   Sizes drawn by weight
       --data-size-pattern=R|S    S: sizes grow with the key number (with --data-size-range)
       --expiry-range=MIN-MAX     SET ... EX with a random TTL in seconds
+Imported data:
+      --data-import=FILE         SETs write the items of a memtier data-import CSV file
+      --data-verify              Read every imported key back after the run and compare
+      --verify-only              Only the verification, no benchmark
+      --generate-keys            Imported values under generated keys (--key-prefix, ...)
+      --no-expiry                Imported items without their TTLs
 Keys:
       --key-prefix=PREFIX        Key prefix (default: memtier-)
       --key-minimum=NUMBER       Smallest key number (default: 0)

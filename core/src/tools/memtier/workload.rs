@@ -88,7 +88,7 @@ fn credentials(auth: &str) -> (Option<String>, String) {
 }
 
 impl Settings {
-    fn distribution(&self, letter: char) -> Json {
+    pub(super) fn distribution(&self, letter: char) -> Json {
         match letter {
             'S' => json!("sequential"),
             'P' => json!("parallel"),
@@ -307,8 +307,15 @@ impl Settings {
         load.insert("connections".into(), json!(conns));
         load.insert("threads".into(), json!(self.threads));
         load.insert("pipeline".into(), json!(self.pipeline));
+        let imported = self.imported()?;
         let keys_count = hi - lo + 1;
         let requests_per_client = match self.requests {
+            // The file's keys: one request per item.
+            Some(Req::AllKeys) if imported.is_some() && !self.generate_keys => {
+                let items = imported.as_ref().map_or(0, |i| i.items);
+                load.insert("requests".into(), json!(items));
+                Some(items.div_ceil(conns))
+            }
             Some(Req::AllKeys) => {
                 load.insert("requests".into(), json!("all_keys"));
                 Some(keys_count.div_ceil(conns))
@@ -359,7 +366,8 @@ impl Settings {
         );
         // memtier puts the expiry on its own SETs: with none (`--ratio=0:N`, `--command`
         // only) it applies to nothing, as here.
-        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0;
+        // Imported items carry their own TTLs (see `imported`).
+        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0 && self.data_import.is_none();
         if let (Some((a, b)), true) = (self.expiry_range, sets) {
             values.insert("expiry".into(), json!([a, b]));
         }
@@ -449,6 +457,8 @@ impl Settings {
             }
             list.extend(tail);
             rows = Some(list);
+        } else if let Some(imported) = &imported {
+            commands = imported.commands.clone();
         } else {
             commands = self.set_get_commands()?;
         }
@@ -583,6 +593,7 @@ impl Settings {
                 miss_tracking: self.miss_tracking,
                 miss_rate_threshold: self.miss_rate_threshold,
                 config,
+                data_verify: imported.and_then(|i| i.verify),
             },
         })
     }
@@ -628,14 +639,6 @@ impl Settings {
     /// memtier's own checks of `--no-expiry`, `--data-offset`, `--multi-key-get` and
     /// `--wait-ratio` against the rest of the line.
     fn check_data_options(&self) -> Result<()> {
-        if self.no_expiry {
-            // memtier: no-expiry is about the TTLs of imported data, and respload reads none.
-            return Err(Error::spec(
-                "--no-expiry",
-                "use --no-expiry only with --data-import (as in memtier_benchmark), which \
-                 respload does not read: without it memtier_benchmark refuses --no-expiry too",
-            ));
-        }
         if self.data_offset > 0 && self.expiry_range.is_some() {
             return Err(Error::spec(
                 "--data-offset",
@@ -983,10 +986,10 @@ impl Settings {
                 json!(self.data_size_pattern.to_string()),
             ),
             ("expiry_range", range(self.expiry_range)),
-            ("data_import", Json::Null),
-            ("data_verify", tf(false)),
-            ("verify_only", tf(false)),
-            ("generate_keys", tf(false)),
+            ("data_import", opt(&self.data_import)),
+            ("data_verify", tf(self.data_verify)),
+            ("verify_only", tf(self.verify_only)),
+            ("generate_keys", tf(self.generate_keys)),
             ("key_prefix", json!(self.key_prefix)),
             ("key_minimum", json!(self.key_minimum)),
             ("key_maximum", json!(self.key_maximum)),
