@@ -399,10 +399,7 @@ fn commands_rows_run_count_and_stdout() {
 
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
-    for (args, needle) in [
-        (vec!["--client-stats=stats"], "--client-stats"),
-        (vec!["--data-import", "data.csv"], "--data-import"),
-    ] {
+    for (args, needle) in [(vec!["--client-stats=stats"], "--client-stats")] {
         let o = memtier_cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
@@ -1320,4 +1317,236 @@ fn transaction_sends_each_rotation_on_one_key_in_order() {
         (Some(6), Some(12), Some(6), Some(24)),
         "{all}"
     );
+}
+
+/// A connection to `server` for reading binary values back.
+fn raw_client(server: &Server) -> respload_testing::Client {
+    respload_testing::Client::connect(&respload_testing::ClientOptions {
+        host: "127.0.0.1".into(),
+        port: server.port,
+        tls: None,
+        user: None,
+        password: None,
+        db: 0,
+        timeout: std::time::Duration::from_secs(10),
+    })
+    .unwrap()
+}
+
+fn get(client: &mut respload_testing::Client, key: &[u8]) -> Option<Vec<u8>> {
+    use respload_testing::Reply;
+    match client.call(&[b"GET", key]).unwrap() {
+        Reply::Bulk(v) => Some(v),
+        Reply::Nil => None,
+        other => panic!("GET {key:?}: {other:?}"),
+    }
+}
+
+/// A memtier data-import file (its README.import format, quotes doubled) of `items`
+/// (key, data, exptime).
+fn import_file(path: &std::path::Path, items: &[(Vec<u8>, Vec<u8>, u32)]) {
+    let quote = |b: &[u8]| {
+        let mut q = vec![b'"'];
+        for &c in b {
+            q.push(c);
+            if c == b'"' {
+                q.push(b'"');
+            }
+        }
+        q.push(b'"');
+        q
+    };
+    let mut out =
+        b"dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n".to_vec();
+    for (key, data, exptime) in items {
+        out.extend_from_slice(
+            format!(
+                "0, 0, {exptime}, {}, 0, 0, 1, {}, ",
+                data.len() + 2,
+                key.len()
+            )
+            .as_bytes(),
+        );
+        out.extend(quote(key));
+        out.extend_from_slice(b", ");
+        out.extend(quote(data));
+        out.push(b'\n');
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// The items of the import tests: text, a quote, a comma, CRLF, a NUL and braces in the
+/// data; item 7 with a TTL.
+fn import_items(n: usize) -> Vec<(Vec<u8>, Vec<u8>, u32)> {
+    (0..n)
+        .map(|i| {
+            let key = format!("imp:{i}").into_bytes();
+            let mut data = format!("value {i}, \"quoted\" {{key}}").into_bytes();
+            if i % 3 == 0 {
+                data.extend_from_slice(b"\r\nline two\0\xff");
+            }
+            (key, data, if i == 7 { 1000 } else { 0 })
+        })
+        .collect()
+}
+
+/// `--data-import` writes each item of the file (its key, its data byte for byte, its TTL);
+/// `--data-verify` reads them back after the run; `--verify-only` runs no benchmark and
+/// names exactly the keys changed since.
+#[test]
+fn data_import_writes_the_items_and_verify_finds_the_changed_keys() {
+    let server = Server::start(&[]);
+    let dir = &server.dir;
+    let file = dir.join("import.csv");
+    let items = import_items(200);
+    import_file(&file, &items);
+    let json = dir.join("import.json");
+    let port = server.port.to_string();
+    let base = ["-s", "127.0.0.1", "-p", &port, "--hide-histogram"];
+    let import = format!("--data-import={}", file.display());
+    let json_arg = format!("--json-out-file={}", json.display());
+    let mut args = base.to_vec();
+    args.extend([
+        import.as_str(),
+        "--ratio=1:0",
+        "-n",
+        "allkeys",
+        "-c",
+        "1",
+        "-t",
+        "4",
+        "--data-verify",
+        json_arg.as_str(),
+    ]);
+    let o = memtier_cli(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // One request per item, written once: 4 connections (one per thread, each with an equal
+    // share of the requests) walk the file together.
+    assert_eq!(server.calls("set"), 200);
+    assert_eq!(server.dbsize(), 200);
+    let mut client = raw_client(&server);
+    for (key, data, _) in &items {
+        assert_eq!(get(&mut client, key).as_ref(), Some(data), "{key:?}");
+    }
+    let ttl: i64 = server.cli(&["TTL", "imp:7"]).parse().unwrap();
+    assert!((990..=1000).contains(&ttl), "{ttl}");
+    assert_eq!(server.cli(&["TTL", "imp:8"]), "-1");
+    assert!(
+        stdout.contains(
+            "\n\nPerforming data verification...\nData verification completed:\n\
+             200        keys verified successfuly.\n0          keys failed.\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(row(&stdout, "Sets").len(), 8);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = &doc["client verifications results"];
+    assert_eq!(results["keys verified successfuly"], 200);
+    assert_eq!(results["keys failed"], 0);
+    assert_eq!(doc["configuration"]["data_verify"], "true");
+    assert!(doc["ALL STATS"]["Totals"]["Count"].as_u64() == Some(200));
+
+    // Three keys changed, two deleted: the verification names exactly those five.
+    let changed = ["imp:3", "imp:50", "imp:199"];
+    let deleted = ["imp:0", "imp:120"];
+    for k in changed {
+        server.cli(&["SET", k, "other"]);
+    }
+    for k in deleted {
+        server.cli(&["DEL", k]);
+    }
+    let mut args = base.to_vec();
+    args.extend([import.as_str(), "--verify-only", json_arg.as_str()]);
+    let o = memtier_cli(&args);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stdout.contains("ALL STATS"), "{stdout}");
+    assert!(
+        stdout.ends_with("195        keys verified successfuly.\n5          keys failed.\n"),
+        "{stdout}"
+    );
+    let mut named: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: key ["))
+        .map(|l| l.split(']').next().unwrap())
+        .collect();
+    named.sort();
+    let mut want: Vec<&str> = changed.iter().chain(&deleted).copied().collect();
+    want.sort();
+    assert_eq!(named, want, "{stderr}");
+    assert_eq!(server.calls("set"), 203, "--verify-only writes nothing");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["client verifications results"]["keys failed"], 5);
+    assert!(doc.get("ALL STATS").is_none() && doc.get("run information").is_none());
+}
+
+/// GETs of an import read the file's keys (R: at random, S: in turn), so they all hit;
+/// `--no-expiry` drops the items' TTLs and `--expiry-range` replaces them.
+#[test]
+fn data_import_gets_read_the_files_keys_and_ttls_follow_the_options() {
+    let server = Server::start(&[]);
+    let file = server.dir.join("import.csv");
+    let items = import_items(20);
+    import_file(&file, &items);
+    let base = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 --data-import={}",
+        server.port,
+        file.display()
+    );
+    let report = run(&parse(&format!("{base} --ratio=1:0 -n 20 --no-expiry")).workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(server.dbsize(), 20);
+    assert_eq!(server.cli(&["TTL", "imp:7"]), "-1");
+    for pattern in ["R:R", "S:S"] {
+        let line = format!("{base} --ratio=0:1 -n 300 --key-pattern={pattern}");
+        let report = run(&parse(&line).workload).unwrap();
+        assert_eq!(report.totals.ops, 300, "{pattern}");
+        assert_eq!(
+            (report.totals.hits, report.totals.misses),
+            (300, 0),
+            "{pattern}"
+        );
+    }
+    // S reads the keys in the file's order: 20 GETs, each key once.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let report =
+        run(&parse(&format!("{base} --ratio=0:1 -n 20 --key-pattern=S:S")).workload).unwrap();
+    assert_eq!(report.totals.hits, 20);
+    let stats = server.cli(&["INFO", "keyspace"]);
+    assert!(stats.contains("keys=20"), "{stats}");
+    run(&parse(&format!("{base} --ratio=1:0 -n 20 --expiry-range=50-60")).workload).unwrap();
+    for i in [0, 7, 19] {
+        let ttl: i64 = server.cli(&["TTL", &format!("imp:{i}")]).parse().unwrap();
+        assert!((40..=60).contains(&ttl), "imp:{i}: {ttl}");
+    }
+}
+
+/// `--generate-keys`: the file's values in order, under memtier's generated keys.
+#[test]
+fn generate_keys_writes_the_files_values_under_generated_keys() {
+    let server = Server::start(&[]);
+    let file = server.dir.join("import.csv");
+    let items = import_items(3);
+    import_file(&file, &items);
+    let line = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 --data-import={} --generate-keys --key-prefix=g: \
+         --key-minimum=1 --key-maximum=10 --key-pattern=S:S --ratio=1:0 -n 10",
+        server.port,
+        file.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(server.dbsize(), 10);
+    let mut client = raw_client(&server);
+    for k in 1..=10usize {
+        let want = &items[(k - 1) % 3].1;
+        assert_eq!(
+            get(&mut client, format!("g:{k}").as_bytes()).as_ref(),
+            Some(want),
+            "g:{k}"
+        );
+    }
+    assert_eq!(get(&mut client, b"imp:0"), None);
 }

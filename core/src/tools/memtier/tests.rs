@@ -209,6 +209,37 @@ fn errors_name_the_option() {
             "at most 1000000",
         ),
         ("--no-expiry", "--no-expiry", "--data-import"),
+        ("--verify-only", "--verify-only", "--data-import"),
+        ("--data-verify", "--data-verify", "--data-import"),
+        ("--generate-keys", "--generate-keys", "--data-import"),
+        ("--data-import=/no/such.csv", "--data-import", "cannot read"),
+        (
+            "--data-import=f.csv --cluster-mode",
+            "--cluster-mode",
+            "importing",
+        ),
+        ("--data-import=f.csv -d 10", "--data-size", "importing"),
+        ("--data-import=f.csv -R", "--random-data", "importing"),
+        (
+            "--data-import=f.csv --key-maximum=9",
+            "--key-maximum",
+            "--generate-keys",
+        ),
+        (
+            "--data-import=f.csv --generate-keys --data-verify",
+            "--data-verify",
+            "--generate-keys",
+        ),
+        (
+            "--data-import=f.csv --key-pattern=R:G",
+            "--key-pattern",
+            "R (a key",
+        ),
+        (
+            "--data-import=f.csv --command=GET",
+            "--command",
+            "--data-import",
+        ),
         (
             "--data-offset=5 --expiry-range=1-2",
             "--data-offset",
