@@ -219,6 +219,8 @@ pub(super) struct Settings {
     pub(super) max_retry_queue: u32,
     /// --failed-keys-file: the CSV of the requests that failed for good.
     pub(super) failed_keys_file: Option<String>,
+    /// --client-stats: the prefix of the per-client statistics files.
+    pub(super) client_stats: Option<String>,
     /// --statsd-host (metrics are sent only with it), --statsd-port, --statsd-prefix,
     /// --statsd-run-label (both as given, made valid when the workload is built) and
     /// --graphite-port.
@@ -310,6 +312,7 @@ impl Default for Settings {
             retry_on: None,
             max_retry_queue: 0,
             failed_keys_file: None,
+            client_stats: None,
             statsd_host: None,
             statsd_port: 8125,
             statsd_prefix: "memtier".into(),
@@ -897,6 +900,16 @@ fn apply(
         Flag::Ipv6 => cfg.family = Some("ipv6"),
         Flag::NoExpiry => cfg.no_expiry = true,
         Flag::DataImport => cfg.data_import = Some(v.to_string()),
+        Flag::ClientStats => {
+            if v.is_empty() {
+                return Err(bad(
+                    opt,
+                    v,
+                    "a file prefix (files PREFIX-RUN-THREAD-CLIENT.csv)",
+                ));
+            }
+            cfg.client_stats = Some(v.to_string())
+        }
         Flag::DataVerify => cfg.data_verify = true,
         Flag::VerifyOnly => {
             // As in memtier, --verify-only implies --data-verify.
@@ -1035,8 +1048,6 @@ fn apply(
                 x > 0.0 && x < 5.0
             })?)
         }
-        // Every other option is unsupported (handled above).
-        _ => return Err(not_supported(opt, "no respload equivalent")),
     }
     Ok(None)
 }

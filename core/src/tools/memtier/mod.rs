@@ -5,6 +5,7 @@
 //! ([`json`](mod@json)) and HdrHistogram files ([`hdr`]).
 
 pub mod args;
+pub mod client_stats;
 pub mod hdr;
 pub mod import;
 pub mod json;
@@ -15,6 +16,7 @@ pub mod text;
 pub mod workload;
 
 pub use args::*;
+pub use client_stats::client_stats_files;
 pub use hdr::write_hdr_files;
 pub use json::{json, json_verified};
 pub use options::usage;

@@ -542,6 +542,9 @@ impl Settings {
         if let Some(path) = &self.failed_keys_file {
             output.insert("failed_keys".into(), json!(path));
         }
+        if let Some(prefix) = &self.client_stats {
+            output.insert("client_stats".into(), json!(prefix));
+        }
         if !output.is_empty() {
             spec.insert("output".into(), Json::Object(output));
         }
@@ -663,6 +666,13 @@ impl Settings {
                     "--retry-on-error",
                     "is not supported with --cluster-mode by respload yet: its cluster client \
                      follows MOVED, ASK and TRYAGAIN itself",
+                ));
+            }
+            if self.client_stats.is_some() {
+                return Err(Error::spec(
+                    "--client-stats",
+                    "is not supported with --cluster-mode by respload yet: its cluster client \
+                     keeps no per-connection counters",
                 ));
             }
             if self.failed_keys_file.is_some() {
@@ -956,7 +966,7 @@ impl Settings {
             ),
             ("protocol", json!(self.protocol)),
             ("out_file", opt(&self.out_file)),
-            ("client_stats", Json::Null),
+            ("client_stats", opt(&self.client_stats)),
             ("run_count", json!(self.run_count)),
             ("debug", json!(self.debug)),
             ("requests", json!(requests_per_client.unwrap_or(0))),
