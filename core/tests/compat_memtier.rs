@@ -399,12 +399,24 @@ fn commands_rows_run_count_and_stdout() {
 
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
-    for (args, needle) in [(vec!["--client-stats=stats"], "--client-stats")] {
+    // Every option is honoured; what respload does not combine yet is an error naming it.
+    for (args, needle, why) in [
+        (
+            vec!["--client-stats=s", "--cluster-mode"],
+            "--client-stats",
+            "--cluster-mode",
+        ),
+        (
+            vec!["--data-import=d.csv", "--command=GET __key__"],
+            "--command",
+            "--data-import",
+        ),
+    ] {
         let o = memtier_cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains(&format!("`{needle}`")) && err.contains("not supported yet"),
+            err.contains(&format!("`{needle}`")) && err.contains(why),
             "{args:?}: {err}"
         );
     }
@@ -1549,4 +1561,95 @@ fn generate_keys_writes_the_files_values_under_generated_keys() {
         );
     }
     assert_eq!(get(&mut client, b"imp:0"), None);
+}
+
+/// The numbers of a per-client file's rows: (second, columns after it).
+fn client_rows(path: &std::path::Path) -> Vec<(usize, Vec<f64>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("Per-Second Benchmark Data"));
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("Second,SET Requests,SET Average Latency,"));
+    lines
+        .map(|l| {
+            let cells: Vec<f64> = l.split(',').map(|c| c.parse().unwrap()).collect();
+            assert_eq!(cells.len(), 15, "{l}");
+            (cells[0] as usize, cells[1..].to_vec())
+        })
+        .collect()
+}
+
+/// `--client-stats=PREFIX`: a file per client (`PREFIX-RUN-THREAD-CLIENT.csv`) whose rows
+/// add up exactly to the report: per command over the run, and per second over the clients.
+#[test]
+fn client_stats_files_add_up_to_the_report() {
+    let server = Server::start(&[]);
+    let prefix = server.dir.join("clients");
+    // 4 clients at 200 requests/s each, 300 requests each: two seconds of rows.
+    let line = format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 2 -n 300 --rate-limiting=200 --ratio=1:3 --key-maximum=100 \
+         --client-stats={}",
+        server.port,
+        prefix.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    let phase = &report.phases[0];
+    assert_eq!(report.totals.ops, 1200);
+    let mut files = Vec::new();
+    for thread in 0..2 {
+        for client in 0..2 {
+            let path = server.dir.join(format!("clients-1-{thread}-{client}.csv"));
+            assert!(path.exists(), "{}", path.display());
+            files.push(client_rows(&path));
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(&server.dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("clients-")
+            })
+            .count(),
+        4
+    );
+    // Columns: 0 SET requests, 2-4 SET bytes (total, TX, RX), 5 GET requests, 7-9 GET bytes,
+    // 10 misses, 11 hits.
+    let sum = |col: usize| -> f64 { files.iter().flatten().map(|(_, c)| c[col]).sum() };
+    let (set, get) = (&phase.commands["SET"], &phase.commands["GET"]);
+    assert_eq!(sum(0) as u64, set.ops);
+    assert_eq!(sum(3) as u64, set.bytes_sent);
+    assert_eq!(sum(4) as u64, set.bytes_received);
+    assert_eq!(sum(2) as u64, set.bytes_sent + set.bytes_received);
+    assert_eq!(sum(5) as u64, get.ops);
+    assert_eq!(sum(8) as u64, get.bytes_sent);
+    assert_eq!(sum(9) as u64, get.bytes_received);
+    assert_eq!((sum(11) as u64, sum(10) as u64), (get.hits, get.misses));
+    assert!(get.hits > 0 && get.misses > 0);
+    // Each client's own 300 requests, and each second's rows add up to its timeline row.
+    for rows in &files {
+        assert_eq!(
+            rows.iter().map(|(_, c)| c[0] + c[5]).sum::<f64>() as u64,
+            300
+        );
+    }
+    let seconds = files.iter().flatten().map(|(s, _)| *s).max().unwrap() + 1;
+    assert!(seconds >= 2, "{seconds}");
+    for s in 0..seconds {
+        let ops: f64 = files
+            .iter()
+            .flatten()
+            .filter(|(t, _)| *t == s)
+            .map(|(_, c)| c[0] + c[5])
+            .sum();
+        assert_eq!(ops as u64, phase.timeline[s].ops, "second {s}");
+    }
+    // The average latency is memtier's: seconds with 6 decimals, and plausible.
+    let avg = files[0][0].1[1];
+    assert!(avg > 0.0 && avg < 1.0, "{avg}");
 }
