@@ -671,6 +671,15 @@ export interface OutputSpec {
    * before any traffic. Not with `target.cluster` yet.
    */
   failed_keys?: string
+  /**
+   * memtier_benchmark's per-client statistics files (its `--client-stats`), written when the phase
+   * ends: one CSV per connection, `PREFIX-RUN-THREAD-CLIENT.csv` (RUN the phase's number from 1,
+   * THREAD the worker thread from 0, CLIENT the connection's number within its thread from 0), with
+   * a row per second in which the connection finished measured requests: per command its requests,
+   * average latency, bytes, and for GET its hits and misses. Connections count their requests apart
+   * only with this set. Not with `target.cluster` yet.
+   */
+  client_stats?: string
 }
 
 /** How a trace is replayed (`replay` in a phase). */
