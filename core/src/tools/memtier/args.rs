@@ -4,7 +4,7 @@
 //! Options are read the way memtier_benchmark (2.x) reads them with `getopt_long`: long
 //! options as `--name=value` or `--name value` (an unambiguous prefix of a long name is
 //! accepted), short options as `-c 20`, `-c20` or clustered flags (`-DR`), and a later
-//! option overrides an earlier one. Options respload cannot honour yet are errors naming
+//! option overrides an earlier one. Combinations respload cannot run yet are errors naming
 //! the option, never silently ignored; `docs/compat.md` has the table of every
 //! option.
 //!
@@ -17,7 +17,7 @@
 //! N measured phases `run 1` ... `run N`.
 
 use super::monitor;
-use super::options::{unsupported, Flag, OptionDef, OPTIONS};
+use super::options::{Flag, OptionDef, OPTIONS};
 use super::report::{Options, DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
 use crate::plan::Workload;
 use crate::spec::{escape_literal, MAX_VALUE_SIZE};
@@ -326,13 +326,6 @@ pub(super) fn bad(option: &str, raw: &str, allowed: &str) -> Error {
     Error::spec(option, format!("`{raw}` is not a valid value: {allowed}"))
 }
 
-fn not_supported(option: &str, why: &str) -> Error {
-    Error::spec(
-        option,
-        format!("not supported yet by respload's memtier front end: {why}"),
-    )
-}
-
 /// The option a word names: (its entry, the spelling to show, an attached `=value`).
 fn find_long(body: &str) -> Result<(&'static OptionDef, Option<&str>)> {
     let (name, value) = match body.split_once('=') {
@@ -381,9 +374,6 @@ fn read_args(args: &[String], cfg: &mut Settings) -> Result<Option<Invocation>> 
         if let Some(body) = arg.strip_prefix("--") {
             let (entry, attached) = find_long(body)?;
             let shown = format!("--{}", entry.0);
-            if let Some(why) = unsupported(entry.3) {
-                return Err(not_supported(&shown, why));
-            }
             let value = match (entry.2, attached) {
                 (true, Some(v)) => Some(v.to_string()),
                 (true, None) => {
@@ -412,9 +402,6 @@ fn read_args(args: &[String], cfg: &mut Settings) -> Result<Option<Invocation>> 
                         "not a memtier_benchmark option (`respload memtier --help` lists them)",
                     )
                 })?;
-                if let Some(why) = unsupported(entry.3) {
-                    return Err(not_supported(&shown, why));
-                }
                 let value = if entry.2 {
                     let rest: String = letters[k..].iter().collect();
                     k = letters.len();
@@ -495,9 +482,6 @@ fn apply(
     opt: &str,
     value: Option<&str>,
 ) -> Result<Option<Invocation>> {
-    if let Some(why) = unsupported(o) {
-        return Err(not_supported(opt, why));
-    }
     let v = value.unwrap_or_default();
     match o {
         Flag::Help => return Ok(Some(Invocation::Help)),

@@ -256,18 +256,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ("wait-timeout", None, true, Flag::WaitTimeout),
 ];
 
-/// Why an option is not supported yet, or `None` when respload honours it.
-pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    let _ = o;
-    None
-}
-
 /// The options respload's memtier front end reads, as `--help` shows them.
 pub fn usage() -> &'static str {
     r#"Usage: respload memtier [memtier_benchmark options] [--json FILE]
 Runs a memtier_benchmark command line with respload and reports as memtier_benchmark does.
-Options are read as memtier_benchmark 2.x reads them; those respload cannot honour yet are
-errors naming the option. docs/compat.md has the table of every option.
+Options are read as memtier_benchmark 2.x reads them; combinations respload cannot run yet
+are errors naming the option. docs/compat.md has the table of every option.
 
 Connection:
   -s, -h, --server/--host=ADDR   Server address (default: localhost)
@@ -354,6 +348,7 @@ Output:
   -o, --out-file=FILE            Text report to FILE instead of stdout
       --json-out-file=FILE       Report in memtier's JSON layout
       --hdr-file-prefix=PREFIX   HdrHistogram files PREFIX_FULL_RUN_1.txt/.hgrm, per command
+      --client-stats=PREFIX      Per-client files PREFIX-RUN-THREAD-CLIENT.csv, a row per second
       --hide-histogram           No latency distribution in the report
       --print-percentiles=LIST   Percentile columns (default: 50,99,99.9)
       --print-all-runs           With --run-count, a table per run too
