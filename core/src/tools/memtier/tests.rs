@@ -898,3 +898,21 @@ fn monitor_files_are_capped() {
     );
     let _ = std::fs::remove_file(path);
 }
+
+/// Every option of the table is read by one of `apply`'s steps (the match of each step is
+/// not exhaustive, so this holds what the compiler no longer checks).
+#[test]
+fn every_option_of_the_table_is_read() {
+    for def in super::options::OPTIONS {
+        for value in ["1", "R:R", "1:1", "1-2", "x"] {
+            let mut cfg = Settings::default();
+            let shown = format!("--{}", def.0);
+            if let Err(e) = apply(&mut cfg, def.3, &shown, def.2.then_some(value)) {
+                assert!(
+                    !matches!(e, crate::Error::Internal(_)),
+                    "{shown}={value}: {e}"
+                );
+            }
+        }
+    }
+}
