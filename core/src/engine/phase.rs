@@ -770,18 +770,6 @@ fn wait_until(at: f64, late_ok: bool, stop: &AtomicBool) -> Result<()> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::split;
-
-    #[test]
-    fn split_is_exact_and_proportional() {
-        assert_eq!(split(10, &[1, 1, 1]), vec![4, 3, 3]);
-        assert_eq!(split(100, &[3, 1]), vec![75, 25]);
-        assert_eq!(split(7, &[2, 2]).iter().sum::<u64>(), 7);
-    }
-}
-
 /// The rows of one interval's per-connection counters (`output.client_stats`): one per
 /// connection and command that finished requests in it.
 fn roll_client_seconds(
@@ -802,5 +790,17 @@ fn roll_client_seconds(
                 counts: *counts,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn split_is_exact_and_proportional() {
+        assert_eq!(split(10, &[1, 1, 1]), vec![4, 3, 3]);
+        assert_eq!(split(100, &[3, 1]), vec![75, 25]);
+        assert_eq!(split(7, &[2, 2]).iter().sum::<u64>(), 7);
     }
 }
