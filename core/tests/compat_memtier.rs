@@ -1492,6 +1492,15 @@ fn data_import_writes_the_items_and_verify_finds_the_changed_keys() {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(doc["client verifications results"]["keys failed"], 5);
     assert!(doc.get("ALL STATS").is_none() && doc.get("run information").is_none());
+    // respload's own report needs a run.
+    let own = dir.join("own.json");
+    let mut args = base.to_vec();
+    let own_arg = own.display().to_string();
+    args.extend([import.as_str(), "--verify-only", "--json", own_arg.as_str()]);
+    let o = memtier_cli(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`--json`"));
+    assert!(!own.exists(), "no empty report left behind");
 }
 
 /// GETs of an import read the file's keys (R: at random, S: in turn), so they all hit;

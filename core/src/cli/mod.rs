@@ -524,6 +524,14 @@ fn memtier(
         crate::output::paths::claim_prefix("--hdr-file-prefix", prefix)?;
     }
     let verify = options.data_verify.clone();
+    if let (Some(v), Some(_)) = (&verify, &json) {
+        if v.only {
+            return Err(crate::Error::spec(
+                "--json",
+                "--verify-only runs no benchmark: there is no respload report to write",
+            ));
+        }
+    }
     let connect = m.workload.phases.first().map(|p| p.connect.clone());
     // --verify-only: memtier runs no benchmark, only the verification.
     let report = match &verify {
