@@ -668,7 +668,7 @@ export interface OutputSpec {
    * is empty, then one line per request (the UTC time to the microsecond, the command's name in the
    * report, its key quoted, the error reply's first line or `connection-dropped`, `TIMEOUT`,
    * `PROTOCOL`, `ABORTED` quoted, and how often it was resent). Warm-up requests included. Opened
-   * before any traffic. Not with `target.cluster` yet.
+   * before any traffic. In cluster mode, `retries` counts the redirects followed.
    */
   failed_keys?: string
   /**

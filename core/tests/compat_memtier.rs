@@ -1662,3 +1662,43 @@ fn client_stats_files_add_up_to_the_report() {
     let avg = files[0][0].1[1];
     assert!(avg > 0.0 && avg < 1.0, "{avg}");
 }
+
+/// `--failed-keys-file` with `--cluster-mode`: each request failed for good on whichever
+/// primary is logged once, with its key and the error reply.
+#[test]
+fn failed_keys_file_in_cluster_mode_logs_each_failed_request() {
+    let cluster = common::Cluster::start(3, 0);
+    let dir = &cluster.nodes[0].dir;
+    let base = format!(
+        "--cluster-mode -s 127.0.0.1 -p {} -c 2 -t 1 --key-maximum=99 -n allkeys",
+        cluster.port()
+    );
+    let populate = run(&parse(&format!("{base} --key-pattern=P:P --ratio=1:0")).workload).unwrap();
+    assert_eq!((populate.totals.ops, populate.totals.errors), (100, 0));
+    let file = dir.join("failed.csv");
+    let line = format!(
+        "{base} --command=\"LPUSH __key__ x\" --command-key-pattern=P --failed-keys-file={}",
+        file.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (100, 100));
+    let lines = failed_lines(&file);
+    assert_eq!(lines.len(), 100);
+    let mut keys: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let rest = l.strip_prefix("LPUSH,\"").unwrap_or_else(|| panic!("{l}"));
+            assert!(
+                rest.ends_with(
+                    ",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0"
+                ),
+                "{l}"
+            );
+            rest.split('"').next().unwrap().to_string()
+        })
+        .collect();
+    keys.sort();
+    let mut want: Vec<String> = (0..100).map(|k| format!("memtier-{k}")).collect();
+    want.sort();
+    assert_eq!(keys, want);
+}

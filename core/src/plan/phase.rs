@@ -119,13 +119,6 @@ impl Phase {
                  keeps no per-connection counters",
             ));
         }
-        if connect.cluster.is_some() && spec.output.failed_keys.is_some() {
-            return Err(Error::spec(
-                format!("{prefix}output.failed_keys"),
-                "is not supported in cluster mode (target.cluster) yet: the cluster client \
-                 keeps no copy of the requests in flight",
-            ));
-        }
         if connect.cluster.is_some() && spec.load.reconnect != crate::spec::Reconnect::default() {
             return Err(Error::spec(
                 format!("{prefix}load.reconnect"),

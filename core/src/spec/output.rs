@@ -26,8 +26,8 @@ pub struct Output {
     /// header when the file is empty, then one line per request (the UTC time to the
     /// microsecond, the command's name in the report, its key quoted, the error reply's
     /// first line or `connection-dropped`, `TIMEOUT`, `PROTOCOL`, `ABORTED` quoted, and how
-    /// often it was resent). Warm-up requests included. Opened before any traffic. Not with
-    /// `target.cluster` yet.
+    /// often it was resent). Warm-up requests included. Opened before any traffic. In
+    /// cluster mode, `retries` counts the redirects followed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_keys: Option<String>,
     /// memtier_benchmark's per-client statistics files (its `--client-stats`), written when

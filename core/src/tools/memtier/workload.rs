@@ -761,13 +761,6 @@ impl Settings {
                      keeps no per-connection counters",
                 ));
             }
-            if self.failed_keys_file.is_some() {
-                return Err(Error::spec(
-                    "--failed-keys-file",
-                    "is not supported with --cluster-mode by respload yet: its cluster client \
-                     keeps no copy of the requests in flight",
-                ));
-            }
             if self.multi_key_get > 0 {
                 return Err(Error::spec(
                     "--multi-key-get",
