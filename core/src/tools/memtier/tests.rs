@@ -531,6 +531,12 @@ fn retry_options_map_to_load_retry() {
     assert_eq!(config["failed_keys_file"], "failed.csv");
     let output = &m.workload.phases[0].spec.output;
     assert_eq!(output.failed_keys.as_deref(), Some("failed.csv"));
+    // In cluster mode too.
+    let m = run("--failed-keys-file=failed.csv --cluster-mode");
+    assert_eq!(
+        m.workload.phases[0].spec.output.failed_keys.as_deref(),
+        Some("failed.csv")
+    );
     for (line, opt, text) in [
         ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
         (
@@ -549,8 +555,8 @@ fn retry_options_map_to_load_retry() {
             "0 to 60000",
         ),
         (
-            "--cluster-mode --failed-keys-file=f.csv",
-            "--failed-keys-file",
+            "--cluster-mode --client-stats=c",
+            "--client-stats",
             "--cluster-mode",
         ),
         (
