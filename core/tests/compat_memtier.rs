@@ -1702,3 +1702,53 @@ fn failed_keys_file_in_cluster_mode_logs_each_failed_request() {
     want.sort();
     assert_eq!(keys, want);
 }
+
+/// `--transaction` with `--cluster-mode`: each rotation's MULTI and EXEC go to the primary
+/// of its key, so every transaction runs whole on one node.
+#[test]
+fn transaction_in_cluster_mode_runs_each_rotation_on_its_keys_primary() {
+    let cluster = common::Cluster::start(3, 0);
+    // 2 threads of one client x 20 requests (each its own budget, so no rotation is cut
+    // short), rotations of MULTI, INCR, INCR, EXEC: 10 rotations, keys 1 to 10 drawn in
+    // sequence, pipelined.
+    let m = parse(&format!(
+        "--cluster-mode -s 127.0.0.1 -p {} -c 1 -t 2 -n 20 --pipeline=4 --key-minimum=1 \
+         --key-maximum=100 --transaction --command=MULTI --command='INCR __key__' \
+         --command-ratio=2 --command-key-pattern=S --command=EXEC",
+        cluster.port()
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert_eq!(report.totals.ops, 40);
+    let primaries = cluster.primaries();
+    let mut used = 0;
+    for p in &primaries {
+        let (multi, exec) = (p.calls("multi"), p.calls("exec"));
+        assert_eq!(multi, exec, "each MULTI with its EXEC on one node");
+        assert_eq!(p.calls("incr"), 2 * multi);
+        used += usize::from(multi > 0);
+    }
+    assert!(
+        used >= 2,
+        "the keys' transactions spread over the primaries"
+    );
+    let total: u64 = primaries.iter().map(|p| p.calls("exec")).sum();
+    assert_eq!(total, 10);
+    // One key per rotation, each incremented by both INCRs of its transaction.
+    let mut keys = 0;
+    for p in &primaries {
+        for key in p
+            .cli(&["KEYS", "memtier-*"])
+            .lines()
+            .filter(|k| !k.is_empty())
+        {
+            assert_eq!(p.cli(&["GET", key]), "2", "{key}");
+            keys += 1;
+        }
+    }
+    assert_eq!(keys, 10);
+}

@@ -471,6 +471,12 @@ impl ClusterClient {
             let node = match (key, self.home) {
                 // A bound client sends what has no key to its home, as redis-benchmark does.
                 (None, Some(home)) => home,
+                // A keyless step of a chain (a transaction's MULTI, EXEC) goes to the node
+                // of the chain's key, with its keyed steps.
+                (None, None) => match self.generator.chain_slot() {
+                    Some(chain_slot) => self.cluster.route(chain_slot),
+                    None => self.cluster.route(slot),
+                },
                 _ if self.cluster.replica_reads && shared.read_only[cmd] => self.read_node(slot),
                 _ => self.cluster.route(slot),
             };

@@ -267,11 +267,6 @@ fn errors_name_the_option() {
         ("--command=SET --ratio=1:1", "--ratio", "--command-ratio"),
         ("--command=MULTI", "--command", "needs --transaction"),
         ("--transaction", "--transaction", "at least one --command"),
-        (
-            "--transaction --command=MULTI --cluster-mode",
-            "--transaction",
-            "--cluster-mode",
-        ),
         ("--command='SET x__key__ 1'", "--command", "combined"),
         ("--command=__key__", "--command", "command name"),
         (

@@ -897,13 +897,6 @@ impl Settings {
     /// labelled as respload labels a chain's steps (`SET`, `SET#4` for a name that repeats).
     fn transaction_chain(&self) -> Result<(Json, Vec<CommandRow>)> {
         let opt = "--transaction";
-        if self.cluster_mode {
-            return Err(Error::spec(
-                opt,
-                "is not supported with --cluster-mode by respload yet: its cluster client would \
-                 send the keyless commands (MULTI, EXEC) to another node than the keyed ones",
-            ));
-        }
         let mut steps = Vec::new();
         let mut names = Vec::new();
         for c in &self.commands {
