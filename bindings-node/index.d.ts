@@ -268,7 +268,7 @@ export declare function fromRedisBenchmark(line: string): Spec
  * leading `memtier_benchmark` is skipped): the normalized spec, ready for `run()`. `-t` x `-c`
  * make the connections, `-n` counts requests per client (`allkeys`: every key once),
  * `--ratio` weighs SET and GET, each `--command` is a template, `--run-count=N` gives measured
- * phases `run 1` ... `run N`. Options respload cannot honour yet, unknown options and bad
+ * phases `run 1` ... `run N`. Combinations respload cannot run yet, unknown options and bad
  * values throw `SpecError` with the option as `path`. Every option: docs/compat.md.
  */
 export declare function fromMemtier(line: string): Spec

@@ -668,9 +668,18 @@ export interface OutputSpec {
    * is empty, then one line per request (the UTC time to the microsecond, the command's name in the
    * report, its key quoted, the error reply's first line or `connection-dropped`, `TIMEOUT`,
    * `PROTOCOL`, `ABORTED` quoted, and how often it was resent). Warm-up requests included. Opened
-   * before any traffic. Not with `target.cluster` yet.
+   * before any traffic. In cluster mode, `retries` counts the redirects followed.
    */
   failed_keys?: string
+  /**
+   * memtier_benchmark's per-client statistics files (its `--client-stats`), written when the phase
+   * ends: one CSV per connection, `PREFIX-RUN-THREAD-CLIENT.csv` (RUN the phase's number from 1,
+   * THREAD the worker thread from 0, CLIENT the connection's number within its thread from 0), with
+   * a row per second in which the connection finished measured requests: per command its requests,
+   * average latency, bytes, and for GET its hits and misses. Connections count their requests apart
+   * only with this set. Not with `target.cluster` yet.
+   */
+  client_stats?: string
 }
 
 /** How a trace is replayed (`replay` in a phase). */

@@ -399,15 +399,24 @@ fn commands_rows_run_count_and_stdout() {
 
 #[test]
 fn unsupported_and_unknown_options_are_errors_naming_them() {
-    for (args, needle) in [
-        (vec!["--client-stats=stats"], "--client-stats"),
-        (vec!["--data-import", "data.csv"], "--data-import"),
+    // Every option is honoured; what respload does not combine yet is an error naming it.
+    for (args, needle, why) in [
+        (
+            vec!["--client-stats=s", "--cluster-mode"],
+            "--client-stats",
+            "--cluster-mode",
+        ),
+        (
+            vec!["--data-import=d.csv", "--command=GET __key__"],
+            "--command",
+            "--data-import",
+        ),
     ] {
         let o = memtier_cli(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains(&format!("`{needle}`")) && err.contains("not supported yet"),
+            err.contains(&format!("`{needle}`")) && err.contains(why),
             "{args:?}: {err}"
         );
     }
@@ -1320,4 +1329,426 @@ fn transaction_sends_each_rotation_on_one_key_in_order() {
         (Some(6), Some(12), Some(6), Some(24)),
         "{all}"
     );
+}
+
+/// A connection to `server` for reading binary values back.
+fn raw_client(server: &Server) -> respload_testing::Client {
+    respload_testing::Client::connect(&respload_testing::ClientOptions {
+        host: "127.0.0.1".into(),
+        port: server.port,
+        tls: None,
+        user: None,
+        password: None,
+        db: 0,
+        timeout: std::time::Duration::from_secs(10),
+    })
+    .unwrap()
+}
+
+fn get(client: &mut respload_testing::Client, key: &[u8]) -> Option<Vec<u8>> {
+    use respload_testing::Reply;
+    match client.call(&[b"GET", key]).unwrap() {
+        Reply::Bulk(v) => Some(v),
+        Reply::Nil => None,
+        other => panic!("GET {key:?}: {other:?}"),
+    }
+}
+
+/// A memtier data-import file (its README.import format, quotes doubled) of `items`
+/// (key, data, exptime).
+fn import_file(path: &std::path::Path, items: &[(Vec<u8>, Vec<u8>, u32)]) {
+    let quote = |b: &[u8]| {
+        let mut q = vec![b'"'];
+        for &c in b {
+            q.push(c);
+            if c == b'"' {
+                q.push(b'"');
+            }
+        }
+        q.push(b'"');
+        q
+    };
+    let mut out =
+        b"dumpflags, time, exptime, nbytes, nsuffix, it_flags, clsid, nkey, key, data\n".to_vec();
+    for (key, data, exptime) in items {
+        out.extend_from_slice(
+            format!(
+                "0, 0, {exptime}, {}, 0, 0, 1, {}, ",
+                data.len() + 2,
+                key.len()
+            )
+            .as_bytes(),
+        );
+        out.extend(quote(key));
+        out.extend_from_slice(b", ");
+        out.extend(quote(data));
+        out.push(b'\n');
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// The items of the import tests: text, a quote, a comma, CRLF, a NUL and braces in the
+/// data; item 7 with a TTL.
+fn import_items(n: usize) -> Vec<(Vec<u8>, Vec<u8>, u32)> {
+    (0..n)
+        .map(|i| {
+            let key = format!("imp:{i}").into_bytes();
+            let mut data = format!("value {i}, \"quoted\" {{key}}").into_bytes();
+            if i % 3 == 0 {
+                data.extend_from_slice(b"\r\nline two\0\xff");
+            }
+            (key, data, if i == 7 { 1000 } else { 0 })
+        })
+        .collect()
+}
+
+/// `--data-import` writes each item of the file (its key, its data byte for byte, its TTL);
+/// `--data-verify` reads them back after the run; `--verify-only` runs no benchmark and
+/// names exactly the keys changed since.
+#[test]
+fn data_import_writes_the_items_and_verify_finds_the_changed_keys() {
+    let server = Server::start(&[]);
+    let dir = &server.dir;
+    let file = dir.join("import.csv");
+    let items = import_items(200);
+    import_file(&file, &items);
+    let json = dir.join("import.json");
+    let port = server.port.to_string();
+    let base = ["-s", "127.0.0.1", "-p", &port, "--hide-histogram"];
+    let import = format!("--data-import={}", file.display());
+    let json_arg = format!("--json-out-file={}", json.display());
+    let mut args = base.to_vec();
+    args.extend([
+        import.as_str(),
+        "--ratio=1:0",
+        "-n",
+        "allkeys",
+        "-c",
+        "1",
+        "-t",
+        "4",
+        "--data-verify",
+        json_arg.as_str(),
+    ]);
+    let o = memtier_cli(&args);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // One request per item, written once: 4 connections (one per thread, each with an equal
+    // share of the requests) walk the file together.
+    assert_eq!(server.calls("set"), 200);
+    assert_eq!(server.dbsize(), 200);
+    let mut client = raw_client(&server);
+    for (key, data, _) in &items {
+        assert_eq!(get(&mut client, key).as_ref(), Some(data), "{key:?}");
+    }
+    let ttl: i64 = server.cli(&["TTL", "imp:7"]).parse().unwrap();
+    assert!((990..=1000).contains(&ttl), "{ttl}");
+    assert_eq!(server.cli(&["TTL", "imp:8"]), "-1");
+    assert!(
+        stdout.contains(
+            "\n\nPerforming data verification...\nData verification completed:\n\
+             200        keys verified successfuly.\n0          keys failed.\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(row(&stdout, "Sets").len(), 8);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = &doc["client verifications results"];
+    assert_eq!(results["keys verified successfuly"], 200);
+    assert_eq!(results["keys failed"], 0);
+    assert_eq!(doc["configuration"]["data_verify"], "true");
+    assert!(doc["ALL STATS"]["Totals"]["Count"].as_u64() == Some(200));
+
+    // Three keys changed, two deleted: the verification names exactly those five.
+    let changed = ["imp:3", "imp:50", "imp:199"];
+    let deleted = ["imp:0", "imp:120"];
+    for k in changed {
+        server.cli(&["SET", k, "other"]);
+    }
+    for k in deleted {
+        server.cli(&["DEL", k]);
+    }
+    let mut args = base.to_vec();
+    args.extend([import.as_str(), "--verify-only", json_arg.as_str()]);
+    let o = memtier_cli(&args);
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(!stdout.contains("ALL STATS"), "{stdout}");
+    assert!(
+        stdout.ends_with("195        keys verified successfuly.\n5          keys failed.\n"),
+        "{stdout}"
+    );
+    let mut named: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("error: key ["))
+        .map(|l| l.split(']').next().unwrap())
+        .collect();
+    named.sort();
+    let mut want: Vec<&str> = changed.iter().chain(&deleted).copied().collect();
+    want.sort();
+    assert_eq!(named, want, "{stderr}");
+    assert_eq!(server.calls("set"), 203, "--verify-only writes nothing");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["client verifications results"]["keys failed"], 5);
+    assert!(doc.get("ALL STATS").is_none() && doc.get("run information").is_none());
+    // respload's own report needs a run.
+    let own = dir.join("own.json");
+    let mut args = base.to_vec();
+    let own_arg = own.display().to_string();
+    args.extend([import.as_str(), "--verify-only", "--json", own_arg.as_str()]);
+    let o = memtier_cli(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`--json`"));
+    assert!(!own.exists(), "no empty report left behind");
+}
+
+/// GETs of an import read the file's keys (R: at random, S: in turn), so they all hit;
+/// `--no-expiry` drops the items' TTLs and `--expiry-range` replaces them.
+#[test]
+fn data_import_gets_read_the_files_keys_and_ttls_follow_the_options() {
+    let server = Server::start(&[]);
+    let file = server.dir.join("import.csv");
+    let items = import_items(20);
+    import_file(&file, &items);
+    let base = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 --data-import={}",
+        server.port,
+        file.display()
+    );
+    let report = run(&parse(&format!("{base} --ratio=1:0 -n 20 --no-expiry")).workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(server.dbsize(), 20);
+    assert_eq!(server.cli(&["TTL", "imp:7"]), "-1");
+    for pattern in ["R:R", "S:S"] {
+        let line = format!("{base} --ratio=0:1 -n 300 --key-pattern={pattern}");
+        let report = run(&parse(&line).workload).unwrap();
+        assert_eq!(report.totals.ops, 300, "{pattern}");
+        assert_eq!(
+            (report.totals.hits, report.totals.misses),
+            (300, 0),
+            "{pattern}"
+        );
+    }
+    // S reads the keys in the file's order: 20 GETs, each key once.
+    server.cli(&["CONFIG", "RESETSTAT"]);
+    let report =
+        run(&parse(&format!("{base} --ratio=0:1 -n 20 --key-pattern=S:S")).workload).unwrap();
+    assert_eq!(report.totals.hits, 20);
+    let stats = server.cli(&["INFO", "keyspace"]);
+    assert!(stats.contains("keys=20"), "{stats}");
+    run(&parse(&format!("{base} --ratio=1:0 -n 20 --expiry-range=50-60")).workload).unwrap();
+    for i in [0, 7, 19] {
+        let ttl: i64 = server.cli(&["TTL", &format!("imp:{i}")]).parse().unwrap();
+        assert!((40..=60).contains(&ttl), "imp:{i}: {ttl}");
+    }
+}
+
+/// `--generate-keys`: the file's values in order, under memtier's generated keys.
+#[test]
+fn generate_keys_writes_the_files_values_under_generated_keys() {
+    let server = Server::start(&[]);
+    let file = server.dir.join("import.csv");
+    let items = import_items(3);
+    import_file(&file, &items);
+    let line = format!(
+        "-s 127.0.0.1 -p {} -c 1 -t 1 --data-import={} --generate-keys --key-prefix=g: \
+         --key-minimum=1 --key-maximum=10 --key-pattern=S:S --ratio=1:0 -n 10",
+        server.port,
+        file.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    assert_eq!(report.totals.errors, 0);
+    assert_eq!(server.dbsize(), 10);
+    let mut client = raw_client(&server);
+    for k in 1..=10usize {
+        let want = &items[(k - 1) % 3].1;
+        assert_eq!(
+            get(&mut client, format!("g:{k}").as_bytes()).as_ref(),
+            Some(want),
+            "g:{k}"
+        );
+    }
+    assert_eq!(get(&mut client, b"imp:0"), None);
+}
+
+/// The numbers of a per-client file's rows: (second, columns after it).
+fn client_rows(path: &std::path::Path) -> Vec<(usize, Vec<f64>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("Per-Second Benchmark Data"));
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("Second,SET Requests,SET Average Latency,"));
+    lines
+        .map(|l| {
+            let cells: Vec<f64> = l.split(',').map(|c| c.parse().unwrap()).collect();
+            assert_eq!(cells.len(), 15, "{l}");
+            (cells[0] as usize, cells[1..].to_vec())
+        })
+        .collect()
+}
+
+/// `--client-stats=PREFIX`: a file per client (`PREFIX-RUN-THREAD-CLIENT.csv`) whose rows
+/// add up exactly to the report: per command over the run, and per second over the clients.
+#[test]
+fn client_stats_files_add_up_to_the_report() {
+    let server = Server::start(&[]);
+    let prefix = server.dir.join("clients");
+    // 4 clients at 200 requests/s each, 300 requests each: two seconds of rows.
+    let line = format!(
+        "-s 127.0.0.1 -p {} -c 2 -t 2 -n 300 --rate-limiting=200 --ratio=1:3 --key-maximum=100 \
+         --client-stats={}",
+        server.port,
+        prefix.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    let phase = &report.phases[0];
+    assert_eq!(report.totals.ops, 1200);
+    let mut files = Vec::new();
+    for thread in 0..2 {
+        for client in 0..2 {
+            let path = server.dir.join(format!("clients-1-{thread}-{client}.csv"));
+            assert!(path.exists(), "{}", path.display());
+            files.push(client_rows(&path));
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(&server.dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("clients-")
+            })
+            .count(),
+        4
+    );
+    // Columns: 0 SET requests, 2-4 SET bytes (total, TX, RX), 5 GET requests, 7-9 GET bytes,
+    // 10 misses, 11 hits.
+    let sum = |col: usize| -> f64 { files.iter().flatten().map(|(_, c)| c[col]).sum() };
+    let (set, get) = (&phase.commands["SET"], &phase.commands["GET"]);
+    assert_eq!(sum(0) as u64, set.ops);
+    assert_eq!(sum(3) as u64, set.bytes_sent);
+    assert_eq!(sum(4) as u64, set.bytes_received);
+    assert_eq!(sum(2) as u64, set.bytes_sent + set.bytes_received);
+    assert_eq!(sum(5) as u64, get.ops);
+    assert_eq!(sum(8) as u64, get.bytes_sent);
+    assert_eq!(sum(9) as u64, get.bytes_received);
+    assert_eq!((sum(11) as u64, sum(10) as u64), (get.hits, get.misses));
+    assert!(get.hits > 0 && get.misses > 0);
+    // Each client's own 300 requests, and each second's rows add up to its timeline row.
+    for rows in &files {
+        assert_eq!(
+            rows.iter().map(|(_, c)| c[0] + c[5]).sum::<f64>() as u64,
+            300
+        );
+    }
+    let seconds = files.iter().flatten().map(|(s, _)| *s).max().unwrap() + 1;
+    assert!(seconds >= 2, "{seconds}");
+    for s in 0..seconds {
+        let ops: f64 = files
+            .iter()
+            .flatten()
+            .filter(|(t, _)| *t == s)
+            .map(|(_, c)| c[0] + c[5])
+            .sum();
+        assert_eq!(ops as u64, phase.timeline[s].ops, "second {s}");
+    }
+    // The average latency is memtier's: seconds with 6 decimals, and plausible.
+    let avg = files[0][0].1[1];
+    assert!(avg > 0.0 && avg < 1.0, "{avg}");
+}
+
+/// `--failed-keys-file` with `--cluster-mode`: each request failed for good on whichever
+/// primary is logged once, with its key and the error reply.
+#[test]
+fn failed_keys_file_in_cluster_mode_logs_each_failed_request() {
+    let cluster = common::Cluster::start(3, 0);
+    let dir = &cluster.nodes[0].dir;
+    let base = format!(
+        "--cluster-mode -s 127.0.0.1 -p {} -c 2 -t 1 --key-maximum=99 -n allkeys",
+        cluster.port()
+    );
+    let populate = run(&parse(&format!("{base} --key-pattern=P:P --ratio=1:0")).workload).unwrap();
+    assert_eq!((populate.totals.ops, populate.totals.errors), (100, 0));
+    let file = dir.join("failed.csv");
+    let line = format!(
+        "{base} --command=\"LPUSH __key__ x\" --command-key-pattern=P --failed-keys-file={}",
+        file.display()
+    );
+    let report = run(&parse(&line).workload).unwrap();
+    assert_eq!((report.totals.ops, report.totals.errors), (100, 100));
+    let lines = failed_lines(&file);
+    assert_eq!(lines.len(), 100);
+    let mut keys: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let rest = l.strip_prefix("LPUSH,\"").unwrap_or_else(|| panic!("{l}"));
+            assert!(
+                rest.ends_with(
+                    ",\"-WRONGTYPE Operation against a key holding the wrong kind of value\",0"
+                ),
+                "{l}"
+            );
+            rest.split('"').next().unwrap().to_string()
+        })
+        .collect();
+    keys.sort();
+    let mut want: Vec<String> = (0..100).map(|k| format!("memtier-{k}")).collect();
+    want.sort();
+    assert_eq!(keys, want);
+}
+
+/// `--transaction` with `--cluster-mode`: each rotation's MULTI and EXEC go to the primary
+/// of its key, so every transaction runs whole on one node.
+#[test]
+fn transaction_in_cluster_mode_runs_each_rotation_on_its_keys_primary() {
+    let cluster = common::Cluster::start(3, 0);
+    // 2 threads of one client x 20 requests (each its own budget, so no rotation is cut
+    // short), rotations of MULTI, INCR, INCR, EXEC: 10 rotations, keys 1 to 10 drawn in
+    // sequence, pipelined.
+    let m = parse(&format!(
+        "--cluster-mode -s 127.0.0.1 -p {} -c 1 -t 2 -n 20 --pipeline=4 --key-minimum=1 \
+         --key-maximum=100 --transaction --command=MULTI --command='INCR __key__' \
+         --command-ratio=2 --command-key-pattern=S --command=EXEC",
+        cluster.port()
+    ));
+    let report = run(&m.workload).unwrap();
+    assert_eq!(
+        report.totals.errors, 0,
+        "{:?}",
+        report.totals.errors_by_kind
+    );
+    assert_eq!(report.totals.ops, 40);
+    let primaries = cluster.primaries();
+    let mut used = 0;
+    for p in &primaries {
+        let (multi, exec) = (p.calls("multi"), p.calls("exec"));
+        assert_eq!(multi, exec, "each MULTI with its EXEC on one node");
+        assert_eq!(p.calls("incr"), 2 * multi);
+        used += usize::from(multi > 0);
+    }
+    assert!(
+        used >= 2,
+        "the keys' transactions spread over the primaries"
+    );
+    let total: u64 = primaries.iter().map(|p| p.calls("exec")).sum();
+    assert_eq!(total, 10);
+    // One key per rotation, each incremented by both INCRs of its transaction.
+    let mut keys = 0;
+    for p in &primaries {
+        for key in p
+            .cli(&["KEYS", "memtier-*"])
+            .lines()
+            .filter(|k| !k.is_empty())
+        {
+            assert_eq!(p.cli(&["GET", key]), "2", "{key}");
+            keys += 1;
+        }
+    }
+    assert_eq!(keys, 10);
 }

@@ -1586,7 +1586,7 @@ fn rfr_sends_reads_to_replicas_or_to_every_node() {
 
 /// The sections of docs/compat.md whose option rows must all be honoured: rows saying
 /// "not yet" fail the test. Add a section's heading here to hold it to the same line.
-const SECTIONS_WITHOUT_NOT_YET: &[&str] = &["## redis-benchmark"];
+const SECTIONS_WITHOUT_NOT_YET: &[&str] = &["## redis-benchmark", "## memtier_benchmark"];
 
 /// The table rows of `section` (from its `## ` heading to the next) that say "not yet".
 fn rows_not_yet(doc: &str, section: &str) -> Vec<String> {
@@ -1606,7 +1606,7 @@ fn rows_not_yet(doc: &str, section: &str) -> Vec<String> {
 }
 
 #[test]
-fn compat_md_lists_no_redis_benchmark_option_as_not_yet() {
+fn compat_md_lists_no_redis_benchmark_or_memtier_option_as_not_yet() {
     let doc =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/compat.md")).unwrap();
     for section in SECTIONS_WITHOUT_NOT_YET {
@@ -1620,6 +1620,9 @@ fn compat_md_lists_no_redis_benchmark_option_as_not_yet() {
     // The check itself finds such a row.
     let planted = doc.replace("| `-q` | supported |", "| `-q` | not yet |");
     assert_eq!(rows_not_yet(&planted, "## redis-benchmark").len(), 1);
+    let planted = doc.replace("| `--pipeline` | supported |", "| `--pipeline` | not yet |");
+    assert_eq!(rows_not_yet(&planted, "## memtier_benchmark").len(), 1);
+    assert_eq!(rows_not_yet(&planted, "## redis-benchmark").len(), 0);
 }
 
 #[test]

@@ -128,8 +128,8 @@ class Workload:
         connections, ``-n`` counts requests per client (``allkeys``: every key of the range
         once), ``--ratio`` weighs SET and GET, ``--key-pattern`` picks the keys, each
         ``--command`` is a template; ``--run-count=N`` gives measured phases ``run 1`` ...
-        ``run N``. Options respload cannot honour yet (``--transaction``,
-        ``--reconnect-interval``, ...), unknown options and bad values raise
+        ``run N``. Combinations respload cannot run yet (``--client-stats``
+        with ``--cluster-mode``, ...), unknown options and bad values raise
         :class:`~respload.SpecError` with the option as ``path``. Output options
         (``--json-out-file``, ``--hide-histogram``, ...) do not change the workload; the
         ``respload memtier`` CLI writes memtier's reports. Every option:

@@ -523,19 +523,42 @@ fn memtier(
     if let Some(prefix) = &options.hdr_file_prefix {
         crate::output::paths::claim_prefix("--hdr-file-prefix", prefix)?;
     }
-    let runner = Runner::start(m.workload)?;
-    interrupt.watch(&runner);
-    while !runner.is_finished() {
-        if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
-            let _ = writeln!(console.stderr, "{}", progress_line(&s));
+    let verify = options.data_verify.clone();
+    if let (Some(v), Some(_)) = (&verify, &json) {
+        if v.only {
+            return Err(crate::Error::spec(
+                "--json",
+                "--verify-only runs no benchmark: there is no respload report to write",
+            ));
         }
     }
-    let report = runner.wait()?;
-    let printed = crate::tools::memtier::finish(&report, &options)?;
+    let connect = m.workload.phases.first().map(|p| p.connect.clone());
+    // --verify-only: memtier runs no benchmark, only the verification.
+    let report = match &verify {
+        Some(v) if v.only => None,
+        _ => {
+            let runner = Runner::start(m.workload)?;
+            interrupt.watch(&runner);
+            while !runner.is_finished() {
+                if let Some(s) = runner.next_snapshot(Duration::from_millis(200)) {
+                    let _ = writeln!(console.stderr, "{}", progress_line(&s));
+                }
+            }
+            Some(runner.wait()?)
+        }
+    };
+    let verification = match (&verify, &connect) {
+        (Some(v), Some(connect)) => Some(verify_data(connect, &v.items, console.stderr)?),
+        _ => None,
+    };
+    let printed = memtier::finish_verified(report.as_ref(), &options, verification.as_ref())?;
     write!(console.stdout, "{}", printed.stdout).map_err(output_error)?;
     for line in &printed.stderr {
         let _ = writeln!(console.stderr, "{line}");
     }
+    let Some(report) = report else {
+        return Ok(0);
+    };
     if let Some(path) = &json {
         write_json(&report, path)?;
     }
@@ -544,4 +567,26 @@ fn memtier(
         console.stderr,
         "the report above is partial",
     ))
+}
+
+/// memtier's `--data-verify`: read the imported keys back; each key that fails is named on
+/// stderr (the first 100), as memtier logs each.
+fn verify_data(
+    connect: &crate::plan::ConnectOptions,
+    items: &[(Vec<u8>, Vec<u8>)],
+    stderr: &mut dyn Write,
+) -> crate::Result<crate::tools::memtier::Verification> {
+    const SHOWN: usize = 100;
+    let found = crate::engine::verify(connect, items)?;
+    for m in found.mismatched.iter().take(SHOWN) {
+        let _ = writeln!(stderr, "error: key [{}]: {}", m.key.escape_ascii(), m.found);
+    }
+    if found.mismatched.len() > SHOWN {
+        let more = found.mismatched.len() - SHOWN;
+        let _ = writeln!(stderr, "error: ... and {more} more keys failed");
+    }
+    Ok(crate::tools::memtier::Verification {
+        verified: found.matched,
+        failed: found.mismatched.len() as u64,
+    })
 }

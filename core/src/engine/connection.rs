@@ -82,6 +82,8 @@ pub struct Connection {
     sent_on_stream: u32,
     /// `load.retry`: copies of the requests in flight, and those waiting to be resent.
     retries: Option<Box<Retries>>,
+    /// Its first slot in a recorder's per-connection counters (`output.client_stats`).
+    client_slot: usize,
 }
 
 impl Connection {
@@ -91,6 +93,7 @@ impl Connection {
         pacer: Option<Pacer>,
         shared: Rc<Shared>,
         ctl: Rc<ConnCtl>,
+        client_slot: usize,
     ) -> Self {
         let pipeline = shared.pipeline;
         // `output.failed_keys` needs the requests' bytes too: kept, never resent.
@@ -118,6 +121,7 @@ impl Connection {
             now: Instant::now(),
             sent_on_stream: 0,
             retries,
+            client_slot,
         }
     }
 
@@ -548,7 +552,9 @@ impl Connection {
             None => &self.rbuf,
         };
         let open = self.pacer.is_some();
-        let mut rec = shared.recorder.borrow_mut();
+        let mut guard = shared.recorder.borrow_mut();
+        // A plain reference: its fields (commands, clients) are then borrowed apart.
+        let rec = &mut *guard;
         // Whether this read delivered a successful measured reply (for the gap figures).
         let mut ok = false;
         // Replies framed from one read share its clock reading, and requests written
@@ -618,6 +624,22 @@ impl Connection {
                     c.record_send_lag(
                         p.start.saturating_duration_since(p.intended).as_nanos() as u64
                     );
+                }
+                // `output.client_stats` only (otherwise there is no slot): this connection's
+                // own counters, rolled into a row per second by the aggregator.
+                if let Some(mine) = rec.clients.get_mut(self.client_slot + p.cmd as usize) {
+                    mine.ops += 1;
+                    mine.latency_ns += ns;
+                    mine.bytes_sent += p.sent as u64;
+                    mine.bytes_received += len as u64;
+                    match &reply {
+                        Reply::Error { .. } => mine.errors += 1,
+                        Reply::Value if shared.reads[p.cmd as usize] => mine.hits += 1,
+                        Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => {
+                            mine.misses += 1
+                        }
+                        _ => {}
+                    }
                 }
                 ok |= !matches!(reply, Reply::Error { .. });
                 match reply {

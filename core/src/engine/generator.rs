@@ -66,6 +66,9 @@ pub struct Generator {
     sequence: Rc<Sequence>,
     rng: Rng,
     chain: Option<ChainAt>,
+    /// The key number of the request last written when it was a step of a chain (its
+    /// keyless steps, MULTI and EXEC, go to the node of that key in cluster mode).
+    chain_key: Option<u64>,
     cap: Option<u64>,
     scratch: Vec<u8>,
     /// `{draw1}` ... `{draw9}` of the request being written; bit `i` of `drawn` is set once
@@ -264,6 +267,7 @@ impl Generator {
             sequence,
             rng,
             chain: None,
+            chain_key: None,
             cap: connection_cap(phase, index, total),
             scratch: Vec::new(),
             draws: [0; 9],
@@ -275,6 +279,19 @@ impl Generator {
             walked: 0,
             max_walk: phase.mix.iter().find_map(|e| e.cursor).unwrap_or(0),
         }
+    }
+
+    /// Cluster mode: the slot of the key of the chain whose step was last written (`None`
+    /// when the last request was not a step of a chain), so that its keyless steps (MULTI,
+    /// EXEC) go where its keyed ones do. Only asked for a request without a key.
+    pub fn chain_slot(&mut self) -> Option<u16> {
+        let key = self.chain_key?;
+        self.scratch.clear();
+        self.keys.write(&mut self.scratch, self.keys.lo + key);
+        // A bulk string: `$LEN\r\nKEY\r\n`.
+        let start = self.scratch.iter().position(|&b| b == b'\n')? + 1;
+        let end = self.scratch.len().checked_sub(2)?;
+        Some(crate::resp::slot::key_slot(self.scratch.get(start..end)?))
     }
 
     /// A reply of a `{cursor}` command: follow the cursor it returned, or start a new walk
@@ -363,6 +380,7 @@ impl Generator {
         // A picked step is the whole pick; a chain's steps follow one another.
         let chained = picked.is_none() && !self.entries[at.entry].follows_cursor;
         let steps = &self.entries[at.entry].steps;
+        self.chain_key = (chained && steps.len() > 1).then_some(at.key);
         self.chain = (chained && at.step + 1 < steps.len()).then_some(ChainAt {
             step: at.step + 1,
             ..at

@@ -22,7 +22,9 @@ mod runner;
 mod slo_search;
 mod timer;
 mod values;
+mod verify;
 mod worker;
 
 pub use cluster::MAX_TRIES;
 pub use runner::{PhaseEnd, Runner, StopHandle};
+pub(crate) use verify::verify;

@@ -379,6 +379,8 @@ pub fn run_phase(
 
     let labels: Vec<String> = phase.commands.iter().map(|c| c.label.clone()).collect();
     let mut total = Recorder::new(labels.len());
+    let commands_n = labels.len();
+    let mut client_seconds = Vec::new();
     let mut timeline = Timeline {
         rows: VecDeque::new(),
         first: 0,
@@ -507,6 +509,8 @@ pub fn run_phase(
         };
         // The success marks go to the gap figures only, not into every merged recorder.
         gaps.add(&std::mem::take(&mut recorder.marks));
+        // `output.client_stats`: each connection's second, rolled into rows.
+        roll_client_seconds(&recorder, thread, index, commands_n, &mut client_seconds);
         let i = index as usize;
         let row = timeline.row(i);
         row.0.merge(&recorder);
@@ -623,6 +627,7 @@ pub fn run_phase(
         validity: Validity::default(),
         replay: None,
         workload: phase.redacted(),
+        client_seconds,
     };
     if phase.spec.measured {
         let poisson = load.arrivals == Some(crate::spec::Arrivals::Poisson);
@@ -762,6 +767,29 @@ fn wait_until(at: f64, late_ok: bool, stop: &AtomicBool) -> Result<()> {
         }
         // Short sleeps keep a stop prompt; the last one lands on the instant.
         std::thread::sleep(std::time::Duration::from_secs_f64(left.min(0.05)));
+    }
+}
+
+/// The rows of one interval's per-connection counters (`output.client_stats`): one per
+/// connection and command that finished requests in it.
+fn roll_client_seconds(
+    recorder: &Recorder,
+    thread: usize,
+    second: u64,
+    commands: usize,
+    rows: &mut Vec<crate::report::ClientSecond>,
+) {
+    let commands = commands.max(1);
+    for (slot, counts) in recorder.clients.iter().enumerate() {
+        if counts.ops > 0 {
+            rows.push(crate::report::ClientSecond {
+                second,
+                thread: thread as u32,
+                client: (slot / commands) as u32,
+                command: (slot % commands) as u32,
+                counts: *counts,
+            });
+        }
     }
 }
 

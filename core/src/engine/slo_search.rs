@@ -165,6 +165,8 @@ pub fn run_search(
             validity: crate::report::Validity::default(),
             replay: None,
             workload: phase.redacted(),
+            // memtier's per-client files come from single phases, not from a search.
+            client_seconds: Vec::new(),
         },
         recorder: total,
         start_skew_ms: None,

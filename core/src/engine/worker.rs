@@ -238,8 +238,11 @@ async fn worker(s: WorkerSetup) {
         false => None,
     };
     let commands: Rc<[CompiledCommand]> = s.phase.commands.clone().into();
+    // `output.client_stats`: every recorder also counts per connection of this thread.
+    let per_client = s.phase.spec.output.client_stats.is_some();
+    let new_recorder = || Recorder::with_clients(commands.len(), s.connections, per_client);
     let shared = Rc::new(Shared {
-        recorder: RefCell::new(Recorder::new(commands.len())),
+        recorder: RefCell::new(new_recorder()),
         budget: Cell::new(s.budget),
         stopping: Cell::new(false),
         measure_start,
@@ -286,6 +289,7 @@ async fn worker(s: WorkerSetup) {
         phase_index: s.phase_index,
         seed: s.seed,
         total_connections: s.total_connections,
+        first_connection: s.first_connection,
         commands: Rc::clone(&commands),
         pool: value_pool(&s.phase.spec.values, &mut pool_rng),
         key_span: s.phase.spec.keys.count(),
@@ -344,17 +348,13 @@ async fn worker(s: WorkerSetup) {
     let mut counted = 0u64;
     let mut ticker = tokio::time::interval(TICK);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let fresh = || {
-        s.recycled
-            .try_recv()
-            .unwrap_or_else(|_| Recorder::new(commands.len()))
-    };
+    let fresh = || s.recycled.try_recv().unwrap_or_else(|_| new_recorder());
     let take = || shared.recorder.replace(fresh());
     // With fault drills, the recorder is also split whenever the set of active drills
     // changes (seen at the next tick), so each drill gets the requests finished during it.
     let mut drills = Drills {
         mask: 0,
-        interval: Recorder::new(commands.len()),
+        interval: new_recorder(),
         windows: Vec::new(),
     };
     let split = |d: &mut Drills| d.add(take());
@@ -535,6 +535,8 @@ struct Spawner {
     phase_index: usize,
     seed: u64,
     total_connections: usize,
+    /// The global index of this thread's first connection.
+    first_connection: usize,
     commands: Rc<[CompiledCommand]>,
     pool: Rc<[u8]>,
     key_span: u64,
@@ -619,7 +621,11 @@ impl Spawner {
                 .run(),
             ),
             (Link::Plain(stream), _) => {
-                Box::pin(Connection::new(generator, pacer, Rc::clone(&s.shared), ctl).run(stream))
+                // Its counters in the recorders' per-connection slots (`output.client_stats`).
+                let slot = (index as usize - self.first_connection) * self.commands.len();
+                Box::pin(
+                    Connection::new(generator, pacer, Rc::clone(&s.shared), ctl, slot).run(stream),
+                )
             }
             // Not made (a cluster link needs the cluster view); ends at once.
             (Link::Cluster(_), None) => Box::pin(async {}),

@@ -112,11 +112,11 @@ impl Phase {
                  follows MOVED, ASK and TRYAGAIN itself",
             ));
         }
-        if connect.cluster.is_some() && spec.output.failed_keys.is_some() {
+        if connect.cluster.is_some() && spec.output.client_stats.is_some() {
             return Err(Error::spec(
-                format!("{prefix}output.failed_keys"),
+                format!("{prefix}output.client_stats"),
                 "is not supported in cluster mode (target.cluster) yet: the cluster client \
-                 keeps no copy of the requests in flight",
+                 keeps no per-connection counters",
             ));
         }
         if connect.cluster.is_some() && spec.load.reconnect != crate::spec::Reconnect::default() {

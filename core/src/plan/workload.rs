@@ -501,8 +501,8 @@ mod tests {
                 "empty path",
             ),
             (
-                "target = { cluster = true }\noutput = { failed_keys = 'f.csv' }",
-                "`output.failed_keys`",
+                "target = { cluster = true }\noutput = { client_stats = 'c' }",
+                "`output.client_stats`",
                 "cluster mode",
             ),
             ("output = { hdr = 'x' }", "output", "unknown field `hdr`"),

@@ -485,6 +485,8 @@ fn merge_phase(parts: &[&PhaseReport], workload: Json) -> PhaseReport {
         client_lag_ms: client_lag(parts.iter().map(|p| (&p.totals, p.client_lag_ms.as_ref()))),
         validity: every_hosts_checks(parts.iter().map(|p| &p.validity)),
         workload,
+        // Per-connection rows are one host's: a merged report has none.
+        client_seconds: Vec::new(),
     }
 }
 

@@ -39,7 +39,8 @@ pub use merge::{HostReport, HostRow, ShardOf};
 #[cfg(feature = "schema")]
 pub use names::bindings_schema;
 pub use phase::{
-    PhaseReport, PrefillReport, RampStep, ReplayFidelity, ServerFacts, SloPoint, SloResult,
+    ClientCounts, ClientSecond, PhaseReport, PrefillReport, RampStep, ReplayFidelity, ServerFacts,
+    SloPoint, SloResult,
 };
 #[cfg(feature = "schema")]
 pub(crate) use schema::field_order;

@@ -117,6 +117,11 @@ pub struct PhaseReport {
     pub replay: Option<ReplayFidelity>,
     /// The normalized settings of this phase, secrets redacted.
     pub workload: Json,
+    /// With `output.client_stats`: each connection's measured requests per command and
+    /// second, for memtier's per-client files. Not part of the report's JSON.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub client_seconds: Vec<ClientSecond>,
 }
 
 /// How faithfully a trace was replayed (a phase's `replay`).
@@ -265,4 +270,52 @@ pub struct SloPoint {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// One connection's measured requests of one command within one second of a phase
+/// (`output.client_stats`, memtier's per-client statistics).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientSecond {
+    /// The second, from the start of measurement (0 for the first).
+    pub second: u64,
+    /// The worker thread of the connection.
+    pub thread: u32,
+    /// The connection's number within its thread (0 for the first).
+    pub client: u32,
+    /// The command's index (its row in the report's `commands`).
+    pub command: u32,
+    /// Requests finished in that second.
+    pub counts: ClientCounts,
+}
+
+/// What one connection finished of one command within one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientCounts {
+    /// Requests finished (error replies included).
+    pub ops: u64,
+    /// Their latencies added up, in nanoseconds.
+    pub latency_ns: u64,
+    /// Bytes written for them.
+    pub bytes_sent: u64,
+    /// Bytes of their replies.
+    pub bytes_received: u64,
+    /// Reading commands: replies with a value.
+    pub hits: u64,
+    /// Reading commands: replies without one.
+    pub misses: u64,
+    /// Error replies.
+    pub errors: u64,
+}
+
+impl ClientCounts {
+    /// Add `other`'s counts to these.
+    pub fn add(&mut self, other: &ClientCounts) {
+        self.ops += other.ops;
+        self.latency_ns += other.latency_ns;
+        self.bytes_sent += other.bytes_sent;
+        self.bytes_received += other.bytes_received;
+        self.hits += other.hits;
+        self.misses += other.misses;
+        self.errors += other.errors;
+    }
 }

@@ -7,7 +7,7 @@
 use crate::engine::{PhaseEnd, Runner};
 use crate::plan::{Phase, Workload};
 use crate::report::{PhaseReport, Report};
-use crate::tools::memtier::phase_text;
+use crate::tools::memtier::{client_stats_files, phase_text};
 use crate::{Error, Result};
 
 impl Runner {
@@ -16,17 +16,26 @@ impl Runner {
     /// phase's output files are written at its end ([`Runner::start_with`] takes another
     /// writer).
     pub fn start(workload: Workload) -> Result<Runner> {
-        Runner::start_with(workload, Box::new(PhaseFiles(Created(Vec::new()))))
+        Runner::start_with(
+            workload,
+            Box::new(PhaseFiles(Created(Vec::new()), Vec::new())),
+        )
     }
 }
 
 /// The library's writer of the phases' output files: created before any traffic, written at
-/// each phase's end, removed again when the run ends with them still empty.
-struct PhaseFiles(Created);
+/// each phase's end, removed again when the run ends with them still empty; with the
+/// phases' names, whose place gives a phase's number (memtier's run number).
+struct PhaseFiles(Created, Vec<String>);
 
 impl PhaseEnd for PhaseFiles {
     fn prepare(&mut self, workload: &Workload) -> Result<()> {
         self.0 = create_output_files(workload)?;
+        self.1 = workload
+            .phases
+            .iter()
+            .map(|p| p.spec.name.clone())
+            .collect();
         Ok(())
     }
 
@@ -36,7 +45,13 @@ impl PhaseEnd for PhaseFiles {
         report: &PhaseReport,
         started_at: f64,
     ) -> std::result::Result<(), String> {
-        write_phase_files(phase, report, started_at)
+        let run = self
+            .1
+            .iter()
+            .position(|n| *n == phase.spec.name)
+            .unwrap_or(0)
+            + 1;
+        write_phase_files(phase, report, started_at, run)
     }
 }
 
@@ -50,10 +65,16 @@ fn write_phase_files(
     phase: &Phase,
     report: &PhaseReport,
     started_at: f64,
+    run: usize,
 ) -> std::result::Result<(), String> {
     if let Some(path) = &phase.spec.output.memtier {
         let text = phase_text(phase, report, started_at);
         std::fs::write(path, text).map_err(|e| format!("{path}: {e}"))?;
+    }
+    if let Some(prefix) = &phase.spec.output.client_stats {
+        for (path, body) in client_stats_files(phase, report, prefix, run) {
+            std::fs::write(&path, body).map_err(|e| format!("{path}: {e}"))?;
+        }
     }
     Ok(())
 }

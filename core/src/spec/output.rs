@@ -26,10 +26,19 @@ pub struct Output {
     /// header when the file is empty, then one line per request (the UTC time to the
     /// microsecond, the command's name in the report, its key quoted, the error reply's
     /// first line or `connection-dropped`, `TIMEOUT`, `PROTOCOL`, `ABORTED` quoted, and how
-    /// often it was resent). Warm-up requests included. Opened before any traffic. Not with
-    /// `target.cluster` yet.
+    /// often it was resent). Warm-up requests included. Opened before any traffic. In
+    /// cluster mode, `retries` counts the redirects followed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_keys: Option<String>,
+    /// memtier_benchmark's per-client statistics files (its `--client-stats`), written when
+    /// the phase ends: one CSV per connection, `PREFIX-RUN-THREAD-CLIENT.csv` (RUN the
+    /// phase's number from 1, THREAD the worker thread from 0, CLIENT the connection's
+    /// number within its thread from 0), with a row per second in which the connection
+    /// finished measured requests: per command its requests, average latency, bytes, and
+    /// for GET its hits and misses. Connections count their requests apart only with this
+    /// set. Not with `target.cluster` yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_stats: Option<String>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -39,7 +48,10 @@ fn is_false(b: &bool) -> bool {
 impl Output {
     /// Whether nothing is asked for (no file, no interval histograms).
     pub fn is_empty(&self) -> bool {
-        self.memtier.is_none() && !self.interval_histograms && self.failed_keys.is_none()
+        self.memtier.is_none()
+            && !self.interval_histograms
+            && self.failed_keys.is_none()
+            && self.client_stats.is_none()
     }
 
     pub(crate) fn validate(&self, prefix: &str) -> Result<()> {
@@ -49,6 +61,11 @@ impl Output {
                 "failed_keys",
                 &self.failed_keys,
                 "the requests that failed for good",
+            ),
+            (
+                "client_stats",
+                &self.client_stats,
+                "the per-client statistics files' names",
             ),
         ] {
             if path.as_ref().is_some_and(|p| p.trim().is_empty()) {

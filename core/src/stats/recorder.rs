@@ -1,6 +1,7 @@
 //! Per-thread recorders: one [`CommandRecorder`] per command, touched only by its worker
 //! thread (no locks), merged by the aggregator once per interval.
 
+use crate::report::ClientCounts;
 use hdrhistogram::Histogram;
 
 /// Highest latency the histograms hold, in nanoseconds (one hour); longer ones saturate.
@@ -348,6 +349,10 @@ pub struct Recorder {
     /// be written (its intended send time, or later, when its connection's pipeline had room
     /// again or the connection was back) to its write.
     pub client_lag: Option<Box<Timings>>,
+    /// With `output.client_stats`: per connection of the thread and command (slot
+    /// `connection * commands + command`), what it finished in this interval; empty
+    /// otherwise. Cleared, not reallocated, between intervals.
+    pub clients: Vec<ClientCounts>,
 }
 
 impl Recorder {
@@ -359,7 +364,18 @@ impl Recorder {
             marks: SuccessMarks::default(),
             unsent: None,
             client_lag: None,
+            clients: Vec::new(),
         }
+    }
+
+    /// Empty recorders for `n` commands, counting per connection too for `connections`
+    /// connections when `per_client` (`output.client_stats`).
+    pub fn with_clients(n: usize, connections: usize, per_client: bool) -> Self {
+        let mut r = Recorder::new(n);
+        if per_client {
+            r.clients = vec![ClientCounts::default(); n * connections];
+        }
+        r
     }
 
     /// Forget everything recorded, keeping the histograms' memory: a recorder is reused
@@ -375,6 +391,7 @@ impl Recorder {
         if let Some(l) = &mut self.client_lag {
             l.clear();
         }
+        self.clients.fill(ClientCounts::default());
     }
 
     /// The recorder of node `index` (in the recording thread's numbering); `names` gives the
@@ -401,6 +418,12 @@ impl Recorder {
     /// Add `other` (same command list) into this one.
     pub fn merge(&mut self, other: &Recorder) {
         self.merge_commands(other);
+        // Per-connection counters add up between recorders of one thread only.
+        if self.clients.len() == other.clients.len() {
+            for (a, b) in self.clients.iter_mut().zip(&other.clients) {
+                a.add(b);
+            }
+        }
         self.merge_nodes(other);
         self.marks.merge(&other.marks);
         self.merge_client_lag(other);

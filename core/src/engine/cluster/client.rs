@@ -232,11 +232,15 @@ impl ClusterClient {
                             self.node_failed(i, b"ABORTED");
                         }
                         let mut rec = self.shared.recorder.borrow_mut();
-                        let parked = self.parked.take().map(|(_, p)| p);
-                        for p in parked
+                        let parked = self.parked.take().map(|(_, p)| (p, self.req.clone()));
+                        for (p, req) in parked
                             .into_iter()
-                            .chain(self.retries.drain(..).map(|r| r.p))
+                            .chain(self.retries.drain(..).map(|r| (r.p, r.bytes)))
                         {
+                            if let (Some(log), false) = (&self.shared.failed, p.asking) {
+                                let key = self.shared.key_index[p.cmd as usize];
+                                log.log(p.cmd as usize, key, &req, b"ABORTED", p.tries.into());
+                            }
                             if p.measured {
                                 let c = &mut rec.commands[p.cmd as usize];
                                 c.ops += 1;
@@ -376,7 +380,7 @@ impl ClusterClient {
             });
             self.ensure_node(node);
             if self.nodes[node].down(self.now) {
-                self.fail(node, r.p, b"CONNECTION");
+                self.fail(node, r.p, b"CONNECTION", &r.bytes);
                 continue;
             }
             let n = &mut self.nodes[node];
@@ -441,6 +445,12 @@ impl ClusterClient {
             let node = match (key, self.home) {
                 // A bound client sends what has no key to its home, as redis-benchmark does.
                 (None, Some(home)) => home,
+                // A keyless step of a chain (a transaction's MULTI, EXEC) goes to the node
+                // of the chain's key, with its keyed steps.
+                (None, None) => match self.generator.chain_slot() {
+                    Some(chain_slot) => self.cluster.route(chain_slot),
+                    None => self.cluster.route(slot),
+                },
                 _ if self.cluster.replica_reads && shared.read_only[cmd] => self.read_node(slot),
                 _ => self.cluster.route(slot),
             };
@@ -489,7 +499,7 @@ impl ClusterClient {
     fn place(&mut self, node: usize, p: Pending) -> Placed {
         self.ensure_node(node);
         if self.nodes[node].down(self.now) {
-            self.fail(node, p, b"CONNECTION");
+            self.fail(node, p, b"CONNECTION", &self.req);
             return Placed::Failed;
         }
         let n = &mut self.nodes[node];
@@ -512,9 +522,17 @@ impl ClusterClient {
         Placed::Sent
     }
 
-    /// Count `p` as failed with `kind` on `node`.
-    fn fail(&self, node: usize, p: Pending, kind: &[u8]) {
-        if !p.measured || p.asking {
+    /// Count `p` (its bytes `req`) as failed with `kind` on `node`, and log it to
+    /// `output.failed_keys` (warm-up requests too, as a connection does).
+    fn fail(&self, node: usize, p: Pending, kind: &[u8], req: &[u8]) {
+        if p.asking {
+            return;
+        }
+        if let Some(log) = &self.shared.failed {
+            let key = self.shared.key_index[p.cmd as usize];
+            log.log(p.cmd as usize, key, req, kind, p.tries.into());
+        }
+        if !p.measured {
             return;
         }
         let mut rec = self.shared.recorder.borrow_mut();
@@ -531,11 +549,29 @@ impl ClusterClient {
     /// drop it, reconnect later with backoff, refresh the map.
     fn node_failed(&mut self, i: usize, kind: &[u8]) {
         let n = &mut self.nodes[i];
+        let in_flight = n.inflight.len();
         let pending: Vec<Pending> = n.inflight.drain(..).chain(n.queued.drain(..)).collect();
+        // Their bytes, for `output.failed_keys` only: the requests in flight were written
+        // (`sent` from `sent_head`), the queued ones wait in `backlog` from `backlog_head`.
+        let mut bytes = Vec::new();
+        if self.shared.failed.is_some() {
+            let mut at = n.sent_head;
+            for (k, p) in pending.iter().enumerate() {
+                if k == in_flight {
+                    at = n.backlog_head;
+                }
+                let from = if k < in_flight { &n.sent } else { &n.backlog };
+                let len = p.len as usize;
+                bytes.push(from.get(at..at + len).unwrap_or_default().to_vec());
+                at += len;
+            }
+        }
         n.backlog.clear();
         n.backlog_head = 0;
+        let mut bytes = bytes.into_iter();
         for p in pending {
-            self.fail(i, p, kind);
+            let req = bytes.next().unwrap_or_default();
+            self.fail(i, p, kind, &req);
         }
         let now = self.now;
         let n = &mut self.nodes[i];
@@ -803,6 +839,12 @@ impl ClusterClient {
                         .record(lag);
                 }
                 ok |= !matches!(reply, Reply::Error { .. });
+            }
+            if let (Reply::Error { .. }, Some(log)) = (&reply, &shared.failed) {
+                // Failed for good (a redirect was retried above): `output.failed_keys`.
+                let req = n.sent.get(at..at + p.len as usize).unwrap_or_default();
+                let key = shared.key_index[p.cmd as usize];
+                log.log(p.cmd as usize, key, req, &buf[..len], p.tries.into());
             }
             n.rstart += len;
         }

@@ -4,7 +4,7 @@
 //! Options are read the way memtier_benchmark (2.x) reads them with `getopt_long`: long
 //! options as `--name=value` or `--name value` (an unambiguous prefix of a long name is
 //! accepted), short options as `-c 20`, `-c20` or clustered flags (`-DR`), and a later
-//! option overrides an earlier one. Options respload cannot honour yet are errors naming
+//! option overrides an earlier one. Combinations respload cannot run yet are errors naming
 //! the option, never silently ignored; `docs/compat.md` has the table of every
 //! option.
 //!
@@ -17,7 +17,7 @@
 //! N measured phases `run 1` ... `run N`.
 
 use super::monitor;
-use super::options::{unsupported, Flag, OptionDef, OPTIONS};
+use super::options::{Flag, OptionDef, OPTIONS};
 use super::report::{Options, DEFAULT_MISS_RATE_THRESHOLD, DEFAULT_PERCENTILES};
 use crate::plan::Workload;
 use crate::spec::{escape_literal, MAX_VALUE_SIZE};
@@ -173,8 +173,20 @@ pub(super) struct Settings {
     pub(super) data_offset: u32,
     /// --multi-key-get: GETs grouped into MGETs of up to this many keys (0: off).
     pub(super) multi_key_get: u32,
-    /// --no-expiry: memtier's option for imported data (an error without --data-import).
+    /// --no-expiry: imported items are set without their TTLs (needs --data-import).
     pub(super) no_expiry: bool,
+    /// --data-import: a memtier data-import file whose items the SETs write.
+    pub(super) data_import: Option<String>,
+    /// --data-verify (and --verify-only, which implies it): read the items back after the
+    /// run and compare.
+    pub(super) data_verify: bool,
+    /// --verify-only: no benchmark, only the verification.
+    pub(super) verify_only: bool,
+    /// --generate-keys: imported data under memtier's generated keys instead of the file's.
+    pub(super) generate_keys: bool,
+    /// The first of --key-prefix, --key-minimum, --key-maximum given (memtier allows them
+    /// with --data-import only together with --generate-keys).
+    pub(super) key_option: Option<&'static str>,
     /// --wait-ratio=SET:WAIT.
     pub(super) wait_ratio: Option<(u32, u32)>,
     /// --num-slaves=MIN-MAX: WAIT's first argument.
@@ -207,6 +219,8 @@ pub(super) struct Settings {
     pub(super) max_retry_queue: u32,
     /// --failed-keys-file: the CSV of the requests that failed for good.
     pub(super) failed_keys_file: Option<String>,
+    /// --client-stats: the prefix of the per-client statistics files.
+    pub(super) client_stats: Option<String>,
     /// --statsd-host (metrics are sent only with it), --statsd-port, --statsd-prefix,
     /// --statsd-run-label (both as given, made valid when the workload is built) and
     /// --graphite-port.
@@ -275,6 +289,11 @@ impl Default for Settings {
             data_offset: 0,
             multi_key_get: 0,
             no_expiry: false,
+            data_import: None,
+            data_verify: false,
+            verify_only: false,
+            generate_keys: false,
+            key_option: None,
             wait_ratio: None,
             num_slaves: None,
             wait_timeout: None,
@@ -293,6 +312,7 @@ impl Default for Settings {
             retry_on: None,
             max_retry_queue: 0,
             failed_keys_file: None,
+            client_stats: None,
             statsd_host: None,
             statsd_port: 8125,
             statsd_prefix: "memtier".into(),
@@ -304,13 +324,6 @@ impl Default for Settings {
 
 pub(super) fn bad(option: &str, raw: &str, allowed: &str) -> Error {
     Error::spec(option, format!("`{raw}` is not a valid value: {allowed}"))
-}
-
-fn not_supported(option: &str, why: &str) -> Error {
-    Error::spec(
-        option,
-        format!("not supported yet by respload's memtier front end: {why}"),
-    )
 }
 
 /// The option a word names: (its entry, the spelling to show, an attached `=value`).
@@ -361,9 +374,6 @@ fn read_args(args: &[String], cfg: &mut Settings) -> Result<Option<Invocation>> 
         if let Some(body) = arg.strip_prefix("--") {
             let (entry, attached) = find_long(body)?;
             let shown = format!("--{}", entry.0);
-            if let Some(why) = unsupported(entry.3) {
-                return Err(not_supported(&shown, why));
-            }
             let value = match (entry.2, attached) {
                 (true, Some(v)) => Some(v.to_string()),
                 (true, None) => {
@@ -392,9 +402,6 @@ fn read_args(args: &[String], cfg: &mut Settings) -> Result<Option<Invocation>> 
                         "not a memtier_benchmark option (`respload memtier --help` lists them)",
                     )
                 })?;
-                if let Some(why) = unsupported(entry.3) {
-                    return Err(not_supported(&shown, why));
-                }
                 let value = if entry.2 {
                     let rest: String = letters[k..].iter().collect();
                     k = letters.len();
@@ -469,19 +476,42 @@ pub(super) const MAX_WEIGHT: u64 = 1_000_000;
 /// name (`MAX_TEMPLATE_ARGS`).
 const MAX_MULTI_KEYS: u64 = crate::spec::MAX_TEMPLATE_ARGS as u64 - 1;
 
-fn apply(
+/// Read option `o` (shown as `opt`) with its value into `cfg`: `--help` and `--version`
+/// end the reading, every other option is read by the step of its kind.
+pub(super) fn apply(
     cfg: &mut Settings,
     o: Flag,
     opt: &str,
     value: Option<&str>,
 ) -> Result<Option<Invocation>> {
-    if let Some(why) = unsupported(o) {
-        return Err(not_supported(opt, why));
-    }
     let v = value.unwrap_or_default();
     match o {
         Flag::Help => return Ok(Some(Invocation::Help)),
         Flag::Version => return Ok(Some(Invocation::Version)),
+        _ => {}
+    }
+    let steps = [
+        apply_connection,
+        apply_output,
+        apply_test,
+        apply_resilience,
+        apply_commands,
+        apply_data,
+        apply_keys,
+    ];
+    for step in steps {
+        if step(cfg, o, opt, v)? {
+            return Ok(None);
+        }
+    }
+    Err(Error::Internal(format!(
+        "{opt} is in memtier's option table but read by no step"
+    )))
+}
+
+/// Where and how to connect: `true` when `o` is one of them, read into `cfg`.
+fn apply_connection(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
         Flag::Server => cfg.server = Some(v.to_string()),
         Flag::Tls => {
             cfg.tls.insert("enabled".into(), json!(true));
@@ -516,15 +546,6 @@ fn apply(
             }
             cfg.tls.insert("versions".into(), json!(versions));
         }
-        Flag::RateLimiting => {
-            cfg.rate_per_connection = Some(number(
-                opt,
-                v,
-                1,
-                u32::MAX as u64,
-                "requests per second per connection, 1 or more",
-            )?);
-        }
         Flag::Port => {
             cfg.port = Some(number(opt, v, 1, 65535, "a port number from 1 to 65535")?);
         }
@@ -556,11 +577,25 @@ fn apply(
         }
         Flag::Authenticate => cfg.authenticate = Some(v.to_string()),
         Flag::Uri => cfg.uri = Some(v.to_string()),
-        Flag::RunCount => {
-            cfg.run_count = number(opt, v, 1, 1024, "a number of runs from 1 to 1024")?;
-        }
-        Flag::Debug => cfg.debug += 1,
         Flag::ClusterMode => cfg.cluster_mode = true,
+        Flag::ConnectionTimeout => {
+            cfg.connection_timeout =
+                number(opt, v, 0, u32::MAX as u64, "a number of seconds (0: none)")?
+        }
+        Flag::SelectDb => {
+            cfg.select_db = number(opt, v, 0, u32::MAX as u64, "a database number, 0 or more")?
+        }
+        Flag::Ipv4 => cfg.family = Some("ipv4"),
+        Flag::Ipv6 => cfg.family = Some("ipv6"),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The report, its files and the metrics sent: `true` when `o` is one of them, read into `cfg`.
+fn apply_output(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
+        Flag::Debug => cfg.debug += 1,
         Flag::OutFile => cfg.out_file = Some(v.to_string()),
         Flag::JsonOutFile => cfg.json_out_file = Some(v.to_string()),
         Flag::HdrFilePrefix => cfg.hdr_prefix = Some(v.to_string()),
@@ -604,6 +639,51 @@ fn apply(
             cfg.miss_rate_threshold = float(opt, v, "a percentage from 0 to 100", |x| {
                 (0.0..=100.0).contains(&x)
             })? / 100.0;
+        }
+        Flag::FailedKeysFile => cfg.failed_keys_file = Some(v.to_string()),
+        Flag::StatsdHost => {
+            if v.trim().is_empty() {
+                return Err(bad(opt, v, "the StatsD server's host name or address"));
+            }
+            cfg.statsd_host = Some(v.to_string());
+        }
+        Flag::StatsdPort => {
+            cfg.statsd_port = number(opt, v, 1, 65535, "a UDP port number from 1 to 65535")?
+        }
+        Flag::StatsdPrefix => cfg.statsd_prefix = v.to_string(),
+        Flag::StatsdRunLabel => cfg.statsd_run_label = v.to_string(),
+        Flag::GraphitePort => {
+            cfg.graphite_port = number(opt, v, 1, 65535, "a TCP port number from 1 to 65535")?
+        }
+        Flag::ClientStats => {
+            if v.is_empty() {
+                return Err(bad(
+                    opt,
+                    v,
+                    "a file prefix (files PREFIX-RUN-THREAD-CLIENT.csv)",
+                ));
+            }
+            cfg.client_stats = Some(v.to_string())
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The test: clients, threads, how long, the mix and its pace: `true` when `o` is one of them, read into `cfg`.
+fn apply_test(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
+        Flag::RateLimiting => {
+            cfg.rate_per_connection = Some(number(
+                opt,
+                v,
+                1,
+                u32::MAX as u64,
+                "requests per second per connection, 1 or more",
+            )?);
+        }
+        Flag::RunCount => {
+            cfg.run_count = number(opt, v, 1, 1024, "a number of runs from 1 to 1024")?;
         }
         Flag::Requests => {
             if v == "allkeys" {
@@ -693,11 +773,57 @@ fn apply(
             cfg.ratio = Some((r.0 as u32, r.1 as u32));
         }
         Flag::Pipeline => cfg.pipeline = number(opt, v, 1, 1024, "a depth from 1 to 1024")?,
+        Flag::DistinctClientSeed => cfg.distinct_client_seed = true,
+        Flag::Randomize => cfg.randomize = true,
+        Flag::MultiKeyGet => {
+            cfg.multi_key_get = number(
+                opt,
+                v,
+                1,
+                MAX_MULTI_KEYS,
+                "a number of keys per MGET from 1 to 4095",
+            )?
+        }
+        Flag::WaitRatio => {
+            let r = pair(v, ':')
+                .filter(|&(a, b)| (a > 0 || b > 0) && a <= MAX_WEIGHT && b <= MAX_WEIGHT)
+                .ok_or_else(|| {
+                    bad(
+                        opt,
+                        v,
+                        "SET:WAIT, e.g. 10:1, each from 0 to 1000000 and not both 0",
+                    )
+                })?;
+            cfg.wait_ratio = Some((r.0 as u32, r.1 as u32));
+        }
+        Flag::NumSlaves | Flag::WaitTimeout => {
+            // memtier's ranges: MIN-MAX, swapped when reversed, MAX above 0.
+            let what = if o == Flag::NumSlaves {
+                "MIN-MAX replicas, e.g. 1-1, MAX from 1 to 4294967295"
+            } else {
+                "MIN-MAX milliseconds, e.g. 100-500, MAX from 1 to 4294967295"
+            };
+            let r = pair(v, '-')
+                .map(|(a, b)| (a.min(b), a.max(b)))
+                .filter(|&(_, b)| b > 0 && b <= u32::MAX as u64)
+                .ok_or_else(|| bad(opt, v, what))?;
+            let r = Some((r.0 as u32, r.1 as u32));
+            if o == Flag::NumSlaves {
+                cfg.num_slaves = r;
+            } else {
+                cfg.wait_timeout = r;
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Retries, reconnections and the connections' start: `true` when `o` is one of them, read into `cfg`.
+fn apply_resilience(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
         Flag::ReconnectOnError => cfg.reconnect_on_error = true,
-        Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
         Flag::RetryOnError => cfg.retry_on_error = true,
-        Flag::Transaction => cfg.transaction = true,
-        Flag::FailedKeysFile => cfg.failed_keys_file = Some(v.to_string()),
         Flag::MaxRetries => {
             cfg.max_retries = match v {
                 "-1" => -1,
@@ -743,15 +869,6 @@ fn apply(
                 0,
                 u32::MAX as u64,
                 "a number of requests (0: pipeline x 4, at least 64)",
-            )?
-        }
-        Flag::ScanIncrementalMaxIterations => {
-            cfg.scan_max_iterations = number(
-                opt,
-                v,
-                0,
-                u32::MAX as u64,
-                "a number of continuation SCANs per walk (0: until the cursor is 0)",
             )?
         }
         Flag::ReconnectInterval => {
@@ -801,15 +918,25 @@ fn apply(
                 cfg.jitter_micros.1 = n;
             }
         }
-        Flag::ConnectionTimeout => {
-            cfg.connection_timeout =
-                number(opt, v, 0, u32::MAX as u64, "a number of seconds (0: none)")?
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// `--command` and its options, transactions, SCAN walks, MONITOR input: `true` when `o` is one of them, read into `cfg`.
+fn apply_commands(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
+        Flag::ScanIncrementalIteration => cfg.scan_incremental = true,
+        Flag::Transaction => cfg.transaction = true,
+        Flag::ScanIncrementalMaxIterations => {
+            cfg.scan_max_iterations = number(
+                opt,
+                v,
+                0,
+                u32::MAX as u64,
+                "a number of continuation SCANs per walk (0: until the cursor is 0)",
+            )?
         }
-        Flag::SelectDb => {
-            cfg.select_db = number(opt, v, 0, u32::MAX as u64, "a database number, 0 or more")?
-        }
-        Flag::DistinctClientSeed => cfg.distinct_client_seed = true,
-        Flag::Randomize => cfg.randomize = true,
         Flag::Command => cfg.commands.push(command(opt, v)?),
         Flag::MonitorInput => cfg.monitor_input = Some(v.to_string()),
         Flag::MonitorPattern => {
@@ -843,6 +970,14 @@ fn apply(
             };
             last_command(cfg, opt)?.pattern = p;
         }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The values, their TTLs and imported data: `true` when `o` is one of them, read into `cfg`.
+fn apply_data(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
         Flag::DataSize => {
             cfg.data_size = Some(number(
                 opt,
@@ -862,62 +997,15 @@ fn apply(
                 "a number of bytes from 0 to 536870911 (SETRANGE/GETRANGE at this offset)",
             )?
         }
-        Flag::StatsdHost => {
-            if v.trim().is_empty() {
-                return Err(bad(opt, v, "the StatsD server's host name or address"));
-            }
-            cfg.statsd_host = Some(v.to_string());
-        }
-        Flag::StatsdPort => {
-            cfg.statsd_port = number(opt, v, 1, 65535, "a UDP port number from 1 to 65535")?
-        }
-        Flag::StatsdPrefix => cfg.statsd_prefix = v.to_string(),
-        Flag::StatsdRunLabel => cfg.statsd_run_label = v.to_string(),
-        Flag::GraphitePort => {
-            cfg.graphite_port = number(opt, v, 1, 65535, "a TCP port number from 1 to 65535")?
-        }
-        Flag::Ipv4 => cfg.family = Some("ipv4"),
-        Flag::Ipv6 => cfg.family = Some("ipv6"),
         Flag::NoExpiry => cfg.no_expiry = true,
-        Flag::MultiKeyGet => {
-            cfg.multi_key_get = number(
-                opt,
-                v,
-                1,
-                MAX_MULTI_KEYS,
-                "a number of keys per MGET from 1 to 4095",
-            )?
+        Flag::DataImport => cfg.data_import = Some(v.to_string()),
+        Flag::DataVerify => cfg.data_verify = true,
+        Flag::VerifyOnly => {
+            // As in memtier, --verify-only implies --data-verify.
+            cfg.verify_only = true;
+            cfg.data_verify = true;
         }
-        Flag::WaitRatio => {
-            let r = pair(v, ':')
-                .filter(|&(a, b)| (a > 0 || b > 0) && a <= MAX_WEIGHT && b <= MAX_WEIGHT)
-                .ok_or_else(|| {
-                    bad(
-                        opt,
-                        v,
-                        "SET:WAIT, e.g. 10:1, each from 0 to 1000000 and not both 0",
-                    )
-                })?;
-            cfg.wait_ratio = Some((r.0 as u32, r.1 as u32));
-        }
-        Flag::NumSlaves | Flag::WaitTimeout => {
-            // memtier's ranges: MIN-MAX, swapped when reversed, MAX above 0.
-            let what = if o == Flag::NumSlaves {
-                "MIN-MAX replicas, e.g. 1-1, MAX from 1 to 4294967295"
-            } else {
-                "MIN-MAX milliseconds, e.g. 100-500, MAX from 1 to 4294967295"
-            };
-            let r = pair(v, '-')
-                .map(|(a, b)| (a.min(b), a.max(b)))
-                .filter(|&(_, b)| b > 0 && b <= u32::MAX as u64)
-                .ok_or_else(|| bad(opt, v, what))?;
-            let r = Some((r.0 as u32, r.1 as u32));
-            if o == Flag::NumSlaves {
-                cfg.num_slaves = r;
-            } else {
-                cfg.wait_timeout = r;
-            }
-        }
+        Flag::GenerateKeys => cfg.generate_keys = true,
         Flag::RandomData => cfg.random_data = true,
         Flag::DataSizeRange => {
             let (a, b) = pair(v, '-')
@@ -963,11 +1051,24 @@ fn apply(
             // memtier: 0-0 (its default) means no expiry; a drawn 0 sends a SET without one.
             cfg.expiry_range = (b > 0).then_some((a as u32, b as u32));
         }
-        Flag::KeyPrefix => cfg.key_prefix = v.to_string(),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// The keys: prefix, range and patterns: `true` when `o` is one of them, read into `cfg`.
+fn apply_keys(cfg: &mut Settings, o: Flag, opt: &str, v: &str) -> Result<bool> {
+    match o {
+        Flag::KeyPrefix => {
+            cfg.key_option.get_or_insert("--key-prefix");
+            cfg.key_prefix = v.to_string()
+        }
         Flag::KeyMinimum => {
+            cfg.key_option.get_or_insert("--key-minimum");
             cfg.key_minimum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
         Flag::KeyMaximum => {
+            cfg.key_option.get_or_insert("--key-maximum");
             cfg.key_maximum = number(opt, v, 1, u64::MAX - 1, "a key number greater than zero")?
         }
         Flag::KeyPattern => {
@@ -1005,10 +1106,9 @@ fn apply(
                 x > 0.0 && x < 5.0
             })?)
         }
-        // Every other option is unsupported (handled above).
-        _ => return Err(not_supported(opt, "no respload equivalent")),
+        _ => return Ok(false),
     }
-    Ok(None)
+    Ok(true)
 }
 
 fn last_command<'a>(cfg: &'a mut Settings, opt: &str) -> Result<&'a mut UserCommand> {
@@ -1155,7 +1255,7 @@ pub(super) fn split_command(text: &[u8]) -> std::result::Result<Vec<Vec<u8>>, St
 }
 
 /// A literal argument quoted for a template line (double quotes, `\xHH` for other bytes).
-fn quote_arg(arg: &[u8]) -> String {
+pub(super) fn quote_arg(arg: &[u8]) -> String {
     let mut s = String::from("\"");
     for &c in arg {
         match c {

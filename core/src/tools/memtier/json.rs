@@ -281,6 +281,16 @@ fn view_json(v: &View, options: &Options) -> OrderedJson {
 /// `run information` and one object per table (`ALL STATS`, or `BEST RUN RESULTS` ...).
 /// Numbers are always finite.
 pub fn json(report: &Report, options: &Options) -> String {
+    json_verified(Some(report), options, None)
+}
+
+/// memtier's JSON file with its `client verifications results` (`--data-verify`) after the
+/// run's tables; with `--verify-only` (no `report`), the configuration and the verification.
+pub fn json_verified(
+    report: Option<&Report>,
+    options: &Options,
+    verification: Option<&Verification>,
+) -> String {
     let mut top = vec![(
         "configuration".to_string(),
         OrderedJson::Obj(
@@ -291,18 +301,30 @@ pub fn json(report: &Report, options: &Options) -> String {
                 .collect(),
         ),
     )];
-    let mut info = vec![
-        ("Threads".to_string(), int(options.threads as u64)),
-        ("Connections per thread".into(), int(options.clients as u64)),
-    ];
-    match options.requests_per_client {
-        Some(n) => info.push(("Requests per client".into(), int(n))),
-        None => info.push(("Seconds".into(), int(options.test_time.unwrap_or(0) as u64))),
+    if let Some(report) = report {
+        let mut info = vec![
+            ("Threads".to_string(), int(options.threads as u64)),
+            ("Connections per thread".into(), int(options.clients as u64)),
+        ];
+        match options.requests_per_client {
+            Some(n) => info.push(("Requests per client".into(), int(n))),
+            None => info.push(("Seconds".into(), int(options.test_time.unwrap_or(0) as u64))),
+        }
+        info.push(("Format version".into(), int(2)));
+        top.push(("run information".into(), OrderedJson::Obj(info)));
+        for v in views(report, options) {
+            top.push((v.title.clone(), view_json(&v, options)));
+        }
     }
-    info.push(("Format version".into(), int(2)));
-    top.push(("run information".into(), OrderedJson::Obj(info)));
-    for v in views(report, options) {
-        top.push((v.title.clone(), view_json(&v, options)));
+    if let Some(v) = verification {
+        // memtier's keys, its spelling kept.
+        top.push((
+            "client verifications results".into(),
+            OrderedJson::Obj(vec![
+                ("keys verified successfuly".into(), int(v.verified)),
+                ("keys failed".into(), int(v.failed)),
+            ]),
+        ));
     }
     let mut out = String::new();
     write_json(&mut out, &OrderedJson::Obj(top), 0);

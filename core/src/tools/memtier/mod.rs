@@ -5,7 +5,9 @@
 //! ([`json`](mod@json)) and HdrHistogram files ([`hdr`]).
 
 pub mod args;
+pub mod client_stats;
 pub mod hdr;
+pub mod import;
 pub mod json;
 pub mod monitor;
 pub mod options;
@@ -14,11 +16,12 @@ pub mod text;
 pub mod workload;
 
 pub use args::*;
+pub use client_stats::client_stats_files;
 pub use hdr::write_hdr_files;
-pub use json::json;
+pub use json::{json, json_verified};
 pub use options::usage;
 pub use report::*;
-pub use text::{phase_text, text, warnings};
+pub use text::{phase_text, text, verification_text, warnings};
 
 use crate::report::Report;
 use crate::{Error, Result};
@@ -35,8 +38,21 @@ pub struct Printed {
 /// Report a finished run as memtier_benchmark would: write `--out-file`, `--json-out-file`
 /// and `--hdr-file-prefix` files, and return what to print.
 pub fn finish(report: &Report, options: &Options) -> Result<Printed> {
+    finish_verified(Some(report), options, None)
+}
+
+/// [`finish`] with what `--data-verify` found, reported after the run as memtier does; with
+/// `--verify-only` there is no run (`report` is `None`) and only the verification is shown.
+pub fn finish_verified(
+    report: Option<&Report>,
+    options: &Options,
+    verification: Option<&Verification>,
+) -> Result<Printed> {
     let mut printed = Printed::default();
-    let text = text(report, options);
+    let mut text = report.map(|r| text(r, options)).unwrap_or_default();
+    if let Some(v) = verification {
+        text.push_str(&verification_text(v));
+    }
     let write = |path: &str, body: &str| {
         std::fs::write(path, body).map_err(|source| Error::File {
             path: path.into(),
@@ -50,18 +66,22 @@ pub fn finish(report: &Report, options: &Options) -> Result<Printed> {
         }
         None => printed.stdout = text,
     }
-    for path in write_hdr_files(report, options)? {
-        printed.stderr.push(format!(
-            "Writing HDR latency histogram results to {path}..."
-        ));
+    if let Some(report) = report {
+        for path in write_hdr_files(report, options)? {
+            printed.stderr.push(format!(
+                "Writing HDR latency histogram results to {path}..."
+            ));
+        }
     }
     if let Some(path) = &options.json_out_file {
-        write(path, &json(report, options))?;
+        write(path, &json_verified(report, options, verification))?;
         printed
             .stderr
             .push(format!("Saving JSON output file: {path}"));
     }
-    printed.stderr.extend(warnings(report, options));
+    if let Some(report) = report {
+        printed.stderr.extend(warnings(report, options));
+    }
     Ok(printed)
 }
 

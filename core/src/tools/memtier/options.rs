@@ -256,22 +256,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     ("wait-timeout", None, true, Flag::WaitTimeout),
 ];
 
-/// Why an option is not supported yet, or `None` when respload honours it.
-pub(super) fn unsupported(o: Flag) -> Option<&'static str> {
-    const IMPORT: &str = "respload does not read memtier data-import files";
-    Some(match o {
-        Flag::ClientStats => "respload writes no per-client statistics files",
-        Flag::DataImport | Flag::DataVerify | Flag::VerifyOnly | Flag::GenerateKeys => IMPORT,
-        _ => return None,
-    })
-}
-
 /// The options respload's memtier front end reads, as `--help` shows them.
 pub fn usage() -> &'static str {
     r#"Usage: respload memtier [memtier_benchmark options] [--json FILE]
 Runs a memtier_benchmark command line with respload and reports as memtier_benchmark does.
-Options are read as memtier_benchmark 2.x reads them; those respload cannot honour yet are
-errors naming the option. docs/compat.md has the table of every option.
+Options are read as memtier_benchmark 2.x reads them; combinations respload cannot run yet
+are errors naming the option. docs/compat.md has the table of every option.
 
 Connection:
   -s, -h, --server/--host=ADDR   Server address (default: localhost)
@@ -339,6 +329,12 @@ Objects:
       --data-size-list=S:W,...   Sizes drawn by weight
       --data-size-pattern=R|S    S: sizes grow with the key number (with --data-size-range)
       --expiry-range=MIN-MAX     SET ... EX with a random TTL in seconds
+Imported data:
+      --data-import=FILE         SETs write the items of a memtier data-import CSV file
+      --data-verify              Read every imported key back after the run and compare
+      --verify-only              Only the verification, no benchmark
+      --generate-keys            Imported values under generated keys (--key-prefix, ...)
+      --no-expiry                Imported items without their TTLs
 Keys:
       --key-prefix=PREFIX        Key prefix (default: memtier-)
       --key-minimum=NUMBER       Smallest key number (default: 0)
@@ -352,6 +348,7 @@ Output:
   -o, --out-file=FILE            Text report to FILE instead of stdout
       --json-out-file=FILE       Report in memtier's JSON layout
       --hdr-file-prefix=PREFIX   HdrHistogram files PREFIX_FULL_RUN_1.txt/.hgrm, per command
+      --client-stats=PREFIX      Per-client files PREFIX-RUN-THREAD-CLIENT.csv, a row per second
       --hide-histogram           No latency distribution in the report
       --print-percentiles=LIST   Percentile columns (default: 50,99,99.9)
       --print-all-runs           With --run-count, a table per run too

@@ -73,6 +73,28 @@ pub struct Options {
     pub miss_rate_threshold: f64,
     /// memtier's configuration, in its order, as (name, JSON value); the password is redacted.
     pub config: Vec<(String, Json)>,
+    /// `--data-verify` / `--verify-only`: the imported keys to read back and compare.
+    pub data_verify: Option<DataVerify>,
+}
+
+/// memtier's `--data-verify`: after the run (instead of it with `--verify-only`), each key
+/// of the `--data-import` file is read with GET and its value compared with the file's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataVerify {
+    /// `--verify-only`: no benchmark, only the verification.
+    pub only: bool,
+    /// Each key of the file once, with the data of its last item (what a pass over the file
+    /// leaves), in the file's order.
+    pub items: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+/// What a `--data-verify` pass found, as memtier reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Verification {
+    /// Keys holding the file's value.
+    pub verified: u64,
+    /// Keys missing, holding another value or answered with an error.
+    pub failed: u64,
 }
 
 /// memtier's `--print-percentiles` default.
@@ -102,6 +124,7 @@ impl Default for Options {
             miss_tracking: true,
             miss_rate_threshold: DEFAULT_MISS_RATE_THRESHOLD,
             config: Vec::new(),
+            data_verify: None,
         }
     }
 }

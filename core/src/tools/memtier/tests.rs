@@ -209,6 +209,37 @@ fn errors_name_the_option() {
             "at most 1000000",
         ),
         ("--no-expiry", "--no-expiry", "--data-import"),
+        ("--verify-only", "--verify-only", "--data-import"),
+        ("--data-verify", "--data-verify", "--data-import"),
+        ("--generate-keys", "--generate-keys", "--data-import"),
+        ("--data-import=/no/such.csv", "--data-import", "cannot read"),
+        (
+            "--data-import=f.csv --cluster-mode",
+            "--cluster-mode",
+            "importing",
+        ),
+        ("--data-import=f.csv -d 10", "--data-size", "importing"),
+        ("--data-import=f.csv -R", "--random-data", "importing"),
+        (
+            "--data-import=f.csv --key-maximum=9",
+            "--key-maximum",
+            "--generate-keys",
+        ),
+        (
+            "--data-import=f.csv --generate-keys --data-verify",
+            "--data-verify",
+            "--generate-keys",
+        ),
+        (
+            "--data-import=f.csv --key-pattern=R:G",
+            "--key-pattern",
+            "R (a key",
+        ),
+        (
+            "--data-import=f.csv --command=GET",
+            "--command",
+            "--data-import",
+        ),
         (
             "--data-offset=5 --expiry-range=1-2",
             "--data-offset",
@@ -236,11 +267,6 @@ fn errors_name_the_option() {
         ("--command=SET --ratio=1:1", "--ratio", "--command-ratio"),
         ("--command=MULTI", "--command", "needs --transaction"),
         ("--transaction", "--transaction", "at least one --command"),
-        (
-            "--transaction --command=MULTI --cluster-mode",
-            "--transaction",
-            "--cluster-mode",
-        ),
         ("--command='SET x__key__ 1'", "--command", "combined"),
         ("--command=__key__", "--command", "command name"),
         (
@@ -500,6 +526,12 @@ fn retry_options_map_to_load_retry() {
     assert_eq!(config["failed_keys_file"], "failed.csv");
     let output = &m.workload.phases[0].spec.output;
     assert_eq!(output.failed_keys.as_deref(), Some("failed.csv"));
+    // In cluster mode too.
+    let m = run("--failed-keys-file=failed.csv --cluster-mode");
+    assert_eq!(
+        m.workload.phases[0].spec.output.failed_keys.as_deref(),
+        Some("failed.csv")
+    );
     for (line, opt, text) in [
         ("--max-retries=-2", "--max-retries", "-1 (no limit)"),
         (
@@ -518,8 +550,8 @@ fn retry_options_map_to_load_retry() {
             "0 to 60000",
         ),
         (
-            "--cluster-mode --failed-keys-file=f.csv",
-            "--failed-keys-file",
+            "--cluster-mode --client-stats=c",
+            "--client-stats",
             "--cluster-mode",
         ),
         (
@@ -875,4 +907,22 @@ fn monitor_files_are_capped() {
         "{e}"
     );
     let _ = std::fs::remove_file(path);
+}
+
+/// Every option of the table is read by one of `apply`'s steps (the match of each step is
+/// not exhaustive, so this holds what the compiler no longer checks).
+#[test]
+fn every_option_of_the_table_is_read() {
+    for def in super::options::OPTIONS {
+        for value in ["1", "R:R", "1:1", "1-2", "x"] {
+            let mut cfg = Settings::default();
+            let shown = format!("--{}", def.0);
+            if let Err(e) = apply(&mut cfg, def.3, &shown, def.2.then_some(value)) {
+                assert!(
+                    !matches!(e, crate::Error::Internal(_)),
+                    "{shown}={value}: {e}"
+                );
+            }
+        }
+    }
 }

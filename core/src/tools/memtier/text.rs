@@ -171,6 +171,15 @@ pub fn text(report: &Report, options: &Options) -> String {
     out
 }
 
+/// The lines memtier prints after its report for `--data-verify` (its spelling kept).
+pub fn verification_text(v: &Verification) -> String {
+    format!(
+        "\n\nPerforming data verification...\nData verification completed:\n\
+         {:<10} keys verified successfuly.\n{:<10} keys failed.\n",
+        v.verified, v.failed
+    )
+}
+
 /// memtier_benchmark's text report of one phase of a run (what its `output.memtier` file
 /// holds): run information from the phase's threads, connections and stop condition, its
 /// `ALL STATS` table and latency distribution. A phase of only SET and GET gets memtier's

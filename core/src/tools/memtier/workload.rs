@@ -1,8 +1,9 @@
 //! The workload and report settings built from memtier_benchmark's options as read.
 
 use super::args::{bad, number, template, Memtier, Req, Settings, KEY_PLACEHOLDER, MAX_WEIGHT};
+use super::import::Imported;
 use super::monitor::{self, Captured, Placeholder};
-use super::report::{CommandRow, Options, MONITOR_RANDOM};
+use super::report::{CommandRow, DataVerify, Options, MONITOR_RANDOM};
 use crate::plan::Workload;
 use crate::spec::sanitize_name_part;
 use crate::{Error, Result};
@@ -88,7 +89,7 @@ fn credentials(auth: &str) -> (Option<String>, String) {
 }
 
 impl Settings {
-    fn distribution(&self, letter: char) -> Json {
+    pub(super) fn distribution(&self, letter: char) -> Json {
         match letter {
             'S' => json!("sequential"),
             'P' => json!("parallel"),
@@ -109,98 +110,29 @@ impl Settings {
     }
 
     pub(super) fn build(self) -> Result<Memtier> {
-        if self.transaction && self.commands.is_empty() {
-            return Err(Error::spec(
-                "--transaction",
-                "requires at least one --command (as in memtier_benchmark)",
-            ));
-        }
-        let transactional = self
-            .commands
-            .iter()
-            .map(|c| command_name(&c.args))
-            .find(|n| {
-                matches!(
-                    n.as_str(),
-                    "MULTI" | "EXEC" | "DISCARD" | "WATCH" | "UNWATCH"
-                )
-            });
-        if let (Some(name), false) = (transactional, self.transaction) {
-            return Err(Error::spec(
-                "--command",
-                format!(
-                    "{name} needs --transaction with respload: without it respload picks the \
-                     --command entries at random by weight, where memtier sends them in a fixed \
-                     rotation; --transaction sends them in memtier's rotation, on one key"
-                ),
-            ));
-        }
-        let arbitrary = !self.commands.is_empty();
-        if arbitrary {
-            if self.key_pattern.is_some() {
-                return Err(Error::spec(
-                    "--key-pattern",
-                    "with --command, give the key pattern with --command-key-pattern (as in \
-                     memtier_benchmark)",
-                ));
-            }
-            if self.ratio.is_some() {
-                return Err(Error::spec(
-                    "--ratio",
-                    "with --command, give the ratio with --command-ratio (as in memtier_benchmark)",
-                ));
-            }
-            let parallel = self.commands.iter().filter(|c| c.pattern == 'P').count();
-            if parallel > 0 && parallel != self.commands.len() {
-                return Err(Error::spec(
-                    "--command-key-pattern",
-                    "the parallel pattern P must be given to every --command (as in \
-                     memtier_benchmark)",
-                ));
-            }
-        }
-        let (set_p, get_p) = self.key_pattern.unwrap_or(('R', 'R'));
-        let patterns: Vec<char> = if arbitrary {
-            self.commands.iter().map(|c| c.pattern).collect()
-        } else {
-            vec![set_p, get_p]
-        };
-        let gaussian = patterns.contains(&'G');
-        if (self.key_stddev.is_some() || self.key_median.is_some()) && !gaussian {
-            let opt = if self.key_stddev.is_some() {
-                "--key-stddev"
-            } else {
-                "--key-median"
-            };
-            return Err(Error::spec(
-                opt,
-                "key-stddev and key-median are only allowed together with key-pattern set to G",
-            ));
-        }
-        let (lo, hi) = (self.key_minimum, self.key_maximum);
-        if lo > hi {
-            return Err(Error::spec(
-                "--key-minimum",
-                format!("{lo} is above --key-maximum {hi}"),
-            ));
-        }
-        if gaussian && hi - lo < 2 {
-            return Err(Error::spec(
-                "--key-pattern",
-                format!(
-                    "G needs a key range spanning at least 3 keys (key-maximum - key-minimum >= 2); \
-                     got key-minimum={lo} key-maximum={hi}"
-                ),
-            ));
-        }
-        if let Some(m) = self.key_median {
-            if gaussian && !(m > lo as f64 && m < hi as f64) {
-                return Err(Error::spec(
-                    "--key-median",
-                    format!("{m} must be strictly inside (key-minimum={lo}, key-maximum={hi})"),
-                ));
-            }
-        }
+        let conns = self.check_options()?;
+        let target = self.target()?;
+        let imported = self.imported()?;
+        let (load, requests_per_client) = self.load(conns, imported.as_ref())?;
+        let keys = self.keys();
+        let values = self.values();
+        let (commands, rows) = self.commands(imported.as_ref())?;
+        let spec = self.spec(target, load, keys, values, commands);
+        let workload = Workload::from_json_value(Json::Object(spec))?;
+        let config = self.config_items(requests_per_client);
+        let data_verify = imported.and_then(|i| i.verify);
+        Ok(Memtier {
+            workload,
+            options: self.report_options(requests_per_client, rows, config, data_verify),
+        })
+    }
+
+    /// memtier's checks of the options against one another (and respload's limits), before
+    /// anything is built; the connections, clients x threads.
+    fn check_options(&self) -> Result<u64> {
+        self.check_transaction()?;
+        self.check_command_options()?;
+        self.check_key_options()?;
         if self.data_size.is_some()
             && (self.data_size_list.is_some() || self.data_size_range.is_some())
         {
@@ -252,8 +184,119 @@ impl Settings {
                 ),
             ));
         }
+        Ok(conns)
+    }
 
-        // Target.
+    /// `--transaction` needs `--command`s; MULTI, EXEC, WATCH... in a `--command` need it.
+    fn check_transaction(&self) -> Result<()> {
+        if self.transaction && self.commands.is_empty() {
+            return Err(Error::spec(
+                "--transaction",
+                "requires at least one --command (as in memtier_benchmark)",
+            ));
+        }
+        let transactional = self
+            .commands
+            .iter()
+            .map(|c| command_name(&c.args))
+            .find(|n| {
+                matches!(
+                    n.as_str(),
+                    "MULTI" | "EXEC" | "DISCARD" | "WATCH" | "UNWATCH"
+                )
+            });
+        if let (Some(name), false) = (transactional, self.transaction) {
+            return Err(Error::spec(
+                "--command",
+                format!(
+                    "{name} needs --transaction with respload: without it respload picks the \
+                     --command entries at random by weight, where memtier sends them in a fixed \
+                     rotation; --transaction sends them in memtier's rotation, on one key"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// With `--command`, memtier's own key pattern and ratio options, P on all or none.
+    fn check_command_options(&self) -> Result<()> {
+        let arbitrary = !self.commands.is_empty();
+        if arbitrary {
+            if self.key_pattern.is_some() {
+                return Err(Error::spec(
+                    "--key-pattern",
+                    "with --command, give the key pattern with --command-key-pattern (as in \
+                     memtier_benchmark)",
+                ));
+            }
+            if self.ratio.is_some() {
+                return Err(Error::spec(
+                    "--ratio",
+                    "with --command, give the ratio with --command-ratio (as in memtier_benchmark)",
+                ));
+            }
+            let parallel = self.commands.iter().filter(|c| c.pattern == 'P').count();
+            if parallel > 0 && parallel != self.commands.len() {
+                return Err(Error::spec(
+                    "--command-key-pattern",
+                    "the parallel pattern P must be given to every --command (as in \
+                     memtier_benchmark)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The gaussian's parameters and the key range.
+    fn check_key_options(&self) -> Result<()> {
+        let arbitrary = !self.commands.is_empty();
+        let (set_p, get_p) = self.key_pattern.unwrap_or(('R', 'R'));
+        let patterns: Vec<char> = if arbitrary {
+            self.commands.iter().map(|c| c.pattern).collect()
+        } else {
+            vec![set_p, get_p]
+        };
+        let gaussian = patterns.contains(&'G');
+        if (self.key_stddev.is_some() || self.key_median.is_some()) && !gaussian {
+            let opt = if self.key_stddev.is_some() {
+                "--key-stddev"
+            } else {
+                "--key-median"
+            };
+            return Err(Error::spec(
+                opt,
+                "key-stddev and key-median are only allowed together with key-pattern set to G",
+            ));
+        }
+        let (lo, hi) = (self.key_minimum, self.key_maximum);
+        if lo > hi {
+            return Err(Error::spec(
+                "--key-minimum",
+                format!("{lo} is above --key-maximum {hi}"),
+            ));
+        }
+        if gaussian && hi - lo < 2 {
+            return Err(Error::spec(
+                "--key-pattern",
+                format!(
+                    "G needs a key range spanning at least 3 keys (key-maximum - key-minimum >= 2); \
+                     got key-minimum={lo} key-maximum={hi}"
+                ),
+            ));
+        }
+        if let Some(m) = self.key_median {
+            if gaussian && !(m > lo as f64 && m < hi as f64) {
+                return Err(Error::spec(
+                    "--key-median",
+                    format!("{m} must be strictly inside (key-minimum={lo}, key-maximum={hi})"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `target`: where and how to connect (`--uri` over `-s`, `-p`, `-a`, `--select-db`).
+    fn target(&self) -> Result<Map<String, Json>> {
         let mut target = Map::new();
         let (mut server, mut port, mut auth, mut db) = (
             self.server.clone(),
@@ -301,14 +344,44 @@ impl Settings {
                 json!(format!("{}s", self.connection_timeout)),
             );
         }
+        if !self.tls.is_empty()
+            || self
+                .uri
+                .as_deref()
+                .is_some_and(|u| u.starts_with("rediss://"))
+        {
+            let mut tls = self.tls.clone();
+            tls.insert("enabled".into(), json!(true));
+            target.insert("tls".into(), Json::Object(tls));
+        }
+        if self.cluster_mode {
+            // memtier's clients each hold a connection to every shard: respload's model too.
+            target.insert("cluster".into(), json!(true));
+        }
+        Ok(target)
+    }
 
-        // Load.
+    /// `load`: connections, threads, pipeline, how the run ends (`-n` or `--test-time`),
+    /// ramp, retries, reconnects, jitter and rate; with the requests per client memtier's
+    /// run information shows.
+    fn load(
+        &self,
+        conns: u64,
+        imported: Option<&Imported>,
+    ) -> Result<(Map<String, Json>, Option<u64>)> {
+        let (lo, hi) = (self.key_minimum, self.key_maximum);
         let mut load = Map::new();
         load.insert("connections".into(), json!(conns));
         load.insert("threads".into(), json!(self.threads));
         load.insert("pipeline".into(), json!(self.pipeline));
         let keys_count = hi - lo + 1;
         let requests_per_client = match self.requests {
+            // The file's keys: one request per item.
+            Some(Req::AllKeys) if imported.is_some() && !self.generate_keys => {
+                let items = imported.map_or(0, |i| i.items);
+                load.insert("requests".into(), json!(items));
+                Some(items.div_ceil(conns))
+            }
             Some(Req::AllKeys) => {
                 load.insert("requests".into(), json!("all_keys"));
                 Some(keys_count.div_ceil(conns))
@@ -329,8 +402,60 @@ impl Settings {
         if let Some(t) = self.test_time {
             load.insert("duration".into(), json!(format!("{t}s")));
         }
+        if let Some(start) = self.clients_start {
+            // memtier counts clients per thread; respload's ramp counts connections.
+            load.insert(
+                "connections_ramp".into(),
+                json!({
+                    "start": start as u64 * self.threads as u64,
+                    "step": self.clients_step.unwrap_or(1) as u64 * self.threads as u64,
+                    "step_duration": format!("{}s", self.step_duration.unwrap_or(1)),
+                }),
+            );
+        }
+        if self.retry_on_error {
+            let mut retry = Map::new();
+            if self.max_retries >= 0 {
+                retry.insert("attempts".into(), json!(self.max_retries));
+            }
+            if let Some(on) = &self.retry_on {
+                retry.insert("on".into(), json!(on.split(',').collect::<Vec<_>>()));
+            }
+            retry.insert(
+                "delay".into(),
+                json!(format!("{}ms", self.retry_backoff_ms)),
+            );
+            // memtier's factor 0 keeps the wait constant.
+            retry.insert("backoff".into(), json!(self.retry_backoff_factor.max(1.0)));
+            if self.max_retry_queue > 0 {
+                retry.insert("queue".into(), json!(self.max_retry_queue));
+            }
+            load.insert("retry".into(), Json::Object(retry));
+        }
+        if let Some(reconnect) = self.reconnect_spec() {
+            load.insert("reconnect".into(), reconnect);
+        }
+        let (lo, hi) = self.jitter_micros;
+        if hi > 0 {
+            // memtier pauses only when the maximum is above 0.
+            load.insert(
+                "open_jitter".into(),
+                json!([format!("{lo}us"), format!("{hi}us")]),
+            );
+        }
+        if let Some(r) = self.rate_per_connection {
+            // memtier limits each connection; respload's rate is the total.
+            let connections = self.clients as u64 * self.threads as u64;
+            load.insert("rate".into(), json!(r as u64 * connections));
+        }
+        Ok((load, requests_per_client))
+    }
 
-        // Keys.
+    /// `keys`: prefix, range and the SET and GET key patterns.
+    fn keys(&self) -> Map<String, Json> {
+        let arbitrary = !self.commands.is_empty();
+        let (set_p, get_p) = self.key_pattern.unwrap_or(('R', 'R'));
+        let (lo, hi) = (self.key_minimum, self.key_maximum);
         let mut keys = Map::new();
         keys.insert("prefix".into(), json!(self.key_prefix));
         keys.insert("range".into(), json!([lo, hi]));
@@ -339,8 +464,12 @@ impl Settings {
             keys.insert("writes".into(), self.distribution(set_p));
             keys.insert("reads".into(), self.distribution(get_p));
         }
+        keys
+    }
 
-        // Values.
+    /// `values`: sizes, data and the SETs' expiry.
+    fn values(&self) -> Map<String, Json> {
+        let arbitrary = !self.commands.is_empty();
         let mut values = Map::new();
         let size = match (&self.data_size_range, &self.data_size_list, self.data_size) {
             (Some((a, b)), _, _) => json!([a, b]),
@@ -359,12 +488,21 @@ impl Settings {
         );
         // memtier puts the expiry on its own SETs: with none (`--ratio=0:N`, `--command`
         // only) it applies to nothing, as here.
-        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0;
+        // Imported items carry their own TTLs (see `imported`).
+        let sets = !arbitrary && self.ratio.unwrap_or((1, 10)).0 > 0 && self.data_import.is_none();
         if let (Some((a, b)), true) = (self.expiry_range, sets) {
             values.insert("expiry".into(), json!([a, b]));
         }
+        values
+    }
 
-        // Commands.
+    /// `[[commands]]`, and the rows of memtier's table for a `--command` workload (`None`:
+    /// its Sets/Gets/Waits rows).
+    fn commands(
+        &self,
+        imported: Option<&Imported>,
+    ) -> Result<(Vec<Json>, Option<Vec<CommandRow>>)> {
+        let arbitrary = !self.commands.is_empty();
         let mut commands = Vec::new();
         let mut rows = None;
         let captured = self.monitor_commands()?;
@@ -449,70 +587,23 @@ impl Settings {
             }
             list.extend(tail);
             rows = Some(list);
+        } else if let Some(imported) = imported {
+            commands = imported.commands.clone();
         } else {
             commands = self.set_get_commands()?;
         }
+        Ok((commands, rows))
+    }
 
-        if !self.tls.is_empty()
-            || self
-                .uri
-                .as_deref()
-                .is_some_and(|u| u.starts_with("rediss://"))
-        {
-            let mut tls = self.tls.clone();
-            tls.insert("enabled".into(), json!(true));
-            target.insert("tls".into(), Json::Object(tls));
-        }
-        if self.cluster_mode {
-            // memtier's clients each hold a connection to every shard: respload's model too.
-            target.insert("cluster".into(), json!(true));
-        }
-        if let Some(start) = self.clients_start {
-            // memtier counts clients per thread; respload's ramp counts connections.
-            load.insert(
-                "connections_ramp".into(),
-                json!({
-                    "start": start as u64 * self.threads as u64,
-                    "step": self.clients_step.unwrap_or(1) as u64 * self.threads as u64,
-                    "step_duration": format!("{}s", self.step_duration.unwrap_or(1)),
-                }),
-            );
-        }
-        if self.retry_on_error {
-            let mut retry = Map::new();
-            if self.max_retries >= 0 {
-                retry.insert("attempts".into(), json!(self.max_retries));
-            }
-            if let Some(on) = &self.retry_on {
-                retry.insert("on".into(), json!(on.split(',').collect::<Vec<_>>()));
-            }
-            retry.insert(
-                "delay".into(),
-                json!(format!("{}ms", self.retry_backoff_ms)),
-            );
-            // memtier's factor 0 keeps the wait constant.
-            retry.insert("backoff".into(), json!(self.retry_backoff_factor.max(1.0)));
-            if self.max_retry_queue > 0 {
-                retry.insert("queue".into(), json!(self.max_retry_queue));
-            }
-            load.insert("retry".into(), Json::Object(retry));
-        }
-        if let Some(reconnect) = self.reconnect_spec() {
-            load.insert("reconnect".into(), reconnect);
-        }
-        let (lo, hi) = self.jitter_micros;
-        if hi > 0 {
-            // memtier pauses only when the maximum is above 0.
-            load.insert(
-                "open_jitter".into(),
-                json!([format!("{lo}us"), format!("{hi}us")]),
-            );
-        }
-        if let Some(r) = self.rate_per_connection {
-            // memtier limits each connection; respload's rate is the total.
-            let connections = self.clients as u64 * self.threads as u64;
-            load.insert("rate".into(), json!(r as u64 * connections));
-        }
+    /// The whole spec: its parts, output files, StatsD, seeds and the runs as phases.
+    fn spec(
+        &self,
+        target: Map<String, Json>,
+        load: Map<String, Json>,
+        keys: Map<String, Json>,
+        values: Map<String, Json>,
+        commands: Vec<Json>,
+    ) -> Map<String, Json> {
         let mut spec = Map::new();
         spec.insert("target".into(), Json::Object(target));
         spec.insert("load".into(), Json::Object(load));
@@ -531,6 +622,9 @@ impl Settings {
         }
         if let Some(path) = &self.failed_keys_file {
             output.insert("failed_keys".into(), json!(path));
+        }
+        if let Some(prefix) = &self.client_stats {
+            output.insert("client_stats".into(), json!(prefix));
         }
         if !output.is_empty() {
             spec.insert("output".into(), Json::Object(output));
@@ -560,31 +654,37 @@ impl Settings {
         } else {
             spec.insert("name".into(), json!("run 1"));
         }
-        let workload = Workload::from_json_value(Json::Object(spec))?;
+        spec
+    }
 
-        let config = self.config_items(requests_per_client);
-        Ok(Memtier {
-            workload,
-            options: Options {
-                out_file: self.out_file,
-                json_out_file: self.json_out_file,
-                hdr_file_prefix: self.hdr_prefix.filter(|p| !p.is_empty()),
-                hide_histogram: self.hide_histogram,
-                percentiles: self.percentiles,
-                print_all_runs: self.print_all_runs,
-                show_config: self.show_config,
-                run_count: self.run_count,
-                threads: self.threads,
-                clients: self.clients,
-                requests_per_client,
-                test_time: self.test_time,
-                commands: rows,
-                stats_by_line: self.stats_by_line,
-                miss_tracking: self.miss_tracking,
-                miss_rate_threshold: self.miss_rate_threshold,
-                config,
-            },
-        })
+    /// The report settings of the line.
+    fn report_options(
+        self,
+        requests_per_client: Option<u64>,
+        rows: Option<Vec<CommandRow>>,
+        config: Vec<(String, Json)>,
+        data_verify: Option<DataVerify>,
+    ) -> Options {
+        Options {
+            out_file: self.out_file,
+            json_out_file: self.json_out_file,
+            hdr_file_prefix: self.hdr_prefix.filter(|p| !p.is_empty()),
+            hide_histogram: self.hide_histogram,
+            percentiles: self.percentiles,
+            print_all_runs: self.print_all_runs,
+            show_config: self.show_config,
+            run_count: self.run_count,
+            threads: self.threads,
+            clients: self.clients,
+            requests_per_client,
+            test_time: self.test_time,
+            commands: rows,
+            stats_by_line: self.stats_by_line,
+            miss_tracking: self.miss_tracking,
+            miss_rate_threshold: self.miss_rate_threshold,
+            config,
+            data_verify,
+        }
     }
 
     /// The commands of the `--monitor-input` file, with its path; `None` without one.
@@ -628,14 +728,6 @@ impl Settings {
     /// memtier's own checks of `--no-expiry`, `--data-offset`, `--multi-key-get` and
     /// `--wait-ratio` against the rest of the line.
     fn check_data_options(&self) -> Result<()> {
-        if self.no_expiry {
-            // memtier: no-expiry is about the TTLs of imported data, and respload reads none.
-            return Err(Error::spec(
-                "--no-expiry",
-                "use --no-expiry only with --data-import (as in memtier_benchmark), which \
-                 respload does not read: without it memtier_benchmark refuses --no-expiry too",
-            ));
-        }
         if self.data_offset > 0 && self.expiry_range.is_some() {
             return Err(Error::spec(
                 "--data-offset",
@@ -662,11 +754,11 @@ impl Settings {
                      follows MOVED, ASK and TRYAGAIN itself",
                 ));
             }
-            if self.failed_keys_file.is_some() {
+            if self.client_stats.is_some() {
                 return Err(Error::spec(
-                    "--failed-keys-file",
+                    "--client-stats",
                     "is not supported with --cluster-mode by respload yet: its cluster client \
-                     keeps no copy of the requests in flight",
+                     keeps no per-connection counters",
                 ));
             }
             if self.multi_key_get > 0 {
@@ -805,13 +897,6 @@ impl Settings {
     /// labelled as respload labels a chain's steps (`SET`, `SET#4` for a name that repeats).
     fn transaction_chain(&self) -> Result<(Json, Vec<CommandRow>)> {
         let opt = "--transaction";
-        if self.cluster_mode {
-            return Err(Error::spec(
-                opt,
-                "is not supported with --cluster-mode by respload yet: its cluster client would \
-                 send the keyless commands (MULTI, EXEC) to another node than the keyed ones",
-            ));
-        }
         let mut steps = Vec::new();
         let mut names = Vec::new();
         for c in &self.commands {
@@ -953,7 +1038,7 @@ impl Settings {
             ),
             ("protocol", json!(self.protocol)),
             ("out_file", opt(&self.out_file)),
-            ("client_stats", Json::Null),
+            ("client_stats", opt(&self.client_stats)),
             ("run_count", json!(self.run_count)),
             ("debug", json!(self.debug)),
             ("requests", json!(requests_per_client.unwrap_or(0))),
@@ -983,10 +1068,10 @@ impl Settings {
                 json!(self.data_size_pattern.to_string()),
             ),
             ("expiry_range", range(self.expiry_range)),
-            ("data_import", Json::Null),
-            ("data_verify", tf(false)),
-            ("verify_only", tf(false)),
-            ("generate_keys", tf(false)),
+            ("data_import", opt(&self.data_import)),
+            ("data_verify", tf(self.data_verify)),
+            ("verify_only", tf(self.verify_only)),
+            ("generate_keys", tf(self.generate_keys)),
             ("key_prefix", json!(self.key_prefix)),
             ("key_minimum", json!(self.key_minimum)),
             ("key_maximum", json!(self.key_maximum)),
