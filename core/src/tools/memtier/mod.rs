@@ -1,18 +1,19 @@
-//! memtier_benchmark: its command line read ([`args`], against the table of its options in
-//! [`options`], with the commands of a `--monitor-input` file from [`monitor`]) into a
-//! workload ([`workload`](mod@workload)), and its report ([`report`]:
-//! the settings and the figures it shows) as its text ([`text`](mod@text)), JSON
-//! ([`json`](mod@json)) and HdrHistogram files ([`hdr`]).
+//! memtier_benchmark: its command line read (`args`, against the table of its options in
+//! `options`, with the commands of a `--monitor-input` file from [`monitor`]) into a
+//! workload ([`workload`](mod@workload)), and its report (`report`:
+//! the settings and the figures it shows) as its text (`text`), JSON
+//! (`json`) and HdrHistogram files (`hdr`); the private modules' items are reached here, at
+//! `tools::memtier::` (one path each).
 
-pub mod args;
-pub mod client_stats;
-pub mod hdr;
+mod args;
+mod client_stats;
+mod hdr;
 pub mod import;
-pub mod json;
+mod json;
 pub mod monitor;
-pub mod options;
-pub mod report;
-pub mod text;
+mod options;
+mod report;
+mod text;
 pub mod workload;
 
 pub use args::*;

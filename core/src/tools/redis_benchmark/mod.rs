@@ -1,10 +1,11 @@
-//! redis-benchmark: its command line read into a workload ([`args`], with valkey-benchmark's
+//! redis-benchmark: its command line read into a workload (`args`, with valkey-benchmark's
 //! `--dataset` files: [`dataset`]) and its output formats (default, `-q`, `--csv`, the live
-//! line: [`report`]).
+//! line: `report`); the private modules' items are reached here, at
+//! `tools::redis_benchmark::` (one path each).
 
-pub mod args;
+mod args;
 pub mod dataset;
-pub mod report;
+mod report;
 
 pub use args::*;
 pub use report::*;
