@@ -48,9 +48,9 @@ Asserted (each failure is printed; the exit status is 1 if any):
   over every arena, exact to the byte; the Rust core allocates through the system malloc.
   The workloads' rounds end together (a barrier): once all four runs are back, their
   reports dropped and ``gc.collect()`` run, the floor is sampled, then the next round starts.
-  Each run holds about 30 MB of buffers and histograms while it lasts (and up to 3 MB more
-  for a second or a few while a fault is in force), so the heap sampled during the runs
-  moves by megabytes; the floor, about 6.5 MB, moves by some kilobytes from round to round.
+  The four runs hold about 30 MB of buffers and histograms while they last (and up to 4 MB
+  more for a second or a few while a fault is in force), so the heap sampled during the
+  runs moves by megabytes; the floor, 6.3-6.5 MB, moves by some kilobytes a round.
   The judge is the least-squares slope of the floors over time, with its standard error:
   over 10 MB/h is a leak; a standard error over 3.3 MB/h (20/6: 3 standard errors each way
   could not tell 20 MB/h from none) fails too, as a soak that cannot judge; fewer than 5
@@ -63,10 +63,16 @@ Asserted (each failure is printed; the exit status is 1 if any):
   itself with ``MALLOC_ARENA_MAX=2`` and ``GLIBC_TUNABLES=glibc.malloc.tcache_count=0``:
   glibc's per-thread cache keeps freed chunks that ``mallinfo2`` counts as in use, and the
   cache of the threads that live through the soak (the workload threads) filled by 50-130
-  KB a round over the first two minutes (a floor slope of 16 MB/h with it on, 3-4 MB/h
-  without it), which is the allocator, not a leak.
-  Measured (2026-11-29, 120 s, the machine shared with 3 other sessions' builds, load
-  average 5-7 on 2 cores): see docs/development.md, "Leaks";
+  KB a round over the first two minutes (a floor slope of 11 MB/h more with it on), which
+  is the allocator, not a leak.
+  Measured (2026-11-29, 120 s each, the machine shared with 3 other sessions' builds, load
+  average 5-9 on 2 cores): floors of 6.3-6.5 MB, slopes +0.12 to +0.18 MB/h with standard
+  errors of 0.02-0.03 MB/h (3 runs); with ``--leak 20``, +20.3 MB/h (standard error 0.03),
+  a leak; trimmed RSS in the same runs, slopes from -88 to +0.6 MB/h with standard errors of
+  8-47 MB/h; the heap sampled each second during the runs, standard errors of 1-18 MB/h.
+  The bound is half the leak to fail, far over that noise, because a one-time allocation
+  after the first round also reads as a slope: 400 KB held from the last round on reads
+  +10 MB/h in 120 s (docs/development.md, "Leaks", has the table);
 - RSS of this process, printed beside the heap (its slope and standard error, after the
   first minute), grows less than 5 MB after the first minute: a coarse bound that also sees
   what the heap does not (pymalloc's arenas, mapped files). RSS is sampled only while every
@@ -1038,7 +1044,7 @@ def leak_rate(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(
-            f"--leak: {text!r} is not a leak rate: give MB per hour, a number over 0 (e.g. 20)"
+            f"{text!r} is not a leak rate: give MB per hour, a number over 0 (e.g. 20)"
         )
     return value
 
@@ -1180,7 +1186,7 @@ def summarize(
             flush=True,
         )
         # Printed: the heap's floors are what judges a slope (`judge_heap`); RSS's own
-        # noise (10-50 MB/h of standard error in 120 s) leaves it a coarse bound.
+        # noise (8-47 MB/h of standard error in 120 s) leaves it a coarse bound.
         if growth >= RSS_BOUND_MB:
             soak.fail(f"RSS grew {growth:.2f} MB after the first minute")
     else:
