@@ -67,7 +67,8 @@ Asserted (each failure is printed; the exit status is 1 if any):
   is the allocator, not a leak.
   Measured (2026-11-29, 120 s each, the machine shared with 3 other sessions' builds, load
   average 5-9 on 2 cores): floors of 6.3-6.5 MB, slopes +0.12 to +0.18 MB/h with standard
-  errors of 0.02-0.03 MB/h (3 runs); with ``--leak 20``, +20.3 MB/h (standard error 0.03),
+  errors of 0.02-0.03 MB/h (3 runs; in 600 s, +0.095 MB/h, of which the soak's own samples
+  are 0.082); with ``--leak 20``, +20.3 MB/h (standard error 0.03),
   a leak; trimmed RSS in the same runs, slopes from -88 to +0.6 MB/h with standard errors of
   8-47 MB/h; the heap sampled each second during the runs, standard errors of 1-18 MB/h.
   The bound is half the leak to fail, far over that noise, because a one-time allocation
@@ -647,7 +648,7 @@ class Round:
 
 
 class Soak:
-    """The shared state: the deadline, every round, every failure, RSS samples."""
+    """The shared state: the deadline, every round, every failure, the heap's floors."""
 
     def __init__(self, rounds: int, out: Path) -> None:
         self.rounds = rounds
