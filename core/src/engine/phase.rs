@@ -338,31 +338,11 @@ pub fn run_phase(
         });
     });
     if let Some(feed) = &statsd {
-        // What ends the phase, for memtier's `progress_pct`: its requests unless only a
-        // duration is given.
-        let (requests, seconds) = match (load.requests, load.duration) {
-            (None, Some(d)) => (None, Some(d.0.as_secs_f64())),
-            _ => (load.request_budget(&phase.spec.keys), None),
-        };
-        feed.start(
-            phase_index,
-            threads as u32,
-            load.connections,
-            requests,
-            seconds,
-        );
+        start_statsd(feed, phase, phase_index, threads);
     }
     let cluster = phase.connect.cluster.is_some();
     let expected = expected_rows(load);
-    let sampler = match (phase.spec.observe.info, cluster) {
-        (false, _) => None,
-        (true, false) => {
-            Sampler::start(phase.connect.clone(), measure_start, INTERVAL, expected).ok()
-        }
-        (true, true) => {
-            Sampler::start_cluster(phase.connect.clone(), measure_start, INTERVAL, expected).ok()
-        }
-    };
+    let sampler = start_sampler(phase, measure_start, expected);
     let events: Vec<(crate::spec::Event, Option<String>)> = plans
         .iter()
         .map(|p| (p.event.clone(), p.mode.map(|m| m.name().to_string())))
@@ -407,59 +387,11 @@ pub fn run_phase(
     // whoever reacts to a snapshot finds the endpoint at least as far on.
     // Each with its interval's bytes written and read (StatsD's `bytes_sec`).
     let mut pending: Vec<(Snapshot, u64)> = Vec::new();
-    let emit = |timeline: &mut Timeline,
-                rows: &mut Vec<TimelineRow>,
-                end: Option<Instant>,
-                pending: &mut Vec<(Snapshot, u64)>| {
-        while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
-            let i = timeline.emitted;
-            let (rec, gauges) = &timeline.rows[i - timeline.first];
-            let start_s = i as f64 * INTERVAL.as_secs_f64();
-            let is_last = end.is_some() && i + 1 == timeline.end();
-            let t = match (is_last, end) {
-                (true, Some(e)) => e
-                    .saturating_duration_since(measure_start)
-                    .as_secs_f64()
-                    .max(start_s),
-                _ => start_s + INTERVAL.as_secs_f64(),
-            };
-            let mut row = timeline_row(rec, t, t - start_s, gauges.connected);
-            row.unix_s = measure_wall + t;
-            row.reconnects = Some(gauges.reconnects);
-            row.partial = is_last && row.interval_s < INTERVAL.as_secs_f64() / 2.0;
-            row.target_rate = load.rate_at(start_s);
-            if row.target_rate.is_some() {
-                row.waiting = Some(gauges.waiting);
-                row.behind_ms = Some(gauges.behind.as_secs_f64() * 1e3);
-            }
-            let mut kept = row.clone();
-            if !phase.spec.output.interval_histograms {
-                // ~4 KB a second: kept, they would grow a long run's memory without bound.
-                kept.histogram = String::new();
-            }
-            let bytes = rec
-                .commands
-                .iter()
-                .map(|c| c.bytes_sent + c.bytes_received)
-                .sum();
-            let snapshot = Snapshot {
-                phase: phase.spec.name.clone(),
-                measured: phase.spec.measured,
-                row,
-            };
-            pending.push((snapshot, bytes));
-            rows.push(kept);
-            // Emitted: its histograms are summarized in the row, so free them (a long run
-            // would otherwise keep every interval's histograms: ~60 MB a minute).
-            if !keep_intervals {
-                if let Some((mut spare, _)) = timeline.rows.pop_front() {
-                    timeline.first += 1;
-                    spare.clear();
-                    timeline.spare.push(spare);
-                }
-            }
-            timeline.emitted += 1;
-        }
+    let emitter = Emitter {
+        phase,
+        measure_start,
+        measure_wall,
+        keep_intervals,
     };
     while timeline.done.iter().any(|d| !d) {
         let msg = match rx.recv() {
@@ -523,7 +455,7 @@ pub fn run_phase(
         }
         timeline.sent_upto[thread] = Some(index);
         let all_done = timeline.done.iter().all(|d| *d);
-        emit(
+        emitter.emit(
             &mut timeline,
             &mut rows,
             all_done.then_some(ended),
@@ -544,15 +476,12 @@ pub fn run_phase(
                 }
             }
         }
-        for (snapshot, bytes) in pending.drain(..) {
-            if let Some(d) = &dashboard {
-                d.push(&snapshot);
-            }
-            if let Some(feed) = &statsd {
-                feed.row(&snapshot, bytes);
-            }
-            let _ = snapshots.send(snapshot);
-        }
+        hand_out(
+            &mut pending,
+            dashboard.as_deref(),
+            statsd.as_ref(),
+            snapshots,
+        );
         // Every worker reported past the emitted intervals: their marks are all in.
         gaps.settle(timeline.emitted as u64 * INTERVAL.as_nanos() as u64);
     }
@@ -577,6 +506,131 @@ pub fn run_phase(
             "a worker thread ended without reporting".into(),
         ));
     }
+    // Stopped by a threshold is a verdict, not an interruption.
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed) && stopped.is_none();
+    let gathered = Gathered {
+        total,
+        rows,
+        timeline,
+        client,
+        ended,
+        arrivals,
+        gaps,
+        windows,
+        client_seconds,
+    };
+    let (report, total) = phase_report(
+        phase,
+        gathered,
+        (server_timeline, server_nodes),
+        (events, outcomes),
+        &labels,
+        (measure_start, measure_wall),
+        interrupted,
+    );
+    Ok(PhaseOutcome {
+        report,
+        recorder: total,
+        start_skew_ms,
+        stopped,
+    })
+}
+
+/// The snapshots of the rows just emitted, to whoever follows the phase: the dashboard,
+/// StatsD (with each interval's bytes), the runner's channel.
+fn hand_out(
+    pending: &mut Vec<(Snapshot, u64)>,
+    dashboard: Option<&crate::observe::Live>,
+    statsd: Option<&crate::observe::StatsdFeed>,
+    snapshots: &Sender<Snapshot>,
+) {
+    for (snapshot, bytes) in pending.drain(..) {
+        if let Some(d) = dashboard {
+            d.push(&snapshot);
+        }
+        if let Some(feed) = statsd {
+            feed.row(&snapshot, bytes);
+        }
+        let _ = snapshots.send(snapshot);
+    }
+}
+
+/// Tell StatsD the phase began, with what ends it (memtier's `progress_pct`: its requests
+/// unless only a duration is given).
+fn start_statsd(
+    feed: &crate::observe::StatsdFeed,
+    phase: &Phase,
+    phase_index: usize,
+    threads: usize,
+) {
+    let load = &phase.spec.load;
+    let (requests, seconds) = match (load.requests, load.duration) {
+        (None, Some(d)) => (None, Some(d.0.as_secs_f64())),
+        _ => (load.request_budget(&phase.spec.keys), None),
+    };
+    feed.start(
+        phase_index,
+        threads as u32,
+        load.connections,
+        requests,
+        seconds,
+    );
+}
+
+/// The server's INFO sampler (every node's in cluster mode), when `observe.info` asks for
+/// it and it can connect.
+fn start_sampler(phase: &Phase, measure_start: Instant, expected: usize) -> Option<Sampler> {
+    if !phase.spec.observe.info {
+        return None;
+    }
+    let connect = phase.connect.clone();
+    match phase.connect.cluster.is_some() {
+        false => Sampler::start(connect, measure_start, INTERVAL, expected).ok(),
+        true => Sampler::start_cluster(connect, measure_start, INTERVAL, expected).ok(),
+    }
+}
+
+/// What a phase's loop gathered from its workers, for the report.
+struct Gathered {
+    /// Everything measured, merged.
+    total: Recorder,
+    rows: Vec<TimelineRow>,
+    timeline: Timeline,
+    client: ClientStats,
+    /// When the last worker ended.
+    ended: Instant,
+    arrivals: GapSample,
+    gaps: GapTracker,
+    /// Each drill's window: the requests measured while it was in force.
+    windows: Vec<Option<Recorder>>,
+    /// Per connection and second (`output.client_stats`).
+    client_seconds: Vec<crate::report::ClientSecond>,
+}
+
+/// The phase's report from what its workers, its server sampler and its drills gathered;
+/// returns the merged recorder back beside it.
+fn phase_report(
+    phase: &Phase,
+    g: Gathered,
+    (server_timeline, server_nodes): (Vec<ServerSample>, BTreeMap<String, NodeServer>),
+    (events, outcomes): (Vec<(crate::spec::Event, Option<String>)>, Vec<DrillOutcome>),
+    labels: &[String],
+    (measure_start, measure_wall): (Instant, f64),
+    interrupted: bool,
+) -> (PhaseReport, Recorder) {
+    let Gathered {
+        total,
+        rows,
+        mut timeline,
+        mut client,
+        ended,
+        arrivals,
+        gaps,
+        windows,
+        client_seconds,
+    } = g;
+    let load = &phase.spec.load;
+    let cluster = phase.connect.cluster.is_some();
     let measured = ended.saturating_duration_since(measure_start);
     let duration_s = measured.as_secs_f64();
     let gaps = gaps.finish(measured.as_nanos() as u64);
@@ -590,13 +644,11 @@ pub fn run_phase(
     };
     let events = event_reports(events, outcomes, &windows, &measures);
     let steps = ramp_steps(load, timeline.rows.make_contiguous(), &rows);
-    let (totals, commands) = summarize(&total, &labels, duration_s);
+    let (totals, commands) = summarize(&total, labels, duration_s);
     let ops = totals.ops.max(1) as f64;
     client.cpu_s_per_million = (client.cpu_user_s + client.cpu_sys_s) / ops * 1e6;
     client.waiting_max = rows.iter().filter_map(|r| r.waiting).max();
     client.behind_ms_max = rows.iter().filter_map(|r| r.behind_ms).reduce(f64::max);
-    // Stopped by a threshold is a verdict, not an interruption.
-    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed) && stopped.is_none();
     let mut report = PhaseReport {
         name: phase.spec.name.clone(),
         started_at: measure_wall,
@@ -633,12 +685,80 @@ pub fn run_phase(
         let poisson = load.arrivals == Some(crate::spec::Arrivals::Poisson);
         report.validity = Validity::of(check_phase(&report, poisson, &arrivals));
     }
-    Ok(PhaseOutcome {
-        report,
-        recorder: total,
-        start_skew_ms,
-        stopped,
-    })
+    (report, total)
+}
+
+/// Turns a phase's complete intervals into timeline rows and snapshots, in order.
+struct Emitter<'a> {
+    phase: &'a Phase,
+    measure_start: Instant,
+    measure_wall: f64,
+    /// Interval recorders kept once their row is out (drill figures and ramp steps are
+    /// computed from them at the end).
+    keep_intervals: bool,
+}
+
+impl Emitter<'_> {
+    /// Emit every interval complete in `timeline` (`end`: the phase's end, once every worker
+    /// is done): its row into `rows` (histogram dropped unless kept), its snapshot and bytes
+    /// into `pending`.
+    fn emit(
+        &self,
+        timeline: &mut Timeline,
+        rows: &mut Vec<TimelineRow>,
+        end: Option<Instant>,
+        pending: &mut Vec<(Snapshot, u64)>,
+    ) {
+        while timeline.emitted < timeline.end() && timeline.complete(timeline.emitted) {
+            let i = timeline.emitted;
+            let (rec, gauges) = &timeline.rows[i - timeline.first];
+            let start_s = i as f64 * INTERVAL.as_secs_f64();
+            let is_last = end.is_some() && i + 1 == timeline.end();
+            let t = match (is_last, end) {
+                (true, Some(e)) => e
+                    .saturating_duration_since(self.measure_start)
+                    .as_secs_f64()
+                    .max(start_s),
+                _ => start_s + INTERVAL.as_secs_f64(),
+            };
+            let mut row = timeline_row(rec, t, t - start_s, gauges.connected);
+            row.unix_s = self.measure_wall + t;
+            row.reconnects = Some(gauges.reconnects);
+            row.partial = is_last && row.interval_s < INTERVAL.as_secs_f64() / 2.0;
+            row.target_rate = self.phase.spec.load.rate_at(start_s);
+            if row.target_rate.is_some() {
+                row.waiting = Some(gauges.waiting);
+                row.behind_ms = Some(gauges.behind.as_secs_f64() * 1e3);
+            }
+            let mut kept = row.clone();
+            if !self.phase.spec.output.interval_histograms {
+                // ~4 KB a second: kept, they would grow a long run's memory without bound.
+                kept.histogram = String::new();
+            }
+            let bytes = rec
+                .commands
+                .iter()
+                .map(|c| c.bytes_sent + c.bytes_received)
+                .sum();
+            let snapshot = Snapshot {
+                phase: self.phase.spec.name.clone(),
+                measured: self.phase.spec.measured,
+                row,
+            };
+            pending.push((snapshot, bytes));
+            rows.push(kept);
+            // Emitted: its histograms are summarized in the row, so free them (a long run
+            // would otherwise keep every interval's histograms: ~60 MB a minute).
+            if !self.keep_intervals {
+                if let Some((mut spare, _)) = timeline.rows.pop_front() {
+                    timeline.first += 1;
+                    spare.clear();
+                    timeline.spare.push(spare);
+                }
+            }
+            timeline.emitted += 1;
+        }
+    }
 }
 
 /// A phase's server samples: a single server's series, or (cluster mode) each node's, the
