@@ -6,6 +6,7 @@
 mod common;
 
 use common::{run_with_a_kill, stop_after_a_snapshot, workload, Proxy, Server};
+use respload::report::Transport;
 use respload::run;
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
@@ -49,6 +50,11 @@ fn counts_match_the_servers_commandstats_exactly() {
     assert_eq!(server.calls("set"), 20_000);
     assert_eq!(server.dbsize(), 10_000);
     assert_eq!(server.cli(&["STRLEN", "key:9999"]), "1024");
+    // The client section names the transport that ran, the phase's and the run's.
+    assert_eq!(set.client.io, Transport::Uring);
+    assert_eq!(set.phases[0].client.io, Transport::Uring);
+    let json: Value = serde_json::from_str(&set.to_json()).unwrap();
+    assert_eq!(json["client"]["io"], "uring");
     // W1's shape: GET of 1 KiB values, 50 in flight on each connection, hits and misses.
     let get = run(&workload(json!({
         "target": { "url": server.url() },
