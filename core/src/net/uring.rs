@@ -126,11 +126,18 @@ impl Ring {
         let entries = ((2 * connections) as u32)
             .clamp(MIN_ENTRIES, MAX_ENTRIES)
             .next_power_of_two();
-        // The default ring, not DEFER_TASKRUN: that one made a seventeenth of the system
-        // calls but stalled a W2 run for good, most likely because an enter runs a bounded
-        // number of deferred completions and the rest raise no new eventfd signal
-        // (docs/performance.md, "io_uring beside epoll").
-        let ring = IoUring::builder().build(entries)?;
+        // DEFER_TASKRUN (kernel 6.1): completions wait as deferred work until the worker's
+        // next enter runs them, instead of interrupting it whenever they arrive (a seventeenth
+        // of the system calls in W2). The driver must then enter whenever the kernel holds
+        // some (`poll_drive`): a ring so set up once stalled W2 by only reaping after a signal,
+        // with nothing to submit, and the completions stayed deferred. Older kernels refuse
+        // the flags: the default ring then.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_taskrun_flag()
+            .build(entries)
+            .or_else(|_| IoUring::builder().build(entries))?;
         // SAFETY: eventfd(2) with constant arguments; the descriptor is owned right after.
         let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
         if efd < 0 {
@@ -220,16 +227,23 @@ impl Ring {
                 Poll::Pending => false,
             };
             let mut inner = self.inner.borrow_mut();
-            if inner.queued == 0 && !signalled {
+            // Completions the kernel holds as deferred work (DEFER_TASKRUN): they become
+            // completion entries only in an enter, which must come even when no connection
+            // queued anything (all waiting for replies), and again while one enter left some
+            // (it runs 20 at a time). The kernel raises this flag for both (TASKRUN_FLAG).
+            let deferred = inner.ring.submission().taskrun();
+            if inner.queued == 0 && !signalled && !deferred {
                 match &inner.driver {
                     Some(w) if w.will_wake(cx.waker()) => {}
                     _ => inner.driver = Some(cx.waker().clone()),
                 }
                 return Poll::Pending;
             }
-            if inner.queued > 0 {
+            if inner.queued > 0 || deferred {
                 // Every connection woken by the last pass has run and queued its entries by
-                // now (the driver was woken after them): one system call submits them all.
+                // now (the driver was woken after them): one system call submits them all,
+                // and runs the deferred completions (`submit` enters with GETEVENTS while the
+                // kernel's TASKRUN flag is up).
                 if inner.ring.submit().is_err() {
                     inner.fail_queued();
                 }
