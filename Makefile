@@ -18,8 +18,14 @@ demo: build
 
 test: deps test-rust test-python test-node test-docs examples test-dist
 
+# Then the suites that run workloads a second time on io_uring (load.io = "uring"): exact
+# counts, killed connections, stop, thresholds' abort, cluster redirects and failover
+# (docs/development.md, "Both transports").
+URING_CLUSTER = moved ask_redirections killed_primary failover stop_gives tryagain clusterdown replies_longer sets_are_routed
 test-rust:
 	cargo test -p respload -p respload-testing --profile ci
+	RESPLOAD_TEST_IO=uring cargo test -p respload --profile ci --test engine --test handshake --test workload --test thresholds
+	RESPLOAD_TEST_IO=uring cargo test -p respload --profile ci --test cluster --test drills -- $(URING_CLUSTER)
 
 test-python:
 	scripts/test-python.sh

@@ -335,6 +335,12 @@ export interface ClientStats {
    * `load.threads`). With `load.pacing = "spin"` it includes the spinning.
    */
   busyMax: number
+  /**
+   * The transport the load connections ran on (`load.io`): `epoll` or `uring`; `mixed` in a report
+   * whose phases (or merged hosts) ran on both. A report written before it was kept reads as
+   * `epoll`, the only transport then.
+   */
+  io: string
 }
 
 /** Facts about the server, read once before the run (fields it refuses stay empty). */

@@ -58,6 +58,8 @@ DEFAULTS: dict[tuple[str, str], str | None] = {
     ("PhaseReport", "availability"): "field(default_factory=lambda: Availability(0.0, 0.0))",
     ("Report", "validity"): None,
     ("PhaseReport", "validity"): None,
+    # A report written before the transport was named ran on epoll, the only one then.
+    ("ClientStats", "io"): '"epoll"',
 }
 # Fields of the Python class alone, after the required ones: the report's own JSON text.
 EXTRA = {
@@ -78,6 +80,7 @@ HAND_READ = {"Report", "Comparison"}
 READS = {
     ("PhaseReport", "validity"): "_validity(d)",
     ("PhaseReport", "availability"): "_availability(d)",
+    ("ClientStats", "io"): 'd.get("io", "epoll")',
 }
 # Rust paths the doc comments name that Python spells its own way.
 PYTHON_NAMES = {

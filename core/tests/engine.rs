@@ -102,6 +102,8 @@ fn exactly_n_requests_reach_the_server() {
     .unwrap();
     let (gets, incrs) = (server.calls("get"), server.calls("incr"));
     assert_eq!(gets + incrs, 12_345);
+    // The suite ran on the transport asked for (`RESPLOAD_TEST_IO`, epoll when unset).
+    assert_eq!(report.client.io, common::test_io());
     assert_eq!(report.commands["GET"].ops, gets);
     assert_eq!(report.commands["INCR"].ops, incrs);
     // The 2:1 weights hold: each request's command is drawn on its own, GET with probability

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{free_port, workload, Server};
+use respload::report::Transport;
 use respload::{Report, Runner};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
@@ -168,7 +169,7 @@ fn spec(dir: &Path, server: &Server, rate: u32) -> PathBuf {
             events = [{{ at = "1s", drill = "bgsave" }}]
             [[phases]]
             name = "flat-out"
-            load = {{ duration = "2s" }}
+            load = {{ duration = "2s", io = "uring" }}
             "#,
             server.url()
         ),
@@ -226,6 +227,11 @@ fn a_runs_page_draws_every_chart_offline_in_a_real_browser() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert_eq!(phases, ["paced", "flat-out"]);
+    // The second phase ran on io_uring: the run's client box says both transports ran.
+    let io: Vec<Transport> = report.phases.iter().map(|p| p.client.io).collect();
+    assert_eq!(io, [Transport::Epoll, Transport::Uring]);
+    assert_eq!(report.client.io, Transport::Mixed);
+    assert_eq!(run["client"]["io"], "mixed");
     assert_eq!(
         run["events"][0]["label"]
             .as_str()
@@ -267,6 +273,10 @@ fn a_runs_page_draws_every_chart_offline_in_a_real_browser() {
     assert!(
         dom.contains("<td>error_rate</td>") && dom.contains("<td>held</td>"),
         "threshold"
+    );
+    assert!(
+        dom.contains("4 connections (mixed)"),
+        "the client box names the transport"
     );
     for id in ["verdict", "timeline", "spectrum", "commands", "workload"] {
         assert!(dom.contains(&format!("<section id=\"{id}\"")), "{id}");

@@ -6,6 +6,7 @@
 mod common;
 
 use common::{run_with_a_kill, stop_after_a_snapshot, workload, Proxy, Server};
+use respload::report::Transport;
 use respload::run;
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
@@ -49,6 +50,11 @@ fn counts_match_the_servers_commandstats_exactly() {
     assert_eq!(server.calls("set"), 20_000);
     assert_eq!(server.dbsize(), 10_000);
     assert_eq!(server.cli(&["STRLEN", "key:9999"]), "1024");
+    // The client section names the transport that ran, the phase's and the run's.
+    assert_eq!(set.client.io, Transport::Uring);
+    assert_eq!(set.phases[0].client.io, Transport::Uring);
+    let json: Value = serde_json::from_str(&set.to_json()).unwrap();
+    assert_eq!(json["client"]["io"], "uring");
     // W1's shape: GET of 1 KiB values, 50 in flight on each connection, hits and misses.
     let get = run(&workload(json!({
         "target": { "url": server.url() },
@@ -145,6 +151,35 @@ fn stop_returns_a_partial_report_marked_interrupted() {
         report.totals.ops
     );
     assert_eq!(rings(), 0);
+}
+
+#[test]
+fn fifty_replies_completing_at_once_never_stall_the_ring() {
+    let _alone = alone();
+    let server = Server::start(&[]);
+    // 50 connections on one thread, one GET each, held by the server (CLIENT PAUSE) and then
+    // answered together: more completions at once than a DEFER_TASKRUN ring's enter runs
+    // (the kernel runs 20 and signals the eventfd again only once its list was empty), and
+    // no traffic after them to bring a new signal. Stalled, the run would never end: 60 s is
+    // a hang, not a time.
+    let paused = server.cli(&["CLIENT", "PAUSE", "1500", "ALL"]);
+    assert_eq!(paused, "OK");
+    let runner = respload::Runner::start(workload(json!({
+        "target": { "url": server.url() },
+        "load": uring(json!({ "connections": 50, "threads": 1, "requests": 50 })),
+        "commands": [{ "name": "get" }],
+    })))
+    .unwrap();
+    let started = std::time::Instant::now();
+    while !runner.is_finished() && started.elapsed() < std::time::Duration::from_secs(60) {
+        // Taken as they come: a run is finished once its snapshots are.
+        runner.next_snapshot(std::time::Duration::from_millis(200));
+    }
+    let finished = runner.is_finished();
+    let report = runner.stop().unwrap();
+    assert!(finished, "stalled at {} of 50 requests", report.totals.ops);
+    assert_eq!((report.totals.ops, report.totals.errors), (50, 0));
+    assert_eq!(server.calls("get"), 50);
 }
 
 #[test]

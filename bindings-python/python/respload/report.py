@@ -524,6 +524,10 @@ class ClientStats:
     """The busiest worker thread's CPU time over the time it ran (0 to 1), in the phase, or the
     highest of every phase: near 1, the client itself limits the load and delays requests (add
     ``load.threads``). With ``load.pacing = "spin"`` it includes the spinning."""
+    io: str = "epoll"
+    """The transport the load connections ran on (``load.io``): ``epoll`` or ``uring``; ``mixed`` in
+    a report whose phases (or merged hosts) ran on both. A report written before it was kept reads
+    as ``epoll``, the only transport then."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:
@@ -539,6 +543,7 @@ class ClientStats:
             waiting_max=d.get("waiting_max"),
             behind_ms_max=d.get("behind_ms_max"),
             busy_max=d.get("busy_max", 0.0),
+            io=d.get("io", "epoll"),
         )
 
     # end generated: ClientStats

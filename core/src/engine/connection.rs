@@ -22,7 +22,6 @@ use std::future::Future;
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::Instant;
-use tokio::io::ReadBuf;
 
 /// Retry settings that keep each request's bytes until its reply and resend none.
 fn keep_without_resending() -> Retry {
@@ -683,7 +682,7 @@ impl Connection {
         // No buffer of its own yet: read into the worker's scratch buffer (nothing is pending
         // in it between two reads of this connection).
         let lean = self.rbuf.is_empty();
-        let buf = &mut self.rbuf[self.rend..];
+        let (rbuf, rend) = (&mut self.rbuf, self.rend);
         let mut due = match &mut self.pacer {
             Some((pacer, deadline))
                 if self.inflight.len() < self.shared.pipeline
@@ -697,19 +696,21 @@ impl Connection {
         poll_fn(|cx| match ctl.check(cx.waker()) {
             Interrupt::None => {
                 let mut scratch;
-                let mut rb = match lean {
-                    false => ReadBuf::new(&mut *buf),
+                // io_uring may swap the buffer for its own, the bytes then at its start: no
+                // copy (either buffer is taken whole, so the swap only ever happens at 0).
+                let (buf, end) = match lean {
+                    false => (&mut *rbuf, rend),
                     true => {
                         // Never fails: no other task runs while this one is polled.
                         let Ok(s) = shared.scratch.try_borrow_mut() else {
                             return Poll::Ready(Err(Failure::Connection));
                         };
                         scratch = s;
-                        ReadBuf::new(&mut scratch[..])
+                        (&mut *scratch, 0)
                     }
                 };
-                match stream.poll_read_buf(cx, &mut rb) {
-                    Poll::Ready(Ok(())) => Poll::Ready(Ok(Some(rb.filled().len()))),
+                match stream.poll_read_vec(cx, buf, end) {
+                    Poll::Ready(Ok(n)) => Poll::Ready(Ok(Some(n))),
                     Poll::Ready(Err(_)) => Poll::Ready(Err(Failure::Connection)),
                     Poll::Pending => match due.as_mut() {
                         Some((at, d)) if !shared.stopping.get() => {

@@ -202,8 +202,9 @@ pub struct Shared {
     pub ended: Cell<Option<Instant>>,
     /// Read buffer ([`READ_BUFFER`](super::connection::READ_BUFFER) bytes) shared by the
     /// connections that have no partial reply pending and no buffer of their own yet:
-    /// thousands of low-rate connections whose replies arrive whole need none.
-    pub scratch: RefCell<Box<[u8]>>,
+    /// thousands of low-rate connections whose replies arrive whole need none. A `Vec`, as
+    /// io_uring hands its receive buffers over by swapping (its length may change then).
+    pub scratch: RefCell<Vec<u8>>,
     /// Open loop with `precise` or `spin` pacing: the worker's send timer.
     pub pace_timer: Option<Rc<PaceTimer>>,
     /// When the phase stopped taking new requests (its deadline, or the stop): measured
@@ -449,7 +450,7 @@ mod tests {
             most_connected: Cell::new(0),
             live: Cell::new(2),
             ended: Cell::new(None),
-            scratch: RefCell::new(Box::new([])),
+            scratch: RefCell::new(Vec::new()),
             pace_timer: None,
             stop_at: Cell::new(None),
             gaps: RefCell::new(GapSample::default()),

@@ -374,6 +374,10 @@ pub fn run_phase(
     let mut client = ClientStats {
         threads: threads as u32,
         connections: load.connections,
+        io: match load.io {
+            crate::spec::Io::Epoll => crate::report::Transport::Epoll,
+            crate::spec::Io::Uring => crate::report::Transport::Uring,
+        },
         ..ClientStats::default()
     };
     let mut ended = measure_start;

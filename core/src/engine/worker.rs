@@ -277,7 +277,7 @@ async fn worker(s: WorkerSetup) {
         most_connected: Cell::new(0),
         live: Cell::new((links.len() + later.len()) as u32),
         ended: Cell::new(None),
-        scratch: RefCell::new(vec![0; READ_BUFFER].into_boxed_slice()),
+        scratch: RefCell::new(vec![0; READ_BUFFER]),
         pace_timer,
         stop_at: Cell::new(None),
         gaps: RefCell::new(GapSample::new(s.seed ^ PACING_SEED ^ s.thread as u64)),

@@ -229,6 +229,29 @@ impl Stream {
         }
     }
 
+    /// Poll a read into `buf[end..]`: `Ready(Ok(n))` with the bytes at `buf[end..end + n]` (0:
+    /// the server closed the connection). io_uring may hand its receive buffer over instead
+    /// of copying from it (when `end` is 0): `buf` is then another `Vec`, of another length,
+    /// holding the bytes at `buf[..n]`; an empty `buf` is never swapped.
+    #[inline]
+    pub fn poll_read_vec(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut Vec<u8>,
+        end: usize,
+    ) -> Poll<io::Result<usize>> {
+        #[cfg(target_os = "linux")]
+        if let Stream::Uring(s) = self {
+            return s.poll_read_vec(cx, buf, end);
+        }
+        let mut rb = ReadBuf::new(&mut buf[end..]);
+        match self.poll_read_buf(cx, &mut rb) {
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(rb.filled().len())),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
     /// Poll a write of `buf`.
     #[inline]
     pub fn poll_write_buf(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {

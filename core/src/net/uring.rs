@@ -11,6 +11,11 @@
 //! asked for it is gone: each connection's buffers therefore live in the ring's slot, not in
 //! the stream, and a slot (with its socket) is freed only once its last operation completed.
 //! Freed slots keep their buffers for the next connection: nothing is allocated per request.
+//!
+//! A receive's bytes are not copied into the connection's buffer when they can be handed
+//! over whole ([`UringStream::poll_read_vec`]): the connection's (empty) buffer and the slot's
+//! are swapped, the connection frames its replies where the kernel put them, and the slot
+//! receives into the connection's old buffer next. Buffers change hands, never get made.
 
 use io_uring::{opcode, squeue, types, IoUring};
 use std::cell::RefCell;
@@ -63,6 +68,8 @@ struct Slot {
     read: Op,
     /// When the completion that delivered `rbuf`'s bytes was reaped.
     read_at: Instant,
+    /// The last receive filled its buffer: the next one gets [`FULL_BUFFER`] bytes.
+    grow: bool,
     reader: Option<Waker>,
     /// Bytes being sent; `wbuf[wpos..]` not yet acknowledged by a completion.
     wbuf: Vec<u8>,
@@ -119,11 +126,18 @@ impl Ring {
         let entries = ((2 * connections) as u32)
             .clamp(MIN_ENTRIES, MAX_ENTRIES)
             .next_power_of_two();
-        // The default ring, not DEFER_TASKRUN: that one made a seventeenth of the system
-        // calls but stalled a W2 run for good, most likely because an enter runs a bounded
-        // number of deferred completions and the rest raise no new eventfd signal
-        // (docs/performance.md, "io_uring beside epoll").
-        let ring = IoUring::builder().build(entries)?;
+        // DEFER_TASKRUN (kernel 6.1): completions wait as deferred work until the worker's
+        // next enter runs them, instead of interrupting it whenever they arrive (a seventeenth
+        // of the system calls in W2). The driver must then enter whenever the kernel holds
+        // some (`poll_drive`): a ring so set up once stalled W2 by only reaping after a signal,
+        // with nothing to submit, and the completions stayed deferred. Older kernels refuse
+        // the flags: the default ring then.
+        let ring = IoUring::builder()
+            .setup_single_issuer()
+            .setup_defer_taskrun()
+            .setup_taskrun_flag()
+            .build(entries)
+            .or_else(|_| IoUring::builder().build(entries))?;
         // SAFETY: eventfd(2) with constant arguments; the descriptor is owned right after.
         let efd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
         if efd < 0 {
@@ -170,7 +184,7 @@ impl Ring {
                 s.fd = Some(fd);
                 (s.rpos, s.rlen, s.wpos) = (0, 0, 0);
                 s.wbuf.clear();
-                (s.read, s.write, s.closed) = (Op::Idle, Op::Idle, false);
+                (s.read, s.write, s.closed, s.grow) = (Op::Idle, Op::Idle, false, false);
                 i
             }
             None => {
@@ -181,6 +195,7 @@ impl Ring {
                     rlen: 0,
                     read: Op::Idle,
                     read_at: now,
+                    grow: false,
                     reader: None,
                     wbuf: Vec::new(),
                     wpos: 0,
@@ -212,16 +227,23 @@ impl Ring {
                 Poll::Pending => false,
             };
             let mut inner = self.inner.borrow_mut();
-            if inner.queued == 0 && !signalled {
+            // Completions the kernel holds as deferred work (DEFER_TASKRUN): they become
+            // completion entries only in an enter, which must come even when no connection
+            // queued anything (all waiting for replies), and again while one enter left some
+            // (it runs 20 at a time). The kernel raises this flag for both (TASKRUN_FLAG).
+            let deferred = inner.ring.submission().taskrun();
+            if inner.queued == 0 && !signalled && !deferred {
                 match &inner.driver {
                     Some(w) if w.will_wake(cx.waker()) => {}
                     _ => inner.driver = Some(cx.waker().clone()),
                 }
                 return Poll::Pending;
             }
-            if inner.queued > 0 {
+            if inner.queued > 0 || deferred {
                 // Every connection woken by the last pass has run and queued its entries by
-                // now (the driver was woken after them): one system call submits them all.
+                // now (the driver was woken after them): one system call submits them all,
+                // and runs the deferred completions (`submit` enters with GETEVENTS while the
+                // kernel's TASKRUN flag is up).
                 if inner.ring.submit().is_err() {
                     inner.fail_queued();
                 }
@@ -405,6 +427,7 @@ impl UringStream {
                 }
                 Op::Done(r) => {
                     s.read = Op::Idle;
+                    s.grow = r as usize == s.rbuf.len();
                     (s.rpos, s.rlen) = (0, r as usize);
                 }
                 Op::InFlight => {
@@ -417,11 +440,13 @@ impl UringStream {
         if let Op::Done(e) = s.write {
             return Poll::Ready(Err(io::Error::from_raw_os_error(-e)));
         }
-        // A receive that filled the first buffer: the connection is busy, give it the full
-        // one (its data was handed out: nothing to keep).
-        if s.rlen == s.rbuf.len() && s.rbuf.len() < FULL_BUFFER {
+        // A receive that filled a smaller buffer: the connection is busy, give it the full
+        // one (its data was handed out: nothing to keep). Buffers only grow, and there are as
+        // many as slots (and the worker's scratch buffer): this settles.
+        if s.grow && s.rbuf.len() < FULL_BUFFER {
             s.rbuf.resize(FULL_BUFFER, 0);
         }
+        s.grow = false;
         (s.rpos, s.rlen) = (0, 0);
         let fd = s.fd.as_ref().map_or(-1, |f| f.as_raw_fd());
         // Poll first: a receive is queued right after the requests it waits for, before
@@ -437,6 +462,37 @@ impl UringStream {
             return Poll::Ready(Err(e));
         }
         Poll::Pending
+    }
+
+    /// Poll a read into `buf[end..]`: `Ready(Ok(n))` with the bytes at `buf[end..end + n]` (0:
+    /// the server closed the connection). When nothing precedes them (`end` 0) and a whole
+    /// receive is waiting, `buf` (not empty, at most 64 KiB) is swapped with the slot's buffer rather than
+    /// copied into: the bytes stay where the kernel put them, and the slot's next receive goes
+    /// into `buf`'s old memory. `buf`'s length is then the slot buffer's.
+    pub fn poll_read_vec(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut Vec<u8>,
+        end: usize,
+    ) -> Poll<io::Result<usize>> {
+        // A buffer grown past the full size (for a long reply) stays the connection's: slots
+        // keep theirs for good.
+        if end == 0 && !buf.is_empty() && buf.len() <= FULL_BUFFER {
+            let mut inner = self.ring.inner.borrow_mut();
+            let s = &mut inner.slots[self.slot];
+            if let (Op::Done(r @ 1..), 0, 0) = (s.read, s.rpos, s.rlen) {
+                s.read = Op::Idle;
+                s.grow = r as usize == s.rbuf.len();
+                std::mem::swap(buf, &mut s.rbuf);
+                return Poll::Ready(Ok(r as usize));
+            }
+        }
+        let mut rb = ReadBuf::new(&mut buf[end..]);
+        match self.poll_read(cx, &mut rb) {
+            Poll::Ready(Ok(())) => Poll::Ready(Ok(rb.filled().len())),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 
     /// Poll a write of `buf`: copied into the slot's buffer and queued, `Ready` at once; the
@@ -560,5 +616,46 @@ pub fn adopt<F: Into<OwnedFd>>(socket: F) -> io::Result<Result<UringStream, Owne
     match RING.with(|r| r.borrow().clone()) {
         Some(ring) => ring.adopt(fd).map(Ok),
         None => Ok(Err(fd)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use respload_testing::Server;
+    use std::future::poll_fn;
+
+    /// PING on `s`, its reply read into `buf[end..]`: the reply's length.
+    async fn ping(s: &mut UringStream, buf: &mut Vec<u8>, end: usize) -> usize {
+        let sent = poll_fn(|cx| s.poll_write(cx, b"PING\r\n")).await.unwrap();
+        assert_eq!(sent, 6);
+        poll_fn(|cx| s.poll_read_vec(cx, buf, end)).await.unwrap()
+    }
+
+    #[test]
+    fn a_whole_receive_is_handed_over_by_swapping_buffers_and_one_after_kept_bytes_is_copied() {
+        let server = Server::start(&[]);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        tokio::task::LocalSet::new().block_on(&rt, async {
+            let _ring = install(1).unwrap();
+            let tcp = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            let mut s = adopt(tcp).unwrap().unwrap();
+            let slot_buffer = |s: &UringStream| s.ring.inner.borrow().slots[s.slot].rbuf.as_ptr();
+            // Nothing before the bytes: the reply is read where the kernel put it (the slot's
+            // buffer, now the caller's), and the slot receives into the caller's old one.
+            let mut buf = vec![0u8; 8192];
+            let (mine, ring) = (buf.as_ptr(), slot_buffer(&s));
+            let n = ping(&mut s, &mut buf, 0).await;
+            assert_eq!(&buf[..n], b"+PONG\r\n");
+            assert_eq!((buf.as_ptr(), slot_buffer(&s)), (ring, mine));
+            assert_eq!(buf.len(), FIRST_BUFFER);
+            // Bytes kept before them (a partial reply): copied after those, nothing swapped.
+            let m = ping(&mut s, &mut buf, n).await;
+            assert_eq!(&buf[..n + m], b"+PONG\r\n+PONG\r\n");
+            assert_eq!((buf.as_ptr(), slot_buffer(&s)), (ring, mine));
+        });
     }
 }

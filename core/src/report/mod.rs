@@ -47,7 +47,7 @@ pub(crate) use schema::field_order;
 #[cfg(feature = "schema")]
 pub use schema::json_schema;
 pub use server::{NodeServer, ServerLoad, ServerSample, CPU_LIMIT_PERCENT};
-pub use stats::{ClientStats, IntervalLatency, Latency, Snapshot, Stats, TimelineRow};
+pub use stats::{ClientStats, IntervalLatency, Latency, Snapshot, Stats, TimelineRow, Transport};
 pub use thresholds::Threshold;
 pub use validity::{Unsent, Validity, ValidityCheck};
 

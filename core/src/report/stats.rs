@@ -228,12 +228,37 @@ pub struct ClientStats {
     /// requests (add `load.threads`). With `load.pacing = "spin"` it includes the spinning.
     #[serde(default)]
     pub busy_max: f64,
+    /// The transport the load connections ran on (`load.io`): `epoll` or `uring`; `mixed` in
+    /// a report whose phases (or merged hosts) ran on both. A report written before it was
+    /// kept reads as `epoll`, the only transport then.
+    // A string in the schema: the report's generated types hold structs and scalars only.
+    #[serde(default)]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
+    pub io: Transport,
+}
+
+/// The transport a phase's load connections ran on ([`ClientStats::io`]).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// Readiness from epoll, a `read` and a `write` system call per connection per round.
+    #[default]
+    Epoll,
+    /// One io_uring per worker thread (`load.io = "uring"`).
+    Uring,
+    /// Phases, or hosts of a merged report, that ran on both.
+    Mixed,
 }
 
 impl ClientStats {
     /// Add a later phase's (or search step's) cost: counts and CPU add up, peaks take the
     /// worst. `cpu_s_per_million` is left for the caller to compute over the whole.
     pub fn add(&mut self, other: &ClientStats) {
+        // Nothing added yet (every phase runs a thread at least): take the other's transport.
+        self.io = match self.threads == 0 || self.io == other.io {
+            true => other.io,
+            false => Transport::Mixed,
+        };
         self.threads = self.threads.max(other.threads);
         self.connections = self.connections.max(other.connections);
         self.cpu_user_s += other.cpu_user_s;

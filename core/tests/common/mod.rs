@@ -9,6 +9,7 @@ pub use respload_testing::*;
 
 pub mod traces;
 
+use respload::report::Transport;
 use respload::resp::{Framer, Reply};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -139,9 +140,46 @@ pub fn writes_while_busy(
     })
 }
 
-/// Build a workload from JSON, panicking with the error on failure.
-pub fn workload(spec: serde_json::Value) -> respload::Workload {
+/// Build a workload from JSON, panicking with the error on failure; on the transport of
+/// [`test_io`] unless the spec names one or uses TLS (which runs on epoll only).
+pub fn workload(mut spec: serde_json::Value) -> respload::Workload {
+    if test_io() == Transport::Uring && !uses_tls(&spec) {
+        if let Some(obj) = spec.as_object_mut() {
+            let load = obj.entry("load").or_insert_with(|| serde_json::json!({}));
+            if let Some(load) = load.as_object_mut() {
+                load.entry("io").or_insert_with(|| "uring".into());
+            }
+        }
+    }
     respload::Workload::from_json_value(spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The transport the suites' workloads run on: `RESPLOAD_TEST_IO` (`epoll` or `uring`), epoll
+/// when unset. `make test` runs the suites once as they are and a subset again with `uring`
+/// (docs/development.md, "Both transports").
+pub fn test_io() -> Transport {
+    match std::env::var("RESPLOAD_TEST_IO").as_deref() {
+        Err(_) | Ok("") | Ok("epoll") => Transport::Epoll,
+        Ok("uring") => Transport::Uring,
+        Ok(other) => panic!("RESPLOAD_TEST_IO = {other:?}: allowed are \"epoll\" and \"uring\""),
+    }
+}
+
+/// Whether a spec connects over TLS anywhere (a `rediss://` URL or a `tls` table, at the top
+/// or in a phase).
+fn uses_tls(spec: &serde_json::Value) -> bool {
+    let tls = |target: &serde_json::Value| {
+        target.get("tls").is_some()
+            || target
+                .get("url")
+                .and_then(|u| u.as_str())
+                .is_some_and(|u| u.starts_with("rediss://"))
+    };
+    spec.get("target").is_some_and(tls)
+        || spec
+            .get("phases")
+            .and_then(|p| p.as_array())
+            .is_some_and(|phases| phases.iter().filter_map(|p| p.get("target")).any(tls))
 }
 
 /// redis-server options under which `OBJECT FREQ` counts every access of a key (LFU

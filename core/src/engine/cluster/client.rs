@@ -21,7 +21,6 @@ use std::future::{poll_fn, Future};
 use std::rc::Rc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
-use tokio::io::ReadBuf;
 
 /// One connection of a client, to one node.
 struct Node {
@@ -698,8 +697,9 @@ impl ClusterClient {
                         continue;
                     };
                     let mut scratch;
-                    let mut rb = match n.rbuf.is_empty() {
-                        false => ReadBuf::new(&mut n.rbuf[n.rend..]),
+                    // io_uring may swap the buffer for its own (only when `end` is 0).
+                    let (buf, end) = match n.rbuf.is_empty() {
+                        false => (&mut n.rbuf, n.rend),
                         true => {
                             // Never fails: no other task runs while this one is polled, and
                             // the replies are framed before this task yields.
@@ -707,13 +707,11 @@ impl ClusterClient {
                                 return Poll::Ready(Ok(Some((i, None))));
                             };
                             scratch = sc;
-                            ReadBuf::new(&mut scratch[..])
+                            (&mut *scratch, 0)
                         }
                     };
-                    match s.poll_read_buf(cx, &mut rb) {
-                        Poll::Ready(Ok(())) => {
-                            return Poll::Ready(Ok(Some((i, Some(rb.filled().len())))))
-                        }
+                    match s.poll_read_vec(cx, buf, end) {
+                        Poll::Ready(Ok(got)) => return Poll::Ready(Ok(Some((i, Some(got))))),
                         Poll::Ready(Err(_)) => return Poll::Ready(Ok(Some((i, None)))),
                         Poll::Pending => {}
                     }

@@ -105,6 +105,7 @@ fn run(label: &str, r: &Report) -> Json {
             "cpu_user_s": sig(r.client.cpu_user_s),
             "cpu_sys_s": sig(r.client.cpu_sys_s),
             "cpu_s_per_million": sig(r.client.cpu_s_per_million),
+            "io": r.client.io,
         }),
     );
     m.insert(

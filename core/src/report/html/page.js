@@ -295,7 +295,7 @@
     const s = section('Workload', 'workload');
     for (const run of runs) {
       const d = el('details', runs.length === 1 ? { open: '' } : null);
-      d.append(el('summary', null, (runs.length > 1 ? run.name + ': ' : '') + `respload ${run.version}, ${run.server_facts.address || 'server'} (${run.server_facts.version || '?'} ${run.server_facts.mode || ''}), client ${run.client.threads} threads, ${run.client.connections} connections, ${num(run.client.cpu_s_per_million)} CPU s per million requests`));
+      d.append(el('summary', null, (runs.length > 1 ? run.name + ': ' : '') + `respload ${run.version}, ${run.server_facts.address || 'server'} (${run.server_facts.version || '?'} ${run.server_facts.mode || ''}), client ${run.client.threads} threads, ${run.client.connections} connections (${run.client.io || 'epoll'}), ${num(run.client.cpu_s_per_million)} CPU s per million requests`));
       d.append(el('pre', null, JSON.stringify(run.workload, null, 2)));
       s.append(d);
     }
