@@ -764,7 +764,10 @@ impl ModelBuilder {
         all.sort_unstable_by(|a, b| b.cmp(a));
         let distinct = all.len() as u64;
         let key_spaces = self.key_spaces();
-        if key_spaces.read_only + key_spaces.written_only > 0 {
+        // Noted when reads and writes go largely to different keys (a tenth of the keys each
+        // way at least): a popular key space always has a tail read but never written.
+        let tenth = |n: u64| n * 10 >= distinct.max(1);
+        if tenth(key_spaces.read_only) && tenth(key_spaces.written_only) {
             let pct = |n: u64| n as f64 * 100.0 / distinct.max(1) as f64;
             notes.push(format!(
                 "{:.0}% of the keys were only read and {:.0}% only written, {:.0}% both: the \
