@@ -475,7 +475,15 @@ class DistributedRun:
         calls = {h.actor.poll.remote(_POLL_S): h for h in self.running}
         if not calls:
             return self.live.ready([])
-        ready, _ = ray.wait(list(calls), num_returns=len(calls), timeout=_POLL_S + 2)
+        # Polled, the waits between in Python: a Ctrl-C that lands inside a blocking
+        # `ray.wait` can be lost (seen: the driver went on for the run's whole 60 s, its
+        # stack in `ray.wait`); one that lands in `time.sleep` always raises.
+        deadline = time.monotonic() + _POLL_S + 2
+        while True:
+            ready, _ = ray.wait(list(calls), num_returns=len(calls), timeout=0)
+            if len(ready) == len(calls) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.01)
         now = time.monotonic()
         for ref in ready:
             h = calls[ref]
