@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # (test file of core/tests/, test name): every test that judges a time, a rate or a latency.
 TIMING = [
     ("calibration", "closed_loop_latency_is_the_service_time_plus_one_round_trip"),
-    ("calibration", "open_loop_latency_at_half_capacity_is_that_of_an_md1_queue"),
+    ("calibration", "open_loop_latency_at_half_capacity_is_that_of_an_mg1_queue"),
     ("calibration", "above_capacity_the_server_rate_is_achieved_and_the_rest_is_unsent"),
     ("calibration", "precise_and_spin_pacing_send_on_time_where_the_coarse_timer_does_not"),
     (

@@ -1,6 +1,7 @@
 //! Calibration against a server whose service time is known: a Lua script that spins on
 //! `TIME` for N microseconds inside EVALSHA. Closed-loop latency is that time plus one round
-//! trip; an open loop at half capacity has the mean latency of an M/D/1 queue; above
+//! trip; an open loop at half capacity has the mean latency of an M/G/1 queue with its own
+//! measured service times; above
 //! capacity the server's rate is what is achieved and the rest is counted as unsent;
 //! precise and spin pacing send an idle server's requests on time where the coarse timer
 //! does not, and Poisson sends on time pass the report's goodness-of-fit check of their
@@ -8,8 +9,7 @@
 
 mod common;
 
-use common::{measured, measured_unless, workload, Machine, Measured, Server};
-use respload::report::{IntervalLatency, TimelineRow};
+use common::{measured, workload, Measured, Server};
 use respload::{run, Report};
 use serde_json::{json, Value};
 
@@ -280,93 +280,86 @@ fn closed_loop_latency_is_the_service_time_plus_one_round_trip() {
 }
 
 #[test]
-fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
+fn open_loop_latency_at_half_capacity_is_that_of_an_mg1_queue() {
     let _one = exclusive();
     let (server, sha) = spin_server();
     // Poisson arrivals at 500/s, each request 1 ms of the server's time: rho = 0.5. One
     // connection with one request in flight, so the queue is the client's: a request due
     // while the one before is unanswered waits to be written, and its latency counts from
-    // when it was due. The server serves one request at a time in arrival order with a
-    // service time of the spin plus the round trip: an M/D/1 queue. (Not with many
-    // connections: redis-server runs every request that arrived together before writing
-    // any reply, so a request queued behind another is answered when the whole batch is
-    // done, not when it is.)
+    // when it was due. The server serves one request at a time in arrival order: an M/G/1
+    // queue whose service time is each request's own, from its write to its reply (the spin
+    // plus a round trip, and now and then a pause of this shared machine that stops the
+    // server for a few ms mid-request). Queueing theory gives its mean latency from the
+    // service times' first two moments (Pollaczek-Khinchine), and the run measures both, so
+    // the whole run is judged, pauses and all: a second with a pause is not left out, its
+    // long service time is in the expectation. (Not with many connections: redis-server runs
+    // every request that arrived together before writing any reply, so a request queued
+    // behind another is answered when the whole batch is done, not when it is.)
     let rate = 500.0;
-    // Measured again when the machine was disturbed during the run (see `measured`), or
-    // when fewer than half its seconds were quiet by the machine's own signals (see `Quiet`).
+    // Measured again only when the machine was disturbed during the run (see `measured`).
     let Measured {
-        run: (report, st, slow),
+        run: (report, st),
         machine,
         runs,
-    } = measured_unless(
-        || {
-            ServerTime::reset(&server);
-            slowlog_reset(&server);
-            let report = run(&workload(json!({
-                "seed": 24,
-                "target": { "url": server.url() },
-                "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
-                          "warmup": "1s", "duration": "12s" },
-                "commands": [{ "template": spin(&sha, 1000) }],
-                "observe": { "info": false },
-            })))
-            .unwrap();
-            let st = ServerTime::read(&server, "evalsha");
-            let slow = slowlog_seconds(&server);
-            let figures = format!(
-                "server p50 {:.1} us, mean {:.1} us; {:.1}/s; {} calls of 3 ms or more",
-                st.p50_us,
-                st.mean_us,
-                report.totals.ops_per_sec,
-                slow.len()
-            );
-            ((report, st, slow), figures)
-        },
-        |(report, _, slow), machine| {
-            let quiet = Quiet::of(report, rate, machine, slow);
-            (quiet.rows * 2 < quiet.of).then(|| quiet.to_string())
-        },
-    );
-    let quiet = Quiet::of(&report, rate, &machine, &slow);
+    } = measured(|| {
+        ServerTime::reset(&server);
+        let report = run(&workload(json!({
+            "seed": 24,
+            "target": { "url": server.url() },
+            "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
+                      "warmup": "1s", "duration": "12s" },
+            "commands": [{ "template": spin(&sha, 1000) }],
+            "observe": { "info": false },
+        })))
+        .unwrap();
+        let st = ServerTime::read(&server, "evalsha");
+        let figures = format!(
+            "server p50 {:.1} us, mean {:.1} us; {:.1}/s",
+            st.p50_us, st.mean_us, report.totals.ops_per_sec,
+        );
+        ((report, st), figures)
+    });
     let t = &report.totals;
     let v = as_json(&report);
     let svc = t
         .service_ms
         .clone()
         .expect("open loop reports service time");
+    let expected = mg1_latency_ms(rate, svc.mean, svc.stddev);
     let lag = num(&v, "/totals/send_lag_ms/mean");
     let client_lag = &v["client_lag_ms"];
     let figures = format!(
-        "{quiet}; the whole run: latency mean {:.4} ms (p50 {:.4}, p99 {:.4}), service mean \
-         {:.4} (stddev {:.4}, max {:.4}), send lag mean {lag:.4}, the client's own {client_lag}; \
-         the server's own p50 {:.1} us, mean {:.1} us; {} ops at {:.1}/s; {machine}; every \
-         run: {runs:?}",
+        "latency mean {:.4} ms, M/G/1 expects {expected:.4} ({:+.1}%) for service mean {:.4} \
+         (stddev {:.4}, max {:.4}); latency p50 {:.4}, p99 {:.4}; send lag mean {lag:.4}, the \
+         client's own {client_lag}; the server's own p50 {:.1} us, mean {:.1} us; {} ops at \
+         {:.1}/s; {machine}; every run: {runs:?}",
         t.latency_ms.mean,
-        t.latency_ms.p50,
-        t.latency_ms.p99,
+        (t.latency_ms.mean / expected - 1.0) * 100.0,
         svc.mean,
         svc.stddev,
         svc.max,
+        t.latency_ms.p50,
+        t.latency_ms.p99,
         st.p50_us,
         st.mean_us,
         t.ops,
         t.ops_per_sec,
     );
-    eprintln!("M/D/1 at rho 0.5: {figures}; validity {}", v["validity"]);
+    eprintln!("M/G/1 at rho 0.5: {figures}; validity {}", v["validity"]);
     assert_eq!(t.errors, 0, "{:?}", t.errors_by_kind);
     assert!((t.ops_per_sec / rate - 1.0).abs() < 0.05, "{figures}");
     // The spin takes what it is asked to (a machine too busy for these figures fails here),
     // and the service time respload sees is that plus a round trip.
     assert!((st.p50_us / 1000.0 - 1.0).abs() < 0.03, "{figures}");
     assert!(
-        quiet.service > st.p50_us / 1000.0 && quiet.service < st.p50_us / 1000.0 + 0.2,
+        svc.mean > st.p50_us / 1000.0 && svc.mean < st.p50_us / 1000.0 + 0.2,
         "{figures}"
     );
-    // Most seconds are quiet, and in them the mean latency from intended send times is the
-    // M/D/1 one.
-    assert!(quiet.rows * 2 >= quiet.of, "{figures}");
+    // The mean latency from intended send times is the M/G/1 one. A client that counted
+    // from its actual writes (coordinated omission) would measure the service time alone,
+    // a third less.
     assert!(
-        (quiet.latency / quiet.expected - 1.0).abs() < 0.10,
+        (t.latency_ms.mean / expected - 1.0).abs() < 0.10,
         "{figures}"
     );
     // Each request's latency is its send lag plus its service time.
@@ -382,144 +375,13 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_md1_queue() {
     assert!(num(arrivals, "/value") <= 1.957, "{arrivals}: {figures}");
 }
 
-/// The seconds of an open-loop run against the 1 ms spin in which the machine did not pause
-/// the server, by signals other than the client's figures, and what M/D/1 expects of them.
-///
-/// Queueing theory's server serves each request in the same time. This shared machine now
-/// and then stops redis-server for 3 to 25 ms (its SLOWLOG then lists an EVALSHA of the 1 ms
-/// spin that took that long): the requests due meanwhile queue behind it, and one such
-/// pause in a 12 s run moves the run's mean latency by 15-40% (seen here: every quiet second
-/// within 5% of M/D/1, the second with the pause 3 to 5 times it). A second is left out of
-/// the comparison when the server's SLOWLOG has a call of 3 ms or more ending in it (its
-/// timestamps are whole seconds: every row overlapping that second is left out), when the
-/// probe thread woke 3 ms late or more in it, or when, by /proc, other processes used 0.15
-/// cores or more in it or 0.03 cores were stolen; what the client measured chooses nothing.
-/// The rest are compared as one (their requests' mean latency against M/D/1 with their mean
-/// service time).
-struct Quiet {
-    /// Whole timeline rows without a pause, and all whole rows.
-    rows: usize,
-    of: usize,
-    /// Their requests' mean latency and mean service time (ms).
-    latency: f64,
-    service: f64,
-    /// M/D/1's mean latency for that service time at the run's rate (ms):
-    /// W = S + rho S / (2 (1 - rho)), rho = lambda S (1.5 ms for S = 1 ms at 500/s).
-    expected: f64,
-    /// Why the other rows were left out: (row's t, reason).
-    left_out: Vec<(f64, String)>,
-}
-
-/// SLOWLOG's threshold for the M/D/1 run (us): a call of the 1 ms spin that took 3 ms was
-/// paused.
-const SLOW_US: &str = "3000";
-
-/// Start a fresh SLOWLOG of every call of `SLOW_US` or more.
-fn slowlog_reset(server: &Server) {
-    assert_eq!(
-        server.cli(&["CONFIG", "SET", "slowlog-log-slower-than", SLOW_US]),
-        "OK"
-    );
-    assert_eq!(
-        server.cli(&["CONFIG", "SET", "slowlog-max-len", "100000"]),
-        "OK"
-    );
-    assert_eq!(server.cli(&["SLOWLOG", "RESET"]), "OK");
-}
-
-/// The UNIX second at which each call in the SLOWLOG ended.
-fn slowlog_seconds(server: &Server) -> Vec<u64> {
-    use respload_testing::{Client, ClientOptions, Reply};
-    let mut client = Client::connect(&ClientOptions {
-        host: "127.0.0.1".into(),
-        port: server.port,
-        tls: None,
-        user: None,
-        password: None,
-        db: 0,
-        timeout: std::time::Duration::from_secs(10),
-    })
-    .unwrap();
-    let Reply::Array(entries) = client.call(&[b"SLOWLOG", b"GET", b"-1"]).unwrap() else {
-        panic!("SLOWLOG GET did not answer an array");
-    };
-    entries
-        .iter()
-        .map(|e| match e {
-            Reply::Array(fields) => match fields.get(1) {
-                Some(Reply::Int(t)) => *t as u64,
-                other => panic!("a SLOWLOG entry's timestamp: {other:?}"),
-            },
-            other => panic!("a SLOWLOG entry: {other:?}"),
-        })
-        .collect()
-}
-
-impl Quiet {
-    fn of(report: &Report, rate: f64, machine: &Machine, slow: &[u64]) -> Quiet {
-        let whole: Vec<_> = report
-            .timeline
-            .iter()
-            .filter(|r| !r.partial && r.ops > 0)
-            .collect();
-        let mut left_out = Vec::new();
-        let mut quiet = Vec::new();
-        for r in whole.iter().copied() {
-            let (from, to) = (r.unix_s - r.interval_s, r.unix_s);
-            let (others, steal, late) = machine.during(from, to);
-            let paused = slow
-                .iter()
-                .filter(|&&t| (t as f64) < to && t as f64 + 1.0 > from)
-                .count();
-            let why = match () {
-                _ if paused > 0 => Some(format!("{paused} slow calls")),
-                _ if late >= 3.0 => Some(format!("probe {late:.1} ms late")),
-                _ if others >= 0.15 => Some(format!("others {others:.2} cores")),
-                _ if steal >= 0.03 => Some(format!("steal {steal:.2} cores")),
-                _ => None,
-            };
-            match (why, r.service_ms.as_ref()) {
-                (None, Some(s)) => quiet.push((r, s)),
-                (why, _) => left_out.push((r.t, why.unwrap_or_else(|| "no service time".into()))),
-            }
-        }
-        let ops = quiet.iter().map(|(r, _)| r.ops as f64).sum::<f64>();
-        let mean = |f: &dyn Fn(&TimelineRow, &IntervalLatency) -> f64| {
-            quiet
-                .iter()
-                .map(|(r, s)| f(r, s) * r.ops as f64)
-                .sum::<f64>()
-                / ops.max(1.0)
-        };
-        let latency = mean(&|r, _| r.latency_ms.mean);
-        let service = mean(&|_, s| s.mean);
-        let rho = rate / 1000.0 * service;
-        Quiet {
-            rows: quiet.len(),
-            of: whole.len(),
-            latency,
-            service,
-            expected: service + rho * service / (2.0 * (1.0 - rho)),
-            left_out,
-        }
-    }
-}
-
-impl std::fmt::Display for Quiet {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} of {} seconds without a pause: latency mean {:.4} ms, M/D/1 expects {:.4} \
-             ({:+.1}%) for service {:.4}; left out (t, why): {:?}",
-            self.rows,
-            self.of,
-            self.latency,
-            self.expected,
-            (self.latency / self.expected - 1.0) * 100.0,
-            self.service,
-            self.left_out
-        )
-    }
+/// M/G/1's mean latency (ms) at `rate` requests a second for service times of that mean and
+/// standard deviation (ms), by Pollaczek-Khinchine: W = S + lambda E[S^2] / (2 (1 - rho)),
+/// rho = lambda S (1.5 ms for a constant 1 ms at 500/s).
+fn mg1_latency_ms(rate: f64, mean: f64, stddev: f64) -> f64 {
+    let lambda = rate / 1000.0;
+    let rho = lambda * mean;
+    mean + lambda * (stddev * stddev + mean * mean) / (2.0 * (1.0 - rho))
 }
 
 #[test]

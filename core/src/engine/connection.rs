@@ -21,14 +21,14 @@ use std::future::poll_fn;
 use std::future::Future;
 use std::rc::Rc;
 use std::task::Poll;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Retry settings that keep each request's bytes until its reply and resend none.
 fn keep_without_resending() -> Retry {
     Retry {
         attempts: Some(0),
         on: Vec::new(),
-        delay: crate::spec::SpecDuration(std::time::Duration::ZERO),
+        delay: crate::spec::SpecDuration(Duration::ZERO),
         backoff: 1.0,
         queue: 0,
     }
@@ -65,6 +65,9 @@ pub struct Connection {
     /// Open loop: since when a request could be written (the connection up, its pipeline
     /// with room): a request due before waited for the server, not for the client.
     room_at: Instant,
+    /// Open loop: how late the client sent the request whose reply made that room, which a
+    /// request held back for it inherits in the arrivals sample.
+    room_late: Duration,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     framer: Framer,
@@ -107,6 +110,7 @@ impl Connection {
             pacer: pacer.map(|p| (p, Deadline::new(shared.pace_timer.as_ref()))),
             last_sent: None,
             room_at: Instant::now(),
+            room_late: Duration::ZERO,
             shared,
             ctl,
             framer: Framer::new(),
@@ -160,6 +164,7 @@ impl Connection {
                             self.shared.opened(&self.ctl, 1);
                             self.now = Instant::now();
                             self.room_at = self.now;
+                            self.room_late = Duration::ZERO;
                             self.sent_on_stream = 0;
                             stream = Some(client.into_stream());
                         }
@@ -281,6 +286,7 @@ impl Connection {
                 self.shared.opened(&self.ctl, 1);
                 self.now = Instant::now();
                 self.room_at = self.now;
+                self.room_late = Duration::ZERO;
                 return Some(client.into_stream());
             }
             failed = failed.saturating_add(1);
@@ -341,6 +347,7 @@ impl Connection {
                 start: self.now,
                 intended,
                 tries: 0,
+                own_late_ns: 0,
             });
             if let Some((p, _)) = &mut self.pacer {
                 p.advance();
@@ -424,9 +431,13 @@ impl Connection {
                 grow_after_a_full_read(&mut self.rbuf, self.rend);
             }
             let owed = self.inflight.len();
+            // Replies come in order: the oldest request in flight is the one whose reply
+            // makes room, if any does.
+            let head_late = self.inflight.front().map_or(0, |p| p.own_late_ns);
             self.process_replies(lean)?;
             if owed >= self.shared.pipeline && self.inflight.len() < owed {
                 self.room_at = self.now; // the pipeline has room again
+                self.room_late = Duration::from_nanos(head_late.into());
             }
             if self.inflight.len() < owed {
                 // The reply timeout runs from the last whole reply: bytes trickling in
@@ -494,15 +505,30 @@ impl Connection {
         let lag = rec.client_lag.get_or_insert_with(Default::default);
         let mut gaps = self.shared.gaps.borrow_mut();
         // A resend's wait is the retry's, not the client's lateness, nor a gap of its pacing.
+        // For the sample, a request held back behind one the client sent late (the machine
+        // paused it, say) shares that lateness: the room came that much late. Counted from
+        // the room alone it would count as sent before the one it waited for, a gap of zero
+        // the client never made. What it passes on is what it inherited, not its own
+        // reaction too, so a long queue does not add them up.
+        let late_room = self
+            .room_at
+            .checked_sub(self.room_late)
+            .unwrap_or(self.room_at);
         for p in self
             .inflight
-            .range(n - added..)
+            .range_mut(n - added..)
             .filter(|p| p.measured && p.tries == 0)
         {
-            let ready = p.intended.max(self.room_at);
-            let own = t.saturating_duration_since(ready);
+            let own = t.saturating_duration_since(p.intended.max(self.room_at));
             lag.record(own.as_nanos() as u64);
-            let sent = p.intended + own;
+            let late = t.saturating_duration_since(p.intended.max(late_room));
+            let passed_on = if p.intended >= late_room {
+                late
+            } else {
+                self.room_late
+            };
+            p.own_late_ns = u32::try_from(passed_on.as_nanos()).unwrap_or(u32::MAX);
+            let sent = p.intended + late;
             if let Some(last) = self.last_sent {
                 gaps.offer(sent.saturating_duration_since(last).as_secs_f64() / gap);
             }

@@ -178,6 +178,7 @@ mod tests {
             start: now,
             intended: now,
             tries,
+            own_late_ns: 0,
         }
     }
 
