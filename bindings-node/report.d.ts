@@ -338,7 +338,7 @@ export interface ClientStats {
   /**
    * The transport the load connections ran on (`load.io`): `epoll` or `uring`; `mixed` in a report
    * whose phases (or merged hosts) ran on both. A report written before it was kept reads as
-   * `epoll`, the only transport then.
+   * `epoll`, the default (an io_uring run's report of then too).
    */
   io: string
 }

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{measured, workload, Measured, Server};
+use common::{measured, measured_unless, workload, Measured, Server};
 use respload::{run, Report};
 use serde_json::{json, Value};
 
@@ -296,29 +296,40 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_mg1_queue() {
     // every request that arrived together before writing any reply, so a request queued
     // behind another is answered when the whole batch is done, not when it is.)
     let rate = 500.0;
-    // Measured again only when the machine was disturbed during the run (see `measured`).
+    // Measured again only when the machine was disturbed during the run (see `measured`), or
+    // when the probe woke later than in a quiet run here (`MG1_PROBE_P99_MS`).
     let Measured {
         run: (report, st),
         machine,
         runs,
-    } = measured(|| {
-        ServerTime::reset(&server);
-        let report = run(&workload(json!({
-            "seed": 24,
-            "target": { "url": server.url() },
-            "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
-                      "warmup": "1s", "duration": "12s" },
-            "commands": [{ "template": spin(&sha, 1000) }],
-            "observe": { "info": false },
-        })))
-        .unwrap();
-        let st = ServerTime::read(&server, "evalsha");
-        let figures = format!(
-            "server p50 {:.1} us, mean {:.1} us; {:.1}/s",
-            st.p50_us, st.mean_us, report.totals.ops_per_sec,
-        );
-        ((report, st), figures)
-    });
+    } = measured_unless(
+        || {
+            ServerTime::reset(&server);
+            let report = run(&workload(json!({
+                "seed": 24,
+                "target": { "url": server.url() },
+                "load": { "connections": 1, "threads": 1, "rate": rate, "arrivals": "poisson",
+                          "warmup": "1s", "duration": "12s" },
+                "commands": [{ "template": spin(&sha, 1000) }],
+                "observe": { "info": false },
+            })))
+            .unwrap();
+            let st = ServerTime::read(&server, "evalsha");
+            let figures = format!(
+                "server p50 {:.1} us, mean {:.1} us; {:.1}/s",
+                st.p50_us, st.mean_us, report.totals.ops_per_sec,
+            );
+            ((report, st), figures)
+        },
+        |_, machine| {
+            (machine.probe_ms[1] >= MG1_PROBE_P99_MS).then(|| {
+                format!(
+                    "the probe woke {:.2} ms late (p99): over the M/G/1 run's {MG1_PROBE_P99_MS}",
+                    machine.probe_ms[1]
+                )
+            })
+        },
+    );
     let t = &report.totals;
     let v = as_json(&report);
     let svc = t
@@ -355,12 +366,16 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_mg1_queue() {
         svc.mean > st.p50_us / 1000.0 && svc.mean < st.p50_us / 1000.0 + 0.2,
         "{figures}"
     );
-    // The mean latency from intended send times is the M/G/1 one. A client that counted
-    // from its actual writes (coordinated omission) would measure the service time alone,
-    // a third less.
+    // The mean latency from intended send times is the M/G/1 one, within 10% on a quiet
+    // machine (+0.8% to +3.7% in eleven runs here). On a disturbed one (every run was) the
+    // claim is 20%: a CI run with the probe's p99 at 0.72 ms measured +11.4%. Either way a
+    // client that counted from its actual writes (coordinated omission) would measure the
+    // service time alone, a third less, and fail.
+    let quiet = machine.disturbed().is_none() && machine.probe_ms[1] < MG1_PROBE_P99_MS;
+    let bound = if quiet { 0.10 } else { 0.20 };
     assert!(
-        (t.latency_ms.mean / expected - 1.0).abs() < 0.10,
-        "{figures}"
+        (t.latency_ms.mean / expected - 1.0).abs() < bound,
+        "within {bound} (quiet: {quiet}): {figures}"
     );
     // Each request's latency is its send lag plus its service time.
     assert!(
@@ -374,6 +389,10 @@ fn open_loop_latency_at_half_capacity_is_that_of_an_mg1_queue() {
     assert_eq!(arrivals["passed"], true, "{arrivals}: {figures}");
     assert!(num(arrivals, "/value") <= 1.957, "{arrivals}: {figures}");
 }
+
+/// The probe's p99 lateness (ms) at or over which the M/G/1 run is measured again: quiet
+/// runs here have 0.15 to 0.45 ms; one of 0.72 ms measured 11% over M/G/1.
+const MG1_PROBE_P99_MS: f64 = 0.5;
 
 /// M/G/1's mean latency (ms) at `rate` requests a second for service times of that mean and
 /// standard deviation (ms), by Pollaczek-Khinchine: W = S + lambda E[S^2] / (2 (1 - rho)),

@@ -527,7 +527,7 @@ class ClientStats:
     io: str = "epoll"
     """The transport the load connections ran on (``load.io``): ``epoll`` or ``uring``; ``mixed`` in
     a report whose phases (or merged hosts) ran on both. A report written before it was kept reads
-    as ``epoll``, the only transport then."""
+    as ``epoll``, the default (an io_uring run's report of then too)."""
 
     @classmethod
     def from_dict(cls, d: _Json) -> ClientStats:

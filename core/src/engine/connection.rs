@@ -65,9 +65,12 @@ pub struct Connection {
     /// Open loop: since when a request could be written (the connection up, its pipeline
     /// with room): a request due before waited for the server, not for the client.
     room_at: Instant,
-    /// Open loop: how late the client sent the request whose reply made that room, which a
-    /// request held back for it inherits in the arrivals sample.
+    /// Open loop: how late the client sent the requests whose replies made that room (the
+    /// latest of them, when one read answered several), which a request held back for it
+    /// inherits in the arrivals sample.
     room_late: Duration,
+    /// The latest `own_late_ns` of the requests the last read answered.
+    answered_late: u32,
     shared: Rc<Shared>,
     ctl: Rc<ConnCtl>,
     framer: Framer,
@@ -111,6 +114,7 @@ impl Connection {
             last_sent: None,
             room_at: Instant::now(),
             room_late: Duration::ZERO,
+            answered_late: 0,
             shared,
             ctl,
             framer: Framer::new(),
@@ -431,13 +435,11 @@ impl Connection {
                 grow_after_a_full_read(&mut self.rbuf, self.rend);
             }
             let owed = self.inflight.len();
-            // Replies come in order: the oldest request in flight is the one whose reply
-            // makes room, if any does.
-            let head_late = self.inflight.front().map_or(0, |p| p.own_late_ns);
+            self.answered_late = 0;
             self.process_replies(lean)?;
             if owed >= self.shared.pipeline && self.inflight.len() < owed {
                 self.room_at = self.now; // the pipeline has room again
-                self.room_late = Duration::from_nanos(head_late.into());
+                self.room_late = Duration::from_nanos(self.answered_late.into());
             }
             if self.inflight.len() < owed {
                 // The reply timeout runs from the last whole reply: bytes trickling in
@@ -496,38 +498,41 @@ impl Connection {
     /// The send time in that gap is the intended time plus the client's own lateness: a
     /// request held back because the pipeline was full went out when a reply made room, and
     /// its gap would otherwise follow the server's service times (M/D/1 bunches sends behind
-    /// each reply), not the client's pacing, which is what the arrivals test judges. Sends
-    /// that were not held back are timed as written, so a coarse timer or a saturated client
-    /// still shows as bunched gaps.
+    /// each reply), not the client's pacing, which is what the arrivals test judges. The
+    /// room itself came late by as much as the client sent the request that made it, and a
+    /// request held back inherits that. Sends that were not held back are timed as written,
+    /// so a coarse timer or a saturated client still shows as bunched gaps.
     fn record_open_loop_sends(&mut self, t: Instant, added: usize, gap: f64) {
         let n = self.inflight.len();
         let mut rec = self.shared.recorder.borrow_mut();
         let lag = rec.client_lag.get_or_insert_with(Default::default);
         let mut gaps = self.shared.gaps.borrow_mut();
-        // A resend's wait is the retry's, not the client's lateness, nor a gap of its pacing.
         // For the sample, a request held back behind one the client sent late (the machine
-        // paused it, say) shares that lateness: the room came that much late. Counted from
-        // the room alone it would count as sent before the one it waited for, a gap of zero
-        // the client never made. What it passes on is what it inherited, not its own
-        // reaction too, so a long queue does not add them up.
+        // paused it, say) shares that lateness: the room came that much late, and a client
+        // on time would have sent it that much earlier. Counted from the room alone it would
+        // count as sent before the one it waited for, a gap of zero the client never made.
+        // Along a queue that never empties the lateness adds up each request's reaction to
+        // the reply before it, as the schedule of a client on time would have gained them;
+        // the gaps, which the sample holds, are each the intended one plus that reaction.
+        // The client's own lag (the report's `client_lag_ms`) counts from the room itself.
         let late_room = self
             .room_at
             .checked_sub(self.room_late)
             .unwrap_or(self.room_at);
+        // A resend's wait is the retry's, not the client's lateness, nor a gap of its pacing.
         for p in self
             .inflight
             .range_mut(n - added..)
-            .filter(|p| p.measured && p.tries == 0)
+            .filter(|p| p.tries == 0)
         {
+            let late = t.saturating_duration_since(p.intended.max(late_room));
+            // Warm-up requests too: a measured one may be held back behind one.
+            p.own_late_ns = u32::try_from(late.as_nanos()).unwrap_or(u32::MAX);
+            if !p.measured {
+                continue;
+            }
             let own = t.saturating_duration_since(p.intended.max(self.room_at));
             lag.record(own.as_nanos() as u64);
-            let late = t.saturating_duration_since(p.intended.max(late_room));
-            let passed_on = if p.intended >= late_room {
-                late
-            } else {
-                self.room_late
-            };
-            p.own_late_ns = u32::try_from(passed_on.as_nanos()).unwrap_or(u32::MAX);
             let sent = p.intended + late;
             if let Some(last) = self.last_sent {
                 gaps.offer(sent.saturating_duration_since(last).as_secs_f64() / gap);
@@ -601,6 +606,7 @@ impl Connection {
             let Some(p) = self.inflight.pop_front() else {
                 break Err(Failure::Protocol);
             };
+            self.answered_late = self.answered_late.max(p.own_late_ns);
             let failed = matches!(reply, Reply::Error { .. });
             if let Some(r) = self.retries.as_deref_mut() {
                 // A transient error: the request goes again, its reply not yet its last.
@@ -640,6 +646,10 @@ impl Connection {
                         }
                     }
                 }
+                // A hit or a miss: a read command's value, or its nil or empty reply.
+                let reads = shared.reads[p.cmd as usize];
+                let hit = reads && matches!(reply, Reply::Value);
+                let miss = reads && matches!(reply, Reply::Nil | Reply::Empty);
                 let c = &mut rec.commands[p.cmd as usize];
                 c.ops += 1;
                 c.bytes_sent += p.sent as u64;
@@ -657,25 +667,17 @@ impl Connection {
                     mine.latency_ns += ns;
                     mine.bytes_sent += p.sent as u64;
                     mine.bytes_received += len as u64;
-                    match &reply {
-                        Reply::Error { .. } => mine.errors += 1,
-                        Reply::Value if shared.reads[p.cmd as usize] => mine.hits += 1,
-                        Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => {
-                            mine.misses += 1
-                        }
-                        _ => {}
-                    }
+                    mine.errors += u64::from(matches!(reply, Reply::Error { .. }));
+                    mine.hits += u64::from(hit);
+                    mine.misses += u64::from(miss);
                 }
                 ok |= !matches!(reply, Reply::Error { .. });
-                match reply {
-                    Reply::Error { kind } => {
-                        c.errors += 1;
-                        c.error_kinds
-                            .add_reply(&buf[kind.clone()], &buf[kind.start..], 1);
-                    }
-                    Reply::Value if shared.reads[p.cmd as usize] => c.hits += 1,
-                    Reply::Nil | Reply::Empty if shared.reads[p.cmd as usize] => c.misses += 1,
-                    _ => {}
+                c.hits += u64::from(hit);
+                c.misses += u64::from(miss);
+                if let Reply::Error { kind } = reply {
+                    c.errors += 1;
+                    c.error_kinds
+                        .add_reply(&buf[kind.clone()], &buf[kind.start..], 1);
                 }
             }
             if shared.cursors[p.cmd as usize] {

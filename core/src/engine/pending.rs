@@ -19,8 +19,8 @@ pub(super) struct Pending {
     pub(super) intended: Instant,
     /// `load.retry`: how often it was sent again.
     pub(super) tries: u16,
-    /// Open loop: how late the client sent it by its own doing (ns, saturated), for the
-    /// arrivals sample: the room its reply makes for a request held back behind it came
-    /// that much late, and that request inherits it.
+    /// Open loop: how late the client sent it by its own doing (ns, saturated; 0 once
+    /// resent), for the arrivals sample: the room its reply makes for a request held back
+    /// behind it came that much late, and that request inherits it.
     pub(super) own_late_ns: u32,
 }

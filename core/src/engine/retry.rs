@@ -107,6 +107,8 @@ impl Retries {
         self.waiting.push_back(Waiting {
             pending: Pending {
                 tries: p.tries + 1,
+                // Resent, it is not late by the client's doing (the wait is the retry's).
+                own_late_ns: 0,
                 ..*p
             },
             bytes: copy,

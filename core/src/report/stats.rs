@@ -230,7 +230,7 @@ pub struct ClientStats {
     pub busy_max: f64,
     /// The transport the load connections ran on (`load.io`): `epoll` or `uring`; `mixed` in
     /// a report whose phases (or merged hosts) ran on both. A report written before it was
-    /// kept reads as `epoll`, the only transport then.
+    /// kept reads as `epoll`, the default (an io_uring run's report of then too).
     // A string in the schema: the report's generated types hold structs and scalars only.
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
