@@ -96,7 +96,7 @@ export interface RunOptions {
   signal?: AbortSignal
   /**
    * `[index, count]`: run shard `index` (0-based) of `count` hosts running the workload
-   * together (see `shardSpec`).
+   * together (see `Workload.shard`).
    */
   shard?: [number, number]
   /**
@@ -161,7 +161,7 @@ export interface LoadSpecOptions {
 /**
  * A validated workload, the core's `Workload` (Python's `respload.Workload`): `spec` is its
  * normalized spec (snake_case, every default filled in, secrets kept so that it can run).
- * `run()`, `start()`, `shardSpec()` and `validateSpec()` take one as they take a spec object.
+ * `run()`, `start()` and `validateSpec()` take one as they take a spec object.
  */
 export declare class Workload {
   /** Check a spec object. Throws `SpecError` naming the bad field. */
@@ -177,7 +177,14 @@ export declare class Workload {
   static fromRedisBenchmark(line: string): Workload
   /** The workload of a memtier_benchmark command line (as `fromMemtier`). */
   static fromMemtier(line: string): Workload
-  /** Shard `index` (0-based) of `count` hosts running this workload together (as `shardSpec`). */
+  /**
+   * Shard `index` (0-based) of `count` hosts running this workload together: this host's
+   * share (its connections, request budgets and rate, the shares summing to the whole; a
+   * contiguous part of `keys.range` where keys are walked in order; its own seed; fault drills
+   * and server observation on shard 0 only). Throws `SpecError` naming what cannot be shared
+   * (fewer connections or requests than shards, an SLO search). A connection ramp is dealt out
+   * in turn (`load.connections_ramp.share`).
+   */
   shard(index: number, count: number): Workload
   /**
    * The normalized spec with its secrets (passwords, the TLS key's file and passphrase) shown
@@ -189,15 +196,6 @@ export declare class Workload {
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 export declare function validateSpec(workload: Spec | Workload): Spec
 
-/**
- * Shard `index` (0-based) of `count` hosts running `workload` together: the normalized spec of
- * this host's share (its connections, request budgets and rate, the shares summing to the
- * whole; a contiguous part of `keys.range` where keys are walked in order; its own seed; fault
- * drills and server observation on shard 0 only). Throws `SpecError` naming what cannot be
- * shared (fewer connections or requests than shards, an SLO search). A connection ramp is
- * dealt out in turn (`load.connections_ramp.share`).
- */
-export declare function shardSpec(workload: Spec | Workload, shard: [number, number]): Spec
 
 /**
  * One report of the reports of hosts that ran one workload together: the shards of
@@ -576,7 +574,6 @@ declare const respload: {
   Report: typeof Report
   Workload: typeof Workload
   validateSpec: typeof validateSpec
-  shardSpec: typeof shardSpec
   mergeReports: typeof mergeReports
   Comparison: typeof Comparison
   compare: typeof compare

@@ -469,17 +469,6 @@ function shardOf(shard) {
   return shard
 }
 
-/**
- * Shard `index` of `count` hosts running `workload` together: the normalized spec of this
- * host's share (its connections, request budgets and rate, the shares summing to the whole; a
- * contiguous part of `keys.range` where keys are walked in order; its own seed; drills and
- * server observation on shard 0 only). Throws `SpecError` naming what cannot be shared.
- */
-function shardSpec(workload, shard) {
-  const [index, count] = shardOf(shard)
-  return JSON.parse(callNative(() => native.shardSpec(workloadJson(workload), index, count)))
-}
-
 /** Validate a workload without running it; returns the normalized spec. Throws `SpecError`. */
 function validateSpec(workload) {
   return JSON.parse(callNative(() => native.normalizeSpec(workloadJson(workload))))
@@ -521,7 +510,7 @@ function fromMemtier(line) {
  * normalized spec (snake_case, every default filled in, secrets kept so that it can run).
  * `new Workload(spec)` checks a spec object; `Workload.fromFile(path)` reads a TOML or JSON
  * file (Python's `Workload.from_file`, Rust's `Workload::from_file`). Each throws `SpecError`
- * (or `FileError`) before any traffic. `run()`, `start()`, `shardSpec()` and `validateSpec()`
+ * (or `FileError`) before any traffic. `run()`, `start()` and `validateSpec()`
  * take a `Workload` as they take a spec object.
  */
 class Workload {
@@ -555,9 +544,15 @@ class Workload {
     return Workload.#of(fromMemtier(line))
   }
 
-  /** Shard `index` (0-based) of `count` hosts running this workload together (as `shardSpec`). */
+  /**
+   * Shard `index` (0-based) of `count` hosts running this workload together: this host's
+   * share (its connections, request budgets and rate, the shares summing to the whole; a
+   * contiguous part of `keys.range` where keys are walked in order; its own seed; drills and
+   * server observation on shard 0 only). Throws `SpecError` naming what cannot be shared.
+   */
   shard(index, count) {
-    return Workload.#of(shardSpec(this, [index, count]))
+    const [i, n] = shardOf([index, count])
+    return Workload.#of(JSON.parse(callNative(() => native.shardSpec(workloadJson(this), i, n))))
   }
 
   /**
@@ -1168,7 +1163,6 @@ module.exports = {
   mergeReports,
   Workload,
   validateSpec,
-  shardSpec,
   fromRedisBenchmark,
   fromMemtier,
   Trace,

@@ -2,7 +2,7 @@
 // the event loop stays free, progress arrives per interval, abort is prompt and keeps the report.
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, test } from 'node:test'
-import { AbortError, Report, run, shardSpec, SpecError, start } from 'respload'
+import { AbortError, Report, run, SpecError, start, Workload } from 'respload'
 import { startRedis } from 'respload/testing'
 import { setKeys } from './helpers.mjs'
 
@@ -290,7 +290,7 @@ test('the shards of a workload send it exactly, each its own part of the keys', 
     commands: [{ name: 'set' }],
     observe: { info: false },
   }
-  const loads = [0, 1, 2].map((i) => shardSpec(spec, [i, 3]))
+  const loads = [0, 1, 2].map((i) => new Workload(spec).shard(i, 3).spec)
   assert.deepEqual(loads.map((s) => [s.load.connections, s.load.requests]), [[2, 4], [1, 3], [1, 3]])
   assert.deepEqual(loads.map((s) => s.keys.range), [[0, 2], [3, 5], [6, 8]])
   const ops = []
@@ -298,7 +298,7 @@ test('the shards of a workload send it exactly, each its own part of the keys', 
   assert.deepEqual(ops, [4, 3, 3])
   assert.equal(await redis.command('DBSIZE'), 9)
   assert.match(await redis.command('INFO', 'commandstats'), /cmdstat_set:calls=10,/)
-  assert.throws(() => shardSpec({ load: { connections: 2 } }, [0, 3]), (e) =>
+  assert.throws(() => new Workload({ load: { connections: 2 } }).shard(0, 3), (e) =>
     e instanceof SpecError && e.path === 'load.connections' && /2 connections/.test(e.message))
   for (const bad of [[3, 3], [0], 'x', [-1, 2]]) {
     assert.throws(() => start(spec, { shard: bad }), TypeError, JSON.stringify(bad))

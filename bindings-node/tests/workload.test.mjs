@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
-import { FileError, run, shardSpec, SpecError, validateSpec, Workload } from 'respload'
+import { FileError, run, SpecError, validateSpec, Workload } from 'respload'
 import { startRedis } from 'respload/testing'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -65,13 +65,14 @@ test('Workload.fromFile reads TOML with scales and vars', () => {
   assert.throws(() => Workload.fromFile(path.join(dir, 'missing.toml')), FileError)
 })
 
-test('shard() splits like shardSpec(); the peer command lines give workloads', () => {
+test('shard() splits a workload; the peer command lines give workloads', () => {
   const workload = new Workload({ load: { connections: 5, requests: 1001 }, commands: [{ name: 'get' }] })
   const shares = [0, 1, 2].map((i) => workload.shard(i, 3))
   assert.ok(shares.every((s) => s instanceof Workload))
   assert.deepEqual(shares.map((s) => s.spec.load.connections), [2, 2, 1])
   assert.equal(shares.reduce((sum, s) => sum + s.spec.load.requests, 0), 1001)
-  assert.deepEqual(shares[1].spec, shardSpec(workload.spec, [1, 3]))
+  // The same share whether from a Workload or from its spec object.
+  assert.deepEqual(shares[1].spec, new Workload(workload.spec).shard(1, 3).spec)
   assert.throws(() => workload.shard(0, 6), SpecError, 'fewer connections than shards')
 
   const rb = Workload.fromRedisBenchmark('redis-benchmark -t get,set -n 500 -c 4')
