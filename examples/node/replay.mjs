@@ -33,7 +33,7 @@ async function freePort() {
 
 /** Whether `url` names this machine: a loopback address or `localhost` (a host name is not
  * resolved: any other name counts as another machine). */
-function isLoopback(url) {
+export function isLoopback(url) {
   const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1')
   if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
