@@ -1155,6 +1155,42 @@ fn retry_on_error_resends_busy_requests_and_counts_them_once() {
 }
 
 #[test]
+fn retry_backoff_factor_and_max_retry_queue_bound_the_resends() {
+    let server = Server::start(&["--busy-reply-threshold", "20"]);
+    // Two connections of one request in flight, GETs resent on BUSY after 20 ms, then 40,
+    // 80, ... (factor 2), while the server answers BUSY for 580 ms (the script's 600 ms
+    // less the 20 ms threshold): the resends, each counted by the server as rejected.
+    let resends = |queue: &str| {
+        let m = parse(&format!(
+            "-s 127.0.0.1 -p {} -c 2 -t 1 --test-time=3 --ratio=0:1 --key-maximum=10 \
+             --retry-on-error --retry-backoff-ms=20 --retry-backoff-factor=2 --retry-on=BUSY \
+             {queue}",
+            server.port
+        ));
+        let running = std::thread::spawn(move || run(&m.workload).unwrap());
+        while server.calls("get") < 50 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let before = rejected(&server, "get");
+        busy_for(&server, 600).join().unwrap();
+        let report = running.join().unwrap();
+        let get = report.commands["GET"].clone();
+        assert_eq!(get.errors, 0, "{get:?}");
+        assert_eq!(rejected(&server, "get") - before, get.retries, "{get:?}");
+        get.retries
+    };
+    // With one request waiting, a connection starts no other: its one GET is resent 20,
+    // 60, 140, 300 and 620 ms after its first BUSY, so 4 or 5 times (3 when the machine
+    // delays a wait); at a constant 20 ms it would be about 29 times.
+    let one = resends("--max-retry-queue=1");
+    assert!((2 * 3..=2 * 5).contains(&one), "{one} resends");
+    // By default up to 64 wait per connection (max(pipeline x 4, 64)), and new GETs start
+    // meanwhile, so many more are resent (seen: 119 to 361 in all, against at most 10).
+    let default = resends("");
+    assert!(default > 4 * 2 * 5, "{default} resends");
+}
+
+#[test]
 fn retry_on_error_resends_the_requests_a_lost_connection_had_in_flight() {
     let mut server = Server::start(&["--enable-debug-command", "yes"]);
     let port = server.port;

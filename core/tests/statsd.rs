@@ -224,15 +224,12 @@ fn a_spec_sends_the_measured_phases_metrics_and_posts_events_to_graphite() {
     );
 }
 
-#[test]
-fn a_memtier_line_sends_what_memtier_sends() {
-    let server = Server::start(&[]);
-    let (socket, port) = statsd();
-    let (graphite_port, events) = graphite(2);
+/// A memtier line against `server` for 2 s, sending to StatsD at `port`, with `extra`
+/// options: its report (some requests made).
+fn memtier_run(server: &Server, port: u16, extra: &str) -> Report {
     let line = format!(
         "memtier_benchmark -s 127.0.0.1 -p {} -t 1 -c 2 --test-time=2 --ratio=1:1 \
-         --hide-histogram --print-percentiles=50,99.99 --statsd-host=127.0.0.1 \
-         --statsd-port={port} --statsd-run-label=nightly/run --graphite-port={graphite_port}",
+         --hide-histogram --statsd-host=127.0.0.1 --statsd-port={port} {extra}",
         server.port
     );
     let m = match parse_line(&line).unwrap() {
@@ -241,6 +238,22 @@ fn a_memtier_line_sends_what_memtier_sends() {
     };
     let report = run(&m.workload).unwrap();
     assert!(report.totals.ops > 0);
+    report
+}
+
+#[test]
+fn a_memtier_line_sends_what_memtier_sends() {
+    let server = Server::start(&[]);
+    let (socket, port) = statsd();
+    let (graphite_port, events) = graphite(2);
+    let report = memtier_run(
+        &server,
+        port,
+        &format!(
+            "--print-percentiles=50,99.99 --statsd-run-label=nightly/run \
+             --graphite-port={graphite_port}"
+        ),
+    );
     // memtier's prefix by default; the label made valid as memtier makes it.
     let metrics = received(&socket, "memtier.nightly_run.");
     agree_with_report(&metrics, &report, "run 1", &["50", "99_99"]);
@@ -249,6 +262,20 @@ fn a_memtier_line_sends_what_memtier_sends() {
     assert_eq!(events[0].1["what"], "Benchmark Started");
     assert_eq!(events[0].1["tags"], "memtier,start,run:nightly_run");
     assert_eq!(events[1].1["what"], "Benchmark Completed");
+}
+
+#[test]
+fn a_memtier_statsd_prefix_heads_every_metric() {
+    let server = Server::start(&[]);
+    let (socket, port) = statsd();
+    let report = memtier_run(
+        &server,
+        port,
+        "--print-percentiles=50,99 --statsd-prefix=bench.redis --statsd-run-label=r1",
+    );
+    // `received` fails on a datagram without the prefix.
+    let metrics = received(&socket, "bench.redis.r1.");
+    agree_with_report(&metrics, &report, "run 1", &["50", "99"]);
 }
 
 #[test]
