@@ -239,6 +239,8 @@ impl Ring {
                 }
                 return Poll::Pending;
             }
+            // Only the kernel's flag asks for this pass.
+            let flag_only = inner.queued == 0 && !signalled;
             if inner.queued > 0 || deferred {
                 // Every connection woken by the last pass has run and queued its entries by
                 // now (the driver was woken after them): one system call submits them all,
@@ -249,7 +251,13 @@ impl Ring {
                 }
                 inner.queued = 0;
             }
-            inner.reap();
+            if inner.reap() == 0 && flag_only {
+                // The flag stayed up and the enter completed nothing (seen under io_uring in
+                // a cluster failover, the flag never coming down): looping here would starve
+                // every connection of this thread for good. Let them run, then look again.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
         }
     }
 }
@@ -293,7 +301,9 @@ impl Inner {
     }
 
     /// Take every completion: record its result in its slot and wake its connection.
-    fn reap(&mut self) {
+    /// Returns how many there were.
+    fn reap(&mut self) -> usize {
+        let mut reaped = 0;
         let Inner {
             ring,
             slots,
@@ -306,6 +316,7 @@ impl Inner {
             let (i, write) = ((cqe.user_data() >> 1) as usize, cqe.user_data() & 1 == 1);
             let res = cqe.result();
             *in_flight -= 1;
+            reaped += 1;
             let Some(s) = slots.get_mut(i) else { continue };
             if write {
                 if res > 0 && s.wpos + (res as usize) < s.wbuf.len() && !s.closed {
@@ -356,6 +367,7 @@ impl Inner {
                 }
             }
         }
+        reaped
     }
 }
 
