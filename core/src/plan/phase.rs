@@ -316,9 +316,11 @@ impl Phase {
         spec.load.connections = plan.connections;
         spec.load.rate = Some(rate);
         // Every worker thread parses the whole trace (keeping its own connections' lines):
-        // no more threads than the rate needs.
+        // no more threads than the rate needs, but two where there are two cores.
         if spec.load.threads.is_none() {
-            let needed = (rate / REPLAY_RATE_PER_THREAD).ceil().max(1.0) as u32;
+            let needed = (rate / REPLAY_RATE_PER_THREAD)
+                .ceil()
+                .max(REPLAY_MIN_THREADS) as u32;
             spec.load.threads = Some(needed.min(spec.load.effective_threads()));
         }
         spec.load.normalize();
@@ -360,6 +362,11 @@ pub const REPLAY_PIPELINE: u32 = 64;
 /// The rate one worker thread of a replay is given (`load.threads` unset): well within
 /// what one thread sends (docs/performance.md), so a thread is added before one is busy.
 pub const REPLAY_RATE_PER_THREAD: f64 = 50_000.0;
+
+/// The fewest worker threads a replay takes (`load.threads` unset, the cores and
+/// connections allowing): at 20,000/s one thread cost 7% more client CPU per request than
+/// two, the second parse of the trace included (TR1, docs/performance.md).
+pub const REPLAY_MIN_THREADS: f64 = 2.0;
 
 /// A replay phase without a `load.pipeline` of its own gets [`REPLAY_PIPELINE`].
 fn replay_pipeline(raw: &mut Json) {
