@@ -11,7 +11,6 @@ export const {
   mergeReports,
   Workload,
   validateSpec,
-  shardSpec,
   fromRedisBenchmark,
   fromMemtier,
   Trace,
