@@ -40,6 +40,8 @@ TIMING = [
         "with_cluster_clients_and_keys_spread_over_the_primaries_as_redis_benchmarks_do",
     ),
     ("observe", "info_sampling_gives_a_server_cpu_series_aligned_with_the_timeline"),
+    # Counts resends over a BUSY window of 580 ms: the waits are times.
+    ("compat_memtier", "retry_backoff_factor_and_max_retry_queue_bound_the_resends"),
 ]
 
 CARGO = ["cargo", "test", "-p", "respload", "--profile", "ci"]
